@@ -1,0 +1,44 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint format typecheck install install-dev golden clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+## Starts the main job: terminal play of Terra Nova against a bot.
+run: install
+	$(BIN)/tabletop play terranova --players 2 --seats human,random
+
+## Installs what the tests need and runs every check: ruff, mypy, pytest.
+test: install-dev
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+format: install-dev
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+## Regenerates the golden playthroughs in tests/golden/.
+golden: install
+	$(BIN)/python -m tabletop.testing.playthrough --regenerate
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Bots: agents that choose moves through the game protocol only."""

@@ -1,0 +1,1 @@
+"""Playing games between agents: matches, tournaments, ratings and benchmarks."""

@@ -1,0 +1,1 @@
+"""The ``tabletop`` command-line tool."""

@@ -1,0 +1,1 @@
+"""Game-agnostic core: protocol, outcome, errors, registry and records (standard library only)."""

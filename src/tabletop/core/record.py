@@ -1,0 +1,237 @@
+"""Game records: a JSON header plus the list of actions in the game's notation.
+
+Format (``docs/records.md``)::
+
+    {"format": "tabletop-record", "version": 1, "game": "terranova",
+     "config": {"num_players": 2, "ruleset": "default", "variants": {}, "map": "isola",
+                "seed": 7, "start_player": null},
+     "players": [{"name": "Ann", "agent": "human"}, {"name": "Bot", "agent": "random"}],
+     "date": "2026-11-22T10:00:00+00:00",
+     "result": {"scores": [30, 21], "winners": [0], "termination": "stones_exhausted"},
+     "actions": ["c7", "e3", ...]}
+
+``result`` is ``null`` for an unfinished game.  Replaying checks every action and,
+when present, that the stored result matches the replayed one.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop.core.errors import (
+    ConfigError,
+    IllegalMoveError,
+    InvalidMoveError,
+    RecordError,
+    UnknownGameError,
+)
+from tabletop.core.outcome import Outcome
+from tabletop.core.protocol import GameConfig, Move, State
+from tabletop.core.registry import make
+
+RECORD_FORMAT = "tabletop-record"
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """Who sat in a seat: a display name and the agent spec (``human``, ``random``, ``mcts:3``)."""
+
+    name: str
+    agent: str = "human"
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A complete or partial game."""
+
+    game: str
+    config: GameConfig
+    players: tuple[PlayerInfo, ...]
+    actions: tuple[str, ...] = ()
+    result: Outcome | None = None
+    date: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+
+    @classmethod
+    def from_states(cls, initial: State, moves: Sequence[Move], players: Sequence[PlayerInfo]) -> GameRecord:
+        """Builds the record of ``moves`` played from ``initial``.
+
+        Args:
+            initial: the initial state.
+            moves: the moves applied, in order.
+            players: one entry per seat.
+        """
+        actions: list[str] = []
+        state = initial
+        for move in moves:
+            actions.append(state.move_to_str(move))
+            state = state.apply(move)
+        return cls(
+            game=initial.game.id,
+            config=initial.game.canonical_config(initial.config),
+            players=tuple(players),
+            actions=tuple(actions),
+            result=state.outcome(),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict."""
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "game": self.game,
+            "config": self.config.to_json(),
+            "players": [{"name": p.name, "agent": p.agent} for p in self.players],
+            "date": self.date,
+            "result": self.result.to_json() if self.result is not None else None,
+            "actions": list(self.actions),
+        }
+
+    def dumps(self) -> str:
+        """The record as JSON text (indented: one action per line, for readable diffs)."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, data: object) -> GameRecord:
+        """Reads a record from parsed JSON.
+
+        Raises:
+            RecordError: if the structure or a header field is wrong.
+        """
+        if not isinstance(data, Mapping):
+            raise RecordError("a record must be a JSON object")
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordError(f"not a tabletop record (format is {data.get('format')!r}, expected {RECORD_FORMAT!r})")
+        if data.get("version") != RECORD_VERSION:
+            raise RecordError(f"unsupported record version {data.get('version')!r} (expected {RECORD_VERSION})")
+        game = _field(data, "game", str)
+        cfg = _field(data, "config", Mapping)
+        players_raw = _field(data, "players", list)
+        actions_raw = _field(data, "actions", list)
+        try:
+            num_players = _field(cfg, "num_players", int)
+            variants = cfg.get("variants") or {}
+            if not isinstance(variants, Mapping):
+                raise RecordError("config.variants must be an object")
+            seed = cfg.get("seed")
+            start = cfg.get("start_player")
+            if seed is not None and not isinstance(seed, int):
+                raise RecordError("config.seed must be an integer or null")
+            if start is not None and not isinstance(start, int):
+                raise RecordError("config.start_player must be an integer or null")
+            map_value = cfg.get("map")
+            if map_value is not None and not isinstance(map_value, str | Mapping):
+                raise RecordError("config.map must be a string, an object or null")
+            config = GameConfig(
+                num_players=num_players,
+                ruleset=str(cfg.get("ruleset", "default")),
+                variants=dict(variants),
+                map=map_value,
+                seed=seed,
+                start_player=start,
+            )
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, RecordError):
+                raise
+            raise RecordError(f"bad config: {exc}") from None
+        players: list[PlayerInfo] = []
+        for i, p in enumerate(players_raw):
+            if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):
+                raise RecordError(f"players[{i}] must be an object with a string 'name'")
+            players.append(PlayerInfo(name=p["name"], agent=str(p.get("agent", "human"))))
+        if len(players) != num_players:
+            raise RecordError(f"{len(players)} players listed but config.num_players is {num_players}")
+        for i, a in enumerate(actions_raw):
+            if not isinstance(a, str):
+                raise RecordError(f"action {i} is {a!r}, expected a string", index=i)
+        result_raw = data.get("result")
+        result: Outcome | None = None
+        if result_raw is not None:
+            try:
+                if not isinstance(result_raw, Mapping):
+                    raise ValueError("result must be an object or null")
+                result = Outcome.from_json(dict(result_raw))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise RecordError(f"bad result: {exc}") from None
+        date = data.get("date", "")
+        return cls(
+            game=game,
+            config=config,
+            players=tuple(players),
+            actions=tuple(actions_raw),
+            result=result,
+            date=str(date),
+        )
+
+    @classmethod
+    def loads(cls, text: str) -> GameRecord:
+        """Reads a record from JSON text.
+
+        Raises:
+            RecordError: if the text is not valid JSON or not a valid record.
+        """
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not valid JSON: {exc}") from None
+        return cls.from_json(data)
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
+    if name not in data:
+        raise RecordError(f"missing field {name!r}")
+    value = data[name]
+    if kind is int and isinstance(value, bool):
+        raise RecordError(f"field {name!r} must be an integer, got {value!r}")
+    if not isinstance(value, kind):
+        raise RecordError(f"field {name!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def iter_replay(record: GameRecord) -> Iterator[State]:
+    """Yields the initial state and the state after each action of ``record``.
+
+    Raises:
+        RecordError: for an unknown game, a bad config, or an action that does not parse
+            or is illegal (with ``index`` set to the action's position).
+    """
+    try:
+        game = make(record.game)
+        state = game.new_initial_state(record.config)
+    except (UnknownGameError, ConfigError) as exc:
+        raise RecordError(f"cannot set up the game: {exc}") from None
+    yield state
+    for i, text in enumerate(record.actions):
+        try:
+            move = state.parse_move(text)
+            state = state.apply(move)
+        except InvalidMoveError as exc:
+            raise RecordError(f"action {i} ({text!r}) does not parse: {exc}", index=i) from None
+        except IllegalMoveError as exc:
+            raise RecordError(f"action {i} ({text!r}) is illegal: {exc}", index=i) from None
+        yield state
+
+
+def replay(record: GameRecord) -> State:
+    """Replays ``record`` to its last state and checks the stored result.
+
+    Raises:
+        RecordError: as :func:`iter_replay`, or if the stored result differs from the
+            replayed one.
+    """
+    states = iter_replay(record)
+    state = next(states)
+    for state in states:  # noqa: B007 - only the last state is wanted
+        pass
+    if record.result is not None and state.outcome() != record.result:
+        raise RecordError(f"stored result {record.result.to_json()} does not match the replay ({_describe(state)})")
+    return state
+
+
+def _describe(state: State) -> str:
+    outcome = state.outcome()
+    return "game not finished" if outcome is None else f"replayed result {outcome.to_json()}"

@@ -1,0 +1,1 @@
+"""The rules engines, one package per game; each registers itself on import."""

@@ -1,0 +1,1 @@
+"""Board geometry shared by the games: hex (cube/axial) and square grids."""

@@ -1,0 +1,1 @@
+"""Shared rendering helpers: the SVG builder and colour themes."""

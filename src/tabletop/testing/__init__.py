@@ -1,0 +1,1 @@
+"""Test helpers every game uses: the protocol conformance check and golden playthroughs."""
