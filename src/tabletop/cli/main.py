@@ -1,0 +1,324 @@
+"""The ``tabletop`` command: play, selfplay, replay, render, bench and the tools.
+
+Every command reaches a game only through the registry and the protocol.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tabletop.ai.agent import Agent, make_agent
+from tabletop.arena.bench import bench_playouts
+from tabletop.cli.terminal import TerminalGame
+from tabletop.core.errors import TabletopError
+from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
+from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
+from tabletop.core.registry import available_games, make
+
+app = typer.Typer(
+    help="Terra Nova and Medina: play in the terminal, replay and render records, benchmark the engines.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+GameArg = Annotated[str, typer.Argument(help="Game id: terranova or medina.", show_default=False)]
+PlayersOpt = Annotated[int | None, typer.Option("--players", "-n", help="Number of players (default: the minimum).")]
+RulesetOpt = Annotated[str, typer.Option("--ruleset", help="Ruleset preset, e.g. default or english.")]
+VariantOpt = Annotated[
+    list[str] | None,
+    typer.Option("--variant", "-V", help="Variant flag NAME=VALUE (repeatable), e.g. return_rule=strict."),
+]
+MapOpt = Annotated[str | None, typer.Option("--map", help="Map id or map file (games with maps).")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="Seed for the game's own random choices and the bots.")]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Prints an error and exits with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def parse_variants(items: list[str] | None) -> dict[str, OptionValue]:
+    """Reads ``NAME=VALUE`` flags; values true/false/null and integers get their types."""
+    variants: dict[str, OptionValue] = {}
+    for item in items or []:
+        name, sep, raw = item.partition("=")
+        if not sep or not name:
+            fail(f"variant {item!r} must look like NAME=VALUE")
+        lowered = raw.strip().lower()
+        value: OptionValue
+        if lowered in ("true", "yes", "on"):
+            value = True
+        elif lowered in ("false", "no", "off"):
+            value = False
+        elif lowered in ("null", "none"):
+            value = None
+        else:
+            try:
+                value = int(raw)
+            except ValueError:
+                value = raw.strip()
+        variants[name.strip()] = value
+    return variants
+
+
+def load_game(game_id: str) -> Game:
+    """The registered game, or a clear error listing the known ones."""
+    try:
+        return make(game_id)
+    except TabletopError as exc:
+        fail(str(exc))
+
+
+def new_state(
+    game: Game, players: int | None, ruleset: str, variants: list[str] | None, map_: str | None, seed: int | None
+) -> State:
+    """Creates the initial state from command-line options, failing cleanly on bad config."""
+    config = GameConfig(
+        num_players=players or game.min_players,
+        ruleset=ruleset,
+        variants=parse_variants(variants),
+        map=map_,
+        seed=seed,
+    )
+    try:
+        return game.new_initial_state(game.canonical_config(config))
+    except TabletopError as exc:
+        fail(str(exc))
+
+
+def load_record(path: Path) -> GameRecord:
+    """Reads a record file, failing cleanly if it is missing or corrupt."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    except UnicodeDecodeError:
+        fail(f"{path} is not a UTF-8 text file")
+    try:
+        return GameRecord.loads(text)
+    except TabletopError as exc:
+        fail(f"{path}: {exc}")
+
+
+def make_agents(specs: list[str], seed: int | None) -> list[Agent | None]:
+    """Builds one agent per seat spec (``None`` for ``human``)."""
+    base = seed if seed is not None else random.randrange(2**31)
+    agents: list[Agent | None] = []
+    for i, spec in enumerate(specs):
+        if spec == "human":
+            agents.append(None)
+            continue
+        try:
+            agents.append(make_agent(spec, seed=base + 1000 * (i + 1)))
+        except TabletopError as exc:
+            fail(str(exc))
+    return agents
+
+
+@app.command()
+def play(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    seats: Annotated[
+        str, typer.Option("--seats", help="Comma-separated seat kinds in turn order: human, random, ...")
+    ] = "human,random",
+    names: Annotated[str | None, typer.Option("--names", help="Comma-separated player names.")] = None,
+    ruleset: RulesetOpt = "default",
+    variant: VariantOpt = None,
+    map_: MapOpt = None,
+    seed: SeedOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Save the record here when the game ends.")] = None,
+    color: Annotated[bool | None, typer.Option("--color/--no-color", help="ANSI colours (default: if a tty).")] = None,
+) -> None:
+    """Play a game in the terminal: any mix of humans and bots, 'help' at the prompt lists commands."""
+    game = load_game(game_id)
+    seat_specs = [s.strip() for s in seats.split(",") if s.strip()]
+    num_players = players or len(seat_specs)
+    if len(seat_specs) != num_players:
+        fail(f"--seats lists {len(seat_specs)} seats but --players is {num_players}")
+    state = new_state(game, num_players, ruleset, variant, map_, seed)
+    agents = make_agents(seat_specs, seed)
+    name_list = [n.strip() for n in names.split(",")] if names else []
+    if name_list and len(name_list) != num_players:
+        fail(f"--names lists {len(name_list)} names for {num_players} players")
+    infos = [
+        PlayerInfo(name_list[i] if name_list else f"{'Player' if spec == 'human' else 'Bot'} {i + 1}", spec)
+        for i, spec in enumerate(seat_specs)
+    ]
+    session = TerminalGame(state, agents, infos, color=sys.stdout.isatty() if color is None else color)
+    finished = session.play()
+    target = out
+    if target is None and sys.stdin.isatty():
+        answer = typer.prompt("Save the record to (empty: don't save)", default="", show_default=False)
+        target = Path(answer) if answer.strip() else None
+    if target is not None:
+        target.write_text(session.record().dumps(), encoding="utf-8")
+        console.print(f"Record saved to {target}")
+    if not finished:
+        raise typer.Exit(1)
+
+
+@app.command()
+def selfplay(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    bots: Annotated[str, typer.Option("--bots", help="Comma-separated agents, one per seat.")] = "random",
+    games: Annotated[int, typer.Option("--games", "-g", min=1, help="How many games.")] = 1,
+    ruleset: RulesetOpt = "default",
+    variant: VariantOpt = None,
+    map_: MapOpt = None,
+    seed: Annotated[int, typer.Option("--seed", help="First seed; game i uses seed + i.")] = 0,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory for the game records.")] = None,
+) -> None:
+    """Let bots play each other and write the records (one bot spec repeats for every seat)."""
+    game = load_game(game_id)
+    specs = [s.strip() for s in bots.split(",") if s.strip()]
+    num_players = players or (len(specs) if len(specs) > 1 else game.min_players)
+    if len(specs) == 1:
+        specs *= num_players
+    if len(specs) != num_players or "human" in specs:
+        fail(f"--bots needs one bot per seat ({num_players}) or a single bot for all seats")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    table = Table("game", "seed", "actions", "scores", "winners", "end")
+    for i in range(games):
+        initial = new_state(game, num_players, ruleset, variant, map_, seed + i)
+        agents = make_agents(specs, seed + i)
+        state, moves = initial, list[Move]()
+        while not state.is_terminal():
+            agent = agents[state.current_player]
+            assert agent is not None
+            move = agent.choose_move(state)
+            moves.append(move)
+            state = state.apply(move)
+        outcome = state.outcome()
+        assert outcome is not None
+        record = GameRecord.from_states(initial, moves, [PlayerInfo(f"{s} {k + 1}", s) for k, s in enumerate(specs)])
+        if out is not None:
+            (out / f"{game.id}-{seed + i:06d}.json").write_text(record.dumps(), encoding="utf-8")
+        table.add_row(
+            str(i + 1),
+            str(seed + i),
+            str(len(moves)),
+            " ".join(map(str, outcome.scores)),
+            " ".join(str(w + 1) for w in outcome.winners),
+            outcome.termination,
+        )
+    console.print(table)
+    if out is not None:
+        console.print(f"{games} record(s) written to {out}")
+
+
+def _state_at(record: GameRecord, ply: int | None) -> State:
+    """The state after ``ply`` actions of ``record`` (all of them if ``None``)."""
+    if ply is not None and not 0 <= ply <= len(record.actions):
+        fail(f"--ply must be between 0 and {len(record.actions)}")
+    try:
+        if ply is None:
+            return replay(record)
+        for index, state in enumerate(iter_replay(record)):
+            if index == ply:
+                return state
+    except TabletopError as exc:
+        fail(str(exc))
+    raise AssertionError("unreachable")
+
+
+@app.command("replay")
+def replay_cmd(
+    record_path: Annotated[Path, typer.Argument(help="A game record (JSON).", show_default=False)],
+    ply: Annotated[int | None, typer.Option("--ply", help="Stop after this many actions.")] = None,
+    color: Annotated[bool | None, typer.Option("--color/--no-color", help="ANSI colours (default: if a tty).")] = None,
+) -> None:
+    """Replay a record, check every action and the stored result, print the position and scores."""
+    record = load_record(record_path)
+    state = _state_at(record, ply)
+    game = state.game
+    use_color = sys.stdout.isatty() if color is None else color
+    print(game.render_text(state, color=use_color))
+    print(game.describe_score(state))
+    outcome = state.outcome()
+    shown = len(record.actions) if ply is None else ply
+    status = "finished" if outcome is not None else "not finished"
+    print(f"{shown} of {len(record.actions)} actions replayed and valid; game {status}.")
+    if outcome is not None:
+        winners = ", ".join(record.players[w].name for w in outcome.winners)
+        print(f"Scores: {' '.join(map(str, outcome.scores))}; winners: {winners}")
+
+
+@app.command()
+def render(
+    record_path: Annotated[Path, typer.Argument(help="A game record (JSON).", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="SVG file to write.")] = Path("board.svg"),
+    ply: Annotated[int | None, typer.Option("--ply", help="Draw the position after this many actions.")] = None,
+) -> None:
+    """Draw a position of a record as SVG."""
+    record = load_record(record_path)
+    state = _state_at(record, ply)
+    last: list[Move] = []
+    if state.ply:
+        previous = _state_at(record, state.ply - 1)
+        last = [previous.parse_move(record.actions[state.ply - 1])]
+    svg = state.game.render_svg(state, last_moves=last)
+    try:
+        output.write_text(svg, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    console.print(f"Wrote {output} (ply {state.ply} of {len(record.actions)})")
+
+
+@app.command()
+def bench(
+    target: Annotated[str, typer.Argument(help="A game id (random playouts).", show_default=False)],
+    players: Annotated[
+        list[int] | None, typer.Option("--players", "-n", help="Player counts (default: the game's bench counts).")
+    ] = None,
+    seconds: Annotated[float, typer.Option("--seconds", help="Time per player count.")] = 5.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")] = 0,
+) -> None:
+    """Benchmark complete kind-first random games on one core: games/s, actions/s, how games ended."""
+    game = load_game(target)
+    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
+    for count in players or game.bench_player_counts:
+        result = bench_playouts(game, count, seconds=seconds, seed=seed)
+        ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
+        table.add_row(
+            str(count),
+            str(result.games),
+            f"{result.games_per_second:,.1f}",
+            f"{result.actions_per_second:,.0f}",
+            f"{result.mean_actions:.1f}",
+            ends,
+        )
+    console.print(table)
+
+
+@app.command("games")
+def games_cmd() -> None:
+    """List the games, their player counts, rulesets and variant flags."""
+    for game_id in available_games():
+        game = make(game_id)
+        console.print(f"[bold]{game.id}[/]: {game.name}, {game.min_players}-{game.max_players} players")
+        console.print(f"  rulesets: {', '.join(game.rulesets)}")
+        for option in game.options:
+            console.print(f"  {option.name} (default {option.default!r}): {option.help}", highlight=False)
+
+
+def main() -> None:
+    """Entry point of the ``tabletop`` script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
