@@ -1,0 +1,54 @@
+"""Bad input on the command line gets a one-line error and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tabletop.cli.main import app, parse_variants
+
+runner = CliRunner()
+
+
+def test_help_lists_every_command() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("play", "selfplay", "replay", "render", "bench"):
+        assert command in result.output
+
+
+@pytest.mark.parametrize("command", ["play", "selfplay", "bench"])
+def test_unknown_game_is_reported(command: str) -> None:
+    result = runner.invoke(app, [command, "chess"])
+    assert result.exit_code == 2
+    assert "unknown game 'chess'" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", ["replay", "render"])
+def test_missing_record_file_is_reported(command: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, [command, str(tmp_path / "nope.json")])
+    assert result.exit_code == 2
+    assert "cannot read" in result.output
+
+
+@pytest.mark.parametrize("command", ["replay", "render"])
+def test_corrupt_record_is_reported(command: str, tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "tabletop-record", "version": 1', encoding="utf-8")
+    result = runner.invoke(app, [command, str(path)])
+    assert result.exit_code == 2
+    assert "not valid JSON" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_variant_values_get_types() -> None:
+    assert parse_variants(["a=true", "b=off", "c=10", "d=null", "e=strict"]) == {
+        "a": True,
+        "b": False,
+        "c": 10,
+        "d": None,
+        "e": "strict",
+    }
