@@ -1,0 +1,44 @@
+"""``tabletop serve``: the web app on uvicorn (SQLite file by default, PostgreSQL by URL)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from tabletop.server.config import DEFAULT_DB_URL, Settings
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help=f"SQLAlchemy database URL (default $TABLETOP_DB or {DEFAULT_DB_URL})."),
+    ] = None,
+    bot_budget: Annotated[float | None, typer.Option("--bot-budget", help="Seconds a bot may think per move.")] = None,
+    bot_workers: Annotated[int | None, typer.Option("--bot-workers", help="Bot worker processes.")] = None,
+    bot_delay: Annotated[float | None, typer.Option("--bot-delay", help="Pause before each bot move.")] = None,
+    log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "info",
+) -> None:
+    """Starts the web app: play Terra Nova and Medina in the browser."""
+    import uvicorn
+
+    from tabletop.server.app import create_app
+
+    settings = Settings.from_env(
+        db_url=db, bot_time_budget_s=bot_budget, bot_workers=bot_workers, bot_delay_s=bot_delay
+    )
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    typer.echo(f"tabletop web app on http://{host}:{port}/ (database {settings.db_url})")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
+
+
+def main() -> None:
+    """Runs ``serve`` on its own (``python -m tabletop.cli.serve_cmd``)."""
+    typer.run(serve)
+
+
+if __name__ == "__main__":
+    main()

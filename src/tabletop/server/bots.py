@@ -1,0 +1,79 @@
+"""Bot moves computed off the event loop, in worker processes or a thread pool.
+
+A worker gets the match as record data (game id, config, actions so far) and rebuilds the
+position with the public record replay, so nothing but strings crosses the process
+boundary and the worker needs no game internals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from tabletop.ai.agent import make_agent, random_move
+from tabletop.core.protocol import GameConfig, State
+from tabletop.core.record import GameRecord, PlayerInfo, replay
+
+
+def config_from_json(data: dict[str, Any]) -> GameConfig:
+    """The inverse of ``GameConfig.to_json``."""
+    return GameConfig(
+        num_players=int(data["num_players"]),
+        ruleset=str(data.get("ruleset", "default")),
+        variants=dict(data.get("variants") or {}),
+        map=data.get("map"),
+        seed=data.get("seed"),
+        start_player=data.get("start_player"),
+    )
+
+
+def rebuild_state(game: str, config: dict[str, Any], texts: Sequence[str]) -> State:
+    """The position after ``texts``, replayed through the public record API."""
+    cfg = config_from_json(config)
+    players = tuple(PlayerInfo(name=f"P{i + 1}") for i in range(cfg.num_players))
+    return replay(GameRecord(game=game, config=cfg, players=players, actions=tuple(texts)))
+
+
+def choose_action(game: str, config: dict[str, Any], texts: Sequence[str], agent_spec: str, seed: int) -> str:
+    """Worker entry point: the bot's move for the position after ``texts``, as notation."""
+    state = rebuild_state(game, config, texts)
+    agent = make_agent(agent_spec, seed=seed)
+    return state.move_to_str(agent.choose_move(state))
+
+
+def fallback_action(state: State, seed: int) -> str:
+    """A random legal move, played when a bot overruns its time budget."""
+    return state.move_to_str(random_move(state, random.Random(seed)))
+
+
+class BotPool:
+    """Runs :func:`choose_action` with a per-move time budget."""
+
+    def __init__(self, kind: str, workers: int, budget_s: float) -> None:
+        self.budget_s = budget_s
+        self._executor: concurrent.futures.Executor
+        if kind == "process":
+            # spawn, not fork: the server process has threads (uvicorn, the DB writer).
+            ctx = multiprocessing.get_context("spawn")
+            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        else:
+            self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bot")
+
+    async def choose(
+        self, state: State, game: str, config: dict[str, Any], texts: Sequence[str], agent_spec: str, seed: int
+    ) -> tuple[str, bool]:
+        """The bot's move and whether it came in time (else a random legal move is returned)."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor, choose_action, game, config, tuple(texts), agent_spec, seed)
+        try:
+            return await asyncio.wait_for(future, timeout=self.budget_s), True
+        except TimeoutError:
+            return fallback_action(state, seed), False
+
+    def shutdown(self) -> None:
+        """Stops the workers without waiting for moves still being thought about."""
+        self._executor.shutdown(wait=False, cancel_futures=True)

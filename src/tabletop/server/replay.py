@@ -1,0 +1,48 @@
+"""Replay steps: every position of a record, in the shape the client draws."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletop.core.errors import RecordError
+from tabletop.core.protocol import TERMINAL
+from tabletop.core.record import GameRecord, iter_replay
+
+MAX_REPLAY_ACTIONS = 5000
+"""Uploaded records longer than this are refused (bounded work per request)."""
+
+
+def replay_steps(record: GameRecord) -> dict[str, Any]:
+    """The record's header and one step per position (step 0 is the initial position).
+
+    Raises:
+        RecordError: if the record does not replay (bad game, config or action).
+    """
+    if len(record.actions) > MAX_REPLAY_ACTIONS:
+        raise RecordError(f"record has {len(record.actions)} actions; at most {MAX_REPLAY_ACTIONS} can be replayed")
+    steps: list[dict[str, Any]] = []
+    previous = None
+    for i, state in enumerate(iter_replay(record)):
+        outcome = state.outcome()
+        steps.append(
+            {
+                "ply": i,
+                "action": record.actions[i - 1] if i else None,
+                "seat": previous.current_player if previous is not None else None,
+                "turn": state.turn,
+                "current_player": state.current_player if state.current_player != TERMINAL else None,
+                "state": state.to_json(),
+                "scores": list(state.scores()),
+                "outcome": outcome.to_json() if outcome is not None else None,
+            }
+        )
+        previous = state
+    final = steps[-1]["outcome"]
+    if record.result is not None and final != record.result.to_json():
+        raise RecordError(f"stored result {record.result.to_json()} does not match the replayed one {final}")
+    return {
+        "game": record.game,
+        "config": record.config.to_json(),
+        "players": [{"seat": i, "name": p.name, "agent": p.agent} for i, p in enumerate(record.players)],
+        "steps": steps,
+    }

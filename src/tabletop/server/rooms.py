@@ -1,0 +1,463 @@
+"""Authoritative match logic: one :class:`Room` per live match, kept by :class:`RoomManager`.
+
+The room is the only writer of its match.  Every action is checked against the engine
+(token, turn, version, notation, legality), committed to the store, and only then
+acknowledged and broadcast to every connected client.  Bot seats are played by the
+:class:`~tabletop.server.bots.BotPool` through the same path as people.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import zlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from tabletop.ai.agent import make_agent
+from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, TabletopError
+from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
+from tabletop.core.record import GameRecord, PlayerInfo
+from tabletop.core.registry import make
+from tabletop.server.bots import BotPool, config_from_json
+from tabletop.server.store import SeatRow, StaleVersionError, Store
+
+log = logging.getLogger("tabletop.server")
+T = TypeVar("T")
+
+HUMAN = "human"
+
+
+class RoomError(Exception):
+    """A refused request, carrying its HTTP status and a machine-readable code."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+
+    def to_json(self) -> dict[str, Any]:
+        """The error body sent to clients."""
+        return {"error": self.code, "detail": self.detail}
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are stored hashed, so a leaked database does not leak seats."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A seat of a match."""
+
+    seat: int
+    name: str
+    agent: str
+    token_hash: str | None
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot plays this seat."""
+        return self.agent != HUMAN
+
+
+Subscriber = Callable[[str], Awaitable[None]]
+"""Receives each update as JSON text."""
+
+
+@dataclass
+class Room:
+    """One live match: its states, log and connected clients."""
+
+    id: str
+    game: Game
+    config_json: dict[str, Any]
+    hotseat: bool
+    seats: tuple[Seat, ...]
+    version: int
+    states: list[State]
+    moves: list[Move]
+    texts: list[str]
+    actors: list[int]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    bot_task: asyncio.Task[None] | None = None
+    _view_cache: tuple[int, str] | None = None
+
+    @property
+    def state(self) -> State:
+        """The current position."""
+        return self.states[-1]
+
+    def seat_for_token(self, token: str) -> int:
+        """The seat this secret token acts for.
+
+        Raises:
+            RoomError: 403 if it is nobody's token.
+        """
+        digest = hash_token(token)
+        for s in self.seats:
+            if s.token_hash is not None and secrets.compare_digest(s.token_hash, digest):
+                return s.seat
+        raise RoomError(403, "bad_token", "this token does not belong to a seat of this match")
+
+    def undoable_by(self) -> int | None:
+        """The seat that may undo the last action now, or ``None``.
+
+        Only one's own action, only while the same turn of the same player goes on, so an
+        undo never crosses players or turns.
+        """
+        if not self.moves:
+            return None
+        before, after = self.states[-2], self.states[-1]
+        actor = self.actors[-1]
+        if self.seats[actor].is_bot or after.is_terminal():
+            return None
+        if after.current_player != actor or after.turn != before.turn:
+            return None
+        return actor
+
+    def view(self) -> dict[str, Any]:
+        """What every client sees (neither game has hidden information)."""
+        state = self.state
+        outcome = state.outcome()
+        legal = (
+            [] if state.is_terminal() else [{"move": state.move_to_str(m), "kind": m.kind} for m in state.legal_moves()]
+        )
+        return {
+            "type": "state",
+            "match": self.id,
+            "game": self.game.id,
+            "game_name": self.game.name,
+            "config": self.config_json,
+            "hotseat": self.hotseat,
+            "version": self.version,
+            "ply": len(self.moves),
+            "turn": state.turn,
+            "current_player": state.current_player if state.current_player != TERMINAL else None,
+            "terminal": state.is_terminal(),
+            "players": [{"seat": s.seat, "name": s.name, "agent": s.agent} for s in self.seats],
+            "state": state.to_json(),
+            "scores": list(state.scores()),
+            "outcome": outcome.to_json() if outcome is not None else None,
+            "legal": legal,
+            "log": [
+                {"ply": i, "seat": a, "action": t, "turn": self.states[i].turn}
+                for i, (a, t) in enumerate(zip(self.actors, self.texts, strict=True))
+            ],
+            "undoable_by": self.undoable_by(),
+        }
+
+    def view_text(self) -> str:
+        """:meth:`view` as JSON text, cached per version (every client gets the same bytes)."""
+        if self._view_cache is None or self._view_cache[0] != self.version:
+            self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
+        return self._view_cache[1]
+
+    def record(self) -> GameRecord:
+        """The match as a record in the standard JSON record format."""
+        players = [PlayerInfo(name=s.name, agent=s.agent) for s in self.seats]
+        return GameRecord.from_states(self.states[0], self.moves, players)
+
+
+class RoomManager:
+    """Loads, creates and runs rooms; the one place that talks to the store."""
+
+    def __init__(self, store: Store, bots: BotPool, *, bot_delay_s: float = 0.0) -> None:
+        self.store = store
+        self.bots = bots
+        self.bot_delay_s = bot_delay_s
+        self._rooms: dict[str, Room] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        # One writer thread: the event loop never blocks on the database and SQLite sees
+        # one writer at a time (no "database is locked" retries).
+        self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
+        self._closing = False
+
+    async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
+
+    async def close(self) -> None:
+        """Stops bot tasks and the database thread."""
+        self._closing = True
+        for room in self._rooms.values():
+            if room.bot_task is not None:
+                room.bot_task.cancel()
+        self._db.shutdown(wait=True)
+
+    # ----- creation and loading -------------------------------------------------
+
+    async def create(
+        self,
+        game_id: str,
+        config: GameConfig,
+        seat_specs: Sequence[tuple[str, str]],
+        *,
+        hotseat: bool = False,
+    ) -> tuple[Room, list[str | None]]:
+        """Creates a match; returns its room and each seat's token (``None`` for bots).
+
+        Raises:
+            RoomError: 404 for an unknown game, 422 for a bad configuration or agent.
+        """
+        game = self._game(game_id)
+        if config.seed is None:
+            # The seed is fixed at creation so a restart replays the very same game.
+            config = GameConfig(
+                num_players=config.num_players,
+                ruleset=config.ruleset,
+                variants=config.variants,
+                map=config.map,
+                seed=secrets.randbelow(2**31),
+                start_player=config.start_player,
+            )
+        try:
+            canonical = game.canonical_config(config)
+            initial = game.new_initial_state(canonical)
+        except ConfigError as exc:
+            raise RoomError(422, "bad_config", str(exc)) from None
+        for name, agent in seat_specs:
+            if agent != HUMAN:
+                try:
+                    make_agent(agent, seed=0)
+                except ConfigError as exc:
+                    raise RoomError(422, "bad_agent", str(exc)) from None
+            if not name.strip():
+                raise RoomError(422, "bad_name", "every seat needs a name")
+        tokens: list[str | None] = []
+        seats: list[Seat] = []
+        for i, (name, agent) in enumerate(seat_specs):
+            token = secrets.token_urlsafe(18) if agent == HUMAN else None
+            tokens.append(token)
+            seats.append(Seat(i, name.strip()[:80], agent, hash_token(token) if token else None))
+        match_id = secrets.token_urlsafe(9)
+        config_json = canonical.to_json()
+        await self._run_db(
+            self.store.create_match,
+            match_id,
+            game.id,
+            config_json,
+            hotseat,
+            [SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seats],
+        )
+        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, [initial], [], [], [])
+        self._rooms[match_id] = room
+        self._schedule_bot(room)
+        return room, tokens
+
+    def _game(self, game_id: str) -> Game:
+        try:
+            return make(game_id)
+        except TabletopError as exc:
+            raise RoomError(404, "unknown_game", str(exc)) from None
+
+    async def get(self, match_id: str) -> Room:
+        """The live room, loaded from the store (and replayed) on first use.
+
+        Raises:
+            RoomError: 404 if there is no such match.
+        """
+        room = self._rooms.get(match_id)
+        if room is not None:
+            return room
+        lock = self._loading.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            room = self._rooms.get(match_id)
+            if room is not None:
+                return room
+            row = await self._run_db(self.store.load_match, match_id)
+            if row is None:
+                self._loading.pop(match_id, None)
+                raise RoomError(404, "unknown_match", f"no match {match_id!r}")
+            game = self._game(row.game)
+            state = game.new_initial_state(config_from_json(row.config))
+            room = Room(
+                row.id,
+                game,
+                row.config,
+                row.hotseat,
+                tuple(Seat(s.seat, s.name, s.agent, s.token_hash) for s in row.seats),
+                row.version,
+                [state],
+                [],
+                [],
+                [],
+            )
+            for seat, text in row.actions:
+                move = state.parse_move(text)
+                state = state.apply(move)
+                room.states.append(state)
+                room.moves.append(move)
+                room.texts.append(text)
+                room.actors.append(seat)
+            self._rooms[match_id] = room
+            self._loading.pop(match_id, None)
+        self._schedule_bot(room)
+        return room
+
+    async def resume_bots(self) -> int:
+        """Loads every unfinished match with bots so their turns go on after a restart."""
+        ids = await self._run_db(self.store.unfinished_bot_matches)
+        for match_id in ids:
+            await self.get(match_id)
+        return len(ids)
+
+    # ----- actions -------------------------------------------------------------
+
+    async def act(self, match_id: str, token: str, version: int, action: str) -> Room:
+        """Applies a person's action after every check; returns the room once committed.
+
+        Raises:
+            RoomError: 403 bad token or not this seat's turn, 404 unknown match, 409 stale
+                version or finished game, 422 notation that does not parse or an illegal move.
+        """
+        room = await self.get(match_id)
+        async with room.lock:
+            seat = room.seat_for_token(token)
+            self._check_version(room, version)
+            await self._apply(room, seat, action)
+        await self._after_change(room)
+        return room
+
+    async def undo(self, match_id: str, token: str, version: int) -> Room:
+        """Takes back the caller's last action, if still within their own turn.
+
+        Raises:
+            RoomError: 403 bad token, 404 unknown match, 409 stale version or nothing to undo.
+        """
+        room = await self.get(match_id)
+        async with room.lock:
+            seat = room.seat_for_token(token)
+            self._check_version(room, version)
+            if room.undoable_by() != seat:
+                raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
+            ply = len(room.moves) - 1
+            try:
+                await self._run_db(self.store.remove_last_action, room.id, ply, room.version)
+            except StaleVersionError:
+                raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+            room.states.pop()
+            room.moves.pop()
+            room.texts.pop()
+            room.actors.pop()
+            room.version += 1
+        await self._after_change(room)
+        return room
+
+    @staticmethod
+    def _check_version(room: Room, version: int) -> None:
+        if version != room.version:
+            raise RoomError(
+                409, "stale_version", f"the action was made on version {version}, the match is at {room.version}"
+            )
+
+    async def _apply(self, room: Room, seat: int, action: str) -> None:
+        """Checks and commits one action for ``seat``; the caller holds ``room.lock``."""
+        state = room.state
+        if state.is_terminal():
+            raise RoomError(409, "game_over", "the game is over")
+        if state.current_player != seat:
+            raise RoomError(
+                403, "not_your_turn", f"seat {seat} cannot act now: it is seat {state.current_player}'s turn"
+            )
+        try:
+            move = state.parse_move(action)
+        except InvalidMoveError as exc:
+            raise RoomError(422, "invalid_move", str(exc)) from None
+        try:
+            new_state = state.apply(move)
+        except IllegalMoveError as exc:
+            raise RoomError(422, "illegal_move", str(exc)) from None
+        text = state.move_to_str(move)
+        outcome = new_state.outcome()
+        try:
+            await self._run_db(
+                self.store.append_action,
+                room.id,
+                len(room.moves),
+                seat,
+                text,
+                room.version,
+                outcome.to_json() if outcome is not None else None,
+            )
+        except StaleVersionError:
+            raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+        room.states.append(new_state)
+        room.moves.append(move)
+        room.texts.append(text)
+        room.actors.append(seat)
+        room.version += 1
+
+    async def _after_change(self, room: Room) -> None:
+        await self.broadcast(room)
+        self._schedule_bot(room)
+
+    async def broadcast(self, room: Room) -> None:
+        """Sends the current view to every client of the room."""
+        text = room.view_text()
+        for send in list(room.subscribers):
+            try:
+                await send(text)
+            except Exception:  # a dead socket must not stop the others from hearing
+                room.subscribers.discard(send)
+
+    # ----- bots ----------------------------------------------------------------
+
+    def _schedule_bot(self, room: Room) -> None:
+        if self._closing or (room.bot_task is not None and not room.bot_task.done()):
+            return
+        state = room.state
+        if state.is_terminal() or not room.seats[state.current_player].is_bot:
+            return
+        room.bot_task = asyncio.get_running_loop().create_task(self._bot_loop(room))
+
+    async def _bot_loop(self, room: Room) -> None:
+        """Plays bot turns until a person (or nobody) is to move."""
+        while not self._closing:
+            state = room.state
+            if state.is_terminal() or not room.seats[state.current_player].is_bot:
+                return
+            seat = state.current_player
+            version = room.version
+            seed = zlib.crc32(f"{room.id}:{len(room.moves)}".encode())
+            if self.bot_delay_s:
+                await asyncio.sleep(self.bot_delay_s)
+            try:
+                text, in_time = await self.bots.choose(
+                    state, room.game.id, room.config_json, room.texts, room.seats[seat].agent, seed
+                )
+            except Exception:
+                log.exception("bot failed in match %s; playing a random move", room.id)
+                from tabletop.server.bots import fallback_action
+
+                text, in_time = fallback_action(state, seed), False
+            if not in_time:
+                log.warning("bot %s overran its budget in match %s", room.seats[seat].agent, room.id)
+            async with room.lock:
+                if room.version != version:
+                    continue  # someone undid or the position moved on; think again
+                try:
+                    await self._apply(room, seat, text)
+                except RoomError:
+                    log.exception("bot move %r refused in match %s", text, room.id)
+                    return
+            await self.broadcast(room)
+
+    # ----- subscriptions -------------------------------------------------------
+
+    def subscribe(self, room: Room, send: Subscriber) -> None:
+        """Adds a client that receives every update."""
+        room.subscribers.add(send)
+
+    def unsubscribe(self, room: Room, send: Subscriber) -> None:
+        """Removes a client."""
+        with contextlib.suppress(KeyError):
+            room.subscribers.remove(send)

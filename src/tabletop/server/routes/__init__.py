@@ -1,0 +1,1 @@
+"""HTTP routers: ``games`` (metadata), ``matches`` (play) and ``records`` (replay)."""

@@ -1,0 +1,66 @@
+"""``GET /api/games`` and ``GET /api/agents``: what can be created."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+from typing import Any
+
+from fastapi import APIRouter
+
+from tabletop.ai.agent import agent_kinds
+from tabletop.core.protocol import Game
+from tabletop.core.registry import available_games, make
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+
+def shipped_maps(game: Game) -> list[dict[str, str]]:
+    """Built-in maps: the JSON files in the game package's ``maps`` folder (data, not code)."""
+    try:
+        folder = importlib.resources.files(f"tabletop.games.{game.id}") / "maps"
+        files = sorted((f for f in folder.iterdir() if f.name.endswith(".json")), key=lambda f: f.name)
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        return []
+    maps = []
+    for f in files:
+        map_id = f.name.removesuffix(".json")
+        try:
+            name = str(json.loads(f.read_text(encoding="utf-8")).get("name", map_id))
+        except (ValueError, AttributeError):
+            name = map_id
+        maps.append({"id": map_id, "name": name})
+    return maps
+
+
+def describe_game(game: Game) -> dict[str, Any]:
+    """The metadata a create-game form needs."""
+    return {
+        "id": game.id,
+        "name": game.name,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "options": [
+            {
+                "name": o.name,
+                "default": o.default,
+                "choices": list(o.choices) if o.choices is not None else None,
+                "help": o.help,
+            }
+            for o in game.options
+        ],
+        "rulesets": {name: dict(flags) for name, flags in game.rulesets.items()},
+        "maps": shipped_maps(game),
+    }
+
+
+@router.get("/games")
+def list_games() -> list[dict[str, Any]]:
+    """Every game with its players, variants, rulesets and built-in maps."""
+    return [describe_game(make(g)) for g in available_games()]
+
+
+@router.get("/agents")
+def list_agents() -> dict[str, Any]:
+    """The bot kinds a seat can be given (plus ``human``)."""
+    return {"agents": ["human", *agent_kinds()]}

@@ -1,0 +1,105 @@
+"""Match endpoints: create, view, act, undo, record, replay steps and SVG."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Response, status
+
+from tabletop.core.protocol import GameConfig
+from tabletop.server.deps import RoomsDep
+from tabletop.server.replay import replay_steps
+from tabletop.server.schemas import ActionBody, CreateMatch, MatchCreated, SeatCreated, UndoBody, WhoAmIBody
+
+router = APIRouter(prefix="/api/matches", tags=["matches"])
+
+
+def _json(payload: str) -> Response:
+    return Response(content=payload, media_type="application/json")
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_match(body: CreateMatch, rooms: RoomsDep) -> MatchCreated:
+    """Creates a match; people's seats get a secret token and a play link each."""
+    config = GameConfig(
+        num_players=len(body.seats),
+        ruleset=body.ruleset,
+        variants=body.variants,
+        map=body.map,
+        seed=body.seed,
+        start_player=body.start_player,
+    )
+    room, tokens = await rooms.create(body.game, config, [(s.name, s.agent) for s in body.seats], hotseat=body.hotseat)
+    seats = [
+        SeatCreated(
+            seat=s.seat,
+            name=s.name,
+            agent=s.agent,
+            token=tok,
+            link=f"/play/{room.id}#t={tok}" if tok else None,
+        )
+        for s, tok in zip(room.seats, tokens, strict=True)
+    ]
+    human_tokens = [t for t in tokens if t]
+    return MatchCreated(
+        id=room.id,
+        version=room.version,
+        seats=seats,
+        spectator_link=f"/play/{room.id}",
+        hotseat_link=f"/play/{room.id}#t={','.join(human_tokens)}" if human_tokens else None,
+    )
+
+
+@router.get("/{match_id}")
+async def get_match(match_id: str, rooms: RoomsDep) -> Response:
+    """The current view of a match (what spectators see)."""
+    room = await rooms.get(match_id)
+    return _json(room.view_text())
+
+
+@router.post("/{match_id}/actions")
+async def post_action(match_id: str, body: ActionBody, rooms: RoomsDep) -> Response:
+    """Plays one action for the token's seat; answers with the new view once committed."""
+    room = await rooms.act(match_id, body.token, body.version, body.action)
+    return _json(room.view_text())
+
+
+@router.post("/{match_id}/undo")
+async def post_undo(match_id: str, body: UndoBody, rooms: RoomsDep) -> Response:
+    """Takes back the token seat's last action within its own turn."""
+    room = await rooms.undo(match_id, body.token, body.version)
+    return _json(room.view_text())
+
+
+@router.post("/{match_id}/seat")
+async def who_am_i(match_id: str, body: WhoAmIBody, rooms: RoomsDep) -> dict[str, Any]:
+    """The seat a token acts for (403 if none)."""
+    room = await rooms.get(match_id)
+    return {"seat": room.seat_for_token(body.token)}
+
+
+@router.get("/{match_id}/record")
+async def get_record(match_id: str, rooms: RoomsDep) -> Response:
+    """The match in the JSON record format, as a download."""
+    room = await rooms.get(match_id)
+    return Response(
+        content=room.record().dumps(),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{room.game.id}-{match_id}.json"'},
+    )
+
+
+@router.get("/{match_id}/replay")
+async def get_replay(match_id: str, rooms: RoomsDep) -> Response:
+    """Every position of the match, for stepping through a replay."""
+    room = await rooms.get(match_id)
+    return _json(json.dumps(replay_steps(room.record())))
+
+
+@router.get("/{match_id}/svg")
+async def get_svg(match_id: str, rooms: RoomsDep) -> Response:
+    """The engine's own drawing of the current position."""
+    room = await rooms.get(match_id)
+    last = room.moves[-1:] if room.moves else []
+    return Response(content=str(room.game.render_svg(room.state, last_moves=last)), media_type="image/svg+xml")

@@ -1,0 +1,40 @@
+"""Fixtures: an isolated app on a temporary SQLite file, with the toy game registered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tabletop.server.app import create_app
+from tabletop.server.config import Settings
+
+from . import toygame  # noqa: F401 - registers the "toy" game
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    return Settings(db_url=db_url, bot_executor="thread", bot_workers=1, bot_time_budget_s=5.0)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
+def create_toy(client: TestClient, agents: tuple[str, ...] = ("human", "human"), **extra: Any) -> dict[str, Any]:
+    """Creates a toy match and returns the API's answer."""
+    seats = [{"name": f"P{i}", "agent": a} for i, a in enumerate(agents)]
+    r = client.post("/api/matches", json={"game": "toy", "seats": seats, "start_player": 0, **extra})
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()
+    return data

@@ -1,0 +1,71 @@
+"""The websocket: live updates, actions with acks, errors that keep the socket open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from .conftest import create_toy
+
+
+def recv_until(ws: Any, kind: str) -> dict[str, Any]:
+    for _ in range(20):
+        msg: dict[str, Any] = ws.receive_json()
+        if msg["type"] == kind:
+            return msg
+    raise AssertionError(f"no {kind} message")
+
+
+def test_both_players_and_spectator_see_each_action(client: TestClient) -> None:
+    m = create_toy(client)
+    url = f"/api/matches/{m['id']}/ws"
+    with client.websocket_connect(url) as p0, client.websocket_connect(url) as spectator:
+        assert p0.receive_json()["version"] == 0
+        assert spectator.receive_json()["version"] == 0
+        p0.send_json({"type": "act", "req": 1, "token": m["seats"][0]["token"], "version": 0, "action": "d"})
+        update = recv_until(p0, "state")
+        assert update["version"] == 1 and update["log"][-1]["action"] == "d"
+        assert recv_until(p0, "ack") == {"type": "ack", "req": 1, "version": 1}
+        assert recv_until(spectator, "state")["version"] == 1
+
+
+def test_socket_errors_do_not_close_it(client: TestClient) -> None:
+    m = create_toy(client)
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        ws.receive_json()
+        ws.send_text("not json")
+        assert ws.receive_json()["error"] == "bad_json"
+        ws.send_json({"type": "act", "req": 2, "token": "forged", "version": 0, "action": "a"})
+        err = ws.receive_json()
+        assert err["status"] == 403 and err["req"] == 2
+        ws.send_json({"type": "act", "req": 3, "token": m["seats"][0]["token"], "version": 5, "action": "a"})
+        assert ws.receive_json()["error"] == "stale_version"
+        ws.send_json({"type": "act", "req": 4, "token": m["seats"][0]["token"], "version": "0"})
+        assert ws.receive_json()["error"] == "bad_message"
+        ws.send_json({"type": "fly"})
+        assert ws.receive_json()["error"] == "bad_message"
+        ws.send_json({"type": "ping", "req": 9})
+        assert ws.receive_json() == {"type": "pong", "req": 9}
+
+
+def test_unknown_match_socket_is_closed(client: TestClient) -> None:
+    with client.websocket_connect("/api/matches/nosuch/ws") as ws:
+        assert ws.receive_json()["error"] == "unknown_match"
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
+
+
+def test_undo_over_socket(client: TestClient) -> None:
+    m = create_toy(client)
+    tok = m["seats"][0]["token"]
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "act", "req": 1, "token": tok, "version": 0, "action": "a"})
+        recv_until(ws, "ack")
+        ws.send_json({"type": "undo", "req": 2, "token": tok, "version": 1})
+        state = recv_until(ws, "state")
+        assert state["ply"] == 0 and state["version"] == 2
+        assert recv_until(ws, "ack")["version"] == 2
