@@ -1,0 +1,223 @@
+"""The island board as index tables: cells, landscapes, neighbours and rays.
+
+Cells are numbered 0..N-1 in ``(r, q)`` order: row by row from the top (smallest r),
+left to right (smallest q) within a row.  Bit ``i`` of a bitset int is cell ``i``.
+For the 37-cell test disc ``D3-7`` (max(|q|,|r|,|q+r|) ≤ 3)::
+
+    r=-3            0   1   2   3            q =  0 ..  3
+    r=-2          4   5   6   7   8          q = -1 ..  3
+    r=-1        9  10  11  12  13  14        q = -2 ..  3
+    r= 0     15  16  17  18  19  20  21      q = -3 ..  3
+    r= 1       22  23  24  25  26  27        q = -3 ..  2
+    r= 2         28  29  30  31  32          q = -3 ..  1
+    r= 3           33  34  35  36            q = -3 ..  0
+
+Directions are E, NE, NW, W, SW, SE (0..5, :data:`tabletop.grid.hex.DIRECTIONS`).
+Because indices grow with r and then q, rays going E, SW and SE visit increasing
+indices and rays going W, NW and NE decreasing ones: the first blocker on a ray is the
+lowest (resp. highest) set bit of ``occupied & ray_mask``.
+
+Cell names (``notation.py``): a column letter for q (``a`` = the smallest q on the map)
+and a row number for r (``1`` = the top row), as on a Hex board: ``D3-7``'s centre
+``(0, 0)`` is ``d4``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from tabletop.games.terranova.mapfile import IslandMap, Landscape, load_map
+from tabletop.games.terranova.moves import Place, Slide, Stone
+from tabletop.grid.hex import DIRECTIONS
+
+NUM_DIRECTIONS: Final = 6
+_ASCENDING: Final = (True, False, False, False, True, True)  # E NE NW W SW SE
+
+RayEntry = tuple[int, bool, dict[int, tuple[Slide, ...]], tuple[Slide, ...]]
+"""(ray mask, ascending, first-blocker key -> the slides before it, every slide)."""
+
+
+def column_letters(index: int) -> str:
+    """Column label for a 0-based column: a..z, then aa, ab, ... (bijective base 26).
+
+    >>> column_letters(0), column_letters(25), column_letters(26)
+    ('a', 'z', 'aa')
+    """
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return letters
+
+
+class Board:
+    """Precomputed tables for one island map (shared by every state on that map).
+
+    Attributes:
+        map: the map it was built from.
+        num_cells: N.
+        coords: ``(q, r)`` per cell index.
+        index: cell index per ``(q, r)``.
+        landscapes: the map's landscapes; ``land[i]`` indexes into it.
+        land: landscape index per cell.
+        land_masks: bitset of the cells of each landscape.
+        water_lands: bitset over landscape indices of the water landscapes.
+        all_cells: bitset of every cell.
+        neighbors: NEIGHBORS: the on-board neighbours of each cell, in direction order.
+        neighbor_masks: the same as bitsets.
+        rays: RAYS: ``rays[i][d]`` = the cells from ``i`` going in direction ``d``
+            up to the board edge or a gap (not including ``i``).
+        names: the notation name of each cell; ``name_index`` is the inverse.
+        q_min, r_min: the offsets of column ``a`` and row ``1``.
+    """
+
+    __slots__ = (
+        "all_cells",
+        "coords",
+        "index",
+        "land",
+        "land_masks",
+        "landscapes",
+        "map",
+        "name_index",
+        "names",
+        "neighbor_masks",
+        "neighbors",
+        "num_cells",
+        "paths",
+        "place_moves",
+        "q_min",
+        "r_min",
+        "ray_entries",
+        "rays",
+        "slide_moves",
+        "stone_moves",
+        "water_lands",
+    )
+
+    def __init__(self, island: IslandMap) -> None:
+        self.map = island
+        cells = sorted(island.cells, key=lambda c: (c[1], c[0]))
+        self.num_cells: int = len(cells)
+        self.coords: tuple[tuple[int, int], ...] = tuple((q, r) for q, r, _ in cells)
+        self.index: dict[tuple[int, int], int] = {h: i for i, h in enumerate(self.coords)}
+        self.landscapes: tuple[Landscape, ...] = island.landscapes
+        land_pos = {ls.id: i for i, ls in enumerate(island.landscapes)}
+        self.land: tuple[int, ...] = tuple(land_pos[land] for _, _, land in cells)
+        masks = [0] * len(self.landscapes)
+        for i, land in enumerate(self.land):
+            masks[land] |= 1 << i
+        self.land_masks: tuple[int, ...] = tuple(masks)
+        self.water_lands: int = sum(1 << i for i, ls in enumerate(self.landscapes) if ls.water)
+        self.all_cells: int = (1 << self.num_cells) - 1
+        self.q_min: int = min(q for q, _ in self.coords)
+        self.r_min: int = min(r for _, r in self.coords)
+        self.names: tuple[str, ...] = tuple(
+            f"{column_letters(q - self.q_min)}{r - self.r_min + 1}" for q, r in self.coords
+        )
+        self.name_index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self._build_geometry()
+        self._build_moves()
+
+    def _build_geometry(self) -> None:
+        neighbors: list[tuple[int, ...]] = []
+        rays: list[tuple[tuple[int, ...], ...]] = []
+        for q, r in self.coords:
+            neighbors.append(
+                tuple(self.index[(q + dq, r + dr)] for dq, dr in DIRECTIONS if (q + dq, r + dr) in self.index)
+            )
+            cell_rays = []
+            for dq, dr in DIRECTIONS:
+                ray = []
+                h = (q + dq, r + dr)
+                while h in self.index:
+                    ray.append(self.index[h])
+                    h = (h[0] + dq, h[1] + dr)
+                cell_rays.append(tuple(ray))
+            rays.append(tuple(cell_rays))
+        self.neighbors: tuple[tuple[int, ...], ...] = tuple(neighbors)
+        self.neighbor_masks: tuple[int, ...] = tuple(sum(1 << j for j in ns) for ns in neighbors)
+        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+
+    def _build_moves(self) -> None:
+        names = self.names
+        self.place_moves: tuple[Place, ...] = tuple(Place(i, names[i]) for i in range(self.num_cells))
+        self.stone_moves: tuple[Stone, ...] = tuple(Stone(i, "#" + names[i]) for i in range(self.num_cells))
+        slide_moves: dict[int, Slide] = {}
+        # paths[src * N + dst] = (bitset of the cells passed over including dst, direction, steps)
+        paths: dict[int, tuple[int, int, int]] = {}
+        entries: list[tuple[RayEntry, ...]] = []
+        n = self.num_cells
+        for src in range(n):
+            cell_entries = []
+            for d, ray in enumerate(self.rays[src]):
+                if not ray:
+                    continue
+                mask = 0
+                slides = []
+                prefix: dict[int, tuple[Slide, ...]] = {}
+                for steps, dst in enumerate(ray, start=1):
+                    prefix[dst + 1] = tuple(slides)  # key: bit_length of a blocker on dst
+                    mask |= 1 << dst
+                    move = Slide(src, dst, f"{names[src]}-{names[dst]}")
+                    slides.append(move)
+                    slide_moves[src * n + dst] = move
+                    paths[src * n + dst] = (mask, d, steps)
+                cell_entries.append((mask, _ASCENDING[d], prefix, tuple(slides)))
+            entries.append(tuple(cell_entries))
+        self.slide_moves: dict[int, Slide] = slide_moves
+        self.paths: dict[int, tuple[int, int, int]] = paths
+        self.ray_entries: tuple[tuple[RayEntry, ...], ...] = tuple(entries)
+
+    def cells_of(self, mask: int) -> list[int]:
+        """The cell indices whose bits are set in ``mask``, ascending."""
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+    def lands_of(self, mask: int) -> int:
+        """Bitset over landscape indices of the landscapes present in the cell set ``mask``."""
+        lands = 0
+        for i, lm in enumerate(self.land_masks):
+            if mask & lm:
+                lands |= 1 << i
+        return lands
+
+    def __repr__(self) -> str:
+        return f"<Board {self.map.id!r}: {self.num_cells} cells>"
+
+
+_BOARDS: dict[str, Board] = {}
+
+
+def board_for(source: str | Mapping[str, Any] | IslandMap | None) -> Board:
+    """The (cached) board of a built-in map id, a map file path, a map JSON object or a map.
+
+    ``None`` means the built-in map ``"isola"``.
+
+    Raises:
+        MapError: if the map cannot be loaded.
+    """
+    if isinstance(source, IslandMap):
+        key = "obj:" + json.dumps(source.to_json(), sort_keys=True)
+    elif isinstance(source, Mapping):
+        key = "obj:" + json.dumps(source, sort_keys=True, default=str)
+    else:
+        key = "id:" + (source if source is not None else "isola")
+    board = _BOARDS.get(key)
+    if board is None:
+        if isinstance(source, IslandMap):
+            island = source
+        else:
+            island = load_map(source if source is not None else "isola")
+        board = Board(island)
+        if len(_BOARDS) > 64:  # bound the cache: custom maps arrive through records and the server
+            _BOARDS.clear()
+        _BOARDS[key] = board
+    return board

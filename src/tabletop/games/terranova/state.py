@@ -1,0 +1,258 @@
+"""The immutable Terra Nova position.
+
+A :class:`State` is a frozen value: ``apply`` returns a new one.  Cells are board
+indices and piece sets are Python-int bitsets (bit ``i`` = cell ``i``, see ``board.py``).
+
+Public fields (stable; the renderer and clients read them):
+
+* ``context``: the static part shared by every state of one game (game, config, board,
+  rules, colours).
+* ``current_player``: the seat to act, ``TERMINAL`` (-1) once the game is over.
+* ``phase``: ``"placement"``, ``"play"`` or ``"over"``.
+* ``pioneers``: per seat, the bitset of cells holding that seat's pioneers.
+* ``stones``: bitset of stone cells.  ``closed``: bitset of the cells of scored areas.
+* ``supply``: stones left (80 at the start).
+* ``points``: score per seat.  ``in_hand``: pioneers still to place per seat.
+  ``removed``: pioneers removed by scoring per seat.
+* ``areas``: every scored (closed) area in the order scored (:class:`ScoredArea`).
+* turn progress: ``action`` (actions taken in this turn, 0..3), ``movers`` (for each
+  pioneer moved this turn, ``(current cell, s(X) = its cell at turn start)``, in order of
+  first move), ``moves_made`` (M actions so far this turn), ``pending_return`` (the cell
+  of a pioneer standing on its own s(X) after action 2, which must move again; -1 if none).
+* ``turn``, ``ply``: turn index (each setup placement is a turn) and moves applied.
+* ``stall``: turns in a row without a stone (end condition E5).
+* ``start_player``: the seat that placed first and takes the first turn.
+* ``result``: the :class:`~tabletop.core.outcome.Outcome` once over, else ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from tabletop.core.outcome import Outcome
+from tabletop.core.protocol import GameConfig
+from tabletop.core.state_base import StateDefaults
+from tabletop.games.terranova.board import Board
+from tabletop.games.terranova.moves import Move
+from tabletop.games.terranova.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from tabletop.core.protocol import Game
+    from tabletop.render.svg import SvgImage
+
+PLACEMENT: Final = "placement"
+PLAY: Final = "play"
+OVER: Final = "over"
+
+TOTAL_STONES: Final = 80
+PIONEERS_PER_PLAYER: Final = {2: 13, 3: 10, 4: 8}
+COLOURS: Final = ("yellow", "red", "blue", "green")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What never changes during one game.
+
+    Attributes:
+        game: the Game object.
+        config: the configuration (with the start player filled in when it was drawn
+            without a seed).
+        board: the board tables.
+        rules: the resolved rule flags.
+        num_players: number of seats.
+        colours: display colour name per seat.
+    """
+
+    game: Game
+    config: GameConfig
+    board: Board
+    rules: RuleSet
+    num_players: int
+    colours: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredArea:
+    """An area scored and closed (spec §4.3-4.4).
+
+    Attributes:
+        cells: the area's cell indices, ascending.
+        landscapes: the landscape ids present, in map order.
+        t: landscapes counted for the value (differs from ``len(landscapes)`` only with
+            ``lake_is_landscape=false``).
+        value: V = n × (4 − t).
+        counts: pioneers per seat in the area when it was scored (all removed).
+        awards: points given to each seat.
+        turn: the turn in which it was scored.
+    """
+
+    cells: tuple[int, ...]
+    landscapes: tuple[str, ...]
+    t: int
+    value: int
+    counts: tuple[int, ...]
+    awards: tuple[int, ...]
+    turn: int
+
+    @property
+    def size(self) -> int:
+        """n: the number of cells."""
+        return len(self.cells)
+
+
+@dataclass(frozen=True, slots=True)
+class State(StateDefaults):
+    """A Terra Nova position (see the module docstring for the fields)."""
+
+    context: Context
+    current_player: int
+    phase: str
+    pioneers: tuple[int, ...]
+    stones: int
+    closed: int
+    supply: int
+    points: tuple[int, ...]
+    in_hand: tuple[int, ...]
+    removed: tuple[int, ...]
+    areas: tuple[ScoredArea, ...]
+    action: int
+    movers: tuple[tuple[int, int], ...]
+    moves_made: int
+    pending_return: int
+    turn: int
+    ply: int
+    stall: int
+    start_player: int
+    result: Outcome | None
+
+    # -- static context -------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """The Terra Nova game object."""
+        return self.context.game
+
+    @property
+    def config(self) -> GameConfig:
+        """The configuration the game was created with."""
+        return self.context.config
+
+    @property
+    def board(self) -> Board:
+        """The board tables."""
+        return self.context.board
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rule flags in force."""
+        return self.context.rules
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.context.num_players
+
+    # -- derived queries ------------------------------------------------------------
+
+    @property
+    def occupied(self) -> int:
+        """Bitset of cells that are not empty (pioneer, stone or closed)."""
+        occ = self.stones | self.closed
+        for own in self.pioneers:
+            occ |= own
+        return occ
+
+    @property
+    def empty(self) -> int:
+        """Bitset of empty cells: no pioneer, no stone, not closed."""
+        return self.context.board.all_cells & ~self.occupied
+
+    @property
+    def open_cells(self) -> int:
+        """Bitset of open cells (§4.1): not a stone and not part of a scored area."""
+        return self.context.board.all_cells & ~self.stones & ~self.closed
+
+    @property
+    def actions_left(self) -> int:
+        """Actions the current player may still take this turn (0 outside play)."""
+        return 3 - self.action if self.phase == PLAY else 0
+
+    def start_cell(self, cell: int) -> int:
+        """s(X) of the pioneer now on ``cell``: its cell when the turn began."""
+        for cur, start in self.movers:
+            if cur == cell:
+                return start
+        return cell
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.result is not None
+
+    def outcome(self) -> Outcome | None:
+        """The result once over, else ``None``."""
+        return self.result
+
+    def scores(self) -> tuple[int, ...]:
+        """Current score per seat."""
+        return self.points
+
+    # -- moves ----------------------------------------------------------------------
+
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move: placements, or slides then stones, or the pass."""
+        return _rules.legal_moves(self)
+
+    def legal_kinds(self) -> Sequence[str]:
+        """The kinds of the legal moves, in the order of :meth:`legal_moves`."""
+        return _rules.legal_kinds(self)
+
+    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
+        """The legal moves of one kind (``place``, ``move``, ``stone``, ``pass``)."""
+        return _rules.legal_moves_of_kind(self, kind)
+
+    def is_legal(self, move: object) -> bool:
+        """Whether ``move`` may be applied now (without listing every move)."""
+        return _rules.illegal_reason(self, move) is None
+
+    def apply(self, move: object) -> State:
+        """The state after ``move``.
+
+        Raises:
+            IllegalMoveError: saying why the move is not allowed (``self`` is unchanged).
+        """
+        return _rules.apply(self, move)
+
+    def parse_move(self, text: str) -> Move:
+        """Reads a move in Terra Nova notation (``docs/notation.md``).
+
+        Raises:
+            InvalidMoveError: if ``text`` is not well-formed for this board.
+        """
+        return _notation.parse_move(self.context.board, text)
+
+    def move_to_str(self, move: object) -> str:
+        """The notation of ``move``."""
+        return _notation.move_to_str(self.context.board, move)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready view of the position (``docs/terranova.md`` lists the keys)."""
+        return _notation.state_to_json(self)
+
+    def _repr_svg_(self) -> str:
+        return str(self.render_svg())
+
+    def render_svg(self, *, last_moves: Sequence[Move] = ()) -> SvgImage:
+        """The position as SVG (drawn by ``terranova.render``)."""
+        from tabletop.games.terranova.render import render_svg  # type: ignore[import-not-found,unused-ignore]
+
+        image: SvgImage = render_svg(self, last_moves=last_moves)
+        return image
+
+    def __str__(self) -> str:
+        return _notation.summary(self)
+
+
+from tabletop.games.terranova import notation as _notation  # noqa: E402  (cycle: notation and rules use State)
+from tabletop.games.terranova import rules as _rules  # noqa: E402
