@@ -1,0 +1,31 @@
+"""Replays every golden playthrough (tests/golden/<game>/<n>p.json) and checks coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tabletop.core.registry import available_games, make
+from tabletop.testing.playthrough import check_golden_file, golden_path, missing_golden_files
+
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
+
+CASES = [(game_id, n) for game_id in available_games() for n in make(game_id).bench_player_counts]
+
+
+def test_every_registered_game_has_golden_files() -> None:
+    missing = missing_golden_files(GOLDEN_DIR)
+    assert not missing, (
+        f"no golden playthrough for {', '.join(missing)}: run "
+        "`python -m tabletop.testing.playthrough --regenerate --game ID` and commit tests/golden/"
+    )
+
+
+@pytest.mark.parametrize(("game_id", "num_players"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+def test_golden_playthrough_replays(game_id: str, num_players: int) -> None:
+    path = golden_path(GOLDEN_DIR, game_id, num_players)
+    if not path.is_file():
+        pytest.skip(f"{path} missing (reported by test_every_registered_game_has_golden_files)")
+    problems = check_golden_file(path)
+    assert not problems, "\n".join(problems)
