@@ -16,6 +16,7 @@ from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
+from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
@@ -313,6 +314,9 @@ def games_cmd() -> None:
         console.print(f"  rulesets: {', '.join(game.rulesets)}")
         for option in game.options:
             console.print(f"  {option.name} (default {option.default!r}): {option.help}", highlight=False)
+
+
+app.command("serve")(serve)
 
 
 def main() -> None:
