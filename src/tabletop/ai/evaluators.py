@@ -1,0 +1,129 @@
+"""Leaf evaluators for the tree search: one value per seat, each in [0, 1].
+
+An :class:`Evaluator` turns a position into one value per seat, comparable with the
+win share of a finished game (1/k to each of k winners, 0 to the others).  Values for
+unfinished positions come from a rollout (random or any policy) and, where the rollout
+is cut short, from the game's heuristic ``Game.evaluate`` (estimated final scores),
+turned into values by :class:`ScoreValue`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from tabletop.ai.agent import random_move
+from tabletop.core.protocol import Move, State
+
+RolloutPolicy = Callable[[State, random.Random], Move]
+"""Picks the next move of a rollout; :func:`~tabletop.ai.agent.random_move` by default."""
+
+
+class Evaluator(Protocol):
+    """Estimates the value of a position for every seat."""
+
+    def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """One value per seat in [0, 1]; the win shares for a finished game."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreValue:
+    """Maps scores (or estimated final scores) to per-seat values in [0, 1].
+
+    A seat's value is the logistic of its lead over the best other seat, measured in
+    units of ``scale`` points: 0.5 when level, about 0.73 one ``scale`` ahead.  Only the
+    lead over the best rival counts, because only the winner wins.
+
+    Attributes:
+        scale: points that make a clear difference (a logistic's unit).
+    """
+
+    scale: float = 5.0
+
+    def __call__(self, scores: Sequence[float]) -> tuple[float, ...]:
+        """The value of each seat given everyone's (estimated) scores."""
+        if len(scores) == 1:
+            return (1.0,)
+        values = []
+        for i, own in enumerate(scores):
+            rival = max(s for j, s in enumerate(scores) if j != i)
+            z = (own - rival) / self.scale
+            values.append(1.0 / (1.0 + math.exp(-z)) if z > -60.0 else 0.0)
+        return tuple(values)
+
+
+def terminal_values(state: State, margin: ScoreValue | None, margin_weight: float) -> tuple[float, ...]:
+    """The value of a finished game: win shares, blended with a little of the margin.
+
+    The small margin term lets a bot that has the game won (or lost) still prefer
+    bigger wins (smaller defeats) instead of playing at random.
+    """
+    shares = state.returns()
+    if margin is None or margin_weight <= 0.0:
+        return tuple(shares)
+    by_margin = margin(state.scores())
+    w = margin_weight
+    return tuple((1.0 - w) * s + w * m for s, m in zip(shares, by_margin, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class RandomRollout:
+    """Plays the game to its end with ``policy`` and returns the win shares.
+
+    Attributes:
+        policy: the rollout policy (kind-first random by default).
+        margin: how final scores become values for the margin term (``None``: none).
+        margin_weight: weight of the margin term next to the win share.
+        max_moves: a safety cap; a rollout cut there is valued by the scores so far.
+    """
+
+    policy: RolloutPolicy = random_move
+    margin: ScoreValue | None = None
+    margin_weight: float = 0.0
+    max_moves: int = 100_000
+
+    def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Plays to the end (or ``max_moves``) and values the result."""
+        policy = self.policy
+        for _ in range(self.max_moves):
+            if state.is_terminal():
+                return terminal_values(state, self.margin, self.margin_weight)
+            state = state.apply(policy(state, rng))
+        return (self.margin or ScoreValue())(state.scores())
+
+
+@dataclass(frozen=True, slots=True)
+class TruncatedRollout:
+    """Plays at most ``depth`` moves with ``policy``, then asks the game's heuristic.
+
+    ``depth=0`` values the position itself by the heuristic (no rollout at all).
+
+    Attributes:
+        depth: moves played before the heuristic is asked.
+        value: maps the heuristic's estimated final scores to values.
+        policy: the rollout policy (kind-first random by default).
+        margin_weight: weight of the margin term for positions that end the game.
+        heuristic: estimated final scores per seat; ``state.game.evaluate`` by default.
+    """
+
+    depth: int = 0
+    value: ScoreValue = ScoreValue()
+    policy: RolloutPolicy = random_move
+    margin_weight: float = 0.1
+    heuristic: Callable[[State], Sequence[float]] | None = None
+
+    def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Rolls out up to ``depth`` moves and values where it stopped."""
+        policy = self.policy
+        for _ in range(self.depth):
+            if state.is_terminal():
+                break
+            state = state.apply(policy(state, rng))
+        if state.is_terminal():
+            return terminal_values(state, self.value, self.margin_weight)
+        estimate = self.heuristic(state) if self.heuristic is not None else state.game.evaluate(state)
+        return self.value(estimate)

@@ -1,0 +1,66 @@
+"""Named MCTS strength levels: ``mcts:1`` (weakest) to ``mcts:5`` (strongest).
+
+A level fixes a simulation budget and the search settings, so a level plays the same
+moves on every machine for a given seed.  ``mcts:3@1s`` keeps level 3's settings but
+searches for one second per move instead of a fixed number of simulations (stronger
+on a fast machine, no longer reproducible).  ``mcts`` alone means level 3.
+The Elo each level measured is in ``docs/bots.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from tabletop.ai.agent import register_agent
+from tabletop.ai.evaluators import ScoreValue, TruncatedRollout
+from tabletop.ai.mcts import MCTSAgent, MCTSConfig
+from tabletop.core.errors import ConfigError
+
+DEFAULT_LEVEL: Final = 3
+
+_VALUE = ScoreValue(scale=6.0)
+
+LEVELS: Final[dict[int, MCTSConfig]] = {
+    1: MCTSConfig(simulations=60, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
+    2: MCTSConfig(simulations=250, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
+    3: MCTSConfig(simulations=1000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
+    4: MCTSConfig(simulations=3000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
+    5: MCTSConfig(simulations=10000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
+}
+"""Search settings per level; see ``docs/bots.md`` for how they were chosen."""
+
+
+def level_config(arg: str | None) -> tuple[MCTSConfig, str]:
+    """The settings and display name for the part of an ``mcts`` spec after ``:``.
+
+    Args:
+        arg: ``None`` (level 3), ``"N"`` or ``"N@Ts"`` (level N, T seconds per move).
+
+    Raises:
+        ConfigError: for an unknown level or a bad time.
+    """
+    text = arg or str(DEFAULT_LEVEL)
+    level_text, at, time_text = text.partition("@")
+    try:
+        level = int(level_text)
+        config = LEVELS[level]
+    except (ValueError, KeyError):
+        raise ConfigError(f"unknown MCTS level {level_text!r} (levels: 1-{max(LEVELS)}, e.g. 'mcts:3')") from None
+    if not at:
+        return config, f"mcts:{level}"
+    try:
+        seconds = float(time_text.removesuffix("s"))
+    except ValueError:
+        raise ConfigError(f"bad time per move {time_text!r} (e.g. 'mcts:3@1s' or 'mcts:3@0.5s')") from None
+    if not seconds > 0:
+        raise ConfigError(f"the time per move must be positive, got {time_text!r}")
+    return replace(config, simulations=None, time_limit=seconds), f"mcts:{level}@{time_text}"
+
+
+def _make_mcts(arg: str | None, seed: int | None) -> MCTSAgent:
+    config, name = level_config(arg)
+    return MCTSAgent(config, seed=seed, name=name)
+
+
+register_agent("mcts", _make_mcts)

@@ -1,0 +1,78 @@
+"""Writing a tournament's outputs: every record, the results table, the ratings and their plot."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from tabletop.arena.plot import ratings_svg
+from tabletop.arena.ratings import Rating
+from tabletop.arena.tournament import ArenaGame, BotStats, TournamentConfig, head_to_head
+
+
+def results_markdown(config: TournamentConfig, stats: Sequence[BotStats], ratings: Sequence[Rating]) -> str:
+    """The results and ratings as Markdown tables (the ``results.md`` file)."""
+    lines = [
+        f"# Arena: {config.game}, {config.num_players} players, {config.games} games, seed {config.seed}",
+        "",
+        f"Bots: {', '.join(config.bots)}"
+        + (f"; {config.move_time:g} s per move" if config.move_time is not None else ""),
+        "",
+        "| bot | seats | wins | shared wins | win share (95 % CI) | mean score (95 % CI) | s/move |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in stats:
+        lines.append(
+            f"| {s.bot} | {s.seats} | {s.wins} | {s.shared_wins} | {s.win_share:.1%} ± {s.win_share_ci:.1%} "
+            f"| {s.mean_score:.1f} ± {s.score_ci:.1f} | {s.seconds_per_move:.3f} |"
+        )
+    lines += ["", "| bot | Elo | 95 % interval |", "|---|---:|---:|"]
+    for r in ratings:
+        lines.append(f"| {r.bot} | {r.elo:+.0f} | {r.low:+.0f} .. {r.high:+.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(
+    out: Path,
+    config: TournamentConfig,
+    games: Sequence[ArenaGame],
+    stats: Sequence[BotStats],
+    ratings: Sequence[Rating],
+) -> list[Path]:
+    """Writes ``games/NNNN.json`` records, ``results.json``, ``results.md`` and ``ratings.svg``.
+
+    Returns:
+        The summary files written (not the records).
+    """
+    records = out / "games"
+    records.mkdir(parents=True, exist_ok=True)
+    width = max(4, len(str(config.games - 1)))
+    for game in games:
+        (records / f"{config.game}-{game.index:0{width}d}.json").write_text(game.record.dumps(), encoding="utf-8")
+    summary = {
+        "config": asdict(config),
+        "games": [
+            {
+                "index": g.index,
+                "seed": g.seed,
+                "lineup": list(g.lineup),
+                "scores": list(g.scores),
+                "winners": list(g.winners),
+                "think_seconds": [round(t, 4) for t in g.think_seconds],
+            }
+            for g in games
+        ],
+        "results": [asdict(s) for s in stats],
+        "head_to_head": [
+            {"bot": a, "opponent": b, "win_share": share, "games": n}
+            for (a, b), (share, n) in sorted(head_to_head(games).items())
+        ],
+        "ratings": [asdict(r) for r in ratings],
+    }
+    written = [out / "results.json", out / "results.md", out / "ratings.svg"]
+    written[0].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    written[1].write_text(results_markdown(config, stats, ratings), encoding="utf-8")
+    written[2].write_text(ratings_svg(ratings), encoding="utf-8")
+    return written

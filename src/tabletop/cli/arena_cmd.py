@@ -1,0 +1,131 @@
+"""``tabletop arena``: a tournament between bots, and ``tabletop bench GAME --mcts``'s printer.
+
+``main.py`` registers :func:`arena` as a command; this module does not import it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from tabletop.arena.bench_mcts import bench_mcts
+from tabletop.arena.ratings import rate
+from tabletop.arena.report import write_outputs
+from tabletop.arena.tournament import ArenaGame, TournamentConfig, rating_inputs, results_table, run_tournament
+from tabletop.core.errors import TabletopError
+from tabletop.core.registry import make
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(2)
+
+
+def arena(
+    game_id: Annotated[str, typer.Argument(help="Game id: terranova or medina.", show_default=False)],
+    bots: Annotated[
+        str,
+        typer.Option(
+            "--bots", help="Comma-separated bot entries, e.g. mcts:3,greedy,random (repeat one to fill seats)."
+        ),
+    ] = "greedy,random",
+    games: Annotated[int, typer.Option("--games", "-g", min=1, help="Number of games.")] = 20,
+    players: Annotated[
+        int | None, typer.Option("--players", "-n", help="Seats per game (default: one per bot entry).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed: the same seed gives the same games.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Directory for records, results and the ratings plot.")
+    ] = None,
+    move_time: Annotated[
+        float | None, typer.Option("--move-time", help="Seconds per move for searching bots (overrides budgets).")
+    ] = None,
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
+    bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for Elo CIs.")] = 200,
+) -> None:
+    """Play bots against each other with seats rotated fairly; print results and Elo ratings."""
+    try:
+        make(game_id)
+    except TabletopError as exc:
+        _fail(str(exc))
+    entries = tuple(b.strip() for b in bots.split(",") if b.strip())
+    config = TournamentConfig(
+        game=game_id,
+        bots=entries,
+        games=games,
+        players=players,
+        seed=seed,
+        move_time=move_time,
+        ruleset=ruleset,
+    )
+    workers = jobs or os.cpu_count() or 1
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+    try:
+        with progress:
+            task = progress.add_task(f"{game_id} arena", total=games)
+
+            def advance(_game: ArenaGame) -> None:
+                progress.advance(task)
+
+            played = run_tournament(config, jobs=min(workers, games), on_game=advance)
+    except TabletopError as exc:
+        _fail(str(exc))
+    stats = results_table(played)
+    anchor = "random" if "random" in entries else None
+    ratings = rate(rating_inputs(played), anchor=anchor, bootstrap=bootstrap, seed=seed)
+    table = Table(
+        "bot", "seats", "wins", "shared", "win share", "mean score", "s/move", title=f"{game_id}: {games} games"
+    )
+    for s in stats:
+        table.add_row(
+            s.bot,
+            str(s.seats),
+            str(s.wins),
+            str(s.shared_wins),
+            f"{s.win_share:.1%} ± {s.win_share_ci:.1%}",
+            f"{s.mean_score:.1f} ± {s.score_ci:.1f}",
+            f"{s.seconds_per_move:.3f}",
+        )
+    console.print(table)
+    elo = Table("bot", "Elo", "95 % interval", title="Elo" + (" (random = 0)" if anchor else " (mean = 0)"))
+    for r in ratings:
+        elo.add_row(r.bot, f"{r.elo:+.0f}", f"{r.low:+.0f} .. {r.high:+.0f}")
+    console.print(elo)
+    if out is not None:
+        try:
+            written = write_outputs(out, config, played, stats, ratings)
+        except OSError as exc:
+            _fail(f"cannot write to {out}: {exc.strerror or exc}")
+        console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written))
+
+
+def print_mcts_bench(game_id: str, players: list[int] | None, seconds: float, seed: int, level: int = 3) -> None:
+    """Prints MCTS simulations per second for ``tabletop bench GAME --mcts``."""
+    try:
+        game = make(game_id)
+    except TabletopError as exc:
+        _fail(str(exc))
+    table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
+    for count in players or game.bench_player_counts:
+        for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
+            table.add_row(
+                str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
+            )
+    console.print(table)
