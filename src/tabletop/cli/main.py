@@ -16,6 +16,7 @@ from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
+from tabletop.cli.arena_cmd import arena, print_mcts_bench
 from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
@@ -287,8 +288,12 @@ def bench(
     ] = None,
     seconds: Annotated[float, typer.Option("--seconds", help="Time per player count.")] = 5.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")] = 0,
+    mcts: Annotated[bool, typer.Option("--mcts", help="Time MCTS simulations/s from a mid-game position.")] = False,
 ) -> None:
     """Benchmark complete kind-first random games on one core: games/s, actions/s, how games ended."""
+    if mcts:
+        print_mcts_bench(target, players, seconds, seed)
+        return
     game = load_game(target)
     table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
     for count in players or game.bench_player_counts:
@@ -317,6 +322,7 @@ def games_cmd() -> None:
 
 
 app.command("serve")(serve)
+app.command("arena")(arena)
 
 
 def main() -> None:
