@@ -1,0 +1,139 @@
+"""Medina (Stefan Dorra, Hans im Glück 2001, first edition) for 3–4 players.
+
+>>> from tabletop.core.protocol import GameConfig
+>>> from tabletop.core.registry import make
+>>> game = make("medina")
+>>> state = game.new_initial_state(GameConfig(num_players=3))
+>>> state.legal_kinds()
+('merchant_start',)
+>>> str(state.apply(state.parse_move("start@E5")).legal_moves_of_kind("wall")[0])
+'wall@B1'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Final
+
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import GameConfig, Move, OptionSpec, OptionValue
+from tabletop.core.protocol import State as ProtocolState
+from tabletop.core.registry import register
+from tabletop.games.medina import heuristics, notation, render, rules, scoring
+from tabletop.games.medina.moves import (
+    COLORS,
+    Dome,
+    MedinaMove,
+    Merchant,
+    PalacePiece,
+    Pass,
+    Stable,
+    StartMerchant,
+    Wall,
+)
+from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, make_ruleset
+from tabletop.games.medina.state import State
+from tabletop.render.svg import SvgImage
+
+
+class MedinaGame:
+    """The Medina game object: metadata, the initial-state factory and the hooks."""
+
+    id: Final = "medina"
+    name: Final = "Medina"
+    min_players: Final = 3
+    max_players: Final = 4
+    options: Final[tuple[OptionSpec, ...]] = OPTIONS
+    rulesets: Final[Mapping[str, Mapping[str, OptionValue]]] = PRESETS
+    bench_player_counts: Final = (3, 4)
+
+    def ruleset(self, config: GameConfig) -> RuleSet:
+        """The :class:`RuleSet` of a configuration.
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
+        """
+        return make_ruleset(config.ruleset, config.variants)
+
+    def canonical_config(self, config: GameConfig) -> GameConfig:
+        """The validated config with only the flags that differ from the preset.
+
+        Raises:
+            ConfigError: for a player count other than 3 or 4, a bad ruleset, flag or
+                start player, or a map (Medina has one board).
+        """
+        n = config.num_players
+        if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
+            raise ConfigError(f"medina needs 3 or 4 players, got {n!r}")
+        if config.map is not None:
+            raise ConfigError(f"medina has a single board; map must be None, got {config.map!r}")
+        sp = config.start_player
+        if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
+            raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")
+        rules_ = self.ruleset(config)
+        preset = make_ruleset(config.ruleset, {})
+        variants = {
+            spec.name: getattr(rules_, spec.name)
+            for spec in OPTIONS
+            if getattr(rules_, spec.name) != getattr(preset, spec.name)
+        }
+        return replace(config, variants=variants)
+
+    def new_initial_state(self, config: GameConfig) -> State:
+        """The initial state: the start player is about to place the starting merchant.
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        config = self.canonical_config(config)
+        return rules.initial_state(self, config, self.ruleset(config))
+
+    def parse_move(self, text: str) -> MedinaMove:
+        """Reads context-free move notation (``gray@E5``, ``dome@E5``, ``pass`` ...).
+
+        Raises:
+            InvalidMoveError: if ``text`` is not well-formed notation.
+        """
+        return notation.parse_move(text)
+
+    def render_text(self, state: ProtocolState, *, color: bool = False) -> str:
+        """The city for a terminal, with coordinates, supplies and tile holders."""
+        return render.to_text(_medina(state), color=color)
+
+    def render_svg(self, state: ProtocolState, *, last_moves: Sequence[Move] = ()) -> SvgImage:
+        """The position as a standalone SVG document."""
+        return render.to_svg(_medina(state), last_moves=last_moves)
+
+    def describe_score(self, state: ProtocolState) -> str:
+        """The per-palace breakdown (pieces, stables, merchants, walls) plus tiles."""
+        return scoring.describe(_medina(state))
+
+    def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
+        """Each seat's score if the game ended now (see ``heuristics.evaluate``)."""
+        return heuristics.evaluate(_medina(state))
+
+
+def _medina(state: ProtocolState) -> State:
+    if not isinstance(state, State):
+        raise TypeError(f"not a Medina state: {state!r}")
+    return state
+
+
+GAME: Final = register(MedinaGame())
+
+__all__ = [
+    "COLORS",
+    "GAME",
+    "Dome",
+    "MedinaGame",
+    "MedinaMove",
+    "Merchant",
+    "PalacePiece",
+    "Pass",
+    "RuleSet",
+    "Stable",
+    "StartMerchant",
+    "State",
+    "Wall",
+]

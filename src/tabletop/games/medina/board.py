@@ -1,0 +1,232 @@
+"""Medina's board: square indices, wall spaces, towers and precomputed neighbour tables.
+
+The engine uses one 18×13 grid that includes the wall ring, named like Boardspace
+(columns ``A``–``R``, rows ``1``–``13``, row 1 drawn at the bottom)::
+
+          A  B  C  D  E  F  G  H  I  J  K  L  M  N  O  P  Q  R
+     13   T  w  w  w  w  w  w  w  w  w  w  w  w  w  w  w  w  T    T = tower
+     12   w  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  w    w = wall space
+     11   w  .  +  +  +  +  +  +  +  +  +  +  +  +  +  +  .  w    . = border square
+     ..   w  .  +  (inner squares C3–P11)             +  .  w    + = inner square
+      3   w  .  +  +  +  +  +  +  +  +  +  +  +  +  +  +  .  w
+      2   w  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  w
+      1   T  w  w  w  w  w  w  w  w  w  w  w  w  w  w  w  w  T
+
+Square index ``sq = row * 18 + col`` with ``col`` 0 = ``A`` and ``row`` 0 = rank ``1``, so
+``A1`` is 0, ``R1`` is 17 and ``R13`` is 233.  Sets of squares are Python ints used as
+bitsets (bit ``sq``).  Because building squares never sit in column ``A`` or ``R``, the
+shift-based dilations below cannot wrap from one row into a building square of the next.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+WIDTH: Final = 18
+HEIGHT: Final = 13
+NUM_SQUARES: Final = WIDTH * HEIGHT
+FILES: Final = "ABCDEFGHIJKLMNOPQR"
+
+Square = int
+"""A square index, ``row * 18 + col``."""
+
+Mask = int
+"""A set of squares as a bitset."""
+
+
+def square(col: int, row: int) -> Square:
+    """The index of the square in column ``col`` (0 = A) and row ``row`` (0 = rank 1)."""
+    return row * WIDTH + col
+
+
+def square_name(sq: Square) -> str:
+    """The name of a square, e.g. ``square_name(0) == "A1"``."""
+    return f"{FILES[sq % WIDTH]}{sq // WIDTH + 1}"
+
+
+def parse_square(text: str) -> Square | None:
+    """The index of a square name such as ``"E5"`` (case-insensitive), or ``None``."""
+    text = text.strip().upper()
+    if len(text) < 2 or text[0] not in FILES or not text[1:].isdigit():
+        return None
+    rank = int(text[1:])
+    if not 1 <= rank <= HEIGHT or text[1] == "0":
+        return None
+    return square(FILES.index(text[0]), rank - 1)
+
+
+SQUARE_NAMES: Final = tuple(square_name(sq) for sq in range(NUM_SQUARES))
+
+# --- regions -------------------------------------------------------------------------
+
+
+def _mask(squares: object) -> Mask:
+    m = 0
+    for sq in squares:  # type: ignore[attr-defined]
+        m |= 1 << sq
+    return m
+
+
+BUILDING: Final[Mask] = _mask(square(c, r) for c in range(1, WIDTH - 1) for r in range(1, HEIGHT - 1))
+"""The 176 building squares ``B2``–``Q12``."""
+
+INNER: Final[Mask] = _mask(square(c, r) for c in range(2, WIDTH - 2) for r in range(2, HEIGHT - 2))
+"""The 126 inner squares ``C3``–``P11`` (not adjacent to a wall space)."""
+
+BORDER: Final[Mask] = BUILDING & ~INNER
+
+TOWER_SQUARES: Final = (square(0, 0), square(WIDTH - 1, 0), square(0, HEIGHT - 1), square(WIDTH - 1, HEIGHT - 1))
+"""Tower squares by tower slot: ``A1`` (SW), ``R1`` (SE), ``A13`` (NW), ``R13`` (NE)."""
+
+TOWERS: Final[Mask] = _mask(TOWER_SQUARES)
+
+SOUTH: Final[Mask] = _mask(square(c, 0) for c in range(1, WIDTH - 1))
+NORTH: Final[Mask] = _mask(square(c, HEIGHT - 1) for c in range(1, WIDTH - 1))
+WEST: Final[Mask] = _mask(square(0, r) for r in range(1, HEIGHT - 1))
+EAST: Final[Mask] = _mask(square(WIDTH - 1, r) for r in range(1, HEIGHT - 1))
+HORIZONTAL_WALLS: Final[Mask] = SOUTH | NORTH
+VERTICAL_WALLS: Final[Mask] = WEST | EAST
+WALL_SPACES: Final[Mask] = HORIZONTAL_WALLS | VERTICAL_WALLS
+"""The 54 wall spaces."""
+
+SIDES: Final = ("south", "north", "west", "east")
+SIDE_MASKS: Final = (SOUTH, NORTH, WEST, EAST)
+
+# --- towers and runs -------------------------------------------------------------------
+# A run is the wall pieces contiguous with one tower along one side: run = (tower, side).
+# Run ids: 2 * tower slot + (0 for the tower's horizontal side, 1 for its vertical side).
+NUM_RUNS: Final = 8
+
+
+def _side_of(sq: Square) -> int:
+    for i, m in enumerate(SIDE_MASKS):
+        if m >> sq & 1:
+            return i
+    raise ValueError(sq)
+
+
+def _run_id(tower_slot: int, side: int) -> int:
+    return 2 * tower_slot + (0 if side < 2 else 1)
+
+
+RUN_TOWER: Final = tuple(r // 2 for r in range(NUM_RUNS))
+"""Tower slot of each run."""
+
+
+def _side_neighbors() -> dict[Square, tuple[Square, Square]]:
+    table: dict[Square, tuple[Square, Square]] = {}
+    for sq in range(NUM_SQUARES):
+        if not WALL_SPACES >> sq & 1:
+            continue
+        step = 1 if HORIZONTAL_WALLS >> sq & 1 else WIDTH
+        table[sq] = (sq - step, sq + step)
+    return table
+
+
+SIDE_NEIGHBORS: Final = _side_neighbors()
+"""For each wall space, its two neighbours along the side (wall spaces or towers)."""
+
+
+def _tower_run_from(sq: Square, neighbor: Square) -> int:
+    """The run a wall piece on ``sq`` joins when ``neighbor`` is a tower."""
+    return _run_id(TOWER_SQUARES.index(neighbor), _side_of(sq))
+
+
+TOWER_RUN: Final = {
+    (sq, nb): _tower_run_from(sq, nb) for sq, nbs in SIDE_NEIGHBORS.items() for nb in nbs if TOWERS >> nb & 1
+}
+"""``(wall space, adjacent tower square) -> run id`` for wall spaces next to a tower."""
+
+# --- neighbour tables ------------------------------------------------------------------
+
+_ORTHO: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_KING: Final = tuple((dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if dc or dr)
+
+
+def _neighbors(sq: Square, deltas: tuple[tuple[int, int], ...]) -> tuple[Square, ...]:
+    col, row = sq % WIDTH, sq // WIDTH
+    return tuple(square(col + dc, row + dr) for dc, dr in deltas if 0 <= col + dc < WIDTH and 0 <= row + dr < HEIGHT)
+
+
+ORTHO_NEIGHBORS: Final = tuple(_neighbors(sq, _ORTHO) for sq in range(NUM_SQUARES))
+ORTHO_MASK: Final = tuple(_mask(nbs) for nbs in ORTHO_NEIGHBORS)
+"""Orthogonal ("adjacent") neighbours of each square, as a bitset."""
+
+TOUCH_MASK: Final = tuple(_mask(_neighbors(sq, _KING)) for sq in range(NUM_SQUARES))
+"""8-neighbourhood ("touching") of each square, as a bitset (excluding the square)."""
+
+TOUCH_CLOSED: Final = tuple(m | 1 << sq for sq, m in enumerate(TOUCH_MASK))
+"""The 3×3 block around each square (the square and everything touching it)."""
+
+ADJACENT_WALL_SPACES: Final = tuple(m & WALL_SPACES if BUILDING >> sq & 1 else 0 for sq, m in enumerate(ORTHO_MASK))
+"""For each building square, the wall spaces adjacent to it (0, 1 or 2)."""
+
+WALL_FRONT: Final = {w: (ORTHO_MASK[w] & BUILDING).bit_length() - 1 for w in SIDE_NEIGHBORS}
+"""For each wall space, the one building square adjacent to it."""
+
+_NOT_A: Final = ~_mask(square(0, r) for r in range(HEIGHT)) & ((1 << NUM_SQUARES) - 1)
+_NOT_R: Final = ~_mask(square(WIDTH - 1, r) for r in range(HEIGHT)) & ((1 << NUM_SQUARES) - 1)
+_ALL: Final = (1 << NUM_SQUARES) - 1
+
+
+def ortho_dilate(m: Mask) -> Mask:
+    """Squares orthogonally adjacent to a square of ``m`` that lies in the building area.
+
+    Valid for any ``m`` whose squares are building squares; the result is restricted to
+    building squares (and may include squares of ``m`` itself).
+    """
+    return ((m << 1) | (m >> 1) | (m << WIDTH) | (m >> WIDTH)) & BUILDING
+
+
+def ortho_dilate_any(m: Mask) -> Mask:
+    """Every square orthogonally adjacent to a square of ``m`` (no wrap across rows)."""
+    return (((m << 1) & _NOT_A) | ((m >> 1) & _NOT_R) | (m << WIDTH) | (m >> WIDTH)) & _ALL
+
+
+def touch_dilate(m: Mask) -> Mask:
+    """``m`` plus every square touching it, for ``m`` inside the building area."""
+    row = m | (m << 1) | (m >> 1)
+    return (row | (row << WIDTH) | (row >> WIDTH)) & _ALL
+
+
+def two_or_more_neighbors(m: Mask) -> Mask:
+    """Squares with at least two orthogonal neighbours in ``m`` (``m`` in the building area)."""
+    seen = 0
+    two = 0
+    for shifted in (m << 1, m >> 1, m << WIDTH, m >> WIDTH):
+        two |= seen & shifted
+        seen |= shifted
+    return two & _ALL
+
+
+def squares_of(m: Mask) -> list[Square]:
+    """The squares of a bitset in increasing order."""
+    out: list[Square] = []
+    for i, byte in enumerate(m.to_bytes(_NUM_BYTES, "little")):
+        if byte:
+            out.extend(_BYTE_SQUARES[i][byte])
+    return out
+
+
+_NUM_BYTES: Final = (NUM_SQUARES + 7) // 8
+_BYTE_SQUARES: Final = tuple(
+    tuple(tuple(8 * i + b for b in range(8) if v >> b & 1) for v in range(256)) for i in range(_NUM_BYTES)
+)
+
+
+def mask_of(squares: object) -> Mask:
+    """The bitset of an iterable of squares."""
+    return _mask(squares)
+
+
+def diagram() -> str:
+    """The ASCII diagram of the board regions (T tower, w wall space, . border, + inner)."""
+    lines = ["     " + "  ".join(FILES)]
+    for row in range(HEIGHT - 1, -1, -1):
+        cells = []
+        for col in range(WIDTH):
+            sq = square(col, row)
+            bit = 1 << sq
+            cells.append("T" if TOWERS & bit else "w" if WALL_SPACES & bit else "+" if INNER & bit else ".")
+        lines.append(f"{row + 1:>3}  " + "  ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,208 @@
+"""Medina's move notation and the JSON view of a position.
+
+Move notation (``docs/notation.md``, Medina section): ``<piece>@<square>`` or ``pass``.
+
+=============  ======================================  ==============
+piece          meaning                                 example
+=============  ======================================  ==============
+``gray``       gray palace piece (also ``grey``)       ``gray@E5``
+``black``      black palace piece                      ``black@G7``
+``brown``      brown palace piece                      ``brown@H8``
+``orange``     orange palace piece                     ``orange@P2``
+``dome``       dome on the palace piece on the square  ``dome@E5``
+``stable``     stable                                  ``stable@F6``
+``merchant``   merchant                                ``merchant@K8``
+``wall``       wall piece on a wall space              ``wall@B1``
+``start``      the starting merchant (setup)           ``start@C3``
+=============  ======================================  ==============
+
+Squares are named ``A1``–``R13`` (column letter, row number; row 1 is south).  Parsing is
+case-insensitive and ignores spaces around the parts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tabletop.core.errors import InvalidMoveError
+from tabletop.core.protocol import Move
+from tabletop.games.medina.board import (
+    BUILDING,
+    RUN_TOWER,
+    SQUARE_NAMES,
+    TOWER_SQUARES,
+    WALL_SPACES,
+    parse_square,
+    squares_of,
+)
+from tabletop.games.medina.moves import (
+    COLORS,
+    DOME_MOVES,
+    MERCHANT_MOVES,
+    PALACE_MOVES,
+    PASS,
+    SLOT_NAMES,
+    STABLE_MOVES,
+    START_MOVES,
+    WALL_MOVES,
+    MedinaMove,
+    Merchant,
+)
+
+if TYPE_CHECKING:
+    from tabletop.games.medina.state import State
+
+_TABLES: dict[str, tuple[MedinaMove, ...]] = {
+    "gray": PALACE_MOVES[0],
+    "grey": PALACE_MOVES[0],
+    "black": PALACE_MOVES[1],
+    "brown": PALACE_MOVES[2],
+    "orange": PALACE_MOVES[3],
+    "dome": DOME_MOVES,
+    "stable": STABLE_MOVES,
+    "merchant": MERCHANT_MOVES,
+    "wall": WALL_MOVES,
+    "start": START_MOVES,
+}
+
+PIECE_WORDS = ("gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall", "start")
+
+
+def parse_move(text: str) -> MedinaMove:
+    """Reads ``<piece>@<square>`` or ``pass``.
+
+    >>> str(parse_move("Gray @ e5"))
+    'gray@E5'
+
+    Raises:
+        InvalidMoveError: quoting ``text``, if it is not well-formed notation.
+    """
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"a move must be text, got {text!r}")
+    body = text.strip().lower()
+    if body == "pass":
+        return PASS
+    piece, sep, where = body.partition("@")
+    piece = piece.strip()
+    if not sep:
+        raise InvalidMoveError(
+            f"not a Medina move: {text!r} (expected '<piece>@<square>' such as 'gray@E5', or 'pass')"
+        )
+    table = _TABLES.get(piece)
+    if table is None:
+        raise InvalidMoveError(f"unknown piece {piece!r} in {text!r} (expected one of {', '.join(PIECE_WORDS)})")
+    sq = parse_square(where)
+    if sq is None:
+        raise InvalidMoveError(f"bad square {where.strip()!r} in {text!r} (expected A1-R13, e.g. 'E5')")
+    return table[sq]
+
+
+def move_to_str(move: Move) -> str:
+    """The notation of a Medina move (``str(move)``)."""
+    return str(move)
+
+
+def as_start(move: MedinaMove) -> MedinaMove:
+    """The starting-merchant move on the square of a merchant move."""
+    assert isinstance(move, Merchant)
+    return START_MOVES[move.square]
+
+
+# --- JSON view -------------------------------------------------------------------------------
+
+
+def _names(mask: int) -> list[str]:
+    return [SQUARE_NAMES[sq] for sq in squares_of(mask)]
+
+
+def state_to_json(s: State) -> dict[str, Any]:
+    """Everything a web client needs to draw and play the position.
+
+    Keys: ``game``, ``num_players``, ``rules``, ``board`` (columns, rows, building squares,
+    wall spaces, towers with values and holders), ``palaces`` (colour, pieces, stables,
+    owner, dome, status, size, extension squares), ``pieces`` (one entry per occupied
+    square), ``walls`` (square and tower), ``domes``, ``merchant_chain`` (active chain and
+    its ends), ``supplies`` (per seat), ``retired``, ``palace_tiles``, ``tower_tiles``,
+    ``phase``, ``current_player``, ``placements_left``, ``obligation``, ``turn``, ``ply``,
+    ``scores``, ``legal_moves`` and ``outcome``.
+    """
+    from tabletop.games.medina.rules import legal_by_kind
+    from tabletop.games.medina.state import PHASE_NAMES
+
+    values = s.rules.tower_value_tuple()
+    palaces = []
+    pieces: list[dict[str, Any]] = []
+    for pid, pal in enumerate(s.palaces):
+        status = "owned" if pal.owner >= 0 else "abandoned" if pal.abandoned else "unfinished"
+        palaces.append(
+            {
+                "id": pid,
+                "color": COLORS[pal.color],
+                "pieces": _names(pal.pieces),
+                "stables": _names(pal.stables),
+                "owner": pal.owner if pal.owner >= 0 else None,
+                "dome": SQUARE_NAMES[pal.dome] if pal.dome >= 0 else None,
+                "status": status,
+                "size": pal.size,
+                "extension_squares": _names(s.ext[pal.color]) if s.unfinished[pal.color] == pid else [],
+            }
+        )
+        pieces += [
+            {"square": n, "type": "palace", "color": COLORS[pal.color], "palace": pid} for n in _names(pal.pieces)
+        ]
+        pieces += [{"square": n, "type": "stable", "palace": pid} for n in _names(pal.stables)]
+    pieces += [{"square": n, "type": "merchant", "active": n in _names(s.chain)} for n in _names(s.merchants)]
+    walls = []
+    for run, mask in enumerate(s.runs):
+        walls += [{"square": n, "tower": SQUARE_NAMES[TOWER_SQUARES[RUN_TOWER[run]]], "run": run} for n in _names(mask)]
+    walls.sort(key=lambda w: SQUARE_NAMES.index(w["square"]))
+    domes = [
+        {"square": SQUARE_NAMES[p.dome], "player": p.owner, "palace": i}
+        for i, p in enumerate(s.palaces)
+        if p.owner >= 0
+    ]
+    supplies = [
+        {name: s.supply[seat * 8 + slot] for slot, name in enumerate(SLOT_NAMES)} for seat in range(s.num_players)
+    ]
+    outcome = s.outcome()
+    return {
+        "game": "medina",
+        "num_players": s.num_players,
+        "rules": s.rules.to_json(),
+        "board": {
+            "columns": 18,
+            "rows": 13,
+            "building_squares": _names(BUILDING),
+            "wall_spaces": _names(WALL_SPACES),
+            "towers": [
+                {"square": SQUARE_NAMES[sq], "value": values[t], "holder": _holder(s.tower_tiles[t])}
+                for t, sq in enumerate(TOWER_SQUARES)
+            ],
+        },
+        "palaces": palaces,
+        "pieces": pieces,
+        "walls": walls,
+        "domes": domes,
+        "merchant_chain": {"squares": _names(s.chain), "ends": _names(s.chain_ends)},
+        "start_merchant": SQUARE_NAMES[s.start_square] if s.start_square >= 0 else None,
+        "supplies": supplies,
+        "retired": {COLORS[c]: n for c, n in enumerate(s.retired)},
+        "palace_tiles": {COLORS[c]: {"value": c + 1, "holder": _holder(h)} for c, h in enumerate(s.palace_tiles)},
+        "tower_tiles": {
+            SQUARE_NAMES[sq]: {"value": values[t], "holder": _holder(s.tower_tiles[t])}
+            for t, sq in enumerate(TOWER_SQUARES)
+        },
+        "phase": PHASE_NAMES[s.phase],
+        "current_player": s.current_player,
+        "placements_left": s.placements_left,
+        "obligation": s.obligation,
+        "turn": s.turn,
+        "ply": s.ply,
+        "scores": list(s.scores()),
+        "legal_moves": [str(m) for ms in legal_by_kind(s).values() for m in ms],
+        "outcome": outcome.to_json() if outcome is not None else None,
+    }
+
+
+def _holder(h: int) -> int | None:
+    return h if h >= 0 else None

@@ -1,0 +1,124 @@
+"""Medina's final scoring (§5.4): a per-palace breakdown plus palace and tower tiles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tabletop.games.medina.board import SQUARE_NAMES, TOWER_SQUARES, ortho_dilate, ortho_dilate_any
+from tabletop.games.medina.moves import COLORS
+from tabletop.games.medina.state import State
+
+
+@dataclass(frozen=True, slots=True)
+class PalaceScore:
+    """The points one owned palace earns its owner.
+
+    Attributes:
+        palace: the palace id (index in ``State.palaces``).
+        owner: the owning seat.
+        color: colour index.
+        pieces: palace pieces (1 point each).
+        stables: stables of the palace (1 point each).
+        merchants: merchants adjacent to a piece or stable (each counted once).
+        walls: wall pieces adjacent to a piece or stable.
+    """
+
+    palace: int
+    owner: int
+    color: int
+    pieces: int
+    stables: int
+    merchants: int
+    walls: int
+
+    @property
+    def total(self) -> int:
+        """The palace's points."""
+        return self.pieces + self.stables + self.merchants + self.walls
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheet:
+    """Everyone's score: owned palaces plus the tiles held.
+
+    Attributes:
+        palaces: the breakdown of every owned palace, in palace id order.
+        palace_tiles: per seat, the value of the palace tiles held.
+        tower_tiles: per seat, the value of the tower tiles held.
+    """
+
+    palaces: tuple[PalaceScore, ...]
+    palace_tiles: tuple[int, ...]
+    tower_tiles: tuple[int, ...]
+
+    def totals(self) -> tuple[int, ...]:
+        """Each seat's total."""
+        totals = [a + b for a, b in zip(self.palace_tiles, self.tower_tiles, strict=True)]
+        for p in self.palaces:
+            totals[p.owner] += p.total
+        return tuple(totals)
+
+
+def palace_score(s: State, pid: int) -> PalaceScore:
+    """The breakdown of palace ``pid`` (as if owned; unowned palaces score for nobody)."""
+    pal = s.palaces[pid]
+    comps = pal.pieces | pal.stables
+    # A11: with stable_adjacency_scores off, only neighbours of palace pieces count.
+    reach = comps if s.rules.stable_adjacency_scores else pal.pieces
+    return PalaceScore(
+        palace=pid,
+        owner=pal.owner,
+        color=pal.color,
+        pieces=pal.pieces.bit_count(),
+        stables=pal.stables.bit_count(),
+        merchants=(ortho_dilate(reach) & s.merchants).bit_count(),
+        walls=(ortho_dilate_any(reach) & s.walls).bit_count(),
+    )
+
+
+def score_sheet(s: State) -> ScoreSheet:
+    """The full breakdown of the scores if the game ended now."""
+    n = s.num_players
+    palace_tiles = [0] * n
+    tower_tiles = [0] * n
+    for col, holder in enumerate(s.palace_tiles):
+        if holder >= 0:
+            palace_tiles[holder] += col + 1
+    values = s.rules.tower_value_tuple()
+    for slot, holder in enumerate(s.tower_tiles):
+        if holder >= 0:
+            tower_tiles[holder] += values[slot]
+    palaces = tuple(palace_score(s, i) for i, p in enumerate(s.palaces) if p.owner >= 0)
+    return ScoreSheet(palaces, tuple(palace_tiles), tuple(tower_tiles))
+
+
+def scores(s: State) -> tuple[int, ...]:
+    """Each seat's total if the game ended now."""
+    return score_sheet(s).totals()
+
+
+def describe(s: State) -> str:
+    """A human-readable per-palace breakdown with tiles and totals."""
+    sheet = score_sheet(s)
+    values = s.rules.tower_value_tuple()
+    lines: list[str] = []
+    totals = sheet.totals()
+    for seat in range(s.num_players):
+        lines.append(f"Player {seat + 1}: {totals[seat]}")
+        for ps in sheet.palaces:
+            if ps.owner != seat:
+                continue
+            pal = s.palaces[ps.palace]
+            lines.append(
+                f"  {COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {ps.pieces} pieces + {ps.stables} stables"
+                f" + {ps.merchants} merchants + {ps.walls} walls = {ps.total}"
+            )
+        tiles = [f"{COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
+        tiles += [
+            f"tower {SQUARE_NAMES[TOWER_SQUARES[t]]} tile ({values[t]})"
+            for t, h in enumerate(s.tower_tiles)
+            if h == seat
+        ]
+        if tiles:
+            lines.append(f"  tiles: {', '.join(tiles)} = {sheet.palace_tiles[seat] + sheet.tower_tiles[seat]}")
+    return "\n".join(lines)

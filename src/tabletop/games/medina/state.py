@@ -1,0 +1,266 @@
+"""Medina's immutable position: pieces as bitsets, palace records, supplies and tile holders.
+
+A :class:`State` is never changed once it is handed out: :meth:`State.apply` builds a new
+one (see :mod:`tabletop.games.medina.rules`).  Legal moves and the derived square sets are
+cached per state, since kind-first random play asks for them on every step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tabletop.core.outcome import Outcome
+from tabletop.core.protocol import GameConfig, Move
+from tabletop.core.state_base import StateDefaults
+from tabletop.games.medina.board import Mask, Square
+from tabletop.games.medina.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from tabletop.games.medina import MedinaGame
+
+START, PLAY, OVER = 0, 1, 2
+"""Phases: the starting merchant, the turns, game over."""
+
+PHASE_NAMES = ("start_merchant", "play", "over")
+
+
+class Palace(NamedTuple):
+    """One palace: a maximal orthogonally connected set of same-colour palace pieces.
+
+    Attributes:
+        color: colour index (see ``moves.COLORS``).
+        pieces: its palace pieces (bitset).
+        stables: its stables (bitset).
+        touch: its components plus every square touching one (the street-rule zone).
+        owner: the seat that domed it, or -1.
+        dome: the square carrying the dome, or -1.
+        abandoned: unowned and without extension squares (final; §3.1.4).
+    """
+
+    color: int
+    pieces: Mask
+    stables: Mask
+    touch: Mask
+    owner: int
+    dome: Square
+    abandoned: bool
+
+    @property
+    def components(self) -> Mask:
+        """Pieces and stables."""
+        return self.pieces | self.stables
+
+    @property
+    def size(self) -> int:
+        """Palace pieces plus stables (the palace-tile comparison)."""
+        return (self.pieces | self.stables).bit_count()
+
+
+class State(StateDefaults):
+    """A Medina position.  Treat every attribute as read-only.
+
+    Board attributes are bitsets over :mod:`~tabletop.games.medina.board` square indices.
+
+    Attributes:
+        game: the game object.
+        config: the canonical configuration.
+        rules: the rule flags.
+        num_players: 3 or 4.
+        phase: ``START``, ``PLAY`` or ``OVER``.
+        current_player: the seat to act, or -1 when over.
+        placements_left: placements left in this turn (2 or 1; 1 in the setup phase).
+        obligation: the last-player dome obligation (§5.2) is pending this turn.
+        turn: the 0-based turn index (the starting merchant is turn 0).
+        ply: moves applied so far.
+        palace_mask: every palace piece.
+        stables: every stable.
+        merchants: every merchant.
+        walls: every wall piece.
+        occupied: every occupied building square.
+        forbid: squares a new palace may not use (components and their touching squares).
+        contested: squares touching components of two different palaces.
+        palaces: every palace, in order of foundation (index = palace id).
+        unfinished: per colour, the id of its unfinished palace or -1.
+        ext: per colour, the extension squares of its unfinished palace (0 if none).
+        owned: ``owned[p * 4 + c]`` = id of the colour-``c`` palace of seat ``p`` or -1.
+        chain: the active merchant chain.
+        chain_ends: the squares the active chain may grow from.
+        runs: wall pieces per run (``board.NUM_RUNS`` runs: tower × side).
+        supply: ``supply[p * 8 + slot]``, slots as ``moves.SLOT_NAMES``.
+        retired: per colour, palace pieces removed from the game by colour retirement.
+        palace_tiles: holder seat per palace colour, or -1 (still in the supply).
+        tower_tiles: holder seat per tower slot, or -1.
+        start_square: the starting merchant's square, or -1 before it is placed.
+    """
+
+    __slots__ = (
+        "_cache",
+        "chain",
+        "chain_ends",
+        "config",
+        "contested",
+        "current_player",
+        "ext",
+        "forbid",
+        "game",
+        "merchants",
+        "num_players",
+        "obligation",
+        "occupied",
+        "owned",
+        "palace_mask",
+        "palace_tiles",
+        "palaces",
+        "phase",
+        "placements_left",
+        "ply",
+        "retired",
+        "rules",
+        "runs",
+        "stables",
+        "start_square",
+        "supply",
+        "tower_tiles",
+        "turn",
+        "unfinished",
+        "walls",
+    )
+
+    game: MedinaGame
+    config: GameConfig
+    rules: RuleSet
+    num_players: int
+    phase: int
+    current_player: int
+    placements_left: int
+    obligation: bool
+    turn: int
+    ply: int
+    palace_mask: Mask
+    stables: Mask
+    merchants: Mask
+    walls: Mask
+    occupied: Mask
+    forbid: Mask
+    contested: Mask
+    palaces: tuple[Palace, ...]
+    unfinished: tuple[int, ...]
+    ext: tuple[Mask, ...]
+    owned: tuple[int, ...]
+    chain: Mask
+    chain_ends: Mask
+    runs: tuple[Mask, ...]
+    supply: tuple[int, ...]
+    retired: tuple[int, ...]
+    palace_tiles: tuple[int, ...]
+    tower_tiles: tuple[int, ...]
+    start_square: Square
+    _cache: dict[str, Any]
+
+    def _copy(self) -> State:
+        """A shallow copy with an empty cache (for building the next state)."""
+        new = State.__new__(State)
+        for name in _FIELDS:
+            setattr(new, name, getattr(self, name))
+        new._cache = {}
+        return new
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _KEY_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.config == other.config and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"<medina.State turn={self.turn} ply={self.ply} player={self.current_player}>"
+
+    def __str__(self) -> str:
+        return _render.to_text(self)
+
+    def _repr_svg_(self) -> str:
+        return str(_render.to_svg(self))
+
+    # --- protocol ----------------------------------------------------------------------
+
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move, kinds in ``moves.KINDS`` order, squares in index order."""
+        cache = self._cache
+        moves = cache.get("all")
+        if moves is None:
+            by_kind = _rules.legal_by_kind(self)
+            moves = tuple(m for ms in by_kind.values() for m in ms)
+            cache["all"] = moves
+        return moves
+
+    def legal_kinds(self) -> Sequence[str]:
+        """The kinds that have at least one legal move, in ``moves.KINDS`` order."""
+        return tuple(_rules.legal_by_kind(self))
+
+    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
+        """The legal moves of one kind (empty for a kind with none)."""
+        return _rules.legal_by_kind(self).get(kind, ())
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` may be applied now."""
+        return _rules.illegal_reason(self, move) is None
+
+    def apply(self, move: Move) -> State:
+        """The state after ``move``.
+
+        Raises:
+            IllegalMoveError: with the reason, if ``move`` is not legal here.
+        """
+        return _rules.apply(self, move)
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.phase == OVER
+
+    def outcome(self) -> Outcome | None:
+        """Final scores and the shared winners once the game is over."""
+        if self.phase != OVER:
+            return None
+        return Outcome.from_scores(self.scores(), "no_legal_placements")
+
+    def scores(self) -> tuple[int, ...]:
+        """Each seat's score if the game ended now (final scores once over)."""
+        cached = self._cache.get("scores")
+        if cached is None:
+            cached = _scoring.scores(self)
+            self._cache["scores"] = cached
+        return cached
+
+    def parse_move(self, text: str) -> Move:
+        """Reads a move; during setup ``merchant@SQ`` also means the starting merchant.
+
+        Raises:
+            InvalidMoveError: if ``text`` is not well-formed notation.
+        """
+        move = _notation.parse_move(text)
+        if self.phase == START and move.kind == "merchant":
+            return _notation.as_start(move)
+        return move
+
+    def move_to_str(self, move: Move) -> str:
+        """The notation of ``move``."""
+        return _notation.move_to_str(move)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything a client needs to draw and play the position (see ``docs/medina.md``)."""
+        return _notation.state_to_json(self)
+
+
+_FIELDS = tuple(name for name in State.__slots__ if name != "_cache")
+_KEY_FIELDS = tuple(name for name in _FIELDS if name not in ("game", "config", "rules"))
+
+# Late imports: these modules build and read States, and State delegates to them.
+from tabletop.games.medina import notation as _notation  # noqa: E402
+from tabletop.games.medina import render as _render  # noqa: E402
+from tabletop.games.medina import rules as _rules  # noqa: E402
+from tabletop.games.medina import scoring as _scoring  # noqa: E402
