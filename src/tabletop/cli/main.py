@@ -17,6 +17,7 @@ from rich.table import Table
 from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
 from tabletop.cli.arena_cmd import arena, print_mcts_bench
+from tabletop.cli.map_cmd import map_app
 from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
@@ -323,6 +324,7 @@ def games_cmd() -> None:
 
 app.command("serve")(serve)
 app.command("arena")(arena)
+app.add_typer(map_app, name="map")
 
 
 def main() -> None:
