@@ -8,7 +8,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from tabletop.ai.agent import agent_kinds
+from tabletop.ai.agent import agent_kinds, make_agent
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game
 from tabletop.core.registry import available_games, make
 
@@ -60,7 +61,35 @@ def list_games() -> list[dict[str, Any]]:
     return [describe_game(make(g)) for g in available_games()]
 
 
+def bot_specs() -> list[str]:
+    """Every bot kind, with numbered levels spelled out (``mcts:1``, ``mcts:2``, ...).
+
+    Levels are found by asking :func:`make_agent` which ``kind:N`` it accepts, so the
+    server needs no knowledge of any bot's settings.
+    """
+    specs: list[str] = []
+    for kind in agent_kinds():
+        if _accepts(f"{kind}:999"):
+            specs.append(kind)  # it ignores its argument: no levels
+            continue
+        levels = []
+        for n in range(1, 10):
+            if not _accepts(f"{kind}:{n}"):
+                break
+            levels.append(f"{kind}:{n}")
+        specs += levels or [kind]
+    return specs
+
+
+def _accepts(spec: str) -> bool:
+    try:
+        make_agent(spec, seed=0)
+    except (ConfigError, ValueError):
+        return False
+    return True
+
+
 @router.get("/agents")
 def list_agents() -> dict[str, Any]:
-    """The bot kinds a seat can be given (plus ``human``)."""
-    return {"agents": ["human", *agent_kinds()]}
+    """The bot specs a seat can be given (plus ``human``)."""
+    return {"agents": ["human", *bot_specs()]}

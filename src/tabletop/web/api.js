@@ -1,0 +1,85 @@
+// HTTP and websocket access to the server.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.detail ? `${body.detail}` : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export async function api(path, { method = "GET", body } = {}) {
+  const r = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await r.json().catch(() => null);
+  if (!r.ok) throw new ApiError(r.status, data);
+  return data;
+}
+
+/**
+ * A match socket that reconnects by itself.  `onState` gets every view; `send` returns a
+ * promise settled by the server's ack or error for that request.
+ */
+export class MatchSocket {
+  constructor(matchId, { onState, onStatus }) {
+    this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${matchId}/ws`;
+    this.onState = onState;
+    this.onStatus = onStatus;
+    this.pending = new Map();
+    this.req = 0;
+    this.delay = 250;
+    this.closed = false;
+    this.open();
+  }
+
+  open() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 250;
+      this.onStatus(true);
+    };
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "state") this.onState(msg);
+      else if (msg.req != null && this.pending.has(msg.req)) {
+        const { resolve, reject } = this.pending.get(msg.req);
+        this.pending.delete(msg.req);
+        if (msg.type === "error") reject(new ApiError(msg.status, msg));
+        else resolve(msg);
+      } else if (msg.type === "error" && msg.status === 404) {
+        this.closed = true;
+        this.onStatus(false, msg);
+      }
+    };
+    ws.onclose = () => {
+      for (const { reject } of this.pending.values()) reject(new ApiError(0, { detail: "connection lost" }));
+      this.pending.clear();
+      if (this.closed) return;
+      this.onStatus(false);
+      // Back off up to 5 s; the server resends the full state on reconnect.
+      setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, 5000);
+    };
+  }
+
+  send(msg) {
+    return new Promise((resolve, reject) => {
+      if (this.ws.readyState !== WebSocket.OPEN) {
+        reject(new ApiError(0, { detail: "not connected" }));
+        return;
+      }
+      const req = ++this.req;
+      this.pending.set(req, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...msg, req }));
+    });
+  }
+
+  close() {
+    this.closed = true;
+    this.ws.close();
+  }
+}

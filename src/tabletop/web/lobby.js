@@ -1,0 +1,177 @@
+// The start page: create a game (seats, ruleset, map, variants, hotseat) or upload a record.
+import { api } from "./api.js";
+import { h, toast } from "./dom.js";
+import { t } from "./i18n.js";
+import { startReplay } from "./replay.js";
+
+export function showLobby(main) {
+  let games = [];
+  let agents = ["human", "random"];
+  let created = null;
+  const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [] };
+
+  function seatDefaults(n) {
+    while (form.seats.length < n) {
+      const i = form.seats.length;
+      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : agents[1] || "human" });
+    }
+    form.seats.length = n;
+  }
+
+  function pickGame(id) {
+    const g = games.find((x) => x.id === id) || games[0];
+    form.game = g.id;
+    form.players = Math.max(g.min_players, Math.min(form.players, g.max_players));
+    form.ruleset = "default";
+    form.map = "";
+    form.variants = {};
+    seatDefaults(form.players);
+  }
+
+  async function create() {
+    const body = {
+      game: form.game,
+      seats: form.seats.map((s) => ({ name: s.name.trim() || "?", agent: s.agent })),
+      ruleset: form.ruleset,
+      variants: form.variants,
+      hotseat: form.hotseat,
+    };
+    if (form.map) body.map = form.map;
+    try {
+      created = await api("/api/matches", { method: "POST", body });
+      const humans = created.seats.filter((s) => s.token);
+      if (form.hotseat || humans.length <= 1) {
+        location.href = created.hotseat_link || created.spectator_link;
+        return;
+      }
+      render();
+    } catch (err) {
+      toast(t("error.generic", { detail: err.message }), "error");
+    }
+  }
+
+  function variantInputs(g) {
+    return g.options.map((o) => {
+      const sel = h("select", {
+        id: `variant-${o.name}`,
+        onchange: (e) => {
+          if (e.target.value === "") delete form.variants[o.name];
+          else form.variants[o.name] = JSON.parse(e.target.value);
+        },
+      });
+      sel.append(new Option(t("lobby.variant_default"), ""));
+      for (const c of o.choices || []) sel.append(new Option(String(c), JSON.stringify(c)));
+      if (o.name in form.variants) sel.value = JSON.stringify(form.variants[o.name]);
+      if (!o.choices) {
+        const inp = h("input", {
+          id: `variant-${o.name}`,
+          type: "number",
+          placeholder: String(o.default),
+          onchange: (e) => {
+            if (e.target.value === "") delete form.variants[o.name];
+            else form.variants[o.name] = Number(e.target.value);
+          },
+        });
+        return h("label.variant", { title: o.help }, h("span", { text: o.name }), inp);
+      }
+      return h("label.variant", { title: o.help }, h("span", { text: o.name }), sel);
+    });
+  }
+
+  function render() {
+    main.replaceChildren();
+    if (!games.length) return;
+    const g = games.find((x) => x.id === form.game);
+    const gameSel = h("select", { id: "game-select", onchange: (e) => (pickGame(e.target.value), render()) });
+    for (const x of games) gameSel.append(new Option(x.name, x.id));
+    gameSel.value = g.id;
+    const countSel = h("select", {
+      id: "players-select",
+      onchange: (e) => {
+        form.players = Number(e.target.value);
+        seatDefaults(form.players);
+        render();
+      },
+    });
+    for (let n = g.min_players; n <= g.max_players; n++) countSel.append(new Option(String(n), String(n)));
+    countSel.value = String(form.players);
+    const rulesetSel = h("select", { id: "ruleset-select", onchange: (e) => (form.ruleset = e.target.value) });
+    for (const r of Object.keys(g.rulesets)) rulesetSel.append(new Option(r, r));
+    rulesetSel.value = form.ruleset;
+    const mapSel = g.maps.length
+      ? h("label", {}, h("span", { text: t("lobby.map") }), (() => {
+          const m = h("select", { id: "map-select", onchange: (e) => (form.map = e.target.value) });
+          m.append(new Option(t("lobby.map_default"), ""));
+          for (const x of g.maps) m.append(new Option(x.name, x.id));
+          m.value = form.map;
+          return m;
+        })())
+      : null;
+    const seats = form.seats.map((seat, i) => {
+      const who = h("select", { id: `seat-${i}-agent`, onchange: (e) => (seat.agent = e.target.value) });
+      for (const a of agents) who.append(new Option(a === "human" ? t("lobby.human") : a, a));
+      who.value = seat.agent;
+      return h(
+        "fieldset.seat",
+        { class: `seat p${i}` },
+        h("legend", {}, h("span.swatch", { class: `swatch p${i}` }), t("lobby.seat", { n: i + 1 })),
+        h("label", {}, h("span", { text: t("lobby.name") }),
+          h("input", { id: `seat-${i}-name`, value: seat.name, maxlength: 80, oninput: (e) => (seat.name = e.target.value) })),
+        h("label", {}, h("span", { text: t("lobby.who") }), who),
+      );
+    });
+    const hotseat = h("input", { id: "hotseat", type: "checkbox", onchange: (e) => (form.hotseat = e.target.checked) });
+    hotseat.checked = form.hotseat;
+    const upload = h("input", {
+      id: "record-upload",
+      type: "file",
+      accept: "application/json,.json",
+      onchange: async (e) => {
+        const file = e.target.files[0];
+        if (file) startReplay(JSON.parse(await file.text()));
+      },
+    });
+    main.append(
+      h("section.lobby", {},
+        h("h1", { text: t("lobby.heading") }),
+        h("div.row", {},
+          h("label", {}, h("span", { text: t("lobby.game") }), gameSel),
+          h("label", {}, h("span", { text: t("lobby.players") }), countSel),
+          h("label", {}, h("span", { text: t("lobby.ruleset") }), rulesetSel),
+          mapSel),
+        h("div.seats", {}, seats),
+        h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g))),
+        h("label.check", {}, hotseat, h("span", { text: t("lobby.hotseat") })),
+        h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
+        created ? createdLinks(created) : null,
+        h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
+      ),
+      h("section.lobby", {},
+        h("h2", { text: t("lobby.replay_heading") }),
+        h("label", {}, h("span", { text: t("lobby.replay_upload") }), upload)),
+    );
+  }
+
+  function createdLinks(m) {
+    const abs = (p) => new URL(p, location.href).href;
+    return h("div.created", { id: "created" },
+      h("h2", { text: t("lobby.created") }),
+      h("p", { text: t("lobby.links") }),
+      h("ul", {},
+        m.seats.filter((s) => s.link).map((s) =>
+          h("li", {}, h("a", { href: s.link, class: "seat-link", "data-seat": s.seat, text: t("lobby.open_seat", { name: s.name }) }),
+            h("input.link", { readonly: true, value: abs(s.link), onfocus: (e) => e.target.select() }))),
+        h("li", {}, h("a", { href: m.spectator_link, id: "watch-link", text: t("lobby.watch_link") }),
+          h("input.link", { readonly: true, value: abs(m.spectator_link), onfocus: (e) => e.target.select() }))),
+    );
+  }
+
+  Promise.all([api("/api/games"), api("/api/agents")]).then(([g, a]) => {
+    games = g.filter((x) => x.id !== "toy");
+    if (!games.length) games = g;
+    agents = a.agents;
+    pickGame(games[0]?.id);
+    render();
+  });
+  return render;
+}
