@@ -151,12 +151,12 @@ def build_position(
             raise ValueError("palaces (with their stables) must not touch each other")
     owned = [-1] * (4 * num_players)
     for name, seat in (domes or {}).items():
-        sq = parse_square(name)
-        pid = next((i for i, p in enumerate(palaces) if sq is not None and p.pieces >> sq & 1), None)
-        if pid is None or sq is None:
+        dome_sq = parse_square(name)
+        pid = next((i for i, p in enumerate(palaces) if dome_sq is not None and p.pieces >> dome_sq & 1), None)
+        if pid is None or dome_sq is None:
             raise ValueError(f"dome square {name!r} holds no palace piece")
         owned[seat * 4 + palaces[pid].color] = pid
-        palaces[pid] = palaces[pid]._replace(owner=seat, dome=sq)
+        palaces[pid] = palaces[pid]._replace(owner=seat, dome=dome_sq)
     s.palaces = tuple(palaces)
     s.palace_mask = pieces
     s.stables = stables
