@@ -1,0 +1,89 @@
+"""The Medina game object: protocol conformance, configuration and metadata."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import GameConfig
+from tabletop.core.registry import available_games, make
+from tabletop.testing.conformance import check_game
+
+GAME = make("medina")
+
+
+def test_registered() -> None:
+    assert "medina" in available_games()
+    assert GAME.bench_player_counts == (3, 4)
+    assert (GAME.min_players, GAME.max_players) == (3, 4)
+
+
+def test_protocol_conformance() -> None:
+    check_game(GAME, n_games=1, seed=7, check_every=3)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_player_count_is_checked(n: int) -> None:
+    with pytest.raises(ConfigError, match="3 or 4 players"):
+        GAME.new_initial_state(GameConfig(num_players=n))
+
+
+def test_map_must_be_none() -> None:
+    with pytest.raises(ConfigError, match="map"):
+        GAME.new_initial_state(GameConfig(num_players=3, map="isola"))
+
+
+@pytest.mark.parametrize(
+    ("variants", "flag"),
+    [
+        ({"no_such_flag": True}, "no_such_flag"),
+        ({"abandoned_palace_claimable": 1}, "abandoned_palace_claimable"),
+        ({"start_merchant": "nobody"}, "start_merchant"),
+        ({"tower_values": "A1:4"}, "tower_values"),
+        ({"edition": 2}, "edition"),
+    ],
+)
+def test_bad_variants_name_the_flag(variants: dict[str, object], flag: str) -> None:
+    with pytest.raises(ConfigError, match=flag):
+        GAME.new_initial_state(GameConfig(num_players=4, variants=variants))  # type: ignore[arg-type]
+
+
+def test_unknown_ruleset() -> None:
+    with pytest.raises(ConfigError, match="ruleset"):
+        GAME.new_initial_state(GameConfig(num_players=4, ruleset="nope"))
+
+
+def test_start_player() -> None:
+    state = GAME.new_initial_state(GameConfig(num_players=4, start_player=2))
+    assert state.current_player == 2
+    after = state.apply(state.parse_move("start@H7"))
+    assert after.current_player == 2 and after.placements_left == 2
+    with pytest.raises(ConfigError, match="start_player"):
+        GAME.new_initial_state(GameConfig(num_players=3, start_player=3))
+
+
+def test_canonical_config_keeps_only_changed_flags() -> None:
+    config = GameConfig(
+        num_players=3, ruleset="boardspace", variants={"abandoned_palace_claimable": True, "hide_supplies": False}
+    )
+    canon = GAME.canonical_config(config)
+    assert dict(canon.variants) == {"hide_supplies": False}
+    assert GAME.canonical_config(canon) == canon
+
+
+def test_random_start_merchant_is_seeded() -> None:
+    config = GameConfig(num_players=3, seed=5, variants={"start_merchant": "random"})
+    a, b = GAME.new_initial_state(config), GAME.new_initial_state(config)
+    assert a == b
+    assert a.ply == 0 and "merchant_start" not in a.legal_kinds()
+    assert a.to_json()["start_merchant"] is not None
+
+
+def test_tower_values_variant() -> None:
+    state = GAME.new_initial_state(GameConfig(num_players=3, variants={"tower_values": "A1:1,R1:1,A13:1,R13:1"}))
+    assert [t["value"] for t in state.to_json()["board"]["towers"]] == [1, 1, 1, 1]
+
+
+def test_presets_build() -> None:
+    for name in GAME.rulesets:
+        GAME.new_initial_state(GameConfig(num_players=4, ruleset=name))
