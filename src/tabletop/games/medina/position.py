@@ -241,4 +241,3 @@ def with_turn(s: State, player: int, placements_left: int = 2) -> State:
     new.placements_left = placements_left
     new.obligation = False
     return new
-

@@ -213,40 +213,100 @@ def is_able(s: State, player: int) -> bool:
 # --- legal moves ---------------------------------------------------------------------------
 
 
-def _placements(s: State, player: int) -> dict[str, list[MedinaMove]]:
-    """Every placement of ``player`` ignoring the dome obligation, by kind."""
+MoveSource = tuple[tuple[MedinaMove, ...], Mask]
+"""A move table (one move per square) and the squares where those moves are legal."""
+
+
+def _placement_sources(s: State, player: int) -> dict[str, list[MoveSource]]:
+    """Where ``player`` may place each kind of piece (ignoring the dome obligation).
+
+    Only kinds with at least one legal square appear.  Moves are not built here: kind-first
+    play needs the kinds of every state but the moves of one kind only.
+    """
     sup = s.supply
     base = player * NUM_SLOTS
-    out: dict[str, list[MedinaMove]] = {}
-    palace: list[MedinaMove] = []
+    out: dict[str, list[MoveSource]] = {}
+    palace: list[MoveSource] = []
     newpal = -1
     for col in range(4):
         if sup[base + col]:
             if s.unfinished[col] >= 0:
-                palace += moves_on(PALACE_MOVES[col], s.ext[col])
+                palace.append((PALACE_MOVES[col], s.ext[col]))
             else:
                 if newpal < 0:
                     newpal = new_palace_squares(s)
-                palace += moves_on(PALACE_MOVES[col], newpal)
+                if newpal:
+                    palace.append((PALACE_MOVES[col], newpal))
     if palace:
         out["palace"] = palace
     if sup[base + DOME]:
         m = dome_targets(s, player)
         if m:
-            out["dome"] = moves_on(DOME_MOVES, m)
+            out["dome"] = [(DOME_MOVES, m)]
     if sup[base + STABLE]:
         m = stable_squares(s)
         if m:
-            out["stable"] = moves_on(STABLE_MOVES, m)
+            out["stable"] = [(STABLE_MOVES, m)]
     if sup[base + MERCHANT]:
         m = merchant_squares(s)
         if m:
-            out["merchant"] = moves_on(MERCHANT_MOVES, m)
+            out["merchant"] = [(MERCHANT_MOVES, m)]
     if sup[base + WALL]:
         m = wall_squares(s)
         if m:
-            out["wall"] = moves_on(WALL_MOVES, m)
+            out["wall"] = [(WALL_MOVES, m)]
     return out
+
+
+def _build(sources: list[MoveSource]) -> tuple[MedinaMove, ...]:
+    if len(sources) == 1:
+        table, mask = sources[0]
+        return tuple(moves_on(table, mask))
+    out: list[MedinaMove] = []
+    for table, mask in sources:
+        out += moves_on(table, mask)
+    return tuple(out)
+
+
+def _sources(s: State) -> dict[str, list[MoveSource]] | None:
+    """The move sources of the current player, or ``None`` when moves must be listed in full."""
+    c = s._cache
+    if "sources" in c:
+        got: dict[str, list[MoveSource]] | None = c["sources"]
+        return got
+    got = None
+    if s.phase == PLAY and not s.obligation:
+        got = _placement_sources(s, s.current_player)
+        if not got:
+            got = None  # the pass case
+    elif s.phase == START:
+        got = {"merchant_start": [(START_MOVES, start_squares(s.rules) & ~s.occupied)]}
+    c["sources"] = got
+    return got
+
+
+def legal_kinds(s: State) -> tuple[str, ...]:
+    """The kinds of the current player's legal moves, in ``moves.KINDS`` order."""
+    sources = _sources(s)
+    if sources is None:
+        return tuple(legal_by_kind(s))
+    return tuple(k for k in KINDS if k in sources)
+
+
+def legal_moves_of_kind(s: State, kind: str) -> tuple[MedinaMove, ...]:
+    """The current player's legal moves of one kind (cached)."""
+    c = s._cache
+    key = "kind:" + kind
+    got: tuple[MedinaMove, ...] | None = c.get(key)
+    if got is None:
+        sources = _sources(s)
+        if sources is None:
+            got = legal_by_kind(s).get(kind, ())
+        else:
+            src = sources.get(kind)
+            got = _build(src) if src else ()
+        c[key] = got
+    return got
 
 
 def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
@@ -255,15 +315,17 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
     got: dict[str, tuple[MedinaMove, ...]] | None = c.get("legal")
     if got is not None:
         return got
-    if s.phase == START:
-        got = {"merchant_start": tuple(moves_on(START_MOVES, start_squares(s.rules) & ~s.occupied))}
-    elif s.phase == OVER:
+    if s.phase == OVER:
         got = {}
     else:
-        by_kind = _placements(s, s.current_player)
-        if s.obligation:
-            by_kind = _apply_obligation(s, by_kind)
-        got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
+        sources = _sources(s)
+        if sources is not None:
+            got = {k: legal_moves_of_kind(s, k) for k in KINDS if k in sources}
+        else:
+            by_kind = {k: list(_build(src)) for k, src in _placement_sources(s, s.current_player).items()}
+            if s.obligation:
+                by_kind = _apply_obligation(s, by_kind)
+            got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
     c["legal"] = got
     return got
 
@@ -309,7 +371,7 @@ def is_legal(s: State, move: Move) -> bool:
     """Whether ``move`` is legal in ``s``: a bitset test, without listing the moves."""
     if s.phase != PLAY or s.obligation or isinstance(move, Pass):
         kind = getattr(move, "kind", None)
-        return isinstance(kind, str) and move in legal_by_kind(s).get(kind, ())
+        return isinstance(kind, str) and move in legal_moves_of_kind(s, kind)
     sq = getattr(move, "square", -1)
     if type(sq) is not int or not 0 <= sq < NUM_SQUARES:
         return False
@@ -465,8 +527,6 @@ def _start_next_turn(s: State, previous: int) -> None:
     """Moves ``s`` (fresh, unpublished) to the start of the next turn, or ends the game (§5.3)."""
     n = s.num_players
     able = [is_able(s, p) for p in range(n)]
-    s._cache.pop("legal", None)
-    s._cache.pop("all", None)
     if not any(able):
         s.phase = OVER
         s.current_player = TERMINAL

@@ -200,11 +200,11 @@ class State(StateDefaults):
 
     def legal_kinds(self) -> Sequence[str]:
         """The kinds that have at least one legal move, in ``moves.KINDS`` order."""
-        return tuple(_rules.legal_by_kind(self))
+        return _rules.legal_kinds(self)
 
     def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
         """The legal moves of one kind (empty for a kind with none)."""
-        return _rules.legal_by_kind(self).get(kind, ())
+        return _rules.legal_moves_of_kind(self, kind)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` may be applied now."""
