@@ -43,7 +43,8 @@ def _cells(s: State) -> dict[int, tuple[str, int, int]]:
     cells: dict[int, tuple[str, int, int]] = {}
     for pal in s.palaces:
         for sq in squares_of(pal.pieces):
-            cells[sq] = ("palace", pal.color, pal.owner if sq == pal.dome else -1)
+            # owner >= 0 on every piece of an owned palace; the dome square is marked with -2 - owner.
+            cells[sq] = ("palace", pal.color, (-2 - pal.owner if sq == pal.dome else pal.owner))
         for sq in squares_of(pal.stables):
             cells[sq] = ("stable", pal.color, -1)
     for sq in squares_of(s.merchants):
@@ -108,8 +109,10 @@ def _cell_text(s: State, sq: int, cells: dict[int, tuple[str, int, int]], values
         return ("_" if WALL_SPACES & bit else "."), ""
     kind, col, owner = cell
     if kind == "palace":
-        if owner >= 0:
-            return f"{PALACE_LETTER[col]}{owner + 1}", _ANSI_PLAYER[owner]
+        if owner <= -2:  # the dome
+            return f"{PALACE_LETTER[col]}{-1 - owner}", _ANSI_PLAYER[-2 - owner]
+        if owner >= 0:  # another piece of an owned palace
+            return PALACE_LETTER[col], _ANSI_PLAYER[owner]
         return PALACE_LETTER[col].lower(), _ANSI_PALACE[col]
     if kind == "stable":
         return "s", _ANSI_PALACE[col]
@@ -175,9 +178,22 @@ def to_svg(s: State, *, last_moves: Sequence[Move] = ()) -> SvgImage:
         if kind == "palace":
             _el(board, "rect", x=x + 2, y=y + 2, width=CELL - 4, height=CELL - 4, fill=PALACE_FILL[col])
             _el(board, "text", PALACE_LETTER[col], x=cx, y=cy + 4, font_size=11, fill=PALACE_TEXT[col])
-            if owner >= 0:
-                _el(board, "circle", cx=cx, cy=cy, r=9, fill=PLAYER_FILL[owner], stroke="#000000", stroke_width=1)
-                _el(board, "text", str(owner + 1), x=cx, y=cy + 4, font_size=10, fill="#000000")
+            if owner <= -2:  # the dome, in its owner's colour
+                seat = -2 - owner
+                _el(board, "circle", cx=cx, cy=cy, r=10, fill=PLAYER_FILL[seat], stroke="#000000", stroke_width=1)
+                _el(board, "text", f"{PALACE_LETTER[col]}{seat + 1}", x=cx, y=cy + 4, font_size=9, fill="#000000")
+            elif owner >= 0:  # owner's colour as a frame on the other pieces
+                _el(
+                    board,
+                    "rect",
+                    x=x + 3,
+                    y=y + 3,
+                    width=CELL - 6,
+                    height=CELL - 6,
+                    fill="none",
+                    stroke=PLAYER_FILL[owner],
+                    stroke_width=2,
+                )
         elif kind == "stable":
             _el(board, "rect", x=x + 5, y=y + 5, width=CELL - 10, height=CELL - 10, fill="#c9a46b", stroke="#5a3d1e")
             _el(board, "text", "S", x=cx, y=cy + 4, font_size=11, fill="#5a3d1e")

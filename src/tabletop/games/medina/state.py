@@ -161,8 +161,35 @@ class State(StateDefaults):
     def _copy(self) -> State:
         """A shallow copy with an empty cache (for building the next state)."""
         new = State.__new__(State)
-        for name in _FIELDS:
-            setattr(new, name, getattr(self, name))
+        new.chain = self.chain
+        new.chain_ends = self.chain_ends
+        new.config = self.config
+        new.contested = self.contested
+        new.current_player = self.current_player
+        new.ext = self.ext
+        new.forbid = self.forbid
+        new.game = self.game
+        new.merchants = self.merchants
+        new.num_players = self.num_players
+        new.obligation = self.obligation
+        new.occupied = self.occupied
+        new.owned = self.owned
+        new.palace_mask = self.palace_mask
+        new.palace_tiles = self.palace_tiles
+        new.palaces = self.palaces
+        new.phase = self.phase
+        new.placements_left = self.placements_left
+        new.ply = self.ply
+        new.retired = self.retired
+        new.rules = self.rules
+        new.runs = self.runs
+        new.stables = self.stables
+        new.start_square = self.start_square
+        new.supply = self.supply
+        new.tower_tiles = self.tower_tiles
+        new.turn = self.turn
+        new.unfinished = self.unfinished
+        new.walls = self.walls
         new._cache = {}
         return new
 
