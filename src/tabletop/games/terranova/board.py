@@ -13,9 +13,13 @@ For the 37-cell test disc ``D3-7`` (max(|q|,|r|,|q+r|) ≤ 3)::
     r= 3           33  34  35  36            q = -3 ..  0
 
 Directions are E, NE, NW, W, SW, SE (0..5, :data:`tabletop.grid.hex.DIRECTIONS`).
-Because indices grow with r and then q, rays going E, SW and SE visit increasing
-indices and rays going W, NW and NE decreasing ones: the first blocker on a ray is the
-lowest (resp. highest) set bit of ``occupied & ray_mask``.
+
+The hot paths also use a second, padded "lattice" layout: cell (q, r) is bit
+``(r - r_min) * W + (q - q_min)`` with ``W`` = map width + 1.  The extra column is never
+a cell, so each direction is a fixed shift (E +1, W -1, SE +W, NW -W, SW +W-1,
+NE -W+1) and one shift moves a whole set of cells a step without wrapping into the
+next row.  ``to_lattice``/``from_lattice`` convert between the layouts row piece by row
+piece.
 
 Cell names (``notation.py``): a column letter for q (``a`` = the smallest q on the map)
 and a row number for r (``1`` = the top row), as on a Hex board: ``D3-7``'s centre
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from itertools import compress
 from typing import Any, Final
 
 from tabletop.games.terranova.mapfile import IslandMap, Landscape, load_map
@@ -33,10 +38,31 @@ from tabletop.games.terranova.moves import Place, Slide, Stone
 from tabletop.grid.hex import DIRECTIONS
 
 NUM_DIRECTIONS: Final = 6
-_ASCENDING: Final = (True, False, False, False, True, True)  # E NE NW W SW SE
+_BITS: Final = bytes.maketrans(b"01", b"\x00\x01")
 
-RayEntry = tuple[int, bool, dict[int, tuple[Slide, ...]], tuple[Slide, ...]]
-"""(ray mask, ascending, first-blocker key -> the slides before it, every slide)."""
+
+def _ring_arcs(pattern: int) -> tuple[int, ...]:
+    """The runs of set bits of a 6-bit direction pattern, read cyclically.
+
+    Consecutive directions around a cell are neighbours of each other, so the open
+    neighbours of a cell form one group per run ("arc").
+    """
+    if pattern == 0b111111:
+        return (pattern,)
+    arcs = []
+    for d in range(6):
+        if pattern >> d & 1 and not pattern >> ((d - 1) % 6) & 1:  # a run starts at d
+            arc = 0
+            k = d
+            while pattern >> k & 1:
+                arc |= 1 << k
+                k = (k + 1) % 6
+            arcs.append(arc)
+    return tuple(arcs)
+
+
+RING_ARCS: Final[tuple[tuple[int, ...], ...]] = tuple(_ring_arcs(p) for p in range(64))
+"""For each 6-bit pattern of open neighbours (bit d = direction d), its arcs."""
 
 
 def column_letters(index: int) -> str:
@@ -76,11 +102,21 @@ class Board:
 
     __slots__ = (
         "all_cells",
+        "bin_format",
+        "cell_range",
         "coords",
         "index",
         "land",
         "land_masks",
         "landscapes",
+        "lattice_all",
+        "lattice_bits",
+        "lattice_cells",
+        "lattice_land_masks",
+        "lattice_neighbors",
+        "lattice_same_land",
+        "lattice_shifts",
+        "lattice_width",
         "map",
         "name_index",
         "names",
@@ -91,8 +127,8 @@ class Board:
         "place_moves",
         "q_min",
         "r_min",
-        "ray_entries",
         "rays",
+        "segments",
         "slide_moves",
         "stone_moves",
         "water_lands",
@@ -113,6 +149,8 @@ class Board:
         self.land_masks: tuple[int, ...] = tuple(masks)
         self.water_lands: int = sum(1 << i for i, ls in enumerate(self.landscapes) if ls.water)
         self.all_cells: int = (1 << self.num_cells) - 1
+        self.cell_range: range = range(self.num_cells)
+        self.bin_format: str = f"0{self.num_cells}b"
         self.q_min: int = min(q for q, _ in self.coords)
         self.r_min: int = min(r for _, r in self.coords)
         self.names: tuple[str, ...] = tuple(
@@ -121,6 +159,7 @@ class Board:
         self.name_index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         self._build_geometry()
         self._build_moves()
+        self._build_lattice()
 
     def _build_geometry(self) -> None:
         neighbors: list[tuple[int, ...]] = []
@@ -144,42 +183,84 @@ class Board:
 
     def _build_moves(self) -> None:
         names = self.names
-        self.place_moves: tuple[Place, ...] = tuple(Place(i, names[i]) for i in range(self.num_cells))
-        self.stone_moves: tuple[Stone, ...] = tuple(Stone(i, "#" + names[i]) for i in range(self.num_cells))
-        slide_moves: dict[int, Slide] = {}
-        # paths[src * N + dst] = (bitset of the cells passed over including dst, direction, steps)
-        paths: dict[int, tuple[int, int, int]] = {}
-        entries: list[tuple[RayEntry, ...]] = []
         n = self.num_cells
+        self.place_moves: tuple[Place, ...] = tuple(Place(i, names[i]) for i in range(n))
+        self.stone_moves: tuple[Stone, ...] = tuple(Stone(i, "#" + names[i]) for i in range(n))
+        slide_moves: dict[int, Slide] = {}
+        # paths[src * N + dst] = (bitset of the cells passed over, dst included; direction; steps)
+        paths: dict[int, tuple[int, int, int]] = {}
         for src in range(n):
-            cell_entries = []
             for d, ray in enumerate(self.rays[src]):
-                if not ray:
-                    continue
                 mask = 0
-                slides = []
-                prefix: dict[int, tuple[Slide, ...]] = {}
                 for steps, dst in enumerate(ray, start=1):
-                    prefix[dst + 1] = tuple(slides)  # key: bit_length of a blocker on dst
                     mask |= 1 << dst
-                    move = Slide(src, dst, f"{names[src]}-{names[dst]}")
-                    slides.append(move)
-                    slide_moves[src * n + dst] = move
+                    slide_moves[src * n + dst] = Slide(src, dst, f"{names[src]}-{names[dst]}")
                     paths[src * n + dst] = (mask, d, steps)
-                cell_entries.append((mask, _ASCENDING[d], prefix, tuple(slides)))
-            entries.append(tuple(cell_entries))
         self.slide_moves: dict[int, Slide] = slide_moves
         self.paths: dict[int, tuple[int, int, int]] = paths
-        self.ray_entries: tuple[tuple[RayEntry, ...], ...] = tuple(entries)
+
+    def _build_lattice(self) -> None:
+        # The lattice layout: cell (q, r) is bit (r - r_min) * W + (q - q_min), with one
+        # always-empty padding column, so each direction is a fixed shift and a whole set
+        # of cells moves one step with a single shift (bit-parallel slides and flood fills).
+        width = max(q for q, _ in self.coords) - self.q_min + 2
+        self.lattice_width: int = width
+        positions = [(r - self.r_min) * width + (q - self.q_min) for q, r in self.coords]
+        self.lattice_bits: tuple[int, ...] = tuple(1 << pos for pos in positions)
+        cells = [-1] * (max(positions) + 1)
+        for i, pos in enumerate(positions):
+            cells[pos] = i
+        self.lattice_cells: tuple[int, ...] = tuple(cells)
+        self.lattice_all: int = sum(self.lattice_bits)
+        # E, NE, NW, W, SW, SE as signed shifts of the lattice bit position
+        self.lattice_shifts: tuple[int, ...] = tuple(dr * width + dq for dq, dr in DIRECTIONS)
+        # Runs of consecutive cells that are consecutive in both layouts (row pieces).
+        segments = []
+        i = 0
+        while i < self.num_cells:
+            j = i
+            while j + 1 < self.num_cells and positions[j + 1] == positions[j] + 1:
+                j += 1
+            segments.append((i, (1 << (j - i + 1)) - 1, positions[i]))
+            i = j + 1
+        self.segments: tuple[tuple[int, int, int], ...] = tuple(segments)
+        self.lattice_land_masks: tuple[int, ...] = tuple(self.to_lattice(m) for m in self.land_masks)
+        # Per cell: (direction bit, lattice bit) of each on-board neighbour, and the lattice
+        # bitset of the neighbours of the same landscape (the scoring fast path).
+        self.lattice_neighbors: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+            tuple(
+                (1 << d, self.lattice_bits[self.index[(q + dq, r + dr)]])
+                for d, (dq, dr) in enumerate(DIRECTIONS)
+                if (q + dq, r + dr) in self.index
+            )
+            for q, r in self.coords
+        )
+        self.lattice_same_land: tuple[int, ...] = tuple(
+            sum(self.lattice_bits[j] for j in self.neighbors[i] if self.land[j] == self.land[i])
+            for i in range(self.num_cells)
+        )
+
+    def to_lattice(self, mask: int) -> int:
+        """A cell bitset converted to the lattice layout."""
+        out = 0
+        for start, run, pos in self.segments:
+            out |= ((mask >> start) & run) << pos
+        return out
+
+    def from_lattice(self, lattice: int) -> int:
+        """A lattice bitset converted back to cell indices."""
+        out = 0
+        for start, run, pos in self.segments:
+            out |= ((lattice >> pos) & run) << start
+        return out
 
     def cells_of(self, mask: int) -> list[int]:
         """The cell indices whose bits are set in ``mask``, ascending."""
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        return list(compress(self.cell_range, self.selector(mask)))
+
+    def selector(self, mask: int) -> bytes:
+        """One byte per cell, 1 where ``mask`` has the cell: for ``itertools.compress``."""
+        return format(mask, self.bin_format)[::-1].encode("ascii").translate(_BITS)
 
     def lands_of(self, mask: int) -> int:
         """Bitset over landscape indices of the landscapes present in the cell set ``mask``."""
@@ -212,10 +293,7 @@ def board_for(source: str | Mapping[str, Any] | IslandMap | None) -> Board:
         key = "id:" + (source if source is not None else "isola")
     board = _BOARDS.get(key)
     if board is None:
-        if isinstance(source, IslandMap):
-            island = source
-        else:
-            island = load_map(source if source is not None else "isola")
+        island = source if isinstance(source, IslandMap) else load_map(source if source is not None else "isola")
         board = Board(island)
         if len(_BOARDS) > 64:  # bound the cache: custom maps arrive through records and the server
             _BOARDS.clear()

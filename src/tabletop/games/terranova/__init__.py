@@ -1,0 +1,202 @@
+"""Terra Nova (Leocata & Evola, 2006): the rules engine, registered as ``terranova``.
+
+>>> from tabletop import GameConfig, make
+>>> game = make("terranova")
+>>> state = game.new_initial_state(GameConfig(num_players=2, seed=1))
+>>> state.phase, state.supply, len(state.legal_moves()) == state.board.num_cells
+('placement', 80, True)
+
+See ``docs/terranova.md`` for the rules implemented, the variant flags and the readings
+chosen where the spec leaves a case open.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from tabletop.core.errors import ConfigError, InvalidMoveError
+from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
+from tabletop.core.protocol import Move as ProtocolMove
+from tabletop.core.protocol import State as ProtocolState
+from tabletop.core.registry import register
+from tabletop.games.terranova.board import Board, board_for
+from tabletop.games.terranova.heuristics import evaluate as _evaluate
+from tabletop.games.terranova.mapfile import IslandMap, MapError, builtin_maps, load_map, parse_map
+from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
+from tabletop.games.terranova.notation import cell_name, describe_score, parse_cell
+from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
+from tabletop.games.terranova.state import (
+    COLOURS,
+    PIONEERS_PER_PLAYER,
+    PLACEMENT,
+    TOTAL_STONES,
+    Context,
+    ScoredArea,
+    State,
+)
+
+DEFAULT_MAP: Final = "isola"
+
+
+class TerraNova:
+    """The Terra Nova game: metadata, the initial-state factory and the hooks."""
+
+    id: Final = "terranova"
+    name: Final = "Terra Nova"
+    min_players: Final = 2
+    max_players: Final = 4
+    bench_player_counts: Final = (2, 3, 4)
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]:
+        """Every rule flag of spec §6."""
+        return OPTIONS
+
+    @property
+    def rulesets(self) -> Mapping[str, Mapping[str, OptionValue]]:
+        """Presets ``default`` and ``english``."""
+        return PRESETS
+
+    def new_initial_state(self, config: GameConfig) -> State:
+        """The empty board in the placement phase (spec §1.3).
+
+        Raises:
+            ConfigError: for a player count other than 2-4, a bad ruleset or flag, a
+                bad map, or a map with fewer cells than pioneers + 1.
+        """
+        n = config.num_players
+        if isinstance(n, bool) or not isinstance(n, int) or n not in PIONEERS_PER_PLAYER:
+            raise ConfigError(f"Terra Nova is for 2 to 4 players, not {n!r}")
+        rules = resolve_ruleset(config.ruleset, config.variants)
+        board = board_for(config.map)
+        each = PIONEERS_PER_PLAYER[n]
+        if board.num_cells < n * each + 1:
+            raise ConfigError(
+                f"map {board.map.id!r} has {board.num_cells} cells; {n} players need at least {n * each + 1}"
+            )
+        start = config.start_player
+        if start is None:
+            if config.seed is None:
+                # Unseeded draw: store the result so records replay the same game.
+                start = random.SystemRandom().randrange(n)
+                config = GameConfig(n, config.ruleset, config.variants, config.map, None, start)
+            else:
+                start = random.Random(config.seed).randrange(n)
+        elif isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < n:
+            raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, not {start!r}")
+        context = Context(self, config, board, rules, n, COLOURS[:n])
+        return State(
+            context,
+            start,
+            PLACEMENT,
+            (0,) * n,
+            0,
+            0,
+            TOTAL_STONES,
+            (0,) * n,
+            (each,) * n,
+            (0,) * n,
+            (),
+            0,
+            (),
+            0,
+            -1,
+            0,
+            0,
+            0,
+            start,
+            None,
+            (0,) * n,
+            0,
+        )
+
+    def canonical_config(self, config: GameConfig) -> GameConfig:
+        """The config as records store it: flags validated, a non-built-in map inlined.
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
+        """
+        state = self.new_initial_state(config)
+        config = state.config
+        map_value: str | Mapping[str, Any] | None = config.map
+        if map_value is None or (isinstance(map_value, str) and map_value in builtin_maps()):
+            pass  # built-in: stored by id
+        else:
+            map_value = state.board.map.to_json()
+        return GameConfig(
+            config.num_players, config.ruleset, dict(config.variants), map_value, config.seed, config.start_player
+        )
+
+    def parse_move(self, text: str) -> Move:
+        """Reads move notation against the default map (``isola``).
+
+        Raises:
+            InvalidMoveError: if ``text`` is not a well-formed move.
+        """
+        try:
+            board = board_for(DEFAULT_MAP)
+        except MapError as exc:
+            raise InvalidMoveError(f"cannot read {text!r} without a map: {exc}") from None
+        from tabletop.games.terranova.notation import parse_move
+
+        return parse_move(board, text)
+
+    def render_text(self, state: ProtocolState, *, color: bool = False) -> str:
+        """The position as terminal text (``terranova.render``; a summary until it exists)."""
+        assert isinstance(state, State)
+        try:
+            from tabletop.games.terranova import render  # type: ignore[attr-defined,unused-ignore]
+        except ImportError:
+            return str(state)
+        text: str = render.render_text(state, color=color)
+        return text
+
+    def render_svg(self, state: ProtocolState, *, last_moves: Sequence[ProtocolMove] = ()) -> str:
+        """The position as an SVG document (``terranova.render``)."""
+        assert isinstance(state, State)
+        from tabletop.games.terranova import render  # type: ignore[attr-defined,unused-ignore]
+
+        image: str = render.render_svg(state, last_moves=tuple(last_moves))
+        return image
+
+    def describe_score(self, state: ProtocolState) -> str:
+        """Scores per seat and every scored area with its value and awards."""
+        assert isinstance(state, State)
+        return describe_score(state)
+
+    def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
+        """Heuristic final-score estimate per seat (``heuristics.evaluate``)."""
+        assert isinstance(state, State)
+        return _evaluate(state)
+
+    def __repr__(self) -> str:
+        return "TerraNova()"
+
+
+GAME: Final = register(TerraNova())
+"""The registered game object."""
+
+__all__ = [
+    "DEFAULT_MAP",
+    "GAME",
+    "PASS",
+    "Board",
+    "Context",
+    "IslandMap",
+    "Move",
+    "Pass",
+    "Place",
+    "RuleSet",
+    "ScoredArea",
+    "Slide",
+    "State",
+    "Stone",
+    "TerraNova",
+    "board_for",
+    "cell_name",
+    "load_map",
+    "parse_cell",
+    "parse_map",
+]
