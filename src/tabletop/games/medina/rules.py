@@ -526,24 +526,27 @@ def sup_domes(s: State, player: int) -> int:
 def _start_next_turn(s: State, previous: int) -> None:
     """Moves ``s`` (fresh, unpublished) to the start of the next turn, or ends the game (§5.3)."""
     n = s.num_players
-    able = [is_able(s, p) for p in range(n)]
-    if not any(able):
-        s.phase = OVER
-        s.current_player = TERMINAL
-        s.placements_left = 0
-        s.obligation = False
-        return
     nxt = (previous + 1) % n
+    others = [(nxt + k) % n for k in range(1, n)]
+    if not is_able(s, nxt):
+        if not any(is_able(s, q) for q in others):
+            s.phase = OVER
+            s.current_player = TERMINAL
+            s.placements_left = 0
+            s.obligation = False
+            return
+        alone = False  # nxt must pass
+    elif sup_domes(s, nxt) and dome_targets(s, nxt):
+        if s.rules.last_player_by_supply:
+            alone = all(sum(s.supply[q * NUM_SLOTS : (q + 1) * NUM_SLOTS]) == 0 for q in others)
+        else:
+            alone = not any(is_able(s, q) for q in others)
+    else:
+        alone = False
     s.current_player = nxt
     s.placements_left = 2
     s.turn += 1
-    s.obligation = False
-    if able[nxt] and sup_domes(s, nxt) and dome_targets(s, nxt):
-        if s.rules.last_player_by_supply:
-            alone = all(sum(s.supply[q * NUM_SLOTS : (q + 1) * NUM_SLOTS]) == 0 for q in range(n) if q != nxt)
-        else:
-            alone = sum(able) == 1
-        s.obligation = alone
+    s.obligation = alone
 
 
 def _place_start(s: State, sq: int) -> State:
