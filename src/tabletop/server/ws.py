@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -25,6 +26,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from tabletop.server.rooms import RoomError, RoomManager
 
 router = APIRouter()
+log = logging.getLogger("tabletop.server")
 
 MAX_QUEUE = 256
 """Updates buffered for one client; a client that falls further behind is dropped."""
@@ -102,4 +104,7 @@ async def _handle(rooms: RoomManager, match_id: str, raw: str) -> dict[str, Any]
             room = await rooms.undo(match_id, token, version)
     except RoomError as exc:
         return {"type": "error", "req": req, "status": exc.status, **exc.to_json()}
+    except Exception:  # an engine bug must not cut the connection; the match is unchanged
+        log.exception("action %r failed in match %s", msg, match_id)
+        return {"type": "error", "req": req, "status": 500, "error": "internal", "detail": "the server failed"}
     return {"type": "ack", "req": req, "version": room.version}

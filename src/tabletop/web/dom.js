@@ -25,6 +25,8 @@ export function s(tag, attrs, ...children) {
 
 export function toast(text, kind = "info", ms = 3500) {
   const el = h(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status", text });
-  document.getElementById("toasts").append(el);
+  const box = document.getElementById("toasts");
+  box.append(el);
+  while (box.children.length > 4) box.firstChild.remove(); // never bury the board in toasts
   setTimeout(() => el.remove(), ms);
 }

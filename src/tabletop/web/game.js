@@ -187,7 +187,7 @@ export function showGame(main, matchId) {
               "data-piece": p.pattern,
               "aria-pressed": String(sel.piece === p.pattern),
               onclick: () => { sel = { piece: sel.piece === p.pattern ? null : p.pattern, picked: [], choose: null }; render(); },
-              text: pieceLabel(p.pattern) + ` (${p.count})`,
+              text: pieceLabel(p.pattern),
             })))
         : null,
       sel.choose ? h("div.choose", { id: "chooser" }, h("span", { text: t("game.choose") }),
@@ -242,6 +242,8 @@ export function showGame(main, matchId) {
     if (mine) for (const g of drawn.cells.values()) if (g.classList.contains("source") || g.classList.contains("target")) g.setAttribute("tabindex", "0");
     drawn.svg.id = "board";
     drawn.svg.classList.add("board", mine ? "active" : "idle");
+    root.dataset.version = String(view.version);
+    root.dataset.mine = mine ? "1" : "0";
     const focusedCell = document.activeElement?.closest?.("[data-cell]")?.dataset.cell;
     root.replaceChildren(
       statusLine(),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import logging
+import pkgutil
 from typing import Any
 
 from fastapi import APIRouter
@@ -14,6 +16,7 @@ from tabletop.core.protocol import Game
 from tabletop.core.registry import available_games, make
 
 router = APIRouter(prefix="/api", tags=["games"])
+log = logging.getLogger("tabletop.server")
 
 
 def shipped_maps(game: Game) -> list[dict[str, str]]:
@@ -57,8 +60,25 @@ def describe_game(game: Game) -> dict[str, Any]:
 
 @router.get("/games")
 def list_games() -> list[dict[str, Any]]:
-    """Every game with its players, variants, rulesets and built-in maps."""
-    return [describe_game(make(g)) for g in available_games()]
+    """Every game with its players, variants, rulesets and built-in maps.
+
+    A game package that fails to import is left out (and logged) rather than taking the
+    whole list down with it.
+    """
+    import tabletop.games as games_pkg
+
+    ids = {info.name for info in pkgutil.iter_modules(games_pkg.__path__) if info.ispkg}
+    try:
+        ids |= set(available_games())
+    except Exception:
+        log.exception("a game package failed to import")
+    out = []
+    for game_id in sorted(ids):
+        try:
+            out.append(describe_game(make(game_id)))
+        except Exception:
+            log.exception("game %r is unavailable", game_id)
+    return out
 
 
 def bot_specs() -> list[str]:

@@ -1,0 +1,92 @@
+"""End-to-end fixtures: a real ``tabletop serve`` process and Debian's headless Chromium.
+
+The browser is the system one (``/usr/bin/chromium``, installed by ``make test``);
+Playwright's own browser download does not work on our machines.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        "Debian's chromium is not installed (/usr/bin/chromium); `make test` installs it", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a server on loopback with its own SQLite file; stopped after the session."""
+    db = tmp_path_factory.mktemp("e2e") / "e2e.db"
+    port = _free_port()
+    cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", f"sqlite:///{db}"]
+    cmd += ["--bot-workers", "1", "--log-level", "warning"]
+    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/api/agents", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"

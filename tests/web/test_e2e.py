@@ -1,0 +1,159 @@
+"""End-to-end in headless Chromium: full games against bots, two browsers, reload, illegal clicks."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tabletop.core.record import GameRecord, replay
+
+from .driver import click_move, create, play_my_turns, view_of, wait_version
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+pytestmark = pytest.mark.slow
+
+
+def engine_scores(base: str, match_id: str) -> list[int]:
+    """The final scores by replaying the downloaded record with the engine itself."""
+    record = GameRecord.loads(httpx.get(f"{base}/api/matches/{match_id}/record", timeout=10).text)
+    outcome = replay(record).outcome()
+    assert outcome is not None
+    return list(outcome.scores)
+
+
+def shown_scores(page: Any, n: int) -> list[int]:
+    return [int(page.text_content(f'li.player .score[data-seat="{i}"]') or "-1") for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "screenshot_at"),
+    [
+        ("terranova", [("Ann", "human"), ("Bot", "random")], 60),
+        ("medina", [("Ann", "human"), ("Bot 1", "random"), ("Bot 2", "random")], 24),
+    ],
+)
+def test_full_game_against_bots_through_clicks(
+    page: Any, server: str, game: str, seats: list[tuple[str, str]], screenshot_at: int
+) -> None:
+    # Create the game through the lobby form, like a person.
+    page.goto(server + "/")
+    page.select_option("#game-select", game)
+    page.select_option("#players-select", str(len(seats)))
+    for i, (name, agent) in enumerate(seats):
+        page.fill(f"#seat-{i}-name", name)
+        page.select_option(f"#seat-{i}-agent", agent)
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/play/"))
+    match_id = page.url.split("/play/")[1].split("#")[0]
+    page.wait_for_selector("#board")
+    rng = random.Random(7)
+    view = play_my_turns(page, server, match_id, {0}, rng, stop_after=screenshot_at)
+    if not view["terminal"]:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        wait_version(page, view_of(server, match_id)["version"])
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / f"{game}.png"), full_page=True)
+        view = play_my_turns(page, server, match_id, {0}, rng)
+    assert view["terminal"]
+    wait_version(page, view["version"])
+    page.wait_for_selector("#status.over")
+    expected = engine_scores(server, match_id)
+    assert shown_scores(page, len(seats)) == expected == view["outcome"]["scores"]
+    winners = ", ".join(seats[w][0] for w in view["outcome"]["winners"])
+    assert winners in (page.text_content("#winner") or "")
+    # The replay steps through every action and ends on the same scores.
+    page.click("#replay-link")
+    page.wait_for_selector("#replay")
+    assert f"{len(view['log'])} of {len(view['log'])}" in (page.text_content("#replay-step") or "")
+    page.click("#replay-first")
+    assert (page.text_content("#replay-step") or "").startswith("Action 0")
+    page.click("#replay-next")
+    assert (page.text_content("#replay-step") or "").startswith("Action 1")
+    page.click("#replay-last")
+    assert [int(page.text_content(f'.score[data-seat="{i}"]') or "-1") for i in range(len(seats))] == expected
+
+
+def test_two_browsers_play_online_and_see_each_other(browser: Any, server: str) -> None:
+    m = create(server, "terranova", [("Ann", "human"), ("Ben", "human")], start_player=0, seed=3)
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 800}) for _ in range(3)]
+    pages = [c.new_page() for c in contexts]
+    try:
+        for pg, seat in zip(pages[:2], m["seats"], strict=True):
+            pg.goto(server + seat["link"])
+        pages[2].goto(server + m["spectator_link"])
+        for pg in pages:
+            pg.wait_for_selector("#board")
+        rng = random.Random(1)
+        for _ in range(8):
+            view = view_of(server, m["id"])
+            me = pages[view["current_player"]]
+            wait_version(me, view["version"])
+            me.wait_for_selector('#game[data-mine="1"]')
+            move = rng.choice(view["legal"])["move"]
+            click_move(me, move)
+            for pg in pages:  # everyone sees the action at once, spectator included
+                wait_version(pg, view["version"] + 1, timeout_ms=5000)
+                assert move in (pg.text_content("#log") or "")
+        assert "watching" in (pages[2].text_content("#status") or "")
+        assert pages[2].get_attribute("#game", "data-mine") == "0"
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_reload_keeps_seat_and_state_and_illegal_click_is_harmless(page: Any, server: str) -> None:
+    m = create(server, "terranova", [("Ann", "human"), ("Bot", "random")], start_player=0, seed=5)
+    page.goto(server + m["seats"][0]["link"])
+    page.wait_for_selector('#game[data-mine="1"]')
+    view = view_of(server, m["id"])
+    first = view["legal"][0]["move"]
+    click_move(page, first)
+    wait_version(page, 1)
+    # Illegal click: the cell just taken.  Nothing is sent, nothing changes.
+    view = view_of(server, m["id"])
+    wait_version(page, view["version"])
+    page.wait_for_selector('#game[data-mine="1"]')
+    page.click(f'[data-cell="{first}"]')
+    page.wait_for_selector(".toast.warn")
+    assert view_of(server, m["id"])["version"] == view["version"]
+    # Keyboard play: a cell typed by its notation.
+    target = view["legal"][0]["move"]
+    page.fill("#move-input", target)
+    page.press("#move-input", "Enter")
+    wait_version(page, view["version"] + 1)
+    # Reload (the #t= fragment stays in the URL) and continue in the same seat.
+    page.reload()
+    view = view_of(server, m["id"])
+    wait_version(page, view["version"])
+    assert "★" in (page.text_content('li.player[data-seat="0"]') or "")
+    play_my_turns(page, server, m["id"], {0}, random.Random(2), stop_after=2)
+    # A reload without the fragment still finds the seat (the token is remembered).
+    page.goto(server + f"/play/{m['id']}")
+    page.wait_for_selector("#board")
+    assert "★" in (page.text_content('li.player[data-seat="0"]') or "")
+
+
+def test_language_switch_and_uploaded_record_replay(page: Any, server: str, tmp_path: Path) -> None:
+    page.goto(server + "/")
+    page.wait_for_selector("#create")
+    page.select_option("#lang-select", "sv")
+    page.wait_for_function("document.querySelector('#create').textContent === 'Skapa spel'")
+    page.select_option("#lang-select", "en")
+    m = create(server, "medina", [("A", "random"), ("B", "random"), ("C", "random")], seed=4)
+    for _ in range(600):
+        if view_of(server, m["id"])["terminal"]:
+            break
+        page.wait_for_timeout(50)
+    record = httpx.get(f"{server}/api/matches/{m['id']}/record", timeout=10).text
+    path = tmp_path / "game.json"
+    path.write_text(record)
+    page.set_input_files("#record-upload", str(path))
+    page.wait_for_selector("#replay")
+    n = len(GameRecord.loads(record).actions)
+    assert f"{n} of {n}" in (page.text_content("#replay-step") or "")
