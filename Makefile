@@ -21,12 +21,14 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-## Starts the main job: terminal play of Terra Nova against a bot.
+## Starts the main job: the web app on http://127.0.0.1:8000/ (SQLite file tabletop.db).
 run: install
-	$(BIN)/tabletop play terranova --players 2 --seats human,random
+	$(BIN)/tabletop serve
 
 ## Installs what the tests need and runs every check: ruff, mypy, pytest.
+## The browser tests use Debian's chromium (Playwright's own download does not work here).
 test: install-dev
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
