@@ -9,6 +9,7 @@ squares touching two palaces, where no palace piece or stable may ever go).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from tabletop.core.errors import IllegalMoveError
@@ -55,6 +56,8 @@ from tabletop.games.medina.moves import (
     Dome,
     MedinaMove,
     Merchant,
+    MoveList,
+    MoveSource,
     PalacePiece,
     Pass,
     Stable,
@@ -213,10 +216,6 @@ def is_able(s: State, player: int) -> bool:
 # --- legal moves ---------------------------------------------------------------------------
 
 
-MoveSource = tuple[tuple[MedinaMove, ...], Mask]
-"""A move table (one move per square) and the squares where those moves are legal."""
-
-
 def _placement_sources(s: State, player: int) -> dict[str, list[MoveSource]]:
     """Where ``player`` may place each kind of piece (ignoring the dome obligation).
 
@@ -293,18 +292,18 @@ def legal_kinds(s: State) -> tuple[str, ...]:
     return tuple(k for k in KINDS if k in sources)
 
 
-def legal_moves_of_kind(s: State, kind: str) -> tuple[MedinaMove, ...]:
-    """The current player's legal moves of one kind (cached)."""
+def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
+    """The current player's legal moves of one kind (cached; a lazy :class:`MoveList`)."""
     c = s._cache
     key = "kind:" + kind
-    got: tuple[MedinaMove, ...] | None = c.get(key)
+    got: Sequence[MedinaMove] | None = c.get(key)
     if got is None:
         sources = _sources(s)
         if sources is None:
             got = legal_by_kind(s).get(kind, ())
         else:
             src = sources.get(kind)
-            got = _build(src) if src else ()
+            got = MoveList(src) if src else ()
         c[key] = got
     return got
 
@@ -320,7 +319,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
     else:
         sources = _sources(s)
         if sources is not None:
-            got = {k: legal_moves_of_kind(s, k) for k in KINDS if k in sources}
+            got = {k: _build(sources[k]) for k in KINDS if k in sources}
         else:
             by_kind = {k: list(_build(src)) for k, src in _placement_sources(s, s.current_player).items()}
             if s.obligation:
