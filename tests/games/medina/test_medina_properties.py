@@ -140,6 +140,12 @@ def check_invariants(state: State) -> None:
     legal = list(state.legal_moves())
     assert legal == [m for k in state.legal_kinds() for m in state.legal_moves_of_kind(k)]
     assert bool(legal) != state.is_terminal()
+    # Lazy per-kind sequences index exactly like the listed moves.
+    for kind in state.legal_kinds():
+        of_kind = state.legal_moves_of_kind(kind)
+        assert [of_kind[i] for i in range(len(of_kind))] == list(of_kind)
+        assert of_kind[-1] == list(of_kind)[-1]
+        assert all(state.is_legal(m) for m in of_kind)
 
 
 def _groups(squares: list[str]) -> list[set[str]]:
