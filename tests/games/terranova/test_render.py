@@ -86,7 +86,8 @@ def test_svg_has_a_pattern_per_landscape() -> None:
         assert pattern is not None
         assert pattern[0].get("fill") == landscape.color
         assert len(pattern) >= 2, f"{landscape.pattern} has no motif"
-    motifs = {
+    patterns = root.iter("{http://www.w3.org/2000/svg}pattern")
+    motifs = {ET.tostring(p[1]) for p in patterns if p.get("id", "").startswith("land-")}
         ET.tostring(p[1]) for p in root.iter("{http://www.w3.org/2000/svg}pattern") if p.get("id", "")[:5] == "land-"
     }
     assert len(motifs) == len(state.board.landscapes)  # colour is never the only cue
