@@ -88,8 +88,6 @@ def test_svg_has_a_pattern_per_landscape() -> None:
         assert len(pattern) >= 2, f"{landscape.pattern} has no motif"
     patterns = root.iter("{http://www.w3.org/2000/svg}pattern")
     motifs = {ET.tostring(p[1]) for p in patterns if p.get("id", "").startswith("land-")}
-        ET.tostring(p[1]) for p in root.iter("{http://www.w3.org/2000/svg}pattern") if p.get("id", "")[:5] == "land-"
-    }
     assert len(motifs) == len(state.board.landscapes)  # colour is never the only cue
 
 
