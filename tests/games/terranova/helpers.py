@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tabletop.core.protocol import GameConfig, OptionValue
-from tabletop.games.terranova import GAME, State
-from tabletop.games.terranova.state import PLAY
+from tabletop.games.terranova import GAME, State, board_for
+from tabletop.games.terranova.ruleset import resolve_ruleset
+from tabletop.games.terranova.state import COLOURS, PLAY, Context
 from tabletop.grid.hex import disc
 
 LANDSCAPES: dict[str, dict[str, Any]] = {
@@ -98,10 +99,14 @@ def position(
         variants: rule flags.
         ruleset: preset.
     """
-    initial = GAME.new_initial_state(
-        GameConfig(num_players, ruleset=ruleset, variants=dict(variants or {}), map=dict(board_map), start_player=0)
+    config = GameConfig(
+        num_players, ruleset=ruleset, variants=dict(variants or {}), map=dict(board_map), start_player=0
     )
-    board = initial.board
+    # Built directly: test boards may be smaller than a full setup needs (spec §2.5).
+    board = board_for(config.map)
+    context = Context(
+        GAME, config, board, resolve_ruleset(ruleset, config.variants), num_players, COLOURS[:num_players]
+    )
     pioneers = [0] * num_players
     for seat, cells in pieces.items():
         for h in cells:
@@ -110,7 +115,7 @@ def position(
     for h in stones:
         stone_mask |= 1 << board.index[h]
     return State(
-        initial.context,
+        context,
         to_move,
         PLAY,
         tuple(pioneers),

@@ -24,6 +24,7 @@ from tabletop.games.terranova.board import RING_ARCS, Board
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.ruleset import RuleSet
 from tabletop.games.terranova.state import OVER, PLACEMENT, PLAY, ScoredArea, State
+from tabletop.grid.hex import direction_between
 
 KIND_PLACE: Final = ("place",)
 KIND_MOVE: Final = ("move",)
@@ -361,7 +362,9 @@ def _slide_reason(state: State, board: Board, move: Slide) -> str | None:
     if path is None:
         if src == dst:
             return "a move must go at least one cell"
-        return f"{names[dst]} is not in a straight line from {names[src]} along the board"
+        if direction_between(board.coords[src], board.coords[dst]) is not None:
+            return f"the line from {names[src]} to {names[dst]} leaves the board"
+        return f"{names[dst]} is not in a straight line from {names[src]}"
     mask, direction, steps = path
     occ = _occupied(state)
     if mask & occ:
