@@ -394,14 +394,22 @@ def is_legal(s: State, move: Move) -> bool:
     return False
 
 
+def _in_sources(sources: dict[str, list[MoveSource]], move: MedinaMove) -> bool:
+    """Whether ``move`` is one of the moves described by ``sources``."""
+    sq = getattr(move, "square", -1)
+    return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
+
+
 def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]]) -> str:
     """A human-readable reason for an illegal move (only called for illegal moves)."""
     if s.phase == OVER:
         return "the game is over"
     if s.phase == START:
-        if not isinstance(move, StartMerchant | Merchant):
-            return "the start player must first place the starting merchant"
-        return "the starting merchant must go on an empty inner square (C3-P11)"
+        if not isinstance(move, StartMerchant):
+            return "the start player must first place the starting merchant ('start@<square>')"
+        if s.rules.start_merchant_anywhere:
+            return "the starting merchant must go on a building square (B2-Q12)"
+        return "the starting merchant must go on an inner square (C3-P11)"
     if isinstance(move, StartMerchant):
         return "the starting merchant has already been placed"
     if isinstance(move, Pass):
@@ -415,7 +423,7 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
     player = s.current_player
     base = player * NUM_SLOTS
     bit = 1 << sq
-    if s.obligation and move.kind != "dome" and "dome" in legal:
+    if s.obligation and move.kind != "dome" and _in_sources(_placement_sources(s, player), move):
         if s.placements_left == 1:
             return "last-player dome obligation: this placement must be a dome"
         return "last-player dome obligation: this placement would leave no dome placement"

@@ -139,11 +139,11 @@ def make_ruleset(preset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
             ok = isinstance(value, int) and not isinstance(value, bool)
         else:
             ok = isinstance(value, str)
+        if name == "edition" and ok and value == 2:
+            raise ConfigError("variant flag 'edition': only the first edition (1) is implemented; 2 is reserved")
         if not ok or (spec.choices is not None and value not in spec.choices):
             allowed = spec.choices if spec.choices is not None else type(spec.default).__name__
             raise ConfigError(f"bad value {value!r} for variant flag {name!r} (allowed: {allowed})")
-        if name == "edition" and value != 1:
-            raise ConfigError("variant flag 'edition': only the first edition (1) is implemented")
     rules = replace(RuleSet(), **merged)  # type: ignore[arg-type]
     rules.tower_value_tuple()  # validates tower_values
     return rules
