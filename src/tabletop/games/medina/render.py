@@ -64,7 +64,7 @@ def to_text(s: State, *, color: bool = False) -> str:
     """
     values = s.rules.tower_value_tuple()
     cells = _cells(s)
-    lines = ["     " + "".join(f"{f:<3}" for f in FILES)]
+    lines = [("     " + "".join(f"{f:<3}" for f in FILES)).rstrip()]
     for row in range(HEIGHT - 1, -1, -1):
         out = [f"{row + 1:>3}  "]
         for col in range(WIDTH):
