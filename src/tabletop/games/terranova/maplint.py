@@ -442,9 +442,10 @@ def _worst_pocket(geo: _Geometry) -> tuple[int, tuple[Coord, ...]]:
     cut that separates two parts runs along a closed curve from cell to cell, and between
     two consecutive cells the curve either crosses their common side or goes round
     through the sea (or a hole, whose rim cells count as coastal).  If a cut separates a
-    big piece, a smallest such cut has every cell touching both sides, so it is of that
-    linked kind.  That shrinks the search from every triple of cells to a few thousand
-    sets, each tested with a bitset flood fill.
+    piece, shrinking it to the cells that touch both that piece and another piece of at
+    least its size keeps the separation, and such a cut is of that linked kind.  That
+    shrinks the search from every triple of cells (780,000 for 168 cells) to about
+    17,500 sets, each tested with a bitset flood fill.
     """
     linked: dict[Coord, set[Coord]] = {c: set(geo.neighbors[c]) for c in geo.cells}
     for a, b in itertools.combinations(sorted(geo.coastal), 2):
