@@ -127,3 +127,18 @@ class TruncatedRollout:
             return terminal_values(state, self.value, self.margin_weight)
         estimate = self.heuristic(state) if self.heuristic is not None else state.game.evaluate(state)
         return self.value(estimate)
+
+
+def heuristic_margin(state: State, seat: int) -> float:
+    """``seat``'s estimated final score minus the best rival's (a move-ordering prior).
+
+    A finished game counts its win share heavily, so a winning move ranks first.
+    """
+    if state.is_terminal():
+        scores: Sequence[float] = state.scores()
+        bonus = 1000.0 * state.returns()[seat]
+    else:
+        scores = state.game.evaluate(state)
+        bonus = 0.0
+    rival = max((s for i, s in enumerate(scores) if i != seat), default=0.0)
+    return scores[seat] - rival + bonus

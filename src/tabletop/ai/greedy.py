@@ -10,17 +10,11 @@ first actions (by their immediate value) are completed.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 from tabletop.ai.agent import register_agent
+from tabletop.ai.evaluators import heuristic_margin
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
-
-
-def margin(estimate: Sequence[float], seat: int) -> float:
-    """``seat``'s estimated score minus the best other seat's."""
-    rival = max((s for i, s in enumerate(estimate) if i != seat), default=0.0)
-    return estimate[seat] - rival
 
 
 class GreedyAgent:
@@ -43,14 +37,14 @@ class GreedyAgent:
         if len(moves) == 1:
             return moves[0]
         seat = state.current_player
-        scored = [(self._value(after, seat), i, after) for i, after in enumerate(state.apply(m) for m in moves)]
+        scored = [(heuristic_margin(after, seat), i, after) for i, after in enumerate(state.apply(m) for m in moves)]
         # Random tie-breaking: many actions are worth the same to a heuristic, and always
         # taking the first would make the bot predictable and biased to one board side.
         self._rng.shuffle(scored)
         scored.sort(key=lambda t: t[0], reverse=True)
         best_value, best_index = -float("inf"), scored[0][1]
         for _, i, after in scored[: self.beam]:
-            value = self._value(self._complete_turn(after, seat, state.turn), seat)
+            value = heuristic_margin(self._complete_turn(after, seat, state.turn), seat)
             if value > best_value:
                 best_value, best_index = value, i
         return moves[best_index]
@@ -62,14 +56,8 @@ class GreedyAgent:
         """Plays ``seat``'s remaining actions of ``turn``, each the best by immediate value."""
         while not state.is_terminal() and state.current_player == seat and state.turn == turn:
             after = [state.apply(m) for m in state.legal_moves()]
-            state = max(after, key=lambda s: self._value(s, seat))
+            state = max(after, key=lambda s: heuristic_margin(s, seat))
         return state
-
-    @staticmethod
-    def _value(state: State, seat: int) -> float:
-        if state.is_terminal():
-            return margin(state.scores(), seat) + 1000.0 * state.returns()[seat]
-        return margin(state.game.evaluate(state), seat)
 
 
 def _make_greedy(arg: str | None, seed: int | None) -> GreedyAgent:

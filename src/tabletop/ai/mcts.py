@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tabletop.ai.evaluators import Evaluator, TruncatedRollout
@@ -45,6 +46,12 @@ class MCTSConfig:
             move before revisiting any (plain UCT).
         widening_exponent: see ``widening``.
         reuse_tree: keep the subtree of the reached position between moves.
+        prior: ranks moves for expansion: ``prior(state_after, seat)`` says how good the
+            position after a move is for the seat that made it.  ``None`` keeps the
+            kind-first random order everywhere.
+        rank_after: a node's remaining moves are ranked by ``prior`` (best expanded
+            first) once it has this many visits; the root is ranked at once.  Ranking
+            costs one ``apply`` and one ``prior`` per move, so only busy nodes pay it.
     """
 
     simulations: int | None = 1000
@@ -54,6 +61,8 @@ class MCTSConfig:
     widening: float | None = None
     widening_exponent: float = 0.5
     reuse_tree: bool = True
+    prior: Callable[[State, int], float] | None = None
+    rank_after: int = 16
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.time_limit is None:
@@ -71,11 +80,13 @@ class SearchNode:
         children: the expanded children.
         untried: legal moves not yet expanded, grouped by kind (``None`` until the
             node is first expanded).
+        ranked: once ranked, the moves not yet expanded with their positions, worst
+            first (expansion pops the best from the end); ``None`` before.
         visits: simulations through this node.
         value_sums: per seat, the sum of the values backed up through this node.
     """
 
-    __slots__ = ("children", "move", "player", "state", "terminal", "untried", "value_sums", "visits")
+    __slots__ = ("children", "move", "player", "ranked", "state", "terminal", "untried", "value_sums", "visits")
 
     def __init__(self, move: Move | None, state: State) -> None:
         self.move = move
@@ -84,6 +95,7 @@ class SearchNode:
         self.terminal = state.is_terminal()
         self.children: list[SearchNode] = []
         self.untried: list[list[Move]] | None = None
+        self.ranked: list[tuple[Move, State]] | None = None
         self.visits = 0
         self.value_sums = [0.0] * state.num_players
 
@@ -95,10 +107,27 @@ class SearchNode:
         """Whether some legal move has no child yet (computes the moves on first call)."""
         if self.terminal:
             return False
+        if self.ranked is not None:
+            return bool(self.ranked)
         if self.untried is None:
             state = self.state
             self.untried = [list(state.legal_moves_of_kind(k)) for k in state.legal_kinds()]
         return bool(self.untried)
+
+    def rank(self, prior: Callable[[State, int], float], rng: random.Random) -> None:
+        """Orders the moves not yet expanded by ``prior`` (best expanded first, ties at random)."""
+        if self.ranked is not None or not self.has_untried():
+            return
+        assert self.untried is not None
+        seat = self.player
+        scored: list[tuple[float, float, Move, State]] = []
+        for moves in self.untried:
+            for move in moves:
+                after = self.state.apply(move)
+                scored.append((prior(after, seat), rng.random(), move, after))
+        scored.sort(key=lambda t: (t[0], t[1]))
+        self.ranked = [(move, after) for _, _, move, after in scored]
+        self.untried = []
 
     def __repr__(self) -> str:
         return f"SearchNode(move={self.move!s}, player={self.player}, visits={self.visits})"
@@ -146,6 +175,8 @@ class MCTS:
         root = self._reusable_root(state) if config.reuse_tree else None
         if root is None:
             root = SearchNode(None, state)
+        if config.prior is not None:
+            root.rank(config.prior, self.rng)
         reused = root.visits
         self.root = root
         budget = config.simulations
@@ -206,6 +237,14 @@ class MCTS:
         """
         if not node.has_untried():
             return node
+        prior = self.config.prior
+        if prior is not None and node.ranked is None and node.visits >= self.config.rank_after:
+            node.rank(prior, self.rng)
+        if node.ranked:
+            move, after = node.ranked.pop()
+            child = SearchNode(move, after)
+            node.children.append(child)
+            return child
         untried = node.untried
         assert untried is not None
         rng = self.rng
