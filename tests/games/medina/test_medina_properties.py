@@ -255,3 +255,23 @@ def test_every_game_ends_with_scores_and_winners() -> None:
         assert outcome is not None
         assert max(outcome.scores) == outcome.scores[outcome.winners[0]]
         assert states[-1].legal_moves() == ()
+
+
+def test_obligation_states_from_random_games() -> None:
+    """In games that reach the last-player dome obligation, every non-dome first placement
+    leaves a dome placement, and the second placement is then forced to be a dome."""
+    found = 0
+    for seed in (55, 85, 261):  # seeds whose 4-player random game reaches the obligation
+        for state in play(4, seed)[0]:
+            if not (state.obligation and state.placements_left == 2):
+                continue
+            found += 1
+            for kind in state.legal_kinds():
+                for move in state.legal_moves_of_kind(kind):
+                    after = state.apply(move)
+                    if kind == "dome":
+                        assert not after.obligation or after.turn != state.turn
+                    else:
+                        assert after.current_player == state.current_player
+                        assert after.legal_kinds() == ("dome",)
+    assert found >= 3
