@@ -262,3 +262,12 @@ def test_issues_print_with_their_rule() -> None:
     found = lint_map(build(small))
     assert {i.rule for i in found} >= {"M1", "M3", "M5", "M8"}
     assert all(str(i).startswith(f"{i.rule}: ") for i in found)
+
+
+def test_isola_outline_is_the_suggested_disc_plus_five_tips() -> None:
+    disc = {(q, r) for q in range(-7, 8) for r in range(-7, 8) if q * q + q * r + r * r <= 43}
+    tips = {(7, 0), (-7, 0), (0, 7), (0, -7), (7, -7), (-7, 7)}
+    coords = set(isola_cells())
+    assert len(disc) == 163
+    assert disc < coords
+    assert len(coords - disc) == 5 and coords - disc < tips
