@@ -106,6 +106,7 @@ class Board:
         "cell_range",
         "coords",
         "index",
+        "key",
         "land",
         "land_masks",
         "landscapes",
@@ -136,6 +137,7 @@ class Board:
 
     def __init__(self, island: IslandMap) -> None:
         self.map = island
+        self.key: str = json.dumps(island.to_json(), sort_keys=True)
         cells = sorted(island.cells, key=lambda c: (c[1], c[0]))
         self.num_cells: int = len(cells)
         self.coords: tuple[tuple[int, int], ...] = tuple((q, r) for q, r, _ in cells)
@@ -269,6 +271,12 @@ class Board:
             if mask & lm:
                 lands |= 1 << i
         return lands
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Board) and self.key == other.key)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
     def __repr__(self) -> str:
         return f"<Board {self.map.id!r}: {self.num_cells} cells>"

@@ -53,7 +53,7 @@ PIONEERS_PER_PLAYER: Final = {2: 13, 3: 10, 4: 8}
 COLOURS: Final = ("yellow", "red", "blue", "green")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Context:
     """What never changes during one game.
 
@@ -73,6 +73,17 @@ class Context:
     rules: RuleSet
     num_players: int
     colours: tuple[str, ...]
+
+    def _key(self) -> tuple[Board, RuleSet, int, tuple[str, ...]]:
+        return (self.board, self.rules, self.num_players, self.colours)
+
+    # Two games on the same map with the same rules are the same game for position
+    # equality, whatever the config spelling (e.g. a map inlined by a record).
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Context) and self._key() == other._key())
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True, slots=True)

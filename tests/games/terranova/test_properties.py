@@ -1,0 +1,137 @@
+"""Hypothesis invariants over random Terra Nova games (2-4 players, random seeds and flags)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tabletop.ai.agent import random_move
+from tabletop.core.errors import IllegalMoveError
+from tabletop.core.protocol import GameConfig, OptionValue
+from tabletop.core.record import GameRecord, PlayerInfo, replay
+from tabletop.games.terranova import GAME, State
+from tabletop.games.terranova.moves import Move
+from tabletop.games.terranova.rules import landscape_count, zones
+from tabletop.games.terranova.ruleset import OPTIONS
+from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, TOTAL_STONES
+
+SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_invariants(state: State) -> None:
+    """Piece conservation, disjointness and the derived lattice caches."""
+    board = state.board
+    n = state.num_players
+    seen = state.stones | state.closed
+    assert not state.stones & state.closed
+    for own in state.pioneers:
+        assert not own & seen, "two pieces on one cell"
+        seen |= own
+    assert not seen & ~board.all_cells
+    each = PIONEERS_PER_PLAYER[n]
+    for p in range(n):
+        assert state.pioneers[p].bit_count() + state.removed[p] + state.in_hand[p] == each
+    assert state.stones.bit_count() + state.supply == TOTAL_STONES
+    assert state.lattice_pioneers == tuple(board.to_lattice(own) for own in state.pioneers)
+    assert state.lattice_blocked == board.to_lattice(state.stones | state.closed)
+    assert sum(area.size for area in state.areas) == state.closed.bit_count()
+    for cur, _start in state.movers:
+        assert state.pioneers[state.current_player] >> cur & 1
+    rules = state.rules
+    if state.action == 0 and rules.scoring_timing == "immediate" and rules.score_on_type_reduction:
+        for zone in zones(board, state.open_cells):  # §4.1 invariant: unscored zones are open ground
+            assert landscape_count(board, rules, board.lands_of(zone)) >= 4
+
+
+def play(state: State, rng: random.Random, *, deep: bool) -> tuple[State, list[Move]]:
+    """Plays a kind-first random game to the end, checking every step."""
+    moves: list[Move] = []
+    seen: list[Move] = []
+    while not state.is_terminal():
+        check_invariants(state)
+        legal = list(state.legal_moves())
+        assert legal
+        assert set(state.legal_kinds()) == {m.kind for m in legal}
+        if deep:
+            for move in rng.sample(legal, min(4, len(legal))):
+                assert state.is_legal(move)
+                assert state.parse_move(state.move_to_str(move)) == move
+                state.apply(move)
+            illegal = [m for m in seen[-40:] if m not in legal]
+            if illegal:
+                move = rng.choice(illegal)
+                before = state.to_json()
+                assert not state.is_legal(move)
+                try:
+                    state.apply(move)
+                except IllegalMoveError:
+                    pass
+                else:
+                    raise AssertionError(f"illegal {move} accepted")
+                assert state.to_json() == before
+        snapshot = tuple(state)
+        move = random_move(state, rng)
+        following = state.apply(move)
+        assert tuple(state) == snapshot, "apply mutated the old state"
+        assert all(a <= b for a, b in zip(state.scores(), following.scores(), strict=True)), "a score decreased"
+        assert following.ply == state.ply + 1
+        moves.append(move)
+        seen.append(move)
+        state = following
+    check_invariants(state)
+    assert state.legal_moves() == [] and state.legal_kinds() == ()
+    return state, moves
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), num_players=st.sampled_from([2, 3, 4]))
+def test_random_games_keep_invariants(seed: int, num_players: int) -> None:
+    initial = GAME.new_initial_state(GameConfig(num_players, seed=seed))
+    final, moves = play(initial, random.Random(seed), deep=True)
+    outcome = final.outcome()
+    assert outcome is not None and outcome.scores == final.scores()
+    players = [PlayerInfo(f"p{i}", "random") for i in range(num_players)]
+    record = GameRecord.from_states(initial, moves, players)
+    again = replay(GameRecord.loads(record.dumps()))
+    assert again.outcome() == outcome
+    assert again == final
+
+
+@st.composite
+def variants(draw: st.DrawFn) -> dict[str, OptionValue]:
+    flags: dict[str, OptionValue] = {}
+    for spec in OPTIONS:
+        if draw(st.booleans()):
+            if spec.choices is None:
+                flags[spec.name] = draw(st.sampled_from([1, 3, 10]))
+            else:
+                flags[spec.name] = draw(st.sampled_from(spec.choices))
+    return flags
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), num_players=st.sampled_from([2, 3, 4]), flags=variants())
+def test_every_variant_combination_ends(seed: int, num_players: int, flags: dict[str, OptionValue]) -> None:
+    config = GameConfig(num_players, variants=flags, seed=seed)
+    final, moves = play(GAME.new_initial_state(config), random.Random(seed), deep=False)
+    assert final.is_terminal()
+    assert len(moves) < 5000
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 300))
+def test_notation_round_trips_for_every_legal_action(seed: int, steps: int) -> None:
+    rng = random.Random(seed)
+    state = GAME.new_initial_state(GameConfig(2, seed=seed))
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    for move in state.legal_moves():
+        text = state.move_to_str(move)
+        assert state.parse_move(text) == move
+        assert GAME.parse_move(text) == move
+        assert str(move) == text
+        assert state.is_legal(move)
