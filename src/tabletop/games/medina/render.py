@@ -227,7 +227,7 @@ def _panel(root: ET.Element, s: State, values: Sequence[int]) -> None:
     x0 = 2 * MARGIN + WIDTH * CELL
     g = _el(root, "g", font_family="sans-serif", font_size=11)
     y = MARGIN + 4
-    _el(g, "text", _status_line(s), x=x0, y=y - 12, font_size=10)
+    _el(g, "text", _status_line(s), x=MARGIN, y=2 * MARGIN + HEIGHT * CELL + 12, font_size=11)
     scores = s.scores()
     for seat in range(s.num_players):
         marker = " ◀" if seat == s.current_player else ""
