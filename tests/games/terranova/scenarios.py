@@ -549,4 +549,17 @@ SCENARIOS: list[dict[str, Any]] = [
             ("to_move", 2, 1),
         ],
     },
+    {
+        "id": "A2-few-dry-landscapes",
+        "title": "lake_is_landscape=false on a board with 3 dry landscapes: the first stone scores it",
+        "board": ("P", 4, 2, "ABCL", ()),
+        "pieces": {"Y": [(0, 0)], "R": [(3, 1)]},
+        "variants": {"lake_is_landscape": False},
+        "steps": [
+            ("move", (0, 0), (0, 1)),
+            ("stone", (0, 0)),
+            ("area", 0, 7, "ABCL", 7, [3, 3]),
+            ("over", "board_divided", [0, 1]),
+        ],
+    },
 ]

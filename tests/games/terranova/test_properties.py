@@ -11,7 +11,7 @@ from tabletop.ai.agent import random_move
 from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig, OptionValue
 from tabletop.core.record import GameRecord, PlayerInfo, replay
-from tabletop.games.terranova import GAME, State
+from tabletop.games.terranova import GAME, PASS, State
 from tabletop.games.terranova.moves import Move
 from tabletop.games.terranova.rules import landscape_count, zones
 from tabletop.games.terranova.ruleset import OPTIONS
@@ -45,6 +45,43 @@ def check_invariants(state: State) -> None:
             assert landscape_count(board, rules, board.lands_of(zone)) >= 4
 
 
+def reference_legal(state: State) -> set[Move]:
+    """The legal actions by a direct reading of spec §3 (no bitsets, no lattice)."""
+    board = state.board
+    if state.phase == "over":
+        return set()
+    occupied = state.stones | state.closed
+    for own in state.pioneers:
+        occupied |= own
+    empty = [i for i in range(board.num_cells) if not occupied >> i & 1]
+    if state.phase == "placement":
+        return {board.place_moves[i] for i in empty}
+    own_cells = [i for i in range(board.num_cells) if state.pioneers[state.current_player] >> i & 1]
+    if state.action == 0 and not any(set(board.neighbors[c]) & set(empty) for c in own_cells):
+        return {PASS}
+    rule = state.rules.return_rule
+    legal: set[Move] = set()
+    for c in own_cells:
+        if state.pending_return >= 0 and c != state.pending_return:
+            continue
+        start = state.start_cell(c)
+        for ray in board.rays[c]:
+            for dst in ray:
+                if occupied >> dst & 1:
+                    break
+                if dst == start != c:
+                    if rule == "strict" or (rule == "end_of_turn" and state.action != 1):
+                        continue
+                    if rule == "three_moves_only" and state.action == 2 and state.moves_made == 2:
+                        if len(state.movers) == 1:
+                            continue
+                legal.add(board.slide_moves[c * board.num_cells + dst])
+    if state.action and state.pending_return < 0 and state.supply > 0:
+        for cur, _ in state.movers:
+            legal |= {board.stone_moves[j] for j in board.neighbors[cur] if j in empty}
+    return legal
+
+
 def play(state: State, rng: random.Random, *, deep: bool) -> tuple[State, list[Move]]:
     """Plays a kind-first random game to the end, checking every step."""
     moves: list[Move] = []
@@ -53,6 +90,8 @@ def play(state: State, rng: random.Random, *, deep: bool) -> tuple[State, list[M
         check_invariants(state)
         legal = list(state.legal_moves())
         assert legal
+        assert len(set(legal)) == len(legal)
+        assert set(legal) == reference_legal(state)
         assert set(state.legal_kinds()) == {m.kind for m in legal}
         if deep:
             for move in rng.sample(legal, min(4, len(legal))):
@@ -135,3 +174,67 @@ def test_notation_round_trips_for_every_legal_action(seed: int, steps: int) -> N
         assert GAME.parse_move(text) == move
         assert str(move) == text
         assert state.is_legal(move)
+
+
+def reference_scoring(before: State, x: int) -> tuple[int, tuple[int, ...]]:
+    """Spec §4.2-4.3 done the slow, obvious way: (cells closed, points gained per seat)."""
+    board = before.board
+    rules = before.rules
+    open_cells = {i for i in range(board.num_cells) if not (before.stones | before.closed) >> i & 1}
+
+    def component(start: int, allowed: set[int]) -> set[int]:
+        seen, stack = {start}, [start]
+        while stack:
+            for j in board.neighbors[stack.pop()]:
+                if j in allowed and j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        return seen
+
+    rest = component(x, open_cells) - {x}
+    parts = []
+    while rest:
+        part = component(next(iter(rest)), rest)
+        parts.append(part)
+        rest -= part
+    if len(parts) == 1 and not rules.score_on_type_reduction:
+        return 0, (0,) * before.num_players
+    closed = 0
+    gains = [0] * before.num_players
+    for part in parts:
+        lands = {board.land[i] for i in part}
+        dry = {k for k in lands if not board.landscapes[k].water}
+        t = len(lands) if rules.lake_is_landscape else (len(dry) or 1)
+        if t > 3:
+            continue
+        value = len(part) * (4 - t)
+        counts = [sum(1 for i in part if own >> i & 1) for own in before.pioneers]
+        top = max(counts)
+        if top:
+            leaders = [p for p, c in enumerate(counts) if c == top]
+            for p in leaders:
+                gains[p] += value // len(leaders)
+        for i in part:
+            closed |= 1 << i
+    return closed, tuple(gains)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    num_players=st.sampled_from([2, 3, 4]),
+    reduce_types=st.booleans(),
+    lake=st.booleans(),
+)
+def test_scoring_matches_a_reference(seed: int, num_players: int, reduce_types: bool, lake: bool) -> None:
+    flags: dict[str, OptionValue] = {"score_on_type_reduction": reduce_types, "lake_is_landscape": lake}
+    rng = random.Random(seed)
+    state = GAME.new_initial_state(GameConfig(num_players, variants=flags, seed=seed))
+    while not state.is_terminal():
+        move = random_move(state, rng)
+        following = state.apply(move)
+        if move.kind == "stone":
+            closed, gains = reference_scoring(state, move.cell)  # type: ignore[union-attr]
+            assert following.closed & ~state.closed == closed
+            assert tuple(b - a for a, b in zip(state.points, following.points, strict=True)) == gains
+        state = following

@@ -105,6 +105,7 @@ class Board:
         "bin_format",
         "cell_range",
         "coords",
+        "dry_landscapes",
         "index",
         "key",
         "land",
@@ -150,6 +151,7 @@ class Board:
             masks[land] |= 1 << i
         self.land_masks: tuple[int, ...] = tuple(masks)
         self.water_lands: int = sum(1 << i for i, ls in enumerate(self.landscapes) if ls.water)
+        self.dry_landscapes: int = sum(1 for ls in self.landscapes if not ls.water)
         self.all_cells: int = (1 << self.num_cells) - 1
         self.cell_range: range = range(self.num_cells)
         self.bin_format: str = f"0{self.num_cells}b"

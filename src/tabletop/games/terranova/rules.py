@@ -730,7 +730,11 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
     if not arcs:
         return []
     reduce_types = rules.score_on_type_reduction
-    if len(arcs) == 1 and (not reduce_types or open_after & board.lattice_same_land[x]):
+    # The invariant "t(Z0) ≥ 4" needs type reduction on and a starting board of ≥ 4
+    # counted landscapes (only a map with < 4 dry landscapes and lake_is_landscape=false
+    # starts as one scorable area).
+    invariant = reduce_types and (rules.lake_is_landscape or board.dry_landscapes >= 4)
+    if len(arcs) == 1 and (not reduce_types or (invariant and open_after & board.lattice_same_land[x])):
         # Not split, and x's landscape is still in the zone: t is unchanged (≥ 4).
         return []
     groups: list[list[int]] = []  # [reached, frontier] per growing part
@@ -749,13 +753,13 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
             break
         if len(groups) == 1:
             reached = groups[0][0]
-            if not reduce_types or reached & x_land_cells:
+            if not reduce_types or (invariant and reached & x_land_cells):
                 return []
             if landscape_count(board, rules, _lattice_lands(board, reached)) >= 4:
                 return []
-        elif len(active) == 1 and landscape_count(board, rules, _lattice_lands(board, active[0][0])) >= 4:
-            groups = [g for g in groups if g is not active[0]]  # the big part stays open ground
-            break
+        elif len(active) == 1 and not _is_area(board, rules, active[0][0]):
+            # Split for sure (the others are complete parts); the big part stays open ground.
+            return [board.from_lattice(g[0]) for g in groups if not g[1] and _is_area(board, rules, g[0])]
         for group in active:
             if not any(g is group for g in groups):
                 continue  # merged into another group earlier in this round
@@ -770,7 +774,12 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
                 groups = [g for g in groups if not any(g is m for m in merged)]
     if len(groups) == 1 and not reduce_types:
         return []
-    return [board.from_lattice(g[0]) for g in groups if landscape_count(board, rules, _lattice_lands(board, g[0])) <= 3]
+    return [board.from_lattice(g[0]) for g in groups if _is_area(board, rules, g[0])]
+
+
+def _is_area(board: Board, rules: RuleSet, lattice: int) -> bool:
+    """Whether a zone (lattice bitset) has at most 3 counted landscapes."""
+    return landscape_count(board, rules, _lattice_lands(board, lattice)) <= 3
 
 
 def _score(
