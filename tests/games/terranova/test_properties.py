@@ -72,9 +72,8 @@ def reference_legal(state: State) -> set[Move]:
                 if dst == start != c:
                     if rule == "strict" or (rule == "end_of_turn" and state.action != 1):
                         continue
-                    if rule == "three_moves_only" and state.action == 2 and state.moves_made == 2:
-                        if len(state.movers) == 1:
-                            continue
+                    if rule == "three_moves_only" and (state.action, state.moves_made, len(state.movers)) == (2, 2, 1):
+                        continue
                 legal.add(board.slide_moves[c * board.num_cells + dst])
     if state.action and state.pending_return < 0 and state.supply > 0:
         for cur, _ in state.movers:
