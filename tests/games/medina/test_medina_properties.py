@@ -132,6 +132,25 @@ def check_invariants(state: State) -> None:
     # No player owns two palaces of one colour.
     owned = [(pal["owner"], pal["color"]) for pal in view["palaces"] if pal["owner"] is not None]
     assert len(owned) == len(set(owned))
+    # Palace tiles: the holder's palace of that colour is at least as large as every other owned one.
+    for colour, tile in view["palace_tiles"].items():
+        sizes = {
+            pal["owner"]: pal["size"] for pal in view["palaces"] if pal["color"] == colour and pal["owner"] is not None
+        }
+        assert (tile["holder"] is None) == (not sizes)
+        if sizes:
+            assert sizes[tile["holder"]] == max(sizes.values())
+    # Tower tiles: held exactly when an owned palace touches that tower's walls, by such an owner.
+    for tower, tile in view["tower_tiles"].items():
+        tower_walls = [w["square"] for w in view["walls"] if w["tower"] == tower]
+        connected = {
+            pal["owner"]
+            for pal in view["palaces"]
+            if pal["owner"] is not None
+            and any(_adjacent(w, c) for w in tower_walls for c in pal["pieces"] + pal["stables"])
+        }
+        assert (tile["holder"] is None) == (not connected)
+        assert tile["holder"] is None or tile["holder"] in connected
     # Scores = per-palace breakdown + tiles, and match an independent recomputation.
     sheet = score_sheet(state)
     assert list(state.scores()) == list(sheet.totals())
