@@ -115,6 +115,7 @@ class Board:
         "lattice_bits",
         "lattice_cells",
         "lattice_land_masks",
+        "lattice_near",
         "lattice_neighbors",
         "lattice_same_land",
         "lattice_shifts",
@@ -238,6 +239,16 @@ class Board:
                 if (q + dq, r + dr) in self.index
             )
             for q, r in self.coords
+        )
+        # Per cell: the lattice bitset of the cells at distance 1 or 2 (a local window in
+        # which most stones' neighbours are seen to stay connected).
+        self.lattice_near: tuple[int, ...] = tuple(
+            sum(
+                self.lattice_bits[j]
+                for j in {k for n1 in self.neighbors[i] for k in (n1, *self.neighbors[n1])}
+                if j != i
+            )
+            for i in range(self.num_cells)
         )
         self.lattice_same_land: tuple[int, ...] = tuple(
             sum(self.lattice_bits[j] for j in self.neighbors[i] if self.land[j] == self.land[i])

@@ -265,7 +265,15 @@ def legal_kinds(state: State) -> tuple[str, ...]:
             return KIND_MOVE if mobile else KIND_PASS
         if state.pending_return >= 0:
             return KIND_MOVE
-        stone = bool(_stone_targets(state, state.context.board.all_cells & ~_occupied(state)))
+        if state.moves_made == state.action:
+            # Only moves so far: the cell behind the last mover is free, so a stone fits
+            # while the supply lasts (§3.3 note) ...
+            stone = state.supply > 0
+            if state.action == 1 and state.context.rules.return_rule == "end_of_turn":
+                # ... and as action 2 the mover may always go back the way it came.
+                return KIND_MOVE_STONE if stone else KIND_MOVE
+        else:
+            stone = bool(_stone_targets(state, state.context.board.all_cells & ~_occupied(state)))
         if _has_slide(state):
             return KIND_MOVE_STONE if stone else KIND_MOVE
         return KIND_STONE if stone else NO_KINDS
@@ -737,44 +745,116 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
     if len(arcs) == 1 and (not reduce_types or (invariant and open_after & board.lattice_same_land[x])):
         # Not split, and x's landscape is still in the zone: t is unchanged (≥ 4).
         return []
-    groups: list[list[int]] = []  # [reached, frontier] per growing part
+    seeds = []
     for arc in arcs:
         seed = 0
         for direction_bit, bit in neighbors:
             if arc & direction_bit:
                 seed |= bit
-        groups.append([seed, seed])
-    x_land = board.land[x]
-    width = board.lattice_width
-    x_land_cells = board.lattice_land_masks[x_land]
+        seeds.append(seed)
+    w = board.lattice_width
+    w1 = w - 1
+    x_land_cells = board.lattice_land_masks[board.land[x]]
+    # Look near x first: usually the open neighbours join up around the adjacent stones
+    # within two steps, and x's landscape shows up there too.
+    window = board.lattice_near[x] & open_after
+    near = frontier = seeds[0]
+    while frontier:
+        frontier = (
+            (
+                (frontier << 1)
+                | (frontier >> 1)
+                | (frontier << w)
+                | (frontier >> w)
+                | (frontier << w1)
+                | (frontier >> w1)
+            )
+            & window
+            & ~near
+        )
+        near |= frontier
+    if all(seed & near for seed in seeds):
+        if not reduce_types or (invariant and near & x_land_cells):
+            return []
+        return _explore_one_part(board, rules, near, open_after, x_land_cells if invariant else 0)
+    if len(seeds) == 1:
+        return _explore_one_part(board, rules, seeds[0], open_after, x_land_cells if invariant else 0)
+    groups: list[list[int]] = [[seed, seed] for seed in seeds]  # [reached, frontier] per growing part
     while True:
         active = [g for g in groups if g[1]]
         if not active:
             break
         if len(groups) == 1:
-            reached = groups[0][0]
-            if not reduce_types or (invariant and reached & x_land_cells):
+            if not reduce_types:
                 return []
-            if landscape_count(board, rules, _lattice_lands(board, reached)) >= 4:
-                return []
-        elif len(active) == 1 and not _is_area(board, rules, active[0][0]):
+            return _explore_one_part(board, rules, groups[0][0], open_after, x_land_cells if invariant else 0)
+        if len(active) == 1 and not _is_area(board, rules, active[0][0]):
             # Split for sure (the others are complete parts); the big part stays open ground.
             return [board.from_lattice(g[0]) for g in groups if not g[1] and _is_area(board, rules, g[0])]
         for group in active:
             if not any(g is group for g in groups):
                 continue  # merged into another group earlier in this round
-            new = _spread(group[1], width) & open_after & ~group[0]
-            group[0] |= new
-            group[1] = new
-            merged = [g for g in groups if g is not group and g[0] & group[0]]
-            for other in merged:
-                group[0] |= other[0]
-                group[1] |= other[1]
+            frontier = group[1]
+            reached = group[0]
+            frontier = (
+                (
+                    (frontier << 1)
+                    | (frontier >> 1)
+                    | (frontier << w)
+                    | (frontier >> w)
+                    | (frontier << w1)
+                    | (frontier >> w1)
+                )
+                & open_after
+                & ~reached
+            )
+            group[0] = reached = reached | frontier
+            group[1] = frontier
+            merged = [g for g in groups if g is not group and g[0] & reached]
             if merged:
+                for other in merged:
+                    group[0] |= other[0]
+                    group[1] |= other[1]
                 groups = [g for g in groups if not any(g is m for m in merged)]
-    if len(groups) == 1 and not reduce_types:
-        return []
     return [board.from_lattice(g[0]) for g in groups if _is_area(board, rules, g[0])]
+
+
+def _explore_one_part(board: Board, rules: RuleSet, reached: int, open_after: int, stop_cells: int) -> list[int]:
+    """Grows the single part containing ``reached``: ``[]`` once it is known to stay open
+    ground (it touches ``stop_cells``, or shows 4 landscapes), else the complete area."""
+    w = board.lattice_width
+    w1 = w - 1
+    unseen = list(board.lattice_land_masks)
+    seen = 0
+    frontier = reached
+    count_water = rules.lake_is_landscape
+    water = board.water_lands
+    while True:
+        if reached & stop_cells:
+            return []
+        found = [i for i, mask in enumerate(unseen) if mask and frontier & mask]
+        if found:
+            for i in found:
+                unseen[i] = 0
+                seen |= 1 << i
+            t = seen.bit_count() if count_water else (seen & ~water).bit_count()
+            if t >= 4:
+                return []
+        frontier = (
+            (
+                (frontier << 1)
+                | (frontier >> 1)
+                | (frontier << w)
+                | (frontier >> w)
+                | (frontier << w1)
+                | (frontier >> w1)
+            )
+            & open_after
+            & ~reached
+        )
+        if not frontier:
+            return [board.from_lattice(reached)]
+        reached |= frontier
 
 
 def _is_area(board: Board, rules: RuleSet, lattice: int) -> bool:
