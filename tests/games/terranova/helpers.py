@@ -114,6 +114,9 @@ def position(
     stone_mask = 0
     for h in stones:
         stone_mask |= 1 << board.index[h]
+    filled = stone_mask
+    for own in pioneers:
+        filled |= own
     return State(
         context,
         to_move,
@@ -137,6 +140,8 @@ def position(
         None,
         tuple(board.to_lattice(own) for own in pioneers),
         board.to_lattice(stone_mask),
+        filled,
+        board.lattice_all & ~board.to_lattice(filled),
     )
 
 

@@ -110,6 +110,8 @@ class TerraNova:
             None,
             (0,) * n,
             0,
+            0,
+            board.lattice_all,
         )
 
     def canonical_config(self, config: GameConfig) -> GameConfig:

@@ -47,20 +47,6 @@ STALL: Final = "stall"  # E5
 # padded layout (board.py), where one shift moves a whole set of cells one step.
 
 
-def _occupied(state: State) -> int:
-    occ = state.stones | state.closed
-    for own in state.pioneers:
-        occ |= own
-    return occ
-
-
-def _lattice_empty(state: State) -> int:
-    occ = state.lattice_blocked
-    for own in state.lattice_pioneers:
-        occ |= own
-    return state.context.board.lattice_all & ~occ
-
-
 def _spread(cells: int, width: int) -> int:
     """Every lattice cell next to one of ``cells`` (padding bits included)."""
     return (
@@ -208,7 +194,7 @@ def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
 
 def _legal_slides(state: State) -> SlideList:
     board = state.context.board
-    empty = _lattice_empty(state)
+    empty = state.lattice_free
     if state.pending_return >= 0:
         own = board.lattice_bits[state.pending_return]
         return SlideList(board, own, _slide_targets(board, own, empty))
@@ -217,7 +203,7 @@ def _legal_slides(state: State) -> SlideList:
     if state.action:
         forbidden = _forbidden_returns(state)
         if forbidden:
-            occ = _occupied(state)
+            occ = state.filled
             for cur, start in forbidden:
                 path = board.paths.get(cur * board.num_cells + start)
                 if path is not None and not path[0] & occ:
@@ -231,7 +217,7 @@ def _has_slide(state: State) -> bool:
         return True  # §3.5(c): the cell it came from is still free
     board = state.context.board
     own = state.lattice_pioneers[state.current_player]
-    near_empty = _spread(_lattice_empty(state), board.lattice_width)
+    near_empty = _spread(state.lattice_free, board.lattice_width)
     forbidden = _forbidden_returns(state) if state.action else ()
     if not forbidden:
         return bool(own & near_empty)
@@ -261,7 +247,7 @@ def legal_kinds(state: State) -> tuple[str, ...]:
         if state.action == 0:
             board = state.context.board
             own = state.lattice_pioneers[state.current_player]
-            mobile = own & _spread(_lattice_empty(state), board.lattice_width)
+            mobile = own & _spread(state.lattice_free, board.lattice_width)
             return KIND_MOVE if mobile else KIND_PASS
         if state.pending_return >= 0:
             return KIND_MOVE
@@ -273,7 +259,7 @@ def legal_kinds(state: State) -> tuple[str, ...]:
                 # ... and as action 2 the mover may always go back the way it came.
                 return KIND_MOVE_STONE if stone else KIND_MOVE
         else:
-            stone = bool(_stone_targets(state, state.context.board.all_cells & ~_occupied(state)))
+            stone = bool(_stone_targets(state, state.context.board.all_cells & ~state.filled))
         if _has_slide(state):
             return KIND_MOVE_STONE if stone else KIND_MOVE
         return KIND_STONE if stone else NO_KINDS
@@ -291,13 +277,13 @@ def legal_moves_of_kind(state: State, kind: str) -> Sequence[Move]:
         if kind == "stone":
             board = state.context.board
             table = board.stone_moves
-            return [table[c] for c in _cells(_stone_targets(state, board.all_cells & ~_occupied(state)))]
+            return [table[c] for c in _cells(_stone_targets(state, board.all_cells & ~state.filled))]
         if kind == "pass" and legal_kinds(state) == KIND_PASS:
             return _PASS_ONLY
         return []
     if phase == PLACEMENT and kind == "place":
         board = state.context.board
-        return list(compress(board.place_moves, board.selector(board.all_cells & ~_occupied(state))))
+        return list(compress(board.place_moves, board.selector(board.all_cells & ~state.filled)))
     return []
 
 
@@ -340,7 +326,7 @@ def illegal_reason(state: State, move: object) -> str | None:
             return "all pioneers are already on the board"
         if not _valid_cell(board, move.cell):
             return f"there is no {_name(board, move.cell)} on this board"
-        if _occupied(state) >> move.cell & 1:
+        if state.filled >> move.cell & 1:
             return f"{board.names[move.cell]} is occupied"
         return None
     if cls is Pass:
@@ -374,7 +360,7 @@ def _slide_reason(state: State, board: Board, move: Slide) -> str | None:
             return f"the line from {names[src]} to {names[dst]} leaves the board"
         return f"{names[dst]} is not in a straight line from {names[src]}"
     mask, direction, steps = path
-    occ = _occupied(state)
+    occ = state.filled
     if mask & occ:
         for cell in board.rays[src][direction][:steps]:
             if occ >> cell & 1:
@@ -406,7 +392,7 @@ def _stone_reason(state: State, board: Board, move: Stone) -> str | None:
         return f"there is no {_name(board, cell)} on this board"
     if state.closed >> cell & 1:
         return f"{board.names[cell]} belongs to a scored area"
-    if _occupied(state) >> cell & 1:
+    if state.filled >> cell & 1:
         return f"{board.names[cell]} is occupied"
     if not _stone_targets(state, 1 << cell):
         return "a stone must touch a pioneer you moved this turn"
@@ -473,6 +459,8 @@ def _apply_place(state: State, cell: int) -> State:
         None,
         tuple(lattice),
         state.lattice_blocked,
+        state.filled | (1 << cell),
+        state.lattice_free & ~state.context.board.lattice_bits[cell],
     )
     if done:  # §1.3.4: the end checks run once after setup
         termination = _termination(following)
@@ -523,6 +511,8 @@ def _apply_slide(state: State, move: Slide) -> State:
         None,
         tuple(lattice),
         state.lattice_blocked,
+        state.filled ^ ((1 << src) | (1 << dst)),
+        state.lattice_free ^ (bits[src] | bits[dst]),
     )
     # After a move a stone is always possible while stones remain: the cell the mover
     # just left (or passed over last) is empty and next to it (§3.3 note).
@@ -579,8 +569,10 @@ def _apply_stone(state: State, cell: int) -> State:
         None,
         lattice,
         blocked,
+        state.filled | (1 << cell) | closed,
+        state.lattice_free & ~blocked,
     )
-    if action < 3 and (_stone_targets(following, board.all_cells & ~_occupied(following)) or _has_slide(following)):
+    if action < 3 and (_stone_targets(following, board.all_cells & ~following.filled) or _has_slide(following)):
         return following
     return _finish_turn(following, placed_stone=True)
 
@@ -632,6 +624,8 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
         None,
         lattice,
         blocked,
+        state.filled | closed,
+        state.lattice_free & ~blocked,
     )
     termination = _termination(following)
     if termination is not None:
@@ -662,7 +656,7 @@ def mobile_players(state: State) -> tuple[int, ...]:
 
 def _mobile_players(state: State, stop_at: int) -> tuple[int, ...]:
     board = state.context.board
-    empty = _lattice_empty(state)
+    empty = state.lattice_free
     if state.context.rules.mobility_test == "potential":
         # A player can still move if a pioneer shares a zone with an empty cell (A22).
         reach = _fill(empty, board.lattice_all & ~state.lattice_blocked, board.lattice_width)

@@ -23,9 +23,11 @@ Public fields (stable; the renderer and clients read them):
 * ``stall``: turns in a row without a stone (end condition E5).
 * ``start_player``: the seat that placed first and takes the first turn.
 * ``result``: the :class:`~tabletop.core.outcome.Outcome` once over, else ``None``.
-* ``lattice_pioneers``, ``lattice_blocked``: engine caches, derived from ``pioneers`` and
-  ``stones | closed`` in the board's lattice layout (``board.py``) for bit-parallel slides
-  and flood fills.  Clients should ignore them.
+* ``lattice_pioneers``, ``lattice_blocked``, ``filled``, ``lattice_free``: engine caches,
+  derived from the fields above: the pioneers and ``stones | closed`` in the board's
+  lattice layout (``board.py``, for bit-parallel slides and flood fills), the cells that
+  are not empty (pioneer, stone or closed) and the empty cells in the lattice layout.
+  Clients should ignore them.
 """
 
 from __future__ import annotations
@@ -144,6 +146,8 @@ class State(NamedTuple):
     result: Outcome | None
     lattice_pioneers: tuple[int, ...]
     lattice_blocked: int
+    filled: int
+    lattice_free: int
 
     # -- static context -------------------------------------------------------------
 
@@ -177,15 +181,12 @@ class State(NamedTuple):
     @property
     def occupied(self) -> int:
         """Bitset of cells that are not empty (pioneer, stone or closed)."""
-        occ = self.stones | self.closed
-        for own in self.pioneers:
-            occ |= own
-        return occ
+        return self.filled
 
     @property
     def empty(self) -> int:
         """Bitset of empty cells: no pioneer, no stone, not closed."""
-        return self.context.board.all_cells & ~self.occupied
+        return self.context.board.all_cells & ~self.filled
 
     @property
     def open_cells(self) -> int:
