@@ -138,10 +138,10 @@ def position(
         0,
         0,
         None,
-        tuple(board.to_lattice(own) for own in pioneers),
+        tuple(board.to_lines(own) for own in pioneers),
         board.to_lattice(stone_mask),
         filled,
-        board.lattice_all & ~board.to_lattice(filled),
+        board.to_lines(board.all_cells & ~filled),
     )
 
 

@@ -34,10 +34,10 @@ def check_invariants(state: State) -> None:
     for p in range(n):
         assert state.pioneers[p].bit_count() + state.removed[p] + state.in_hand[p] == each
     assert state.stones.bit_count() + state.supply == TOTAL_STONES
-    assert state.lattice_pioneers == tuple(board.to_lattice(own) for own in state.pioneers)
+    assert state.line_pioneers == tuple(board.to_lines(own) for own in state.pioneers)
     assert state.lattice_blocked == board.to_lattice(state.stones | state.closed)
     assert state.filled == seen
-    assert state.lattice_free == board.to_lattice(board.all_cells & ~seen)
+    assert state.line_free == board.to_lines(board.all_cells & ~seen)
     assert sum(area.size for area in state.areas) == state.closed.bit_count()
     for cur, _start in state.movers:
         assert state.pioneers[state.current_player] >> cur & 1

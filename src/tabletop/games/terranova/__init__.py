@@ -111,7 +111,7 @@ class TerraNova:
             (0,) * n,
             0,
             0,
-            board.lattice_all,
+            board.line_all,
         )
 
     def canonical_config(self, config: GameConfig) -> GameConfig:

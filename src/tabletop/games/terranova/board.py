@@ -14,12 +14,14 @@ For the 37-cell test disc ``D3-7`` (max(|q|,|r|,|q+r|) ≤ 3)::
 
 Directions are E, NE, NW, W, SW, SE (0..5, :data:`tabletop.grid.hex.DIRECTIONS`).
 
-The hot paths also use a second, padded "lattice" layout: cell (q, r) is bit
+The hot paths also use two other layouts.  The padded "lattice" layout: cell (q, r) is bit
 ``(r - r_min) * W + (q - q_min)`` with ``W`` = map width + 1.  The extra column is never
 a cell, so each direction is a fixed shift (E +1, W -1, SE +W, NW -W, SW +W-1,
 NE -W+1) and one shift moves a whole set of cells a step without wrapping into the
 next row.  ``to_lattice``/``from_lattice`` convert between the layouts row piece by row
-piece.
+piece.  The "lines" layout holds six copies of the board, copy d laid out along the
+lines of direction d, so a one-bit shift moves every copy one step in its own
+direction: slides in all six directions at once (``to_lines``).
 
 Cell names (``notation.py``): a column letter for q (``a`` = the smallest q on the map)
 and a row number for r (``1`` = the top row), as on a Hex board: ``D3-7``'s centre
@@ -29,7 +31,7 @@ and a row number for r (``1`` = the top row), as on a Hex board: ``D3-7``'s cent
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import compress
 from typing import Any, Final
 
@@ -120,6 +122,10 @@ class Board:
         "lattice_same_land",
         "lattice_shifts",
         "lattice_width",
+        "line_all",
+        "line_bits",
+        "line_cells",
+        "line_direction_bits",
         "map",
         "name_index",
         "names",
@@ -165,6 +171,7 @@ class Board:
         self._build_geometry()
         self._build_moves()
         self._build_lattice()
+        self._build_lines()
 
     def _build_geometry(self) -> None:
         neighbors: list[tuple[int, ...]] = []
@@ -254,6 +261,53 @@ class Board:
             sum(self.lattice_bits[j] for j in self.neighbors[i] if self.land[j] == self.land[i])
             for i in range(self.num_cells)
         )
+
+    def _build_lines(self) -> None:
+        # The lines layout: six copies of the board, copy d laid out line by line so that
+        # one step in direction d is +1 bit, with a padding bit after every line (gaps in
+        # a line stay padding too).  Shifting a set of cells left by one moves every copy
+        # a step in its own direction: all six directions of a slide in one operation.
+        line_keys: tuple[Callable[[int, int], tuple[int, int]], ...] = (
+            lambda q, r: (r, q),  # E
+            lambda q, r: (q + r, -r),  # NE
+            lambda q, r: (q, -r),  # NW
+            lambda q, r: (r, -q),  # W
+            lambda q, r: (q + r, r),  # SW
+            lambda q, r: (q, r),  # SE
+        )
+        position = 1  # bit 0 is padding, so walking back along a line never goes below 0
+        direction_bits: list[tuple[int, ...]] = []
+        cells_at: dict[int, int] = {}
+        for key in line_keys:
+            lines: dict[int, dict[int, int]] = {}
+            for i, (q, r) in enumerate(self.coords):
+                line, along = key(q, r)
+                lines.setdefault(line, {})[along] = i
+            bits = [0] * self.num_cells
+            for line in sorted(lines):
+                cells = lines[line]
+                first, last = min(cells), max(cells)
+                for along, i in cells.items():
+                    bits[i] = 1 << (position + along - first)
+                    cells_at[position + along - first] = i
+                position += last - first + 2
+            direction_bits.append(tuple(bits))
+        self.line_direction_bits: tuple[tuple[int, ...], ...] = tuple(direction_bits)
+        self.line_bits: tuple[int, ...] = tuple(
+            sum(direction_bits[d][i] for d in range(NUM_DIRECTIONS)) for i in range(self.num_cells)
+        )
+        self.line_cells: tuple[int, ...] = tuple(cells_at.get(b, -1) for b in range(position))
+        self.line_all: int = sum(self.line_bits)
+
+    def to_lines(self, mask: int) -> int:
+        """A cell bitset converted to the lines layout (all six copies)."""
+        out = 0
+        bits = self.line_bits
+        while mask:
+            low = mask & -mask
+            out |= bits[low.bit_length() - 1]
+            mask ^= low
+        return out
 
     def to_lattice(self, mask: int) -> int:
         """A cell bitset converted to the lattice layout."""

@@ -91,21 +91,21 @@ def _lattice_lands(board: Board, lattice: int) -> int:
 class SlideList(Sequence[Slide]):
     """The legal slides, listed lazily.
 
-    Slides are found bit-parallel on the lattice: for each direction one bitset holds
-    every destination.  Two pioneers never reach the same cell in the same direction
-    (one would block the other), so a destination and a direction name one slide, the
+    Slides are found bit-parallel in the board's lines layout (six copies of the board,
+    one per direction, where a step is a one-bit shift): one bitset holds every
+    destination in every direction.  Two pioneers never reach the same cell in the same
+    direction (one would block the other), so a destination bit names one slide, the
     count is a popcount, and indexing walks back from the chosen destination to its
     pioneer.  A random choice therefore never builds every move.
     """
 
-    __slots__ = ("_board", "_counts", "_len", "_own", "_targets")
+    __slots__ = ("_board", "_len", "_own", "_targets")
 
-    def __init__(self, board: Board, own: int, targets: list[int]) -> None:
+    def __init__(self, board: Board, own: int, targets: int) -> None:
         self._board = board
-        self._own = own
-        self._targets = targets  # destinations per direction (lattice bitsets)
-        self._counts = counts = [t.bit_count() for t in targets]
-        self._len = sum(counts)
+        self._own = own  # the movable pioneers, lines layout
+        self._targets = targets  # every destination, lines layout
+        self._len = targets.bit_count()
 
     def __len__(self) -> int:
         return self._len
@@ -123,57 +123,55 @@ class SlideList(Sequence[Slide]):
             index += self._len
         if not 0 <= index < self._len:
             raise IndexError("slide index out of range")
-        for direction, count in enumerate(self._counts):
+        # Select the index-th set bit: halve the range by popcounts, then step.
+        mask = self._targets
+        base = 0
+        size = mask.bit_length()
+        while size > 48:
+            half = size >> 1
+            low = mask & ((1 << half) - 1)
+            count = low.bit_count()
             if index < count:
-                mask = self._targets[direction]
-                for _ in range(index):
-                    mask &= mask - 1
-                return self._slide(direction, (mask & -mask).bit_length() - 1)
-            index -= count
-        raise IndexError("slide index out of range")  # pragma: no cover - counts add up
+                mask = low
+                size = half
+            else:
+                index -= count
+                mask >>= half
+                base += half
+                size -= half
+        for _ in range(index):
+            mask &= mask - 1
+        return self._slide(base + (mask & -mask).bit_length() - 1)
 
-    def _slide(self, direction: int, dst: int) -> Slide:
-        board = self._board
-        shift = board.lattice_shifts[direction]
+    def _slide(self, dst: int) -> Slide:
         own = self._own
-        src = dst - shift
+        src = dst - 1
         while not own >> src & 1:
-            src -= shift
-        cells = board.lattice_cells
+            src -= 1
+        board = self._board
+        cells = board.line_cells
         return board.slide_moves[cells[src] * board.num_cells + cells[dst]]
 
     def __iter__(self) -> Iterator[Slide]:
-        for direction, mask in enumerate(self._targets):
-            while mask:
-                low = mask & -mask
-                mask ^= low
-                yield self._slide(direction, low.bit_length() - 1)
+        mask = self._targets
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            yield self._slide(low.bit_length() - 1)
 
     def __repr__(self) -> str:
         return f"SlideList({list(self)!r})"
 
 
-def _slide_targets(board: Board, own: int, empty: int) -> list[int]:
-    """Per direction, the lattice bitset of every cell a pioneer in ``own`` can slide to."""
-    targets = []
-    for shift in board.lattice_shifts:
-        reach = own
-        union = 0
-        if shift > 0:
-            while True:
-                reach = (reach << shift) & empty
-                if not reach:
-                    break
-                union |= reach
-        else:
-            step = -shift
-            while True:
-                reach = (reach >> step) & empty
-                if not reach:
-                    break
-                union |= reach
-        targets.append(union)
-    return targets
+def _slide_targets(own: int, free: int) -> int:
+    """Every cell (lines layout) a pioneer in ``own`` can slide to, all directions at once."""
+    targets = 0
+    reach = own
+    while True:
+        reach = (reach << 1) & free
+        if not reach:
+            return targets
+        targets |= reach
 
 
 def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
@@ -194,12 +192,11 @@ def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
 
 def _legal_slides(state: State) -> SlideList:
     board = state.context.board
-    empty = state.lattice_free
     if state.pending_return >= 0:
-        own = board.lattice_bits[state.pending_return]
-        return SlideList(board, own, _slide_targets(board, own, empty))
-    own = state.lattice_pioneers[state.current_player]
-    targets = _slide_targets(board, own, empty)
+        own = board.line_bits[state.pending_return]
+        return SlideList(board, own, _slide_targets(own, state.line_free))
+    own = state.line_pioneers[state.current_player]
+    targets = _slide_targets(own, state.line_free)
     if state.action:
         forbidden = _forbidden_returns(state)
         if forbidden:
@@ -208,7 +205,7 @@ def _legal_slides(state: State) -> SlideList:
                 path = board.paths.get(cur * board.num_cells + start)
                 if path is not None and not path[0] & occ:
                     # The return is among the slides: s(X) reached in its direction.
-                    targets[path[1]] &= ~board.lattice_bits[start]
+                    targets &= ~board.line_direction_bits[path[1]][start]
     return SlideList(board, own, targets)
 
 
@@ -216,15 +213,16 @@ def _has_slide(state: State) -> bool:
     if state.pending_return >= 0:
         return True  # §3.5(c): the cell it came from is still free
     board = state.context.board
-    own = state.lattice_pioneers[state.current_player]
-    near_empty = _spread(state.lattice_free, board.lattice_width)
+    own = state.line_pioneers[state.current_player]
+    # In the lines layout a pioneer is mobile if the next bit of some copy is free.
+    step_free = state.line_free >> 1
     forbidden = _forbidden_returns(state) if state.action else ()
     if not forbidden:
-        return bool(own & near_empty)
+        return bool(own & step_free)
     restricted = 0
     for cur, _ in forbidden:
-        restricted |= board.lattice_bits[cur]
-    if own & ~restricted & near_empty:
+        restricted |= board.line_bits[cur]
+    if own & ~restricted & step_free:
         return True
     return bool(_legal_slides(state))
 
@@ -245,9 +243,7 @@ def legal_kinds(state: State) -> tuple[str, ...]:
     phase = state.phase
     if phase == PLAY:
         if state.action == 0:
-            board = state.context.board
-            own = state.lattice_pioneers[state.current_player]
-            mobile = own & _spread(state.lattice_free, board.lattice_width)
+            mobile = state.line_pioneers[state.current_player] & (state.line_free >> 1)
             return KIND_MOVE if mobile else KIND_PASS
         if state.pending_return >= 0:
             return KIND_MOVE
@@ -431,8 +427,9 @@ def _apply_place(state: State, cell: int) -> State:
     n = state.context.num_players
     pioneers = list(state.pioneers)
     pioneers[p] |= 1 << cell
-    lattice = list(state.lattice_pioneers)
-    lattice[p] |= state.context.board.lattice_bits[cell]
+    lines = list(state.line_pioneers)
+    line_bit = state.context.board.line_bits[cell]
+    lines[p] |= line_bit
     in_hand = list(state.in_hand)
     in_hand[p] -= 1
     done = not any(in_hand)
@@ -457,10 +454,10 @@ def _apply_place(state: State, cell: int) -> State:
         0,
         state.start_player,
         None,
-        tuple(lattice),
+        tuple(lines),
         state.lattice_blocked,
         state.filled | (1 << cell),
-        state.lattice_free & ~state.context.board.lattice_bits[cell],
+        state.line_free & ~line_bit,
     )
     if done:  # §1.3.4: the end checks run once after setup
         termination = _termination(following)
@@ -472,11 +469,12 @@ def _apply_place(state: State, cell: int) -> State:
 def _apply_slide(state: State, move: Slide) -> State:
     src, dst = move.src, move.dst
     p = state.current_player
-    bits = state.context.board.lattice_bits
+    bits = state.context.board.line_bits
+    step = bits[src] | bits[dst]
     pioneers = list(state.pioneers)
     pioneers[p] ^= (1 << src) | (1 << dst)
-    lattice = list(state.lattice_pioneers)
-    lattice[p] ^= bits[src] | bits[dst]
+    lines = list(state.line_pioneers)
+    lines[p] ^= step
     start = src
     movers = list(state.movers)
     for i, (cur, s) in enumerate(movers):
@@ -509,10 +507,10 @@ def _apply_slide(state: State, move: Slide) -> State:
         state.stall,
         state.start_player,
         None,
-        tuple(lattice),
+        tuple(lines),
         state.lattice_blocked,
         state.filled ^ ((1 << src) | (1 << dst)),
-        state.lattice_free ^ (bits[src] | bits[dst]),
+        state.line_free ^ step,
     )
     # After a move a stone is always possible while stones remain: the cell the mover
     # just left (or passed over last) is empty and next to it (§3.3 note).
@@ -528,7 +526,8 @@ def _apply_stone(state: State, cell: int) -> State:
     stones = state.stones | (1 << cell)
     blocked = state.lattice_blocked | board.lattice_bits[cell]
     pioneers = state.pioneers
-    lattice = state.lattice_pioneers
+    lines = state.line_pioneers
+    free = state.line_free & ~board.line_bits[cell]
     closed = state.closed
     points = state.points
     removed = state.removed
@@ -540,9 +539,10 @@ def _apply_stone(state: State, cell: int) -> State:
             pioneers, closed, points, removed, areas = _score(
                 board, rules, parts, pioneers, closed, points, removed, areas, state.turn
             )
-            lattice = tuple(board.to_lattice(own) for own in pioneers)
+            lines = tuple(board.to_lines(own) for own in pioneers)
             for part in parts:
                 blocked |= board.to_lattice(part)
+                free &= ~board.to_lines(part)
             own = pioneers[state.current_player]
             movers = tuple(m for m in movers if own >> m[0] & 1)
     action = state.action + 1
@@ -567,10 +567,10 @@ def _apply_stone(state: State, cell: int) -> State:
         state.stall,
         state.start_player,
         None,
-        lattice,
+        lines,
         blocked,
         state.filled | (1 << cell) | closed,
-        state.lattice_free & ~blocked,
+        free,
     )
     if action < 3 and (_stone_targets(following, board.all_cells & ~following.filled) or _has_slide(following)):
         return following
@@ -586,8 +586,9 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
     points = state.points
     removed = state.removed
     areas = state.areas
-    lattice = state.lattice_pioneers
+    lines = state.line_pioneers
     blocked = state.lattice_blocked
+    free = state.line_free
     if rules.scoring_timing == "end_of_turn":
         board = context.board
         parts = [
@@ -599,8 +600,9 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
             pioneers, closed, points, removed, areas = _score(
                 board, rules, parts, pioneers, closed, points, removed, areas, state.turn
             )
-            lattice = tuple(board.to_lattice(own) for own in pioneers)
+            lines = tuple(board.to_lines(own) for own in pioneers)
             blocked = board.to_lattice(state.stones | closed)
+            free &= ~board.to_lines(closed)
     following = State(
         context,
         (state.current_player + 1) % context.num_players,
@@ -622,10 +624,10 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
         0 if placed_stone else state.stall + 1,
         state.start_player,
         None,
-        lattice,
+        lines,
         blocked,
         state.filled | closed,
-        state.lattice_free & ~blocked,
+        free,
     )
     termination = _termination(following)
     if termination is not None:
@@ -655,16 +657,16 @@ def mobile_players(state: State) -> tuple[int, ...]:
 
 
 def _mobile_players(state: State, stop_at: int) -> tuple[int, ...]:
-    board = state.context.board
-    empty = state.lattice_free
     if state.context.rules.mobility_test == "potential":
         # A player can still move if a pioneer shares a zone with an empty cell (A22).
-        reach = _fill(empty, board.lattice_all & ~state.lattice_blocked, board.lattice_width)
-        return tuple(p for p, own in enumerate(state.lattice_pioneers) if own & reach)
-    near_empty = _spread(empty, board.lattice_width)
+        board = state.context.board
+        empty = board.to_lattice(board.all_cells & ~state.filled)
+        reach = board.from_lattice(_fill(empty, board.lattice_all & ~state.lattice_blocked, board.lattice_width))
+        return tuple(p for p, own in enumerate(state.pioneers) if own & reach)
+    step_free = state.line_free >> 1
     found = []
-    for p, own in enumerate(state.lattice_pioneers):
-        if own & near_empty:
+    for p, own in enumerate(state.line_pioneers):
+        if own & step_free:
             found.append(p)
             if len(found) >= stop_at:
                 break

@@ -23,11 +23,11 @@ Public fields (stable; the renderer and clients read them):
 * ``stall``: turns in a row without a stone (end condition E5).
 * ``start_player``: the seat that placed first and takes the first turn.
 * ``result``: the :class:`~tabletop.core.outcome.Outcome` once over, else ``None``.
-* ``lattice_pioneers``, ``lattice_blocked``, ``filled``, ``lattice_free``: engine caches,
-  derived from the fields above: the pioneers and ``stones | closed`` in the board's
-  lattice layout (``board.py``, for bit-parallel slides and flood fills), the cells that
-  are not empty (pioneer, stone or closed) and the empty cells in the lattice layout.
-  Clients should ignore them.
+* ``line_pioneers``, ``lattice_blocked``, ``filled``, ``line_free``: engine caches derived
+  from the fields above: each seat's pioneers in the board's lines layout (``board.py``,
+  for slides in all directions at once), ``stones | closed`` in the lattice layout (for
+  flood fills), the cells that are not empty (pioneer, stone or closed), and the empty
+  cells in the lines layout.  Clients should ignore them.
 """
 
 from __future__ import annotations
@@ -144,10 +144,10 @@ class State(NamedTuple):
     stall: int
     start_player: int
     result: Outcome | None
-    lattice_pioneers: tuple[int, ...]
+    line_pioneers: tuple[int, ...]
     lattice_blocked: int
     filled: int
-    lattice_free: int
+    line_free: int
 
     # -- static context -------------------------------------------------------------
 
