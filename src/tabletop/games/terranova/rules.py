@@ -775,6 +775,10 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
         return _explore_one_part(board, rules, near, open_after, x_land_cells if invariant else 0)
     if len(seeds) == 1:
         return _explore_one_part(board, rules, seeds[0], open_after, x_land_cells if invariant else 0)
+    # Parts that the window already joined grow as one.
+    seeds = [near] + [seed for seed in seeds if not seed & near]
+    if len(seeds) == 2:
+        return _two_parts(board, rules, seeds[0], seeds[1], open_after, x_land_cells if invariant else 0)
     groups: list[list[int]] = [[seed, seed] for seed in seeds]  # [reached, frontier] per growing part
     while True:
         active = [g for g in groups if g[1]]
@@ -813,6 +817,42 @@ def _parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) ->
                     group[1] |= other[1]
                 groups = [g for g in groups if not any(g is m for m in merged)]
     return [board.from_lattice(g[0]) for g in groups if _is_area(board, rules, g[0])]
+
+
+def _two_parts(board: Board, rules: RuleSet, a: int, b: int, open_after: int, stop_cells: int) -> list[int]:
+    """The areas to score when x's open neighbours form two groups ``a`` and ``b``.
+
+    Both grow a layer at a time.  If they meet, it is one part (as
+    :func:`_explore_one_part`); if one of them stops growing first, the zone is split.
+    """
+    w = board.lattice_width
+    w1 = w - 1
+    a_new, b_new = a, b
+    while True:
+        a_new = (
+            ((a_new << 1) | (a_new >> 1) | (a_new << w) | (a_new >> w) | (a_new << w1) | (a_new >> w1))
+            & open_after
+            & ~a
+        )
+        a |= a_new
+        if a & b:
+            break
+        b_new = (
+            ((b_new << 1) | (b_new >> 1) | (b_new << w) | (b_new >> w) | (b_new << w1) | (b_new >> w1))
+            & open_after
+            & ~b
+        )
+        b |= b_new
+        if a & b:
+            break
+        if not a_new or not b_new:
+            # Split: one part is complete; finish the other (it may be an area too).
+            done, other = (a, b) if not a_new else (b, a)
+            parts = [board.from_lattice(done)] if _is_area(board, rules, done) else []
+            return parts + _explore_one_part(board, rules, other, open_after, 0)
+    if not rules.score_on_type_reduction:
+        return []
+    return _explore_one_part(board, rules, a | b, open_after, stop_cells)
 
 
 def _explore_one_part(board: Board, rules: RuleSet, reached: int, open_after: int, stop_cells: int) -> list[int]:
