@@ -14,6 +14,7 @@ from tabletop.arena.match import play_match
 from tabletop.arena.report import write_outputs
 from tabletop.arena.tournament import (
     TournamentConfig,
+    head_to_head,
     lineups,
     play_game,
     rating_inputs,
@@ -101,3 +102,11 @@ def test_records_replay_and_outputs_are_written(tmp_path: Path) -> None:
 def test_match_rejects_a_wrong_number_of_agents() -> None:
     with pytest.raises(ValueError, match="agents"):
         play_match(GAME.new_initial_state(GameConfig(num_players=3, seed=0)), [RandomAgent(0)])
+
+
+def test_head_to_head_rates_of_a_pair_add_up_to_one() -> None:
+    config = TournamentConfig(game="coins", bots=("greedy", "random", "random"), games=3, seed=4)
+    pairs = head_to_head(run_tournament(config))
+    (ahead, n), (behind, m) = pairs[("greedy", "random")], pairs[("random", "greedy")]
+    assert n == m == 6  # 3 games x 2 random seats
+    assert ahead + behind == pytest.approx(1.0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -12,8 +12,13 @@ from tabletop.arena.ratings import Rating
 from tabletop.arena.tournament import ArenaGame, BotStats, TournamentConfig, head_to_head
 
 
-def results_markdown(config: TournamentConfig, stats: Sequence[BotStats], ratings: Sequence[Rating]) -> str:
-    """The results and ratings as Markdown tables (the ``results.md`` file)."""
+def results_markdown(
+    config: TournamentConfig,
+    stats: Sequence[BotStats],
+    ratings: Sequence[Rating],
+    pairs: Mapping[tuple[str, str], tuple[float, float]],
+) -> str:
+    """The results, head-to-head rates and ratings as Markdown tables (``results.md``)."""
     lines = [
         f"# Arena: {config.game}, {config.num_players} players, {config.games} games, seed {config.seed}",
         "",
@@ -28,6 +33,9 @@ def results_markdown(config: TournamentConfig, stats: Sequence[BotStats], rating
             f"| {s.bot} | {s.seats} | {s.wins} | {s.shared_wins} | {s.win_share:.1%} ± {s.win_share_ci:.1%} "
             f"| {s.mean_score:.1f} ± {s.score_ci:.1f} | {s.seconds_per_move:.3f} |"
         )
+    lines += ["", "| bot | against | score rate | pairs |", "|---|---|---:|---:|"]
+    for (a, b), (rate, n) in sorted(pairs.items()):
+        lines.append(f"| {a} | {b} | {rate:.1%} | {n:g} |")
     lines += ["", "| bot | Elo | 95 % interval |", "|---|---:|---:|"]
     for r in ratings:
         lines.append(f"| {r.bot} | {r.elo:+.0f} | {r.low:+.0f} .. {r.high:+.0f} |")
@@ -46,6 +54,7 @@ def write_outputs(
     Returns:
         The summary files written (not the records).
     """
+    pairs = head_to_head(games)
     records = out / "games"
     records.mkdir(parents=True, exist_ok=True)
     width = max(4, len(str(config.games - 1)))
@@ -66,13 +75,12 @@ def write_outputs(
         ],
         "results": [asdict(s) for s in stats],
         "head_to_head": [
-            {"bot": a, "opponent": b, "win_share": share, "games": n}
-            for (a, b), (share, n) in sorted(head_to_head(games).items())
+            {"bot": a, "opponent": b, "score_rate": rate, "pairs": n} for (a, b), (rate, n) in sorted(pairs.items())
         ],
         "ratings": [asdict(r) for r in ratings],
     }
     written = [out / "results.json", out / "results.md", out / "ratings.svg"]
     written[0].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    written[1].write_text(results_markdown(config, stats, ratings), encoding="utf-8")
+    written[1].write_text(results_markdown(config, stats, ratings, pairs), encoding="utf-8")
     written[2].write_text(ratings_svg(ratings), encoding="utf-8")
     return written

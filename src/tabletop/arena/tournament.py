@@ -24,7 +24,7 @@ from functools import partial
 
 from tabletop.ai.agent import make_agent
 from tabletop.arena.match import new_game, play_match
-from tabletop.arena.ratings import GameResult
+from tabletop.arena.ratings import GameResult, pairwise
 from tabletop.core.errors import ConfigError
 from tabletop.core.record import GameRecord
 
@@ -250,16 +250,17 @@ def rating_inputs(games: Sequence[ArenaGame]) -> list[GameResult]:
     ]
 
 
-def head_to_head(games: Sequence[ArenaGame]) -> dict[tuple[str, str], tuple[float, int]]:
-    """``(a, b) -> (a's win share in games with b, games together)`` for every pair of bots."""
-    totals: dict[tuple[str, str], list[float]] = {}
-    for game in games:
-        if game.record.result is None:
-            continue
-        winners = game.winners
-        present = set(game.lineup)
-        for seat, bot in enumerate(game.lineup):
-            share = 1.0 / len(winners) if seat in winners else 0.0
-            for other in present - {bot}:
-                totals.setdefault((bot, other), []).append(share)
-    return {pair: (sum(v) / len(v), len(v)) for pair, v in totals.items()}
+def head_to_head(games: Sequence[ArenaGame]) -> dict[tuple[str, str], tuple[float, float]]:
+    """``(a, b) -> (a's score rate against b, pairs)`` for every two bots that met.
+
+    Each game counts once per pair of seats held by different bots: 1 to the seat with
+    the higher final score, 0.5 each for equal scores.  In a two-player game this is the
+    plain win rate; in a three-player game it says how often a finished ahead of b.
+    """
+    points = pairwise(rating_inputs(games))
+    table = {}
+    for (a, b), won in points.items():
+        pairs = won + points[(b, a)]
+        if pairs:
+            table[(a, b)] = (won / pairs, pairs)
+    return table

@@ -17,7 +17,14 @@ from rich.table import Table
 from tabletop.arena.bench_mcts import bench_mcts
 from tabletop.arena.ratings import rate
 from tabletop.arena.report import write_outputs
-from tabletop.arena.tournament import ArenaGame, TournamentConfig, rating_inputs, results_table, run_tournament
+from tabletop.arena.tournament import (
+    ArenaGame,
+    TournamentConfig,
+    head_to_head,
+    rating_inputs,
+    results_table,
+    run_tournament,
+)
 from tabletop.core.errors import TabletopError
 from tabletop.core.registry import make
 
@@ -104,6 +111,10 @@ def arena(
             f"{s.seconds_per_move:.3f}",
         )
     console.print(table)
+    pairs = Table("bot", "against", "score rate", "pairs", title="Head to head (pairs of seats: higher score wins)")
+    for (a, b), (rate_ab, n) in sorted(head_to_head(played).items()):
+        pairs.add_row(a, b, f"{rate_ab:.1%}", f"{n:g}")
+    console.print(pairs)
     elo = Table("bot", "Elo", "95 % interval", title="Elo" + (" (random = 0)" if anchor else " (mean = 0)"))
     for r in ratings:
         elo.add_row(r.bot, f"{r.elo:+.0f}", f"{r.low:+.0f} .. {r.high:+.0f}")
