@@ -181,6 +181,7 @@ def test_slide_list_is_a_sequence() -> None:
     assert len(slides) == len(listed) == 17
     assert [slides[i] for i in range(len(slides))] == listed
     assert slides[-1] == listed[-1] and list(slides[2:5]) == listed[2:5]
+    assert slides == listed and slides == tuple(listed) and slides != listed[:-1]
     with pytest.raises(IndexError):
         slides[17]
 

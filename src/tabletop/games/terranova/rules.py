@@ -159,6 +159,13 @@ class SlideList(Sequence[Slide]):
             mask ^= low
             yield self._slide(low.bit_length() - 1)
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SlideList | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence value, like list
+
     def __repr__(self) -> str:
         return f"SlideList({list(self)!r})"
 
