@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tabletop.core.errors import InvalidMoveError
 from tabletop.games.terranova import GAME, PASS, board_for
@@ -68,3 +70,15 @@ def test_game_parse_move_uses_the_default_map() -> None:
     assert GAME.parse_move("pass") == PASS
     name = board.names[40]
     assert GAME.parse_move(f"#{name}") == board.stone_moves[40]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789#*@-> PAS\x00é", max_size=12))
+def test_any_text_parses_or_is_invalid(text: str) -> None:
+    board = board_for("isola")
+    try:
+        move = parse_move(board, text)
+    except InvalidMoveError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert parse_move(board, move_to_str(board, move)) == move
