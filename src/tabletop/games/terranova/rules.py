@@ -312,19 +312,15 @@ def _valid_cell(board: Board, cell: object) -> bool:
 
 def illegal_reason(state: State, move: object) -> str | None:
     """Why ``move`` is illegal in ``state``, or ``None`` if it is legal."""
-    cls = move.__class__
     board = state.context.board
     phase = state.phase
+    if isinstance(move, Slide):
+        return _slide_reason(state, board, move)
+    if isinstance(move, Stone):
+        return _stone_reason(state, board, move)
     if phase == OVER:
         return "the game is over"
-    if cls is Slide:
-        assert isinstance(move, Slide)
-        return _slide_reason(state, board, move)
-    if cls is Stone:
-        assert isinstance(move, Stone)
-        return _stone_reason(state, board, move)
-    if cls is Place:
-        assert isinstance(move, Place)
+    if isinstance(move, Place):
         if phase != PLACEMENT:
             return "all pioneers are already on the board"
         if not _valid_cell(board, move.cell):
@@ -332,7 +328,7 @@ def illegal_reason(state: State, move: object) -> str | None:
         if state.filled >> move.cell & 1:
             return f"{board.names[move.cell]} is occupied"
         return None
-    if cls is Pass:
+    if isinstance(move, Pass):
         if phase != PLAY:
             return "no passing while placing pioneers"
         if state.action:
@@ -345,9 +341,10 @@ def illegal_reason(state: State, move: object) -> str | None:
 
 def _slide_reason(state: State, board: Board, move: Slide) -> str | None:
     if state.phase != PLAY:
-        return "pioneers cannot move while they are still being placed"
+        return "the game is over" if state.phase == OVER else "pioneers cannot move while they are being placed"
     src, dst = move.src, move.dst
-    if not _valid_cell(board, src) or not _valid_cell(board, dst):
+    n = board.num_cells
+    if not (type(src) is int and type(dst) is int and 0 <= src < n and 0 <= dst < n):
         return f"there is no {_name(board, src if not _valid_cell(board, src) else dst)} on this board"
     names = board.names
     if not state.pioneers[state.current_player] >> src & 1:
@@ -382,7 +379,7 @@ def _slide_reason(state: State, board: Board, move: Slide) -> str | None:
 
 def _stone_reason(state: State, board: Board, move: Stone) -> str | None:
     if state.phase != PLAY:
-        return "no stones while pioneers are being placed"
+        return "the game is over" if state.phase == OVER else "no stones while pioneers are being placed"
     if state.action == 0:
         return "the first action of a turn must move a pioneer"
     if state.pending_return >= 0:
@@ -412,21 +409,22 @@ def apply(state: State, move: object) -> State:
     Raises:
         IllegalMoveError: saying why, if ``move`` is not legal (``state`` is unchanged).
     """
-    reason = illegal_reason(state, move)
-    if reason is not None:
-        text = str(move) if isinstance(move, Place | Slide | Stone | Pass) else repr(move)
-        raise IllegalMoveError(f"{text!r}: {reason}")
-    cls = move.__class__
-    if cls is Slide:
-        assert isinstance(move, Slide)
-        return _apply_slide(state, move)
-    if cls is Stone:
-        assert isinstance(move, Stone)
-        return _apply_stone(state, move.cell)
-    if cls is Place:
-        assert isinstance(move, Place)
-        return _apply_place(state, move.cell)
-    return _finish_turn(state, placed_stone=False)
+    if isinstance(move, Slide):
+        reason = _slide_reason(state, state.context.board, move)
+        if reason is None:
+            return _apply_slide(state, move)
+    elif isinstance(move, Stone):
+        reason = _stone_reason(state, state.context.board, move)
+        if reason is None:
+            return _apply_stone(state, move.cell)
+    else:
+        reason = illegal_reason(state, move)
+        if reason is None:
+            if isinstance(move, Place):
+                return _apply_place(state, move.cell)
+            return _finish_turn(state, placed_stone=False)
+    text = str(move) if isinstance(move, Place | Slide | Stone | Pass) else repr(move)
+    raise IllegalMoveError(f"{text!r}: {reason}")
 
 
 def _apply_place(state: State, cell: int) -> State:
