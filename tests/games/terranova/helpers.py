@@ -7,6 +7,7 @@ s(X) is each pioneer's listed cell.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -61,8 +62,6 @@ def disc168() -> dict[str, Any]:
     """The 168-cell island of spec §2.3 M2 with 8 landscapes in pie slices (a stand-in for isola)."""
     coords = [(q, r) for q in range(-7, 8) for r in range(-7, 8) if q * q + q * r + r * r <= 43]
     coords += [(7, 0), (-7, 0), (0, 7), (0, -7), (7, -7)]
-    import math
-
     order = "FMAPSHRL"
     cells = []
     for q, r in coords:
@@ -74,6 +73,18 @@ def disc168() -> dict[str, Any]:
             land = order[min(6, int(angle * 7))]
         cells.append((q, r, land))
     return map_from_cells("disc168", cells)
+
+
+def holey() -> dict[str, Any]:
+    """A radius-5 disc with five inner cells missing and six landscapes by sector (lake included)."""
+    missing = {(1, 0), (1, 1), (-2, 1), (0, -3), (2, -2)}
+    cells = []
+    for q, r in disc(5):
+        if (q, r) in missing:
+            continue
+        angle = math.atan2(1.5 * r, math.sqrt(3) * (q + r / 2))
+        cells.append((q, r, "FMAPSL"[int((angle + math.pi) / (2 * math.pi) * 6) % 6]))
+    return map_from_cells("holey", cells)
 
 
 def position(

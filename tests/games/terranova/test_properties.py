@@ -17,6 +17,8 @@ from tabletop.games.terranova.rules import landscape_count, zones
 from tabletop.games.terranova.ruleset import OPTIONS
 from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, TOTAL_STONES
 
+from .helpers import d37, holey
+
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -152,9 +154,16 @@ def variants(draw: st.DrawFn) -> dict[str, OptionValue]:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), num_players=st.sampled_from([2, 3, 4]), flags=variants())
-def test_every_variant_combination_ends(seed: int, num_players: int, flags: dict[str, OptionValue]) -> None:
-    config = GameConfig(num_players, variants=flags, seed=seed)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    num_players=st.sampled_from([2, 3, 4]),
+    flags=variants(),
+    holey_map=st.booleans(),
+)
+def test_every_variant_combination_ends(
+    seed: int, num_players: int, flags: dict[str, OptionValue], holey_map: bool
+) -> None:
+    config = GameConfig(num_players, variants=flags, seed=seed, map=holey() if holey_map else None)
     final, moves = play(GAME.new_initial_state(config), random.Random(seed), deep=False)
     assert final.is_terminal()
     assert len(moves) < 5000
@@ -220,17 +229,21 @@ def reference_scoring(before: State, x: int) -> tuple[int, tuple[int, ...]]:
     return closed, tuple(gains)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     num_players=st.sampled_from([2, 3, 4]),
     reduce_types=st.booleans(),
     lake=st.booleans(),
+    board=st.sampled_from(["isola", "holey", "d37"]),
 )
-def test_scoring_matches_a_reference(seed: int, num_players: int, reduce_types: bool, lake: bool) -> None:
+def test_scoring_matches_a_reference(seed: int, num_players: int, reduce_types: bool, lake: bool, board: str) -> None:
     flags: dict[str, OptionValue] = {"score_on_type_reduction": reduce_types, "lake_is_landscape": lake}
+    board_map = {"isola": None, "holey": holey(), "d37": d37()}[board]
+    if board == "d37":
+        num_players = 2  # 37 cells: room for 26 pioneers only
     rng = random.Random(seed)
-    state = GAME.new_initial_state(GameConfig(num_players, variants=flags, seed=seed))
+    state = GAME.new_initial_state(GameConfig(num_players, variants=flags, seed=seed, map=board_map))
     while not state.is_terminal():
         move = random_move(state, rng)
         following = state.apply(move)
