@@ -2,7 +2,7 @@
 
 Pure functions over :class:`~tabletop.games.terranova.state.State`.  The hot path
 (kind-first random play asks for the legal kinds, then the moves of one kind, then
-applies one) works on int bitsets and the board's precomputed ray tables; see
+applies one) works on int bitsets in the board's lattice and lines layouts; see
 ``docs/terranova.md`` for the measured speed.
 
 Turn flow (spec §3.8): a turn is 1 to 3 actions by one player, action 1 a move.  After
