@@ -153,11 +153,26 @@ class SlideList(Sequence[Slide]):
         return board.slide_moves[cells[src] * board.num_cells + cells[dst]]
 
     def __iter__(self) -> Iterator[Slide]:
+        board = self._board
+        cells = board.line_cells
+        n = board.num_cells
+        table = board.slide_moves
+        own = self._own
         mask = self._targets
+        previous = src = -2
         while mask:
             low = mask & -mask
             mask ^= low
-            yield self._slide(low.bit_length() - 1)
+            dst = low.bit_length() - 1
+            if dst != previous + 1:
+                # A run of consecutive destinations belongs to one pioneer, which usually
+                # sits right before it (not when a forbidden return cut the run).
+                back = dst - 1
+                while not own >> back & 1:
+                    back -= 1
+                src = cells[back] * n
+            previous = dst
+            yield table[src + cells[dst]]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SlideList | list | tuple):
