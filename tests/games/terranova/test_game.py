@@ -11,7 +11,7 @@ from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
-from tabletop.games.terranova import GAME, PASS, State
+from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
 from tabletop.games.terranova.rules import SlideList
 from tabletop.testing.conformance import check_game
 
@@ -193,6 +193,11 @@ def test_foreign_objects_are_illegal_not_crashes() -> None:
         state.apply("a1")
     with pytest.raises(InvalidMoveError, match="'zz99'"):
         state.parse_move("zz99")
+    play = position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
+    for bad in (Slide("a", 3), Slide(18, 99), Stone(-1), Place(500), Slide(18, None)):  # type: ignore[arg-type]
+        assert not play.is_legal(bad)
+        with pytest.raises(IllegalMoveError, match=r"there is no cell|pioneers are already|first action"):
+            play.apply(bad)
 
 
 def test_render_hooks() -> None:

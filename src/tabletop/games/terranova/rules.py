@@ -317,8 +317,8 @@ def legal_moves(state: State) -> list[Move]:
 # Legality with reasons
 
 
-def _name(board: Board, cell: int) -> str:
-    return board.names[cell] if 0 <= cell < board.num_cells else f"cell #{cell}"
+def _name(board: Board, cell: object) -> str:
+    return board.names[cell] if isinstance(cell, int) and 0 <= cell < board.num_cells else f"cell {cell!r}"
 
 
 def _valid_cell(board: Board, cell: object) -> bool:
