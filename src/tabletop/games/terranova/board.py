@@ -339,6 +339,16 @@ class Board:
                 lands |= 1 << i
         return lands
 
+    @property
+    def NEIGHBORS(self) -> tuple[tuple[int, ...], ...]:
+        """The neighbour table: on-board neighbours of each cell in direction order."""
+        return self.neighbors
+
+    @property
+    def RAYS(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """The ray table: ``RAYS[cell][direction]`` = cells in a line up to the edge or a gap."""
+        return self.rays
+
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Board) and self.key == other.key)
 
