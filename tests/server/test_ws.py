@@ -69,3 +69,37 @@ def test_undo_over_socket(client: TestClient) -> None:
         state = recv_until(ws, "state")
         assert state["ply"] == 0 and state["version"] == 2
         assert recv_until(ws, "ack")["version"] == 2
+
+
+def merge(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """The client's mergePatch (web/api.js) in Python."""
+    assert patch["base"] == view["version"]
+    state = {**view["state"], **patch["state"]}
+    for k in patch["drop"]:
+        del state[k]
+    log = view["log"][: patch["log_from"]] + patch["log"]
+    return {**patch, "state": state, "log": log, "full": True}
+
+
+def test_updates_are_patches_that_rebuild_the_full_view(client: TestClient) -> None:
+    m = create_toy(client)
+    t0, t1 = m["seats"][0]["token"], m["seats"][1]["token"]
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        view = ws.receive_json()
+        assert view["full"] is True
+        steps: list[dict[str, Any]] = [
+            {"type": "act", "token": t0, "action": "a"},
+            {"type": "undo", "token": t0},
+            {"type": "act", "token": t0, "action": "b"},
+            {"type": "act", "token": t0, "action": "c"},
+            {"type": "act", "token": t1, "action": "d"},
+        ]
+        for req, step in enumerate(steps):
+            ws.send_json({**step, "req": req, "version": view["version"]})
+            patch = recv_until(ws, "state")
+            assert patch["full"] is False
+            view = merge(view, patch)
+            recv_until(ws, "ack")
+        full = client.get(f"/api/matches/{m['id']}").json()
+        strip = ("full", "base", "drop", "log_from")
+        assert {k: v for k, v in view.items() if k not in strip} == {k: v for k, v in full.items() if k not in strip}

@@ -18,7 +18,7 @@ from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
 from tabletop.cli.arena_cmd import arena, print_mcts_bench
 from tabletop.cli.map_cmd import map_app
-from tabletop.cli.serve_cmd import serve
+from tabletop.cli.serve_cmd import bench_server, serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
@@ -292,6 +292,9 @@ def bench(
     mcts: Annotated[bool, typer.Option("--mcts", help="Time MCTS simulations/s from a mid-game position.")] = False,
 ) -> None:
     """Benchmark complete kind-first random games on one core: games/s, actions/s, how games ended."""
+    if target == "server":  # the web server under simulated players (tabletop.server.bench)
+        bench_server(seconds=seconds, seed=seed)
+        return
     if mcts:
         print_mcts_bench(target, players, seconds, seed)
         return

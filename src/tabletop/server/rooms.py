@@ -91,6 +91,8 @@ class Room:
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
     _view_cache: tuple[int, str] | None = None
+    _sent: tuple[int, dict[str, Any], int] | None = None
+    _log: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def state(self) -> State:
@@ -125,15 +127,22 @@ class Room:
             return None
         return actor
 
+    def log_entries(self) -> list[dict[str, Any]]:
+        """The move log as sent to clients (built incrementally: rebuilding it per action is O(n²))."""
+        log = self._log
+        del log[len(self.moves) :]  # after an undo
+        for i in range(len(log), len(self.moves)):
+            log.append({"ply": i, "seat": self.actors[i], "action": self.texts[i], "turn": self.states[i].turn})
+        return log
+
     def view(self) -> dict[str, Any]:
         """What every client sees (neither game has hidden information)."""
         state = self.state
         outcome = state.outcome()
-        legal = (
-            [] if state.is_terminal() else [{"move": state.move_to_str(m), "kind": m.kind} for m in state.legal_moves()]
-        )
+        legal = [{"move": state.move_to_str(m), "kind": m.kind} for m in state.legal_moves()]
         return {
             "type": "state",
+            "full": True,
             "match": self.id,
             "game": self.game.id,
             "game_name": self.game.name,
@@ -149,10 +158,7 @@ class Room:
             "scores": list(state.scores()),
             "outcome": outcome.to_json() if outcome is not None else None,
             "legal": legal,
-            "log": [
-                {"ply": i, "seat": a, "action": t, "turn": self.states[i].turn}
-                for i, (a, t) in enumerate(zip(self.actors, self.texts, strict=True))
-            ],
+            "log": list(self.log_entries()),
             "undoable_by": self.undoable_by(),
         }
 
@@ -161,6 +167,39 @@ class Room:
         if self._view_cache is None or self._view_cache[0] != self.version:
             self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
         return self._view_cache[1]
+
+    def join_text(self) -> str:
+        """The full view for a newly connected client; later updates patch this version."""
+        if self._sent is None or self._sent[0] != self.version:
+            view = self.view()
+            self._sent = (self.version, view["state"], len(view["log"]))
+        return self.view_text()
+
+    def update_text(self) -> str:
+        """The change since the last update as JSON text, for connected clients.
+
+        Only the top-level keys of ``state`` that changed and only the new log entries are
+        sent (the map, for one, never changes), with ``base`` naming the version the patch
+        applies to; a client that holds another version reconnects for a full view.
+        """
+        view = self.view()
+        sent = self._sent
+        self._sent = (self.version, view["state"], len(view["log"]))
+        if sent is None:
+            return json.dumps(view, separators=(",", ":"))
+        base_version, base_state, base_log = sent
+        state = view["state"]
+        log_from = min(base_log, len(view["log"]))
+        patch = {
+            **view,
+            "full": False,
+            "base": base_version,
+            "state": {k: v for k, v in state.items() if k not in base_state or base_state[k] != v},
+            "drop": [k for k in base_state if k not in state],
+            "log_from": log_from,
+            "log": view["log"][log_from:],
+        }
+        return json.dumps(patch, separators=(",", ":"))
 
     def record(self) -> GameRecord:
         """The match as a record in the standard JSON record format."""
@@ -402,7 +441,10 @@ class RoomManager:
 
     async def broadcast(self, room: Room) -> None:
         """Sends the current view to every client of the room."""
-        text = room.view_text()
+        if not room.subscribers:
+            room._sent = None  # nobody holds a base to patch
+            return
+        text = room.update_text()
         for send in list(room.subscribers):
             try:
                 await send(text)

@@ -54,7 +54,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
 
     writer_task = asyncio.create_task(writer())
     rooms.subscribe(room, send)
-    await send(room.view_text())
+    await send(room.join_text())
     try:
         while True:
             raw = await ws.receive_text()

@@ -19,6 +19,14 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
+/** Applies an update (changed state keys, new log entries) to the view it was made from. */
+export function mergePatch(view, patch) {
+  const state = { ...view.state, ...patch.state };
+  for (const k of patch.drop || []) delete state[k];
+  const log = view.log.slice(0, patch.log_from).concat(patch.log);
+  return { ...patch, full: true, state, log };
+}
+
 /**
  * A match socket that reconnects by itself.  `onState` gets every view; `send` returns a
  * promise settled by the server's ack or error for that request.
@@ -44,7 +52,12 @@ export class MatchSocket {
     };
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
-      if (msg.type === "state") this.onState(msg);
+      if (msg.type === "state") {
+        if (msg.full) this.view = msg;
+        else if (this.view && msg.base === this.view.version) this.view = mergePatch(this.view, msg);
+        else return ws.close(); // missed an update: reconnect for a full view
+        this.onState(this.view);
+      }
       else if (msg.req != null && this.pending.has(msg.req)) {
         const { resolve, reject } = this.pending.get(msg.req);
         this.pending.delete(msg.req);

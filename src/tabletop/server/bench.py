@@ -1,0 +1,289 @@
+"""``tabletop bench server``: simulated players against one server process on loopback.
+
+The benchmark starts ``tabletop serve`` on a fresh SQLite file, creates ``games`` matches
+of people only (no bots), and connects one websocket per seat.  Each simulated player
+waits a think time (exponentially distributed around ``think_s``), then sends a
+kind-first random legal move and times the round trip until the server's ack, which
+comes only after the action is committed.  After the run it restarts the server on the
+same database and checks that every acknowledged action is stored: nothing lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+
+@dataclass
+class BenchResult:
+    """What one run measured."""
+
+    game: str
+    games: int
+    seconds: float
+    think_s: float
+    actions: int
+    errors: int
+    lost: int
+    finished_games: int
+    rtts_ms: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+
+    @property
+    def actions_per_second(self) -> float:
+        """Acknowledged actions per second of wall time."""
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    def percentile(self, q: float) -> float:
+        """Round-trip percentile in milliseconds (``q`` in 0..100)."""
+        if not self.rtts_ms:
+            return float("nan")
+        if len(self.rtts_ms) == 1:
+            return self.rtts_ms[0]
+        return statistics.quantiles(self.rtts_ms, n=1000, method="inclusive")[int(q * 10) - 1]
+
+    def summary(self) -> str:
+        """A one-paragraph report."""
+        return (
+            f"{self.games} simultaneous {self.game} games ({self.finished_games} finished), "
+            f"think time {self.think_s:g} s: {self.actions} actions in {self.seconds:.1f} s = "
+            f"{self.actions_per_second:.0f} actions/s; round trip p50 {self.percentile(50):.1f} ms, "
+            f"p99 {self.percentile(99):.1f} ms, max {max(self.rtts_ms, default=float('nan')):.1f} ms; "
+            f"errors {self.errors}; lost actions {self.lost}"
+        )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", db_url]
+    cmd += ["--log-level", "warning", "--bot-workers", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+        if proc.poll() is not None:
+            break
+    proc.kill()
+    raise RuntimeError("the benchmark server did not start")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _pick(legal: list[dict[str, str]], rng: random.Random) -> str:
+    kinds = sorted({m["kind"] for m in legal})
+    kind = rng.choice(kinds)
+    return rng.choice([m["move"] for m in legal if m["kind"] == kind])
+
+
+class _Player:
+    """One seat's websocket client."""
+
+    def __init__(self, result: BenchResult, acked: dict[str, int], rng: random.Random, think_s: float) -> None:
+        self.result = result
+        self.acked = acked
+        self.rng = rng
+        self.think_s = think_s
+
+    @staticmethod
+    async def _act(
+        ws: Any, pending: dict[int, float], req: int, token: str, version: int, action: str, think: float
+    ) -> None:
+        await asyncio.sleep(think)
+        pending[req] = time.perf_counter()
+        await ws.send(json.dumps({"type": "act", "req": req, "token": token, "version": version, "action": action}))
+
+    async def play(
+        self, url: str, match_id: str, seat: int, token: str, ready: asyncio.Barrier, clock: list[float]
+    ) -> bool:
+        """Plays the seat until the game ends or time is up; returns whether the game ended.
+
+        Every player connects and receives its first view before anyone acts (``ready``),
+        so the measurement is of play, not of 400 simultaneous handshakes.
+        """
+        pending: dict[int, float] = {}
+        thinking: set[asyncio.Task[None]] = set()
+        req = 0
+        acted_on = -1
+        async with connect(url, max_size=None, open_timeout=60, compression=None) as ws:
+            first = await ws.recv()
+            await ready.wait()
+            backlog: list[str | bytes] = [first]
+            while True:
+                # Past the deadline, wait only for outstanding acks (bounded), then leave.
+                left = clock[0] - time.monotonic()
+                if left <= 0 and not pending:
+                    return False
+                try:
+                    raw = (
+                        backlog.pop()
+                        if backlog
+                        else await asyncio.wait_for(ws.recv(), timeout=max(left, 0) + (30 if pending else 0.05))
+                    )
+                except TimeoutError:
+                    if time.monotonic() >= clock[0]:
+                        return False
+                    continue
+                msg: dict[str, Any] = json.loads(raw)
+                kind = msg["type"]
+                now = time.perf_counter()
+                if kind == "ack":
+                    self.result.rtts_ms.append((now - pending.pop(msg["req"])) * 1000)
+                    self.result.times.append(now)
+                    self.acked[match_id] += 1
+                elif kind == "error":
+                    self.result.errors += 1
+                    pending.pop(int(msg.get("req") or 0), None)
+                elif kind == "state":
+                    if msg["terminal"]:
+                        if not pending:
+                            return True
+                        continue
+                    if msg["current_player"] != seat or msg["version"] <= acted_on:
+                        continue
+                    if time.monotonic() >= clock[0]:
+                        if not pending:
+                            return False
+                        continue
+                    acted_on = msg["version"]
+                    req += 1
+                    # Think in a task: the loop keeps reading, so acks are timed when they arrive.
+                    pending[req] = float("inf")
+                    think = self.rng.expovariate(1 / self.think_s) if self.think_s else 0.0
+                    action = _pick(msg["legal"], self.rng)
+                    thinking.add(asyncio.create_task(self._act(ws, pending, req, token, msg["version"], action, think)))
+                if not pending and msg.get("terminal"):
+                    return True
+
+
+async def _run_clients(
+    base: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int, result: BenchResult
+) -> dict[str, int]:
+    rng = random.Random(seed)
+    acked: dict[str, int] = {}
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        matches = []
+        for i in range(games):
+            seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
+            r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
+            r.raise_for_status()
+            matches.append(r.json())
+            acked[matches[-1]["id"]] = 0
+    ws_base = base.replace("http://", "ws://")
+    clock = [0.0]
+    ready = asyncio.Barrier(games * players + 1)
+    tasks = []
+    for m in matches:
+        for s in m["seats"]:
+            player = _Player(result, acked, random.Random(rng.random()), think_s)
+            url = f"{ws_base}/api/matches/{m['id']}/ws"
+            tasks.append(asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock)))
+    clock[0] = time.monotonic() + 3600  # until everyone is connected
+    await asyncio.wait_for(ready.wait(), timeout=120)
+    start = time.monotonic()  # everyone is connected: start the clock
+    clock[0] = start + seconds
+    ended = await asyncio.gather(*tasks, return_exceptions=True)
+    result.seconds = time.monotonic() - start
+    for outcome in ended:
+        if isinstance(outcome, BaseException):
+            result.errors += 1
+    result.finished_games = sum(1 for i in range(0, len(ended), players) if ended[i] is True)
+    return acked
+
+
+def run_bench(
+    *,
+    game: str = "terranova",
+    players: int = 2,
+    games: int = 200,
+    seconds: float = 60.0,
+    think_s: float = 1.0,
+    seed: int = 0,
+    db_dir: Path | None = None,
+) -> BenchResult:
+    """Runs the benchmark; see the module docstring."""
+    tmp = tempfile.TemporaryDirectory() if db_dir is None else None
+    folder = Path(tmp.name) if tmp is not None else db_dir
+    assert folder is not None
+    db_url = f"sqlite:///{folder / 'bench.db'}"
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0)
+    proc = _start_server(port, db_url)
+    try:
+        acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result))
+    finally:
+        _stop(proc)
+    result.actions = sum(acked.values())
+    # Restart on the same database: every acknowledged action must be there.
+    proc = _start_server(port, db_url)
+    try:
+        with httpx.Client(base_url=base, timeout=60) as http:
+            for match_id, count in acked.items():
+                stored = http.get(f"/api/matches/{match_id}").json()["ply"]
+                result.lost += max(0, count - stored)
+                if stored != count:
+                    result.errors += 1
+    finally:
+        _stop(proc)
+        if tmp is not None:
+            tmp.cleanup()
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tabletop.server.bench``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--game", default="terranova")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--think", type=float, default=1.0, help="mean think time per action, seconds")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    result = run_bench(
+        game=args.game,
+        players=args.players,
+        games=args.games,
+        seconds=args.seconds,
+        think_s=args.think,
+        seed=args.seed,
+    )
+    print(result.summary())
+    print(json.dumps({"cpu_count": os.cpu_count(), "p50_ms": result.percentile(50), "p99_ms": result.percentile(99)}))
+
+
+if __name__ == "__main__":
+    main()
