@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,11 @@ from . import toygame  # noqa: F401 - registers the "toy" game
 
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'test.db'}"
+    """A fresh SQLite file, or ``$TABLETOP_TEST_DB`` (e.g. a PostgreSQL URL) when set.
+
+    Match ids are random, so tests sharing one PostgreSQL database do not see each other.
+    """
+    return os.environ.get("TABLETOP_TEST_DB") or f"sqlite:///{tmp_path / 'test.db'}"
 
 
 @pytest.fixture

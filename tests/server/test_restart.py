@@ -39,7 +39,7 @@ def start(port: int, db_url: str, bot_delay: float) -> subprocess.Popen[bytes]:
 
 @pytest.mark.slow
 def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
-    db_url = f"sqlite:///{tmp_path / 'restart.db'}"
+    db_url = os.environ.get("TABLETOP_TEST_DB") or f"sqlite:///{tmp_path / 'restart.db'}"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = start(port, db_url, bot_delay=30.0)  # the bot is still "thinking" when killed
