@@ -157,3 +157,44 @@ def test_language_switch_and_uploaded_record_replay(page: Any, server: str, tmp_
     page.wait_for_selector("#replay")
     n = len(GameRecord.loads(record).actions)
     assert f"{n} of {n}" in (page.text_content("#replay-step") or "")
+
+
+def test_lobby_links_and_hotseat_on_one_screen(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    page.select_option("#game-select", "terranova")
+    page.select_option("#players-select", "2")
+    for i, name in enumerate(("Ann", "Ben")):
+        page.fill(f"#seat-{i}-name", name)
+        page.select_option(f"#seat-{i}-agent", "human")
+    page.click("#create")
+    page.wait_for_selector("#created")
+    assert page.locator("a.seat-link").count() == 2  # one link per person, to send to friends
+    assert page.locator("#watch-link").count() == 1
+    # Now the same two people on one screen.
+    page.check("#hotseat")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/play/"))
+    match_id = page.url.split("/play/")[1].split("#")[0]
+    play_my_turns(page, server, match_id, {0, 1}, random.Random(3), stop_after=6)
+    log = [e["seat"] for e in view_of(server, match_id)["log"]]
+    assert len(log) == 6 and set(log) == {0, 1}
+
+
+def test_undo_own_action_within_own_turn(page: Any, server: str) -> None:
+    m = create(server, "medina", [("Ann", "human"), ("B", "random"), ("C", "random")], start_player=0, seed=11)
+    page.goto(server + m["seats"][0]["link"])
+    page.wait_for_selector("#board")
+    rng = random.Random(4)
+    for _ in range(40):
+        view = play_my_turns(page, server, m["id"], {0}, rng, stop_after=1)
+        view = view_of(server, m["id"])
+        if view["undoable_by"] == 0:
+            break
+    else:
+        raise AssertionError("never had an action to undo")
+    wait_version(page, view["version"])
+    page.click("#undo")
+    wait_version(page, view["version"] + 1)
+    after = view_of(server, m["id"])
+    assert after["ply"] == view["ply"] - 1 and after["current_player"] == 0
+    assert page.locator("#undo").count() == 0 or after["undoable_by"] == 0
