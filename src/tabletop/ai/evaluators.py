@@ -35,23 +35,29 @@ class ScoreValue:
     """Maps scores (or estimated final scores) to per-seat values in [0, 1].
 
     A seat's value is the logistic of its lead over the best other seat, measured in
-    units of ``scale`` points: 0.5 when level, about 0.73 one ``scale`` ahead.  Only the
-    lead over the best rival counts, because only the winner wins.
+    units of the scale: 0.5 when level, about 0.73 one unit ahead.  Only the lead over
+    the best rival counts, because only the winner wins.  The unit grows with the
+    scores (``relative`` times the largest), so one setting suits a game scored in the
+    twenties (Medina) and one scored near a hundred (Terra Nova), and a lead counts for
+    less when much is still to be scored.
 
     Attributes:
-        scale: points that make a clear difference (a logistic's unit).
+        scale: the smallest unit, in points.
+        relative: the unit as a fraction of the largest score, when that is bigger.
     """
 
     scale: float = 5.0
+    relative: float = 0.0
 
     def __call__(self, scores: Sequence[float]) -> tuple[float, ...]:
         """The value of each seat given everyone's (estimated) scores."""
         if len(scores) == 1:
             return (1.0,)
+        unit = max(self.scale, self.relative * max(abs(s) for s in scores))
         values = []
         for i, own in enumerate(scores):
             rival = max(s for j, s in enumerate(scores) if j != i)
-            z = (own - rival) / self.scale
+            z = (own - rival) / unit
             values.append(1.0 / (1.0 + math.exp(-z)) if z > -60.0 else 0.0)
         return tuple(values)
 

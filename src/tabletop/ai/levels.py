@@ -19,7 +19,7 @@ from tabletop.core.errors import ConfigError
 
 DEFAULT_LEVEL: Final = 3
 
-_VALUE = ScoreValue(scale=6.0)
+_VALUE = ScoreValue(scale=1.5, relative=0.1)
 
 LEVELS: Final[dict[int, MCTSConfig]] = {
     1: MCTSConfig(simulations=60, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
