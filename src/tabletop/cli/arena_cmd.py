@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -21,6 +21,7 @@ from tabletop.arena.tournament import (
     ArenaGame,
     TournamentConfig,
     head_to_head,
+    lineups,
     rating_inputs,
     results_table,
     run_tournament,
@@ -32,7 +33,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(2)
 
@@ -75,6 +76,15 @@ def arena(
         move_time=move_time,
         ruleset=ruleset,
     )
+    try:
+        cycle = len(lineups(entries, config.num_players))
+    except TabletopError as exc:
+        _fail(str(exc))
+    if games % cycle:
+        err_console.print(
+            f"[yellow]note:[/] the seatings repeat every {cycle} games; {games} games leave the last cycle "
+            "incomplete, so seats are not perfectly balanced"
+        )
     workers = jobs or os.cpu_count() or 1
     progress = Progress(
         TextColumn("[bold]{task.description}"),
