@@ -87,7 +87,7 @@ def regenerate(directory: Path, game_ids: Sequence[str] | None = None) -> list[P
         The paths written.
     """
     written = []
-    for game_id in game_ids or available_games():
+    for game_id in game_ids or shipped_games():
         game = make(game_id)
         for n in game.bench_player_counts:
             path = golden_path(directory, game_id, n)
@@ -128,10 +128,15 @@ def check_golden_file(path: Path) -> list[str]:
     return problems
 
 
+def shipped_games() -> tuple[str, ...]:
+    """The registered games that ship in ``tabletop.games`` (not test-only toy games)."""
+    return tuple(g for g in available_games() if type(make(g)).__module__.startswith("tabletop.games."))
+
+
 def missing_golden_files(directory: Path) -> list[str]:
-    """``"<game> <n>p"`` for every registered game and bench player count without a file."""
+    """``"<game> <n>p"`` for every shipped game and bench player count without a file."""
     missing = []
-    for game_id in available_games():
+    for game_id in shipped_games():
         for n in make(game_id).bench_player_counts:
             if not golden_path(directory, game_id, n).is_file():
                 missing.append(f"{game_id} {n}p")
@@ -152,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {path}")
         return 0
     problems = []
-    for game_id in args.game or available_games():
+    for game_id in args.game or shipped_games():
         for n in make(game_id).bench_player_counts:
             path = golden_path(args.dir, game_id, n)
             problems += check_golden_file(path) if path.is_file() else [f"{path}: missing"]
