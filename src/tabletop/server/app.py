@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator
 
@@ -33,6 +34,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
+        # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
+        # it out of the collector's full passes, which otherwise walk it again and again.
+        gc.freeze()
         try:
             yield
         finally:

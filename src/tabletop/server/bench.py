@@ -135,6 +135,7 @@ class _Player:
         """
         pending: dict[int, float] = {}
         thinking: set[asyncio.Task[None]] = set()
+        mine = f'"current_player":{seat},'
         req = 0
         acted_on = -1
         async with connect(url, max_size=None, open_timeout=60, compression=None) as ws:
@@ -156,7 +157,10 @@ class _Player:
                     if time.monotonic() >= clock[0]:
                         return False
                     continue
-                msg: dict[str, Any] = json.loads(raw)
+                text = raw if isinstance(raw, str) else raw.decode()
+                if text.startswith('{"type":"state"') and mine not in text and '"terminal":true' not in text:
+                    continue  # another seat's turn: skip parsing (keeps the simulated clients cheap)
+                msg: dict[str, Any] = json.loads(text)
                 kind = msg["type"]
                 now = time.perf_counter()
                 if kind == "ack":

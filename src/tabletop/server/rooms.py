@@ -33,6 +33,8 @@ log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
 
 HUMAN = "human"
+HISTORY = 16
+"""Positions a room keeps in memory; a turn has at most a few actions (3 in Terra Nova)."""
 
 
 class RoomError(Exception):
@@ -83,10 +85,14 @@ class Room:
     hotseat: bool
     seats: tuple[Seat, ...]
     version: int
-    states: list[State]
-    moves: list[Move]
-    texts: list[str]
-    actors: list[int]
+    initial: State
+    moves: list[Move] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    actors: list[int] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    """The turn index of each action (the state's ``turn`` before it)."""
+    states: list[State] = field(default_factory=list)
+    """The most recent positions, the current one last (enough to undo within a turn)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
@@ -94,10 +100,37 @@ class Room:
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if not self.states:
+            self.states.append(self.initial)
+
     @property
     def state(self) -> State:
         """The current position."""
         return self.states[-1]
+
+    def push(self, state: State, move: Move, text: str, seat: int) -> None:
+        """Records an applied action.
+
+        Only the last :data:`HISTORY` positions are kept: undo never goes back further
+        than the current turn, and a room holding every position of a long game would
+        give the garbage collector a large heap to walk (long pauses under load).
+        """
+        self.turns.append(self.states[-1].turn)
+        self.states.append(state)
+        if len(self.states) > HISTORY:
+            del self.states[: len(self.states) - HISTORY]
+        self.moves.append(move)
+        self.texts.append(text)
+        self.actors.append(seat)
+
+    def pop(self) -> None:
+        """Takes back the last action (the caller checked :meth:`undoable_by`)."""
+        self.states.pop()
+        self.moves.pop()
+        self.texts.pop()
+        self.actors.pop()
+        self.turns.pop()
 
     def seat_for_token(self, token: str) -> int:
         """The seat this secret token acts for.
@@ -117,7 +150,7 @@ class Room:
         Only one's own action, only while the same turn of the same player goes on, so an
         undo never crosses players or turns.
         """
-        if not self.moves:
+        if not self.moves or len(self.states) < 2:
             return None
         before, after = self.states[-2], self.states[-1]
         actor = self.actors[-1]
@@ -132,7 +165,7 @@ class Room:
         log = self._log
         del log[len(self.moves) :]  # after an undo
         for i in range(len(log), len(self.moves)):
-            log.append({"ply": i, "seat": self.actors[i], "action": self.texts[i], "turn": self.states[i].turn})
+            log.append({"ply": i, "seat": self.actors[i], "action": self.texts[i], "turn": self.turns[i]})
         return log
 
     def view(self) -> dict[str, Any]:
@@ -204,7 +237,7 @@ class Room:
     def record(self) -> GameRecord:
         """The match as a record in the standard JSON record format."""
         players = [PlayerInfo(name=s.name, agent=s.agent) for s in self.seats]
-        return GameRecord.from_states(self.states[0], self.moves, players)
+        return GameRecord.from_states(self.initial, self.moves, players)
 
 
 class RoomManager:
@@ -287,7 +320,7 @@ class RoomManager:
             hotseat,
             [SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seats],
         )
-        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, [initial], [], [], [])
+        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial)
         self._rooms[match_id] = room
         self._schedule_bot(room)
         return room, tokens
@@ -325,18 +358,12 @@ class RoomManager:
                 row.hotseat,
                 tuple(Seat(s.seat, s.name, s.agent, s.token_hash) for s in row.seats),
                 row.version,
-                [state],
-                [],
-                [],
-                [],
+                state,
             )
             for seat, text in row.actions:
                 move = state.parse_move(text)
                 state = state.apply(move)
-                room.states.append(state)
-                room.moves.append(move)
-                room.texts.append(text)
-                room.actors.append(seat)
+                room.push(state, move, text, seat)
             self._rooms[match_id] = room
             self._loading.pop(match_id, None)
         self._schedule_bot(room)
@@ -383,10 +410,7 @@ class RoomManager:
                 await self._run_db(self.store.remove_last_action, room.id, ply, room.version)
             except StaleVersionError:
                 raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
-            room.states.pop()
-            room.moves.pop()
-            room.texts.pop()
-            room.actors.pop()
+            room.pop()
             room.version += 1
         await self._after_change(room)
         return room
@@ -429,10 +453,7 @@ class RoomManager:
             )
         except StaleVersionError:
             raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
-        room.states.append(new_state)
-        room.moves.append(move)
-        room.texts.append(text)
-        room.actors.append(seat)
+        room.push(new_state, move, text, seat)
         room.version += 1
 
     async def _after_change(self, room: Room) -> None:
