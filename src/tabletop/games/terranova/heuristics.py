@@ -2,12 +2,16 @@
 
 ``evaluate`` adds to the points already scored a share of what the open ground may
 still pay.  Every zone (§4.1) that still holds pioneers will be cut into areas later;
-it is worth about ``CELL_VALUE`` points per cell to whoever holds the majority when it
-is cut, so each seat gets a soft-majority share of it (pioneers squared: holding more
-pioneers than a rival counts for more than proportionally, as majorities do).  Small
-zones with few landscapes are close to being scored and weigh more than the big open
-ground of the opening (``URGENCY``).  Pioneers removed by scoring no longer count,
-which is the price of closing an area.
+it is worth about ``CELL_VALUE`` points per cell, and each seat gets a share of it by
+its pioneers there.  Small zones with few landscapes are close to being scored and
+weigh more than the big open ground of the opening (``URGENCY``).  Pioneers removed by
+scoring no longer count, which is the price of closing an area.
+
+The share is proportional to the pioneer count (``SHARE_POWER = 1``).  A squared share
+(a "soft majority") was tried first: it made the big opening zone so valuable that the
+greedy bot walled single enemy pioneers into one-cell areas, paying the opponent 3
+points to take away a share of the open ground, and lost games to random play by
+running out of pioneers.
 
 The greedy and MCTS bots see the game only through this function and the protocol.
 """
@@ -17,8 +21,11 @@ from __future__ import annotations
 from tabletop.games.terranova.rules import landscape_count, zones
 from tabletop.games.terranova.state import State
 
-CELL_VALUE = 0.6
+CELL_VALUE = 0.4
 """Expected points per open cell of a zone, before the majority share."""
+
+SHARE_POWER = 1.0
+"""Each seat's share of a zone goes as its pioneer count to this power."""
 
 URGENCY = 8.0
 """How much more a zone near to scoring weighs: ``1 + URGENCY / cells`` (see below)."""
@@ -34,7 +41,8 @@ def evaluate(state: State) -> tuple[float, ...]:
     pioneers = state.pioneers
     for zone in zones(board, state.open_cells):
         counts = [(own & zone).bit_count() for own in pioneers]
-        squares = sum(c * c for c in counts)
+        weights = [c**SHARE_POWER for c in counts]
+        squares = sum(weights)
         if not squares:
             continue  # dead ground: nobody can ever score it
         cells = zone.bit_count()
@@ -42,7 +50,7 @@ def evaluate(state: State) -> tuple[float, ...]:
         # A zone's final areas pay n * (4 - t') with t' <= 3; fewer landscapes now and
         # fewer cells mean the areas come sooner and pay more per cell.
         worth = CELL_VALUE * cells * (1.0 + URGENCY / cells) * (1.0 + max(0, 6 - t) * 0.25)
-        for seat, c in enumerate(counts):
-            if c:
-                estimate[seat] += worth * c * c / squares
+        for seat, w in enumerate(weights):
+            if w:
+                estimate[seat] += worth * w / squares
     return tuple(estimate)
