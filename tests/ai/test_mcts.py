@@ -100,3 +100,14 @@ def test_deadline_stops_the_search() -> None:
 def test_a_budget_is_required() -> None:
     with pytest.raises(ValueError, match="budget"):
         MCTSConfig(simulations=None, time_limit=None)
+    with pytest.raises(ValueError, match="at least one"):
+        MCTSConfig(simulations=0)
+
+
+def test_a_stop_before_the_search_still_gives_a_move() -> None:
+    state = GAME.position((1, 2, 3, 4))
+    agent = MCTSAgent(MCTSConfig(simulations=10_000, evaluator=RandomRollout()), seed=0)
+    agent.stop()
+    assert state.is_legal(agent.choose_move(state))
+    stats = agent.search.last_stats
+    assert stats is not None and stats.simulations == 1

@@ -67,6 +67,8 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         if self.simulations is None and self.time_limit is None:
             raise ValueError("an MCTS search needs a simulation budget, a time limit or both")
+        if self.simulations is not None and self.simulations < 1:
+            raise ValueError(f"an MCTS search needs at least one simulation, got {self.simulations}")
 
 
 class SearchNode:
@@ -182,9 +184,9 @@ class MCTS:
         budget = config.simulations
         done = 0
         try:
-            while not self._stopped and (budget is None or done < budget):
+            while budget is None or done < budget:
                 # Always finish at least one simulation so there is a move to return.
-                if deadline is not None and done > 0 and time.monotonic() >= deadline:
+                if done > 0 and (self._stopped or (deadline is not None and time.monotonic() >= deadline)):
                     break
                 path = self.select(root)
                 leaf = self.expand(path[-1])
