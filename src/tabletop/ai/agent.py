@@ -125,7 +125,8 @@ class PendingMove:
 
     def stop(self) -> Move:
         """Interrupts the search and returns the best move found so far."""
-        if isinstance(self._agent, AnytimeAgent):
+        # A finished search must not be stopped: the flag would cut the next one short.
+        if not self.done() and isinstance(self._agent, AnytimeAgent):
             self._agent.stop()
         return self.result()
 
