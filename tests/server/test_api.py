@@ -32,7 +32,7 @@ def test_create_gives_tokens_links_and_view(client: TestClient) -> None:
     assert m["hotseat_link"].count(",") == 1
     view = client.get(f"/api/matches/{m['id']}").json()
     assert view["version"] == 0 and view["current_player"] == 0
-    assert {x["move"] for x in view["legal"]} == set("abcdef")
+    assert view["legal"] == {"claim": list("abcdef")}
 
 
 def test_create_rejects_bad_configs(client: TestClient) -> None:
@@ -136,7 +136,7 @@ def play_out(client: TestClient, m: dict[str, Any]) -> dict[str, Any]:
         if view["terminal"]:
             break
         p = view["current_player"]
-        view = act(client, m["id"], tokens[p], view["version"], view["legal"][0]["move"]).json()
+        view = act(client, m["id"], tokens[p], view["version"], view["legal"]["claim"][0]).json()
     return view
 
 

@@ -59,7 +59,7 @@ def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
                     tok = m["seats"][view["current_player"]]["token"]
                     r = http.post(
                         f"/api/matches/{m['id']}/actions",
-                        json={"token": tok, "version": view["version"], "action": view["legal"][step % 2]["move"]},
+                        json={"token": tok, "version": view["version"], "action": view["legal"]["claim"][step % 2]},
                     )
                     assert r.status_code == 200
                     acked[m["id"]].append(r.json()["log"][-1]["action"])

@@ -56,9 +56,7 @@ def click_move(page: Any, move: str) -> None:
 
 def pick(view: dict[str, Any], rng: random.Random) -> str:
     """Kind-first random choice, preferring stones/placements so games end sooner."""
-    kinds: dict[str, list[str]] = {}
-    for m in view["legal"]:
-        kinds.setdefault(m["kind"], []).append(m["move"])
+    kinds: dict[str, list[str]] = view["legal"]
     kind = rng.choice(sorted(kinds))
     return rng.choice(kinds[kind])
 

@@ -95,7 +95,7 @@ def test_two_browsers_play_online_and_see_each_other(browser: Any, server: str) 
             me = pages[view["current_player"]]
             wait_version(me, view["version"])
             me.wait_for_selector('#game[data-mine="1"]')
-            move = rng.choice(view["legal"])["move"]
+            move = rng.choice([m for moves in view["legal"].values() for m in moves])
             click_move(me, move)
             for pg in pages:  # everyone sees the action at once, spectator included
                 wait_version(pg, view["version"] + 1, timeout_ms=5000)
@@ -112,7 +112,7 @@ def test_reload_keeps_seat_and_state_and_illegal_click_is_harmless(page: Any, se
     page.goto(server + m["seats"][0]["link"])
     page.wait_for_selector('#game[data-mine="1"]')
     view = view_of(server, m["id"])
-    first = view["legal"][0]["move"]
+    first = next(iter(view["legal"].values()))[0]
     click_move(page, first)
     wait_version(page, 1)
     # Illegal click: the cell just taken.  Nothing is sent, nothing changes.
@@ -123,7 +123,7 @@ def test_reload_keeps_seat_and_state_and_illegal_click_is_harmless(page: Any, se
     page.wait_for_selector(".toast.warn")
     assert view_of(server, m["id"])["version"] == view["version"]
     # Keyboard play: a cell typed by its notation.
-    target = view["legal"][0]["move"]
+    target = next(iter(view["legal"].values()))[0]
     page.fill("#move-input", target)
     page.press("#move-input", "Enter")
     wait_version(page, view["version"] + 1)

@@ -102,10 +102,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def _pick(legal: list[dict[str, str]], rng: random.Random) -> str:
-    kinds = sorted({m["kind"] for m in legal})
-    kind = rng.choice(kinds)
-    return rng.choice([m["move"] for m in legal if m["kind"] == kind])
+def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
+    kind = rng.choice(sorted(legal))
+    return rng.choice(legal[kind])
 
 
 class _Player:

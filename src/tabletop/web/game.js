@@ -3,7 +3,7 @@ import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
 import { h, toast } from "./dom.js";
 import { t } from "./i18n.js";
-import { analyseMoves, cellFreeMoves, clickCell, nextTargets, pieceChoices } from "./moves.js";
+import { analyseMoves, cellFreeMoves, clickCell, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
 function readTokens(matchId) {
@@ -131,7 +131,7 @@ export function showGame(main, matchId) {
   function onKey(text) {
     text = text.trim();
     if (!text || !view) return;
-    const legal = view.legal.map((m) => m.move);
+    const legal = flatLegal(view.legal).map((m) => m.move);
     const exact = legal.find((m) => m.toLowerCase() === text.toLowerCase());
     if (exact) return submit(exact);
     const cell = boardFor(view.game).cellNames(view.state).find((c) => c.toLowerCase() === text.toLowerCase());
@@ -178,7 +178,7 @@ export function showGame(main, matchId) {
         if (e.key === "Enter") { onKey(e.target.value); e.target.value = ""; }
         if (e.key === "Escape") { sel = { piece: null, picked: [], choose: null }; render(); }
       } });
-    const datalist = h("datalist", { id: "legal-moves" }, (mine ? view.legal : []).map((m) => h("option", { value: m.move })));
+    const datalist = h("datalist", { id: "legal-moves" }, (mine ? flatLegal(view.legal) : []).map((m) => h("option", { value: m.move })));
     return h("div.controls", {},
       pieces.length > 1 || (pieces.length === 1 && moves.some((m) => m.pattern !== pieces[0].pattern && m.cells.length))
         ? h("div.pieces", { role: "group" },

@@ -7,7 +7,7 @@
  */
 export function analyseMoves(legal, cellNames) {
   const known = new Set(cellNames);
-  return legal.map(({ move, kind }) => {
+  return flatLegal(legal).map(({ move, kind }) => {
     const cells = [];
     const pattern = move.replace(/[A-Za-z]+\d+/g, (tok) => {
       if (!known.has(tok)) return tok;
@@ -16,6 +16,11 @@ export function analyseMoves(legal, cellNames) {
     });
     return { move, kind, cells, pattern };
   });
+}
+
+/** The server's legal moves ({kind: [notation, ...]}) as a list of {move, kind}. */
+export function flatLegal(legal) {
+  return Object.entries(legal || {}).flatMap(([kind, moves]) => moves.map((move) => ({ move, kind })));
 }
 
 /** The cells that may be clicked next after `picked` (cells already chosen), for `piece` (a pattern or null). */

@@ -47,7 +47,7 @@ export function showReplay(main) {
     if (!data) return;
     const step = data.steps[i];
     const board = boardFor(data.game);
-    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log: [], legal: [] };
+    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log: [], legal: {} };
     const drawn = board.draw(step.state, fake);
     const names = new Set(board.cellNames(step.state));
     for (const tok of (step.action || "").match(/[A-Za-z]+\d+/g) || []) if (names.has(tok)) drawn.cells.get(tok)?.classList.add("recent");
