@@ -12,7 +12,7 @@ from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
-from tabletop.games.terranova.rules import SlideList
+from tabletop.games.terranova.moves import SlideList
 from tabletop.testing.conformance import check_game
 
 from .helpers import d37, disc168, parallelogram, position

@@ -13,8 +13,8 @@ from tabletop.core.protocol import GameConfig, OptionValue
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.games.terranova import GAME, PASS, State
 from tabletop.games.terranova.moves import Move
-from tabletop.games.terranova.rules import landscape_count, zones
 from tabletop.games.terranova.ruleset import OPTIONS
+from tabletop.games.terranova.scoring import landscape_count, zones
 from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, TOTAL_STONES
 
 from .helpers import d37, holey

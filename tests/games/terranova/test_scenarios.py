@@ -10,7 +10,7 @@ from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig
 from tabletop.games.terranova import GAME, PASS, Slide, State
 from tabletop.games.terranova.moves import Move
-from tabletop.games.terranova.rules import zones
+from tabletop.games.terranova.scoring import zones
 
 from .helpers import d37, disc168, parallelogram, position
 from .scenarios import SCENARIOS

@@ -8,6 +8,12 @@
 
 See ``docs/terranova.md`` for the rules implemented, the variant flags and the readings
 chosen where the spec leaves a case open.
+
+Modules: ``board.py`` (cell indices, neighbour and ray tables, bitset layouts),
+``state.py`` (:class:`State`), ``moves.py`` (the move types, legal move generation,
+legality with reasons), ``rules.py`` (``apply``, turn flow, end of the game §5),
+``scoring.py`` (zones and scoring §4), ``notation.py``, ``render.py``, ``heuristics.py``,
+``ruleset.py`` (the variant flags) and ``mapfile.py``/``maplint.py`` (island maps).
 """
 
 from __future__ import annotations
@@ -27,15 +33,8 @@ from tabletop.games.terranova.mapfile import IslandMap, MapError, builtin_maps, 
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, describe_score, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
-from tabletop.games.terranova.state import (
-    COLOURS,
-    PIONEERS_PER_PLAYER,
-    PLACEMENT,
-    TOTAL_STONES,
-    Context,
-    ScoredArea,
-    State,
-)
+from tabletop.games.terranova.scoring import ScoredArea
+from tabletop.games.terranova.state import COLOURS, PIONEERS_PER_PLAYER, PLACEMENT, TOTAL_STONES, Context, State
 
 DEFAULT_MAP: Final = "isola"
 

@@ -33,11 +33,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from itertools import compress
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.games.terranova.mapfile import IslandMap, Landscape, load_map
-from tabletop.games.terranova.moves import Place, Slide, Stone
 from tabletop.grid.hex import DIRECTIONS
+
+if TYPE_CHECKING:
+    from tabletop.games.terranova.moves import Place, Slide, Stone
 
 NUM_DIRECTIONS: Final = 6
 _BITS: Final = bytes.maketrans(b"01", b"\x00\x01")
@@ -194,6 +196,9 @@ class Board:
         self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
 
     def _build_moves(self) -> None:
+        # Imported here: moves.py (move generation) needs the board module first.
+        from tabletop.games.terranova.moves import Place, Slide, Stone
+
         names = self.names
         n = self.num_cells
         self.place_moves: tuple[Place, ...] = tuple(Place(i, names[i]) for i in range(n))
@@ -384,3 +389,39 @@ def board_for(source: str | Mapping[str, Any] | IslandMap | None) -> Board:
             _BOARDS.clear()
         _BOARDS[key] = board
     return board
+
+
+# ---------------------------------------------------------------------------------
+# Bitset helpers.  Cell bitsets use board indices; "lattice" bitsets use the board's
+# padded layout (above), where one shift moves a whole set of cells one step.
+
+
+def spread(cells: int, width: int) -> int:
+    """Every lattice cell next to one of ``cells`` (padding bits included)."""
+    return (
+        (cells << 1)
+        | (cells >> 1)
+        | (cells << width)
+        | (cells >> width)
+        | (cells << (width - 1))
+        | (cells >> (width - 1))
+    )
+
+
+def bit_indices(mask: int) -> list[int]:
+    """The indices of the set bits of ``mask``, ascending (cells of a cell bitset)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def flood_fill(seed: int, allowed: int, width: int) -> int:
+    """The lattice cells of ``allowed`` connected to ``seed`` (``seed`` included)."""
+    reached = frontier = seed & allowed
+    while frontier:
+        frontier = spread(frontier, width) & allowed & ~reached
+        reached |= frontier
+    return reached

@@ -18,7 +18,7 @@ The greedy and MCTS bots see the game only through this function and the protoco
 
 from __future__ import annotations
 
-from tabletop.games.terranova.rules import landscape_count, zones
+from tabletop.games.terranova.scoring import landscape_count, zones
 from tabletop.games.terranova.state import State
 
 CELL_VALUE = 0.4

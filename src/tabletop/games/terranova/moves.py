@@ -1,4 +1,4 @@
-"""Terra Nova move values.
+"""Terra Nova moves: the move values, legal move generation and legality with reasons.
 
 Moves name cells by board index (see :mod:`tabletop.games.terranova.board`).  The board
 builds one interned object per possible move, with its notation in ``label`` (not part
@@ -6,12 +6,26 @@ of equality), so move generation never allocates and ``str(move)`` is the notati
 
 Kinds: ``"place"`` (setup placement), ``"move"`` (slide a pioneer), ``"stone"`` (place a
 border stone) and ``"pass"`` (a turn with no possible action).
+
+Generation is kind-first, as random play asks for it: :func:`legal_kinds`, then
+:func:`legal_moves_of_kind` (slides as a lazy :class:`SlideList`), then one move is
+applied (``rules.py``).  It works on int bitsets in the board's lines layout (§3.3-3.6,
+the return rule §3.5 included).  :func:`illegal_reason` says why a move is not legal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from itertools import compress
+from typing import TYPE_CHECKING, ClassVar, Final, overload
+
+from tabletop.games.terranova.board import bit_indices
+from tabletop.grid.hex import direction_between
+
+if TYPE_CHECKING:
+    from tabletop.games.terranova.board import Board
+    from tabletop.games.terranova.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +80,349 @@ PASS = Pass()
 
 Move = Place | Slide | Stone | Pass
 """Any Terra Nova move."""
+
+KIND_PLACE: Final = ("place",)
+KIND_MOVE: Final = ("move",)
+KIND_PASS: Final = ("pass",)
+KIND_STONE: Final = ("stone",)
+KIND_MOVE_STONE: Final = ("move", "stone")
+NO_KINDS: Final[tuple[str, ...]] = ()
+_PASS_ONLY: Final = (PASS,)
+
+
+# ---------------------------------------------------------------------------------
+# Move generation
+
+
+class SlideList(Sequence[Slide]):
+    """The legal slides, listed lazily.
+
+    Slides are found bit-parallel in the board's lines layout (six copies of the board,
+    one per direction, where a step is a one-bit shift): one bitset holds every
+    destination in every direction.  Two pioneers never reach the same cell in the same
+    direction (one would block the other), so a destination bit names one slide, the
+    count is a popcount, and indexing walks back from the chosen destination to its
+    pioneer.  A random choice therefore never builds every move.
+    """
+
+    __slots__ = ("_board", "_len", "_own", "_targets")
+
+    def __init__(self, board: Board, own: int, targets: int) -> None:
+        self._board = board
+        self._own = own  # the movable pioneers, lines layout
+        self._targets = targets  # every destination, lines layout
+        self._len = targets.bit_count()
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> Slide: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Slide]: ...
+
+    def __getitem__(self, index: int | slice) -> Slide | Sequence[Slide]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError("slide index out of range")
+        # Select the index-th set bit: halve the range by popcounts, then step.
+        mask = self._targets
+        base = 0
+        size = mask.bit_length()
+        while size > 48:
+            half = size >> 1
+            low = mask & ((1 << half) - 1)
+            count = low.bit_count()
+            if index < count:
+                mask = low
+                size = half
+            else:
+                index -= count
+                mask >>= half
+                base += half
+                size -= half
+        for _ in range(index):
+            mask &= mask - 1
+        return self._slide(base + (mask & -mask).bit_length() - 1)
+
+    def _slide(self, dst: int) -> Slide:
+        own = self._own
+        src = dst - 1
+        while not own >> src & 1:
+            src -= 1
+        board = self._board
+        cells = board.line_cells
+        return board.slide_moves[cells[src] * board.num_cells + cells[dst]]
+
+    def __iter__(self) -> Iterator[Slide]:
+        board = self._board
+        cells = board.line_cells
+        n = board.num_cells
+        table = board.slide_moves
+        own = self._own
+        mask = self._targets
+        previous = src = -2
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            dst = low.bit_length() - 1
+            if dst != previous + 1:
+                # A run of consecutive destinations belongs to one pioneer, which usually
+                # sits right before it (not when a forbidden return cut the run).
+                back = dst - 1
+                while not own >> back & 1:
+                    back -= 1
+                src = cells[back] * n
+            previous = dst
+            yield table[src + cells[dst]]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SlideList | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence value, like list
+
+    def __repr__(self) -> str:
+        return f"SlideList({list(self)!r})"
+
+
+def _slide_targets(own: int, free: int) -> int:
+    """Every cell (lines layout) a pioneer in ``own`` can slide to, all directions at once."""
+    targets = 0
+    reach = own
+    while True:
+        reach = (reach << 1) & free
+        if not reach:
+            return targets
+        targets |= reach
+
+
+def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
+    """The movers (cell, s(X)) that may not move back onto s(X) as the next action (§3.5)."""
+    movers = state.movers
+    if not movers:
+        return ()
+    rule = state.context.rules.return_rule
+    if rule == "end_of_turn":
+        return movers if state.action == 2 else ()
+    if rule == "strict":
+        return movers
+    # three_moves_only: forbidden only as the third of three moves by one pioneer
+    if state.action == 2 and state.moves_made == 2 and len(movers) == 1:
+        return movers
+    return ()
+
+
+def _legal_slides(state: State) -> SlideList:
+    board = state.context.board
+    if state.pending_return >= 0:
+        own = board.line_bits[state.pending_return]
+        return SlideList(board, own, _slide_targets(own, state.line_free))
+    own = state.line_pioneers[state.current_player]
+    targets = _slide_targets(own, state.line_free)
+    if state.action:
+        forbidden = _forbidden_returns(state)
+        if forbidden:
+            occ = state.filled
+            for cur, start in forbidden:
+                path = board.paths.get(cur * board.num_cells + start)
+                if path is not None and not path[0] & occ:
+                    # The return is among the slides: s(X) reached in its direction.
+                    targets &= ~board.line_direction_bits[path[1]][start]
+    return SlideList(board, own, targets)
+
+
+def has_slide(state: State) -> bool:
+    """Whether the current player has a legal slide (the return rule included)."""
+    if state.pending_return >= 0:
+        return True  # §3.5(c): the cell it came from is still free
+    board = state.context.board
+    own = state.line_pioneers[state.current_player]
+    # In the lines layout a pioneer is mobile if the next bit of some copy is free.
+    step_free = state.line_free >> 1
+    forbidden = _forbidden_returns(state) if state.action else ()
+    if not forbidden:
+        return bool(own & step_free)
+    restricted = 0
+    for cur, _ in forbidden:
+        restricted |= board.line_bits[cur]
+    if own & ~restricted & step_free:
+        return True
+    return bool(_legal_slides(state))
+
+
+def stone_targets(state: State, empty: int) -> int:
+    """Empty cells next to an eligible mover (§3.6), or 0 if no stone may be placed."""
+    if state.supply <= 0 or state.action == 0 or state.pending_return >= 0:
+        return 0
+    neighbor_masks = state.context.board.neighbor_masks
+    near = 0
+    for cur, _ in state.movers:
+        near |= neighbor_masks[cur]
+    return near & empty
+
+
+def legal_kinds(state: State) -> tuple[str, ...]:
+    """The kinds of the legal moves, in the order of :func:`legal_moves`."""
+    phase = state.phase
+    if phase == PLAY:
+        if state.action == 0:
+            mobile = state.line_pioneers[state.current_player] & (state.line_free >> 1)
+            return KIND_MOVE if mobile else KIND_PASS
+        if state.pending_return >= 0:
+            return KIND_MOVE
+        if state.moves_made == state.action:
+            # Only moves so far: the cell behind the last mover is free, so a stone fits
+            # while the supply lasts (§3.3 note) ...
+            stone = state.supply > 0
+            if state.action == 1 and state.context.rules.return_rule == "end_of_turn":
+                # ... and as action 2 the mover may always go back the way it came.
+                return KIND_MOVE_STONE if stone else KIND_MOVE
+        else:
+            stone = bool(stone_targets(state, state.context.board.all_cells & ~state.filled))
+        if has_slide(state):
+            return KIND_MOVE_STONE if stone else KIND_MOVE
+        return KIND_STONE if stone else NO_KINDS
+    if phase == PLACEMENT:
+        return KIND_PLACE
+    return NO_KINDS
+
+
+def legal_moves_of_kind(state: State, kind: str) -> Sequence[Move]:
+    """The legal moves of one kind, in a deterministic order."""
+    phase = state.phase
+    if phase == PLAY:
+        if kind == "move":
+            return _legal_slides(state)  # empty when no slide is legal, return rule included
+        if kind == "stone":
+            board = state.context.board
+            table = board.stone_moves
+            return [table[c] for c in bit_indices(stone_targets(state, board.all_cells & ~state.filled))]
+        if kind == "pass" and legal_kinds(state) == KIND_PASS:
+            return _PASS_ONLY
+        return []
+    if phase == PLACEMENT and kind == "place":
+        board = state.context.board
+        return list(compress(board.place_moves, board.selector(board.all_cells & ~state.filled)))
+    return []
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move: placements; or slides, then stones; or the pass."""
+    out: list[Move] = []
+    for kind in legal_kinds(state):
+        out += legal_moves_of_kind(state, kind)
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# Legality with reasons
+
+
+def _name(board: Board, cell: object) -> str:
+    return board.names[cell] if isinstance(cell, int) and 0 <= cell < board.num_cells else f"cell {cell!r}"
+
+
+def _valid_cell(board: Board, cell: object) -> bool:
+    return isinstance(cell, int) and 0 <= cell < board.num_cells
+
+
+def illegal_reason(state: State, move: object) -> str | None:
+    """Why ``move`` is illegal in ``state``, or ``None`` if it is legal."""
+    board = state.context.board
+    phase = state.phase
+    if isinstance(move, Slide):
+        return slide_reason(state, board, move)
+    if isinstance(move, Stone):
+        return stone_reason(state, board, move)
+    if phase == OVER:
+        return "the game is over"
+    if isinstance(move, Place):
+        if phase != PLACEMENT:
+            return "all pioneers are already on the board"
+        if not _valid_cell(board, move.cell):
+            return f"there is no {_name(board, move.cell)} on this board"
+        if state.filled >> move.cell & 1:
+            return f"{board.names[move.cell]} is occupied"
+        return None
+    if isinstance(move, Pass):
+        if phase != PLAY:
+            return "no passing while placing pioneers"
+        if state.action:
+            return "a turn cannot be ended voluntarily: an action is still possible"
+        if legal_kinds(state) != KIND_PASS:
+            return "you can move a pioneer, so you may not pass"
+        return None
+    return f"{move!r} is not a Terra Nova move"
+
+
+def slide_reason(state: State, board: Board, move: Slide) -> str | None:
+    """Why the slide ``move`` is illegal, or ``None`` (:func:`illegal_reason` for a slide)."""
+    if state.phase != PLAY:
+        return "the game is over" if state.phase == OVER else "pioneers cannot move while they are being placed"
+    src, dst = move.src, move.dst
+    n = board.num_cells
+    if not (type(src) is int and type(dst) is int and 0 <= src < n and 0 <= dst < n):
+        return f"there is no {_name(board, src if not _valid_cell(board, src) else dst)} on this board"
+    names = board.names
+    if not state.pioneers[state.current_player] >> src & 1:
+        return f"you have no pioneer at {names[src]}"
+    if state.pending_return >= 0 and src != state.pending_return:
+        at = names[state.pending_return]
+        return f"the pioneer at {at} is back on its start cell and must move again as action 3"
+    path = board.paths.get(src * board.num_cells + dst)
+    if path is None:
+        if src == dst:
+            return "a move must go at least one cell"
+        if direction_between(board.coords[src], board.coords[dst]) is not None:
+            return f"the line from {names[src]} to {names[dst]} leaves the board"
+        return f"{names[dst]} is not in a straight line from {names[src]}"
+    mask, direction, steps = path
+    occ = state.filled
+    if mask & occ:
+        for cell in board.rays[src][direction][:steps]:
+            if occ >> cell & 1:
+                return f"pioneer at {names[src]} cannot reach {names[dst]}: path blocked at {names[cell]}"
+    start = state.start_cell(src)
+    if dst == start and start != src:
+        rule = state.context.rules.return_rule
+        if rule == "strict":
+            return f"the pioneer may not return to its start cell {names[dst]} (return_rule=strict)"
+        if rule == "end_of_turn" and state.action != 1:
+            return f"the pioneer may not end the turn on its start cell {names[dst]}"
+        if rule == "three_moves_only" and state.action == 2 and state.moves_made == 2 and len(state.movers) == 1:
+            return f"a third move of the same pioneer may not end on its start cell {names[dst]}"
+    return None
+
+
+def stone_reason(state: State, board: Board, move: Stone) -> str | None:
+    """Why the stone ``move`` is illegal, or ``None`` (:func:`illegal_reason` for a stone)."""
+    if state.phase != PLAY:
+        return "the game is over" if state.phase == OVER else "no stones while pioneers are being placed"
+    if state.action == 0:
+        return "the first action of a turn must move a pioneer"
+    if state.pending_return >= 0:
+        at = board.names[state.pending_return]
+        return f"the pioneer at {at} is back on its start cell and must move again as action 3"
+    if state.supply <= 0:
+        return "the stone supply is empty"
+    cell = move.cell
+    if not _valid_cell(board, cell):
+        return f"there is no {_name(board, cell)} on this board"
+    if state.closed >> cell & 1:
+        return f"{board.names[cell]} belongs to a scored area"
+    if state.filled >> cell & 1:
+        return f"{board.names[cell]} is occupied"
+    if not stone_targets(state, 1 << cell):
+        return "a stone must touch a pioneer you moved this turn"
+    return None
+
+
+# state.py imports the Move types, and State delegates move generation to this module:
+# importing state last lets either module be loaded first.
+from tabletop.games.terranova.state import OVER, PLACEMENT, PLAY  # noqa: E402

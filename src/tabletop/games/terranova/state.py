@@ -39,11 +39,12 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
 from tabletop.games.terranova.board import Board
-from tabletop.games.terranova.moves import Move
 from tabletop.games.terranova.ruleset import RuleSet
+from tabletop.games.terranova.scoring import ScoredArea
 
 if TYPE_CHECKING:
     from tabletop.core.protocol import Game
+    from tabletop.games.terranova.moves import Move
     from tabletop.render.svg import SvgImage
 
 PLACEMENT: Final = "placement"
@@ -86,35 +87,6 @@ class Context:
 
     def __hash__(self) -> int:
         return hash(self._key())
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredArea:
-    """An area scored and closed (spec §4.3-4.4).
-
-    Attributes:
-        cells: the area's cell indices, ascending.
-        landscapes: the landscape ids present, in map order.
-        t: landscapes counted for the value (differs from ``len(landscapes)`` only with
-            ``lake_is_landscape=false``).
-        value: V = n × (4 − t).
-        counts: pioneers per seat in the area when it was scored (all removed).
-        awards: points given to each seat.
-        turn: the turn in which it was scored.
-    """
-
-    cells: tuple[int, ...]
-    landscapes: tuple[str, ...]
-    t: int
-    value: int
-    counts: tuple[int, ...]
-    awards: tuple[int, ...]
-    turn: int
-
-    @property
-    def size(self) -> int:
-        """n: the number of cells."""
-        return len(self.cells)
 
 
 class State(NamedTuple):
@@ -226,19 +198,19 @@ class State(NamedTuple):
 
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move: placements, or slides then stones, or the pass."""
-        return _rules.legal_moves(self)
+        return _moves.legal_moves(self)
 
     def legal_kinds(self) -> Sequence[str]:
         """The kinds of the legal moves, in the order of :meth:`legal_moves`."""
-        return _rules.legal_kinds(self)
+        return _moves.legal_kinds(self)
 
     def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
         """The legal moves of one kind (``place``, ``move``, ``stone``, ``pass``)."""
-        return _rules.legal_moves_of_kind(self, kind)
+        return _moves.legal_moves_of_kind(self, kind)
 
     def is_legal(self, move: object) -> bool:
         """Whether ``move`` may be applied now (without listing every move)."""
-        return _rules.illegal_reason(self, move) is None
+        return _moves.illegal_reason(self, move) is None
 
     def apply(self, move: object) -> State:
         """The state after ``move``.
@@ -278,5 +250,7 @@ class State(NamedTuple):
         return _notation.summary(self)
 
 
-from tabletop.games.terranova import notation as _notation  # noqa: E402  (cycle: notation and rules use State)
+# Late imports (cycle: these modules use State, and State delegates to them).
+from tabletop.games.terranova import moves as _moves  # noqa: E402
+from tabletop.games.terranova import notation as _notation  # noqa: E402
 from tabletop.games.terranova import rules as _rules  # noqa: E402
