@@ -42,6 +42,8 @@ class BenchResult:
     errors: int
     lost: int
     finished_games: int
+    server_cpu_s: float | None = None
+    """CPU time the server process used during the run (Linux), or ``None``."""
     rtts_ms: list[float] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
 
@@ -66,6 +68,11 @@ class BenchResult:
             f"{self.actions_per_second:.0f} actions/s; round trip p50 {self.percentile(50):.1f} ms, "
             f"p99 {self.percentile(99):.1f} ms, max {max(self.rtts_ms, default=float('nan')):.1f} ms; "
             f"errors {self.errors}; lost actions {self.lost}"
+            + (
+                f"; server CPU {self.server_cpu_s * 1000 / self.actions:.2f} ms per action"
+                if self.server_cpu_s is not None and self.actions
+                else ""
+            )
         )
 
 
@@ -91,6 +98,15 @@ def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
             break
     proc.kill()
     raise RuntimeError("the benchmark server did not start")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process, from /proc (None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -246,7 +262,11 @@ def run_bench(
     result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0)
     proc = _start_server(port, db_url)
     try:
+        cpu_before = _cpu_seconds(proc.pid)
         acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result))
+        cpu_after = _cpu_seconds(proc.pid)
+        if cpu_before is not None and cpu_after is not None:
+            result.server_cpu_s = cpu_after - cpu_before
     finally:
         _stop(proc)
     result.actions = sum(acked.values())
