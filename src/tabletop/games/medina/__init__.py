@@ -1,5 +1,12 @@
 """Medina (Stefan Dorra, Hans im Glück 2001, first edition) for 3–4 players.
 
+Modules: ``board.py`` (the grid, regions and neighbour tables as bitsets), ``state.py``
+(:class:`State`), ``placement.py`` (where each piece may go: the street, merchant and wall
+rules), ``moves.py`` (the move types, legal move generation, legality with reasons),
+``rules.py`` (setup, ``apply``: palaces, tiles, towers, turn order and game end),
+``scoring.py`` (final scoring), ``notation.py``, ``render.py``, ``heuristics.py``,
+``ruleset.py`` (the variant flags) and ``position.py`` (test positions).
+
 >>> from tabletop.core.protocol import GameConfig
 >>> from tabletop.core.registry import make
 >>> game = make("medina")

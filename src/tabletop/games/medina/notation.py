@@ -126,7 +126,7 @@ def state_to_json(s: State) -> dict[str, Any]:
     ``phase``, ``current_player``, ``placements_left``, ``obligation``, ``turn``, ``ply``,
     ``scores``, ``legal_moves`` and ``outcome``.
     """
-    from tabletop.games.medina.rules import legal_by_kind
+    from tabletop.games.medina.moves import legal_by_kind
     from tabletop.games.medina.state import PHASE_NAMES
 
     values = s.rules.tower_value_tuple()

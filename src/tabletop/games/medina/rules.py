@@ -1,15 +1,20 @@
-"""Medina's rules: legal placements, applying a move, palace status, tiles and turn order.
+"""Medina's rules: setup, applying a move (palaces, tiles, towers) and turn order.
 
 The spec (``shared/rules/medina.md``) is the authority; section numbers below refer to it.
-Everything is computed with bitsets: the street rule reduces to two sets kept up to date
-incrementally (``State.forbid``: where a new palace may not start; ``State.contested``:
-squares touching two palaces, where no palace piece or stable may ever go).
+Where each piece may go is ``placement.py``; legal moves and the reasons a move is
+illegal are ``moves.py``; final scoring is ``scoring.py``.  Here :func:`apply` checks a
+move, places the piece and keeps the derived state up to date: palace records and their
+status (unfinished, abandoned), the palace and tower tiles (§4), retired colours, the
+merchant chain, wall runs, and the turn order with the game end and the last-player dome
+obligation (§5).  Everything is computed with bitsets: the street rule reduces to two
+sets kept up to date incrementally (``State.forbid``: where a new palace may not start;
+``State.contested``: squares touching two palaces, where no palace piece or stable may
+ever go).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
 from tabletop.core.errors import IllegalMoveError
@@ -17,54 +22,38 @@ from tabletop.core.protocol import TERMINAL, GameConfig, Move
 from tabletop.games.medina.board import (
     ADJACENT_WALL_SPACES,
     BUILDING,
-    HORIZONTAL_WALLS,
-    INNER,
     NUM_RUNS,
-    NUM_SQUARES,
     ORTHO_MASK,
     RUN_TOWER,
     SIDE_NEIGHBORS,
-    SQUARE_NAMES,
     TOUCH_CLOSED,
     TOWER_RUN,
     TOWERS,
-    VERTICAL_WALLS,
     WALL_FRONT,
-    WALL_SPACES,
-    WIDTH,
     Mask,
     ortho_dilate,
     ortho_dilate_any,
     squares_of,
-    two_or_more_neighbors,
 )
 from tabletop.games.medina.moves import (
-    COLORS,
     DOME,
-    DOME_MOVES,
-    KINDS,
     MERCHANT,
-    MERCHANT_MOVES,
     NUM_SLOTS,
-    PALACE_MOVES,
-    PASS,
     STABLE,
-    STABLE_MOVES,
-    START_MOVES,
     WALL,
-    WALL_MOVES,
     Dome,
     MedinaMove,
     Merchant,
-    MoveList,
-    MoveSource,
     PalacePiece,
     Pass,
     Stable,
     StartMerchant,
     Wall,
-    moves_on,
+    illegal_reason,
+    is_able,
+    is_legal,
 )
+from tabletop.games.medina.placement import dome_targets, start_squares
 from tabletop.games.medina.ruleset import RuleSet
 from tabletop.games.medina.state import OVER, PLAY, START, Palace, State
 
@@ -117,371 +106,6 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     return s
 
 
-def start_squares(rules: RuleSet) -> Mask:
-    """Where the starting merchant may go (§2.1, A10)."""
-    return BUILDING if rules.start_merchant_anywhere else INNER
-
-
-# --- derived square sets -----------------------------------------------------------------
-
-
-def new_palace_squares(s: State) -> Mask:
-    """Empty building squares touching no palace piece and no stable (§3.1.3)."""
-    return BUILDING & ~s.occupied & ~s.forbid
-
-
-def stable_squares(s: State) -> Mask:
-    """Empty squares next to a palace piece that touch no other palace (§3.3)."""
-    c = s._cache
-    m: Mask | None = c.get("stable")
-    if m is None:
-        m = ortho_dilate(s.palace_mask) & ~s.occupied & ~s.contested
-        c["stable"] = m
-    return m
-
-
-def merchant_squares(s: State) -> Mask:
-    """Where a merchant may go: the active chain's extensions, else new-chain squares (§3.4)."""
-    c = s._cache
-    m: Mask | None = c.get("merchant")
-    if m is None:
-        free = BUILDING & ~s.occupied
-        crowded = two_or_more_neighbors(s.merchants)
-        m = ortho_dilate(s.chain_ends) & free & ~crowded if s.chain_ends else 0
-        if not m:
-            m = free & ~crowded if s.rules.new_chain_may_touch_one else free & ~ortho_dilate(s.merchants)
-        c["merchant"] = m
-    return m
-
-
-def wall_squares(s: State) -> Mask:
-    """Empty wall spaces next to exactly one of {tower, wall piece} along the side (§3.5)."""
-    c = s._cache
-    m: Mask | None = c.get("wall")
-    if m is None:
-        occ = s.walls | TOWERS
-        m = (
-            (HORIZONTAL_WALLS & ((occ << 1) ^ (occ >> 1))) | (VERTICAL_WALLS & ((occ << WIDTH) ^ (occ >> WIDTH)))
-        ) & ~s.walls
-        c["wall"] = m
-    return m
-
-
-def claimable(s: State) -> list[int]:
-    """Ids of the palaces a dome may claim (ignoring the one-per-colour rule) (§3.2, A1)."""
-    c = s._cache
-    ids: list[int] | None = c.get("claimable")
-    if ids is None:
-        if s.rules.abandoned_palace_claimable:
-            ids = [i for i, p in enumerate(s.palaces) if p.owner < 0]
-        else:
-            ids = [i for i in s.unfinished if i >= 0]
-            ids.sort()
-        c["claimable"] = ids
-    return ids
-
-
-def dome_targets(s: State, player: int) -> Mask:
-    """Palace pieces the player may dome: claimable palaces of colours they don't own yet."""
-    base = player * 4
-    m = 0
-    for i in claimable(s):
-        p = s.palaces[i]
-        if s.owned[base + p.color] < 0:
-            m |= p.pieces
-    return m
-
-
-def is_able(s: State, player: int) -> bool:
-    """Whether ``player`` has a legal placement for some piece in their supply (§5.1)."""
-    sup = s.supply
-    base = player * NUM_SLOTS
-    newpal = -1
-    for col in range(4):
-        if sup[base + col]:
-            if s.unfinished[col] >= 0:
-                return True
-            if newpal < 0:
-                newpal = new_palace_squares(s)
-            if newpal:
-                return True
-    return bool(
-        (sup[base + DOME] and dome_targets(s, player))
-        or (sup[base + STABLE] and stable_squares(s))
-        or (sup[base + MERCHANT] and merchant_squares(s))
-        or (sup[base + WALL] and wall_squares(s))
-    )
-
-
-# --- legal moves ---------------------------------------------------------------------------
-
-
-def _placement_sources(s: State, player: int) -> dict[str, list[MoveSource]]:
-    """Where ``player`` may place each kind of piece (ignoring the dome obligation).
-
-    Only kinds with at least one legal square appear.  Moves are not built here: kind-first
-    play needs the kinds of every state but the moves of one kind only.
-    """
-    sup = s.supply
-    base = player * NUM_SLOTS
-    out: dict[str, list[MoveSource]] = {}
-    palace: list[MoveSource] = []
-    newpal = -1
-    for col in range(4):
-        if sup[base + col]:
-            if s.unfinished[col] >= 0:
-                palace.append((PALACE_MOVES[col], s.ext[col]))
-            else:
-                if newpal < 0:
-                    newpal = new_palace_squares(s)
-                if newpal:
-                    palace.append((PALACE_MOVES[col], newpal))
-    if palace:
-        out["palace"] = palace
-    if sup[base + DOME]:
-        m = dome_targets(s, player)
-        if m:
-            out["dome"] = [(DOME_MOVES, m)]
-    if sup[base + STABLE]:
-        m = stable_squares(s)
-        if m:
-            out["stable"] = [(STABLE_MOVES, m)]
-    if sup[base + MERCHANT]:
-        m = merchant_squares(s)
-        if m:
-            out["merchant"] = [(MERCHANT_MOVES, m)]
-    if sup[base + WALL]:
-        m = wall_squares(s)
-        if m:
-            out["wall"] = [(WALL_MOVES, m)]
-    return out
-
-
-def _build(sources: list[MoveSource]) -> tuple[MedinaMove, ...]:
-    if len(sources) == 1:
-        table, mask = sources[0]
-        return tuple(moves_on(table, mask))
-    out: list[MedinaMove] = []
-    for table, mask in sources:
-        out += moves_on(table, mask)
-    return tuple(out)
-
-
-def _sources(s: State) -> dict[str, list[MoveSource]] | None:
-    """The move sources of the current player, or ``None`` when moves must be listed in full."""
-    c = s._cache
-    if "sources" in c:
-        got: dict[str, list[MoveSource]] | None = c["sources"]
-        return got
-    got = None
-    if s.phase == PLAY and not s.obligation:
-        got = _placement_sources(s, s.current_player)
-        if not got:
-            got = None  # the pass case
-    elif s.phase == START:
-        got = {"merchant_start": [(START_MOVES, start_squares(s.rules) & ~s.occupied)]}
-    c["sources"] = got
-    return got
-
-
-def legal_kinds(s: State) -> tuple[str, ...]:
-    """The kinds of the current player's legal moves, in ``moves.KINDS`` order."""
-    sources = _sources(s)
-    if sources is None:
-        return tuple(legal_by_kind(s))
-    return tuple(k for k in KINDS if k in sources)
-
-
-def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
-    """The current player's legal moves of one kind (cached; a lazy :class:`MoveList`)."""
-    c = s._cache
-    key = "kind:" + kind
-    got: Sequence[MedinaMove] | None = c.get(key)
-    if got is None:
-        sources = _sources(s)
-        if sources is None:
-            got = legal_by_kind(s).get(kind, ())
-        else:
-            src = sources.get(kind)
-            got = MoveList(src) if src else ()
-        c[key] = got
-    return got
-
-
-def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
-    """The current player's legal moves by kind, kinds in ``moves.KINDS`` order (cached)."""
-    c = s._cache
-    got: dict[str, tuple[MedinaMove, ...]] | None = c.get("legal")
-    if got is not None:
-        return got
-    if s.phase == OVER:
-        got = {}
-    else:
-        sources = _sources(s)
-        if sources is not None:
-            got = {k: _build(sources[k]) for k in KINDS if k in sources}
-        else:
-            by_kind = {k: list(_build(src)) for k, src in _placement_sources(s, s.current_player).items()}
-            if s.obligation:
-                by_kind = _apply_obligation(s, by_kind)
-            got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
-    c["legal"] = got
-    return got
-
-
-def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[str, list[MedinaMove]]:
-    """Filters placements by the last-player dome obligation (§5.2, A8)."""
-    domes = by_kind.get("dome")
-    if s.placements_left == 1:
-        # The first placement was not a dome: the second one must be (waived without lookahead
-        # when no dome placement is left).
-        return {"dome": domes} if domes else by_kind
-    if not s.rules.dome_obligation_lookahead:
-        return by_kind
-    player = s.current_player
-    out: dict[str, list[MedinaMove]] = {}
-    for kind, moves in by_kind.items():
-        if kind == "dome":
-            out[kind] = moves
-            continue
-        keep = [m for m in moves if dome_targets(_place(s, player, m), player)]
-        if keep:
-            out[kind] = keep
-    return out
-
-
-# --- legality with reasons -------------------------------------------------------------------
-
-
-def illegal_reason(s: State, move: Move) -> str | None:
-    """Why ``move`` is illegal now, or ``None`` if it is legal."""
-    if not isinstance(move, StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass):
-        return f"{move!r} is not a Medina move"
-    if is_legal(s, move):
-        return None
-    if not isinstance(move, Pass) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
-        return f"no square with index {move.square!r}"
-    if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(COLORS)):
-        return f"no palace colour with index {move.color!r}"
-    return _explain(s, move, legal_by_kind(s))
-
-
-def is_legal(s: State, move: Move) -> bool:
-    """Whether ``move`` is legal in ``s``: a bitset test, without listing the moves."""
-    if s.phase != PLAY or s.obligation or isinstance(move, Pass):
-        kind = getattr(move, "kind", None)
-        return isinstance(kind, str) and move in legal_moves_of_kind(s, kind)
-    sq = getattr(move, "square", -1)
-    if type(sq) is not int or not 0 <= sq < NUM_SQUARES:
-        return False
-    bit = 1 << sq
-    base = s.current_player * NUM_SLOTS
-    sup = s.supply
-    tp = type(move)
-    if tp is PalacePiece:
-        col = move.color  # type: ignore[attr-defined]
-        if type(col) is not int or not 0 <= col < 4 or not sup[base + col]:
-            return False
-        return bool(bit & (s.ext[col] if s.unfinished[col] >= 0 else new_palace_squares(s)))
-    if tp is Merchant:
-        return bool(sup[base + MERCHANT] and bit & merchant_squares(s))
-    if tp is Wall:
-        return bool(sup[base + WALL] and bit & wall_squares(s))
-    if tp is Stable:
-        return bool(sup[base + STABLE] and bit & stable_squares(s))
-    if tp is Dome:
-        return bool(sup[base + DOME] and bit & dome_targets(s, s.current_player))
-    return False
-
-
-def _in_sources(sources: dict[str, list[MoveSource]], move: MedinaMove) -> bool:
-    """Whether ``move`` is one of the moves described by ``sources``."""
-    sq = getattr(move, "square", -1)
-    return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
-
-
-def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]]) -> str:
-    """A human-readable reason for an illegal move (only called for illegal moves)."""
-    if s.phase == OVER:
-        return "the game is over"
-    if s.phase == START:
-        if not isinstance(move, StartMerchant):
-            return "the start player must first place the starting merchant ('start@<square>')"
-        if s.rules.start_merchant_anywhere:
-            return "the starting merchant must go on a building square (B2-Q12)"
-        return "the starting merchant must go on an inner square (C3-P11)"
-    if isinstance(move, StartMerchant):
-        return "the starting merchant has already been placed"
-    if isinstance(move, Pass):
-        return "passing is allowed only when no placement is possible"
-    if "pass" in legal:
-        return "no placement is possible: the only legal move is pass"
-    sq = move.square
-    if not 0 <= sq < len(SQUARE_NAMES):
-        return "no such square"
-    name = SQUARE_NAMES[sq]
-    player = s.current_player
-    base = player * NUM_SLOTS
-    bit = 1 << sq
-    if s.obligation and move.kind != "dome" and _in_sources(_placement_sources(s, player), move):
-        if s.placements_left == 1:
-            return "last-player dome obligation: this placement must be a dome"
-        return "last-player dome obligation: this placement would leave no dome placement"
-    if isinstance(move, Wall):
-        if not s.supply[base + WALL]:
-            return "no wall pieces left in supply"
-        if not WALL_SPACES & bit:
-            return f"{name} is not a wall space"
-        if s.walls & bit:
-            return f"{name} already holds a wall piece"
-        occ = s.walls | TOWERS
-        touching = sum(1 for nb in SIDE_NEIGHBORS[sq] if occ >> nb & 1)
-        if touching == 0:
-            return f"{name} is not next to a tower or a wall piece"
-        return f"gate rule: a wall piece on {name} would close the gate of its side"
-    if not BUILDING & bit:
-        return f"{name} is not a building square"
-    if isinstance(move, Dome):
-        if not s.supply[base + DOME]:
-            return "no domes left in supply"
-        if not s.palace_mask & bit:
-            return f"a dome must go on a palace piece; {name} holds none"
-        pal = s.palaces[palace_at(s, bit)]
-        if pal.owner >= 0:
-            return f"the palace at {name} is already owned"
-        if s.owned[player * 4 + pal.color] >= 0:
-            return f"you already own a {COLORS[pal.color]} palace"
-        return f"the palace at {name} is abandoned (it can no longer grow) and cannot be claimed"
-    if s.occupied & bit:
-        return f"{name} is occupied"
-    if isinstance(move, PalacePiece):
-        col = move.color
-        if s.supply[base + col] == 0:
-            if s.retired[col]:
-                return f"{COLORS[col]} is retired (every player owns a {COLORS[col]} palace)"
-            return f"no {COLORS[col]} palace pieces left in supply"
-        if s.unfinished[col] >= 0:
-            if s.contested & bit:
-                return f"street rule: {name} touches another palace"
-            return f"must extend the unfinished {COLORS[col]} palace (a square next to one of its pieces)"
-        return f"street rule: a new {COLORS[col]} palace on {name} would touch a palace piece or stable"
-    if isinstance(move, Stable):
-        if not s.supply[base + STABLE]:
-            return "no stables left in supply"
-        if not ortho_dilate(s.palace_mask) & bit:
-            return f"a stable must be next to a palace piece; {name} is not"
-        return f"street rule: a stable on {name} would touch a second palace"
-    if isinstance(move, Merchant):
-        if not s.supply[base + MERCHANT]:
-            return "no merchants left in supply"
-        if two_or_more_neighbors(s.merchants) & bit:
-            return f"a merchant on {name} would be next to two or more merchants"
-        if s.chain_ends and ortho_dilate(s.chain_ends) & ~s.occupied & ~two_or_more_neighbors(s.merchants):
-            return "the active merchant chain can still grow: the merchant must extend one of its ends"
-        return f"a new merchant chain may not start next to a merchant ({name})"
-    return "illegal move"  # pragma: no cover - every kind is handled above
-
-
 # --- applying moves ------------------------------------------------------------------------------
 
 
@@ -503,7 +127,7 @@ def apply(s: State, move: Move) -> State:
     if isinstance(move, StartMerchant):
         new = _place_start(s, move.square)
         return new
-    new = _place(s, player, move)  # type: ignore[arg-type]
+    new = place_piece(s, player, move)  # type: ignore[arg-type]
     if s.placements_left == 2:
         new.placements_left = 1
         if isinstance(move, Dome):
@@ -676,7 +300,7 @@ def _take(new: State, player: int, slot: int) -> None:
     new.supply = (*sup[:i], sup[i] - 1, *sup[i + 1 :])
 
 
-def _place(s: State, player: int, move: MedinaMove) -> State:
+def place_piece(s: State, player: int, move: MedinaMove) -> State:
     """The state after ``player`` puts ``move``'s piece on the board (no turn bookkeeping).
 
     ``move`` must be a legal placement (not a pass or the starting merchant).

@@ -220,22 +220,22 @@ class State(StateDefaults):
         cache = self._cache
         moves = cache.get("all")
         if moves is None:
-            by_kind = _rules.legal_by_kind(self)
+            by_kind = _moves.legal_by_kind(self)
             moves = tuple(m for ms in by_kind.values() for m in ms)
             cache["all"] = moves
         return moves
 
     def legal_kinds(self) -> Sequence[str]:
         """The kinds that have at least one legal move, in ``moves.KINDS`` order."""
-        return _rules.legal_kinds(self)
+        return _moves.legal_kinds(self)
 
     def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
         """The legal moves of one kind (empty for a kind with none)."""
-        return _rules.legal_moves_of_kind(self, kind)
+        return _moves.legal_moves_of_kind(self, kind)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` may be applied now."""
-        return _rules.illegal_reason(self, move) is None
+        return _moves.illegal_reason(self, move) is None
 
     def apply(self, move: Move) -> State:
         """The state after ``move``.
@@ -287,6 +287,7 @@ _FIELDS = tuple(name for name in State.__slots__ if name != "_cache")
 _KEY_FIELDS = tuple(name for name in _FIELDS if name not in ("game", "config", "rules"))
 
 # Late imports: these modules build and read States, and State delegates to them.
+from tabletop.games.medina import moves as _moves  # noqa: E402
 from tabletop.games.medina import notation as _notation  # noqa: E402
 from tabletop.games.medina import render as _render  # noqa: E402
 from tabletop.games.medina import rules as _rules  # noqa: E402
