@@ -251,7 +251,7 @@ export function showGame(main, matchId) {
         h("div.board-wrap", {}, drawn.svg),
         h("aside.side", {},
           playerList(),
-          board.panel ? board.panel(view.state, view, t) : null,
+          board.panel ? board.panel(view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
           controls(moves),
           h("h3", { text: t("game.log") }),
           logList(),

@@ -96,6 +96,9 @@ export function panel(state, view, t) {
     const txt = t(key);
     return txt === key ? slot : txt;
   };
+  // Supplies stay behind each player's screen (rule option hide_supplies): only domes are
+  // public.  The live page hides the others' counts; a replay (no seats) shows them all.
+  const hidden = (seat) => state.rules?.hide_supplies && view.mySeats && !view.mySeats.includes(seat) && !view.terminal;
   return h("div.game-panel", { id: "game-panel" },
     state.placements_left != null && !view.terminal ? h("p", { id: "placements-left", text: t("game.actions_left", { n: state.placements_left }) }) : null,
     h("table.supplies", { id: "supplies" },
@@ -104,7 +107,7 @@ export function panel(state, view, t) {
         PALACE_INDEX[sl] != null ? h("span", { class: `chip ${sl}` }) : null, ` ${slotLabel(sl).slice(0, 3)}`))),
       (state.supplies || []).map((sup, seat) => h("tr", {},
         h("td", {}, h("span", { class: `swatch p${seat}` }), ` ${name(seat)}`),
-        SLOTS.map((sl) => h("td", { text: String(sup[sl] ?? "") }))))),
+        SLOTS.map((sl) => h("td", { text: hidden(seat) && sl !== "dome" ? "?" : String(sup[sl] ?? "") }))))),
     h("table.tiles", { id: "tiles" },
       h("caption", { text: t("game.tiles") }),
       Object.entries(state.palace_tiles || {}).map(([colour, tile]) => h("tr", {},
