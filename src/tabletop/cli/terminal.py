@@ -82,7 +82,8 @@ class TerminalGame:
         return self.states[-1]
 
     def _name(self, seat: int) -> str:
-        return f"{self.players[seat].name} (seat {seat + 1})"
+        colors = self.initial.game.seat_colors(self.initial.num_players)
+        return f"{self.players[seat].name} ({colors[seat]})"
 
     def _apply(self, move: Move) -> None:
         before = self.state.scores()

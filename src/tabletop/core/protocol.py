@@ -265,6 +265,10 @@ class Game(Protocol):
         """A human-readable breakdown of the current or final scores."""
         ...
 
+    def seat_colors(self, num_players: int) -> tuple[str, ...]:
+        """The colour name each seat plays, as the board shows it (display data only)."""
+        ...
+
     def evaluate(self, state: State) -> tuple[float, ...]:
         """A heuristic estimate of each seat's final score from ``state`` (for bots).
 

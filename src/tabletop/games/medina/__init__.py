@@ -116,6 +116,10 @@ class MedinaGame:
         """The per-palace breakdown (pieces, stables, merchants, walls) plus tiles."""
         return scoring.describe(_medina(state))
 
+    def seat_colors(self, num_players: int) -> tuple[str, ...]:
+        """Dome colours in seat order (red, blue, green, yellow)."""
+        return render.PLAYER_NAMES[:num_players]
+
     def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
         """Each seat's score if the game ended now (see ``heuristics.evaluate``)."""
         return heuristics.evaluate(_medina(state))

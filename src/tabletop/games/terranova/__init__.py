@@ -167,6 +167,10 @@ class TerraNova:
         assert isinstance(state, State)
         return describe_score(state)
 
+    def seat_colors(self, num_players: int) -> tuple[str, ...]:
+        """Pioneer colours in seat order (§1.2: yellow, red, blue, green)."""
+        return COLOURS[:num_players]
+
     def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
         """Heuristic final-score estimate per seat (``heuristics.evaluate``)."""
         assert isinstance(state, State)
