@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -198,3 +199,29 @@ def test_undo_own_action_within_own_turn(page: Any, server: str) -> None:
     after = view_of(server, m["id"])
     assert after["ply"] == view["ply"] - 1 and after["current_player"] == 0
     assert page.locator("#undo").count() == 0 or after["undoable_by"] == 0
+
+
+def test_custom_map_upload(page: Any, server: str, tmp_path: Path) -> None:
+    rows = ["AABBCCDDLL", "AABBCCDDLLA", "AABBCCDDLLAB", "AABBCCDDLLABC"]
+    island = {
+        "format": "terranova-map",
+        "version": 1,
+        "id": "mini",
+        "name": "Mini",
+        "landscapes": {k: {"name": k, "water": k == "L"} for k in "ABCDL"},
+        "rows": [{"r": r, "q0": -r, "cells": cells} for r, cells in enumerate(rows)],
+    }
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps(island))
+    page.goto(server + "/")
+    page.select_option("#game-select", "terranova")
+    page.set_input_files("#map-upload", str(path))
+    page.wait_for_function("document.querySelector('#map-select').value === 'custom'")
+    page.select_option("#seat-1-agent", "random")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("#board")
+    match_id = page.url.split("/play/")[1].split("#")[0]
+    view = view_of(server, match_id)
+    assert view["config"]["map"]["name"] == "Mini" and len(view["state"]["cells"]) == sum(map(len, rows))
+    assert page.locator("#board [data-cell]").count() == sum(map(len, rows))

@@ -98,14 +98,27 @@ export function showLobby(main) {
     const rulesetSel = h("select", { id: "ruleset-select", onchange: (e) => (form.ruleset = e.target.value) });
     for (const r of Object.keys(g.rulesets)) rulesetSel.append(new Option(r, r));
     rulesetSel.value = form.ruleset;
+    // Built-in maps, or a map file of one's own (sent inline; the engine validates it).
     const mapSel = g.maps.length
-      ? h("label", {}, h("span", { text: t("lobby.map") }), (() => {
+      ? [h("label", {}, h("span", { text: t("lobby.map") }), (() => {
           const m = h("select", { id: "map-select", onchange: (e) => (form.map = e.target.value) });
           m.append(new Option(t("lobby.map_default"), ""));
           for (const x of g.maps) m.append(new Option(x.name, x.id));
-          m.value = form.map;
+          if (typeof form.map === "object" && form.map) m.append(new Option(form.map.name || "custom", "custom"));
+          m.value = typeof form.map === "object" && form.map ? "custom" : form.map;
           return m;
-        })())
+        })()),
+        h("label", {}, h("span", { text: t("lobby.map_upload") }), h("input", { id: "map-upload", type: "file", accept: "application/json,.json",
+          onchange: async (e) => {
+            const file = e.target.files[0];
+            if (!file) return;
+            try {
+              form.map = JSON.parse(await file.text());
+              render();
+            } catch (err) {
+              toast(t("error.generic", { detail: err.message }), "error");
+            }
+          } }))]
       : null;
     const seats = form.seats.map((seat, i) => {
       const who = h("select", { id: `seat-${i}-agent`, onchange: (e) => (seat.agent = e.target.value) });
