@@ -103,3 +103,24 @@ def test_updates_are_patches_that_rebuild_the_full_view(client: TestClient) -> N
         full = client.get(f"/api/matches/{m['id']}").json()
         strip = ("full", "base", "drop", "log_from")
         assert {k: v for k, v in view.items() if k not in strip} == {k: v for k, v in full.items() if k not in strip}
+
+
+def test_finished_match_leaves_memory_when_nobody_watches(client: TestClient) -> None:
+    m = create_toy(client)
+    tokens = [s["token"] for s in m["seats"]]
+    rooms = client.app.state.rooms  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        view = ws.receive_json()
+        for move in "abcdef":
+            token = tokens[view["current_player"]]
+            ws.send_json({"type": "act", "token": token, "version": view["version"], "action": move})
+            recv_until(ws, "ack")
+            view = client.get(f"/api/matches/{m['id']}").json()
+        assert view["terminal"] and rooms.is_loaded(m["id"])
+    deadline = 50
+    while rooms.is_loaded(m["id"]) and deadline:
+        deadline -= 1
+        client.get("/api/agents")  # let the server notice the disconnect
+    assert not rooms.is_loaded(m["id"])
+    again = client.get(f"/api/matches/{m['id']}").json()  # reloaded from the database
+    assert again["terminal"] and [e["action"] for e in again["log"]] == list("abcdef")

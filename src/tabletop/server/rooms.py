@@ -523,6 +523,16 @@ class RoomManager:
         room.subscribers.add(send)
 
     def unsubscribe(self, room: Room, send: Subscriber) -> None:
-        """Removes a client."""
+        """Removes a client; a finished match nobody watches leaves memory (it reloads on demand).
+
+        Only finished matches are dropped: nothing can change them any more, so a request
+        still holding the old room object cannot race a freshly loaded one.
+        """
         with contextlib.suppress(KeyError):
             room.subscribers.remove(send)
+        if not room.subscribers and room.state.is_terminal() and self._rooms.get(room.id) is room:
+            del self._rooms[room.id]
+
+    def is_loaded(self, match_id: str) -> bool:
+        """Whether the match is in memory (for tests)."""
+        return match_id in self._rooms
