@@ -68,6 +68,7 @@ def test_full_game_against_bots_through_clicks(
     assert shown_scores(page, len(seats)) == expected == view["outcome"]["scores"]
     winners = ", ".join(seats[w][0] for w in view["outcome"]["winners"])
     assert winners in (page.text_content("#winner") or "")
+    assert (page.text_content("#score-text") or "").strip()  # the engine's breakdown of the points
     # The replay steps through every action and ends on the same scores.
     page.click("#replay-link")
     page.wait_for_selector("#replay")

@@ -195,6 +195,8 @@ class Room:
             "legal": legal,
             "log": list(self.log_entries()),
             "undoable_by": self.undoable_by(),
+            # The engine's own breakdown of the final scores (English), shown after the game.
+            "score_text": self.game.describe_score(state) if outcome is not None else None,
         }
 
     def view_text(self) -> str:

@@ -258,6 +258,7 @@ export function showGame(main, matchId) {
           h("div.links", {},
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
+          view.score_text ? h("details.score-text", { open: true }, h("summary", { text: t("game.final_scores") }), h("pre", { id: "score-text", text: view.score_text })) : null,
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     );
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
