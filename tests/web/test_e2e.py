@@ -49,6 +49,8 @@ def test_full_game_against_bots_through_clicks(
     for i, (name, agent) in enumerate(seats):
         page.fill(f"#seat-{i}-name", name)
         page.select_option(f"#seat-{i}-agent", agent)
+    page.click("summary:has-text('Variants')")
+    page.fill("#seed", "7")  # a seeded game (bots included) plays the same each run: stable screenshots
     page.click("#create")
     page.wait_for_url(re.compile(r"/play/"))
     match_id = page.url.split("/play/")[1].split("#")[0]

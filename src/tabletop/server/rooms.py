@@ -494,7 +494,8 @@ class RoomManager:
                 return
             seat = state.current_player
             version = room.version
-            seed = zlib.crc32(f"{room.id}:{len(room.moves)}".encode())
+            # From the game's seed, so a game created with a seed replays identically.
+            seed = zlib.crc32(f"{room.config_json.get('seed')}:{len(room.moves)}".encode())
             if self.bot_delay_s:
                 await asyncio.sleep(self.bot_delay_s)
             try:

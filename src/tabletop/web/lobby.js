@@ -8,7 +8,7 @@ export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
   let created = null;
-  const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [] };
+  const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [], seed: "" };
 
   function seatDefaults(n) {
     while (form.seats.length < n) {
@@ -37,6 +37,7 @@ export function showLobby(main) {
       hotseat: form.hotseat,
     };
     if (form.map) body.map = form.map;
+    if (form.seed !== "") body.seed = Number(form.seed);
     try {
       created = await api("/api/matches", { method: "POST", body });
       const humans = created.seats.filter((s) => s.token);
@@ -153,7 +154,9 @@ export function showLobby(main) {
           h("label", {}, h("span", { text: t("lobby.ruleset") }), rulesetSel),
           mapSel),
         h("div.seats", {}, seats),
-        h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g))),
+        h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g),
+          h("label.variant", {}, h("span", { text: t("lobby.seed") }),
+            h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
         h("label.check", {}, hotseat, h("span", { text: t("lobby.hotseat") })),
         h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
         created ? createdLinks(created) : null,
