@@ -43,14 +43,15 @@ def test_terranova_closes_the_forest_for_18_points_now(spec: str) -> None:
     # P(7,3) "FFMAPSH": columns q=0,1 are forest (6 cells).  Stones on (2,0) and (2,1)
     # leave one gap, (2,2).  Yellow (seat 0) has the only pioneer in the forest, so
     # moving it next to the gap and placing a stone there closes 6 forest cells:
-    # 6 x (4 - 1) = 18 points.  The rest (A P S H, 4 landscapes) stays open ground.
+    # 6 x (4 - 1) = 18 points.  The rest (A P S H, 4 landscapes) stays open ground,
+    # where red has 4 pioneers to yellow's 1: the forest decides the game.
     # Yellow's other pioneer (6,1) cannot reach the forest: with it able to slide in,
     # closing 5 cells with both pioneers would end the game at once (only red could
     # still move, end condition E2) with yellow ahead 15-0, which MCTS rightly prefers.
     helpers = _terranova_helpers()
     state = helpers.position(
         helpers.parallelogram(7, 3, "FFMAPSH"),
-        {0: [(1, 1), (6, 1)], 1: [(4, 1), (6, 0)]},
+        {0: [(1, 1), (6, 1)], 1: [(4, 1), (6, 0), (3, 2), (5, 2)]},
         stones=[(2, 0), (2, 1)],
     )
     after = play_turn(spec, state)

@@ -13,7 +13,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from tabletop.ai.agent import random_move
 from tabletop.core.protocol import Move, State
@@ -27,6 +27,15 @@ class Evaluator(Protocol):
 
     def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """One value per seat in [0, 1]; the win shares for a finished game."""
+        ...
+
+
+@runtime_checkable
+class SearchEvaluator(Protocol):
+    """An evaluator that picks how to evaluate once per search, from the root position."""
+
+    def for_search(self, root: State, rng: random.Random) -> Evaluator:
+        """The evaluator to use for every leaf of a search from ``root``."""
         ...
 
 
@@ -84,7 +93,7 @@ class RandomRollout:
         policy: the rollout policy (kind-first random by default).
         margin: how final scores become values for the margin term (``None``: none).
         margin_weight: weight of the margin term next to the win share.
-        max_moves: a safety cap; a rollout cut there is valued by the scores so far.
+        max_moves: a cap; a rollout cut there is valued by the game's heuristic.
     """
 
     policy: RolloutPolicy = random_move
@@ -99,7 +108,9 @@ class RandomRollout:
             if state.is_terminal():
                 return terminal_values(state, self.margin, self.margin_weight)
             state = state.apply(policy(state, rng))
-        return (self.margin or ScoreValue())(state.scores())
+        if state.is_terminal():
+            return terminal_values(state, self.margin, self.margin_weight)
+        return (self.margin or ScoreValue())(state.game.evaluate(state))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +144,45 @@ class TruncatedRollout:
             return terminal_values(state, self.value, self.margin_weight)
         estimate = self.heuristic(state) if self.heuristic is not None else state.game.evaluate(state)
         return self.value(estimate)
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveRollout:
+    """Random rollouts where the rest of the game is short, the heuristic where it is long.
+
+    Once per search, one random game is played from the root.  If it ends within
+    ``max_length`` moves, every leaf is valued by a random rollout of up to ``max_length``
+    moves (cut ones are valued by the heuristic); otherwise leaves are valued by the
+    heuristic alone (``TruncatedRollout(depth=0)``).  So a game whose remainder is short
+    (all of Medina, the end of Terra Nova) gets the real outcomes of play, and a long
+    remainder, where a random playout costs much and says little, gets the heuristic.
+
+    Attributes:
+        max_length: the longest remainder for which rollouts are used.
+        value: maps (estimated) scores to values.
+        margin_weight: weight of the margin term for finished games.
+        policy: the rollout policy (kind-first random by default).
+    """
+
+    max_length: int = 160
+    value: ScoreValue = ScoreValue()
+    margin_weight: float = 0.1
+    policy: RolloutPolicy = random_move
+
+    def for_search(self, root: State, rng: random.Random) -> Evaluator:
+        """Probes the remaining length from ``root`` and picks the evaluator."""
+        state = root
+        for _ in range(self.max_length):
+            if state.is_terminal():
+                return RandomRollout(self.policy, self.value, self.margin_weight, self.max_length)
+            state = state.apply(self.policy(state, rng))
+        if state.is_terminal():
+            return RandomRollout(self.policy, self.value, self.margin_weight, self.max_length)
+        return TruncatedRollout(0, self.value, self.policy, self.margin_weight)
+
+    def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Values ``state`` by the heuristic (used only outside a search)."""
+        return TruncatedRollout(0, self.value, self.policy, self.margin_weight).evaluate(state, rng)
 
 
 def heuristic_margin(state: State, seat: int) -> float:

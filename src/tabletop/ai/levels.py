@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Final
 
 from tabletop.ai.agent import register_agent
-from tabletop.ai.evaluators import ScoreValue, TruncatedRollout
+from tabletop.ai.evaluators import AdaptiveRollout, ScoreValue
 from tabletop.ai.mcts import MCTSAgent, MCTSConfig
 from tabletop.core.errors import ConfigError
 
@@ -21,13 +21,17 @@ DEFAULT_LEVEL: Final = 3
 
 _VALUE = ScoreValue(scale=1.5, relative=0.1)
 
-LEVELS: Final[dict[int, MCTSConfig]] = {
-    1: MCTSConfig(simulations=60, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
-    2: MCTSConfig(simulations=250, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
-    3: MCTSConfig(simulations=1000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
-    4: MCTSConfig(simulations=3000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
-    5: MCTSConfig(simulations=10000, uct_c=0.5, evaluator=TruncatedRollout(depth=0, value=_VALUE), widening=1.5),
-}
+
+def _level(simulations: int) -> MCTSConfig:
+    return MCTSConfig(
+        simulations=simulations,
+        uct_c=0.5,
+        evaluator=AdaptiveRollout(max_length=160, value=_VALUE),
+        widening=1.5,
+    )
+
+
+LEVELS: Final[dict[int, MCTSConfig]] = {1: _level(30), 2: _level(100), 3: _level(300), 4: _level(1000), 5: _level(3000)}
 """Search settings per level; see ``docs/bots.md`` for how they were chosen."""
 
 

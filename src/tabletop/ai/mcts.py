@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tabletop.ai.evaluators import Evaluator, TruncatedRollout
+from tabletop.ai.evaluators import Evaluator, SearchEvaluator, TruncatedRollout
 from tabletop.core.protocol import Move, State
 
 
@@ -153,6 +153,7 @@ class MCTS:
         self.rng = random.Random(seed)
         self.root: SearchNode | None = None
         self.last_stats: SearchStats | None = None
+        self._evaluator: Evaluator = config.evaluator
         self._stopped = False
 
     def stop(self) -> None:
@@ -181,6 +182,8 @@ class MCTS:
             root.rank(config.prior, self.rng)
         reused = root.visits
         self.root = root
+        evaluator = config.evaluator
+        self._evaluator = evaluator.for_search(state, self.rng) if isinstance(evaluator, SearchEvaluator) else evaluator
         budget = config.simulations
         done = 0
         try:
@@ -265,7 +268,7 @@ class MCTS:
 
     def evaluate(self, node: SearchNode) -> tuple[float, ...]:
         """The evaluator's value vector for the leaf ``node``."""
-        return self.config.evaluator.evaluate(node.state, self.rng)
+        return self._evaluator.evaluate(node.state, self.rng)
 
     def backup(self, path: list[SearchNode], values: tuple[float, ...]) -> None:
         """Adds one visit and the per-seat ``values`` to every node on ``path``."""
