@@ -18,6 +18,7 @@ def test_games_lists_registered_games(client: TestClient) -> None:
     games = {g["id"]: g for g in client.get("/api/games").json()}
     assert games["toy"]["min_players"] == 2
     assert "default" in games["toy"]["rulesets"]
+    assert games["toy"]["seat_colors"] == {"2": ["red", "blue"], "3": ["red", "blue", "green"]}
 
 
 def test_agents_include_human_and_random(client: TestClient) -> None:
@@ -32,6 +33,7 @@ def test_create_gives_tokens_links_and_view(client: TestClient) -> None:
     assert m["hotseat_link"].count(",") == 1
     view = client.get(f"/api/matches/{m['id']}").json()
     assert view["version"] == 0 and view["current_player"] == 0
+    assert view["colors"] == ["red", "blue"]
     assert view["legal"] == {"claim": list("abcdef")}
 
 

@@ -122,6 +122,9 @@ class ToyGame:
     def describe_score(self, state: State) -> str:
         return str(state.scores())
 
+    def seat_colors(self, num_players: int) -> tuple[str, ...]:
+        return ("red", "blue", "green")[:num_players]
+
     def evaluate(self, state: State) -> tuple[float, ...]:
         return tuple(float(s) for s in state.scores())
 

@@ -7,6 +7,7 @@ from typing import Any
 from tabletop.core.errors import RecordError
 from tabletop.core.protocol import TERMINAL
 from tabletop.core.record import GameRecord, iter_replay
+from tabletop.core.registry import make
 
 MAX_REPLAY_ACTIONS = 5000
 """Uploaded records longer than this are refused (bounded work per request)."""
@@ -42,6 +43,7 @@ def replay_steps(record: GameRecord) -> dict[str, Any]:
         raise RecordError(f"stored result {record.result.to_json()} does not match the replayed one {final}")
     return {
         "game": record.game,
+        "colors": list(make(record.game).seat_colors(len(record.players))),
         "config": record.config.to_json(),
         "players": [{"seat": i, "name": p.name, "agent": p.agent} for i, p in enumerate(record.players)],
         "steps": steps,

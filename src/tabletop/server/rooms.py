@@ -189,6 +189,7 @@ class Room:
             "current_player": state.current_player if state.current_player != TERMINAL else None,
             "terminal": state.is_terminal(),
             "players": [{"seat": s.seat, "name": s.name, "agent": s.agent} for s in self.seats],
+            "colors": list(self.game.seat_colors(len(self.seats))),
             "state": state.to_json(),
             "scores": list(state.scores()),
             "outcome": outcome.to_json() if outcome is not None else None,

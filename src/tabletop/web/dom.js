@@ -23,6 +23,16 @@ export function s(tag, attrs, ...children) {
   return build(document.createElementNS(SVG_NS, tag), attrs, children);
 }
 
+// Okabe–Ito shades for the games' colour names (colour-blind safe); shapes stay per seat.
+const SHADES = { yellow: "#f0e442", red: "#d55e00", blue: "#0072b2", green: "#009e73", orange: "#e69f00", purple: "#cc79a7", black: "#333333", white: "#f4f4f4" };
+
+/** Paints seat i in the colour the game gives it (e.g. Medina's seat 0 is red). */
+export function applySeatColors(colors) {
+  (colors || []).forEach((name, i) => {
+    if (SHADES[name]) document.documentElement.style.setProperty(`--p${i}`, SHADES[name]);
+  });
+}
+
 export function toast(text, kind = "info", ms = 3500) {
   const el = h(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status", text });
   const box = document.getElementById("toasts");

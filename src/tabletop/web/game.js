@@ -1,7 +1,7 @@
 // The play page: board, selection and highlighting, players, log, undo, keyboard play.
 import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
-import { h, toast } from "./dom.js";
+import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { analyseMoves, cellFreeMoves, clickCell, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 
@@ -34,6 +34,7 @@ export function showGame(main, matchId) {
     onState: (v) => {
       const old = view;
       view = v;
+      applySeatColors(v.colors);
       if (!old || old.version !== v.version) sel = { piece: null, picked: [], choose: null };
       noteChanges(old, v);
       render();

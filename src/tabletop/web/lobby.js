@@ -1,6 +1,6 @@
 // The start page: create a game (seats, ruleset, map, variants, hotseat) or upload a record.
 import { api } from "./api.js";
-import { h, toast } from "./dom.js";
+import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { startReplay } from "./replay.js";
 
@@ -83,6 +83,7 @@ export function showLobby(main) {
     main.replaceChildren();
     if (!games.length) return;
     const g = games.find((x) => x.id === form.game);
+    applySeatColors(g.seat_colors?.[form.players]);
     const gameSel = h("select", { id: "game-select", onchange: (e) => (pickGame(e.target.value), render()) });
     for (const x of games) gameSel.append(new Option(x.name, x.id));
     gameSel.value = g.id;

@@ -1,7 +1,7 @@
 // Replay: step through every action of a finished match or an uploaded record.
 import { api } from "./api.js";
 import { boardFor } from "./boards/index.js";
-import { h, toast } from "./dom.js";
+import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
 /** Opens the replay page for an uploaded record (kept in sessionStorage across the navigation). */
@@ -21,6 +21,7 @@ export function showReplay(main) {
   load.then(
     (d) => {
       data = d;
+      applySeatColors(d.colors);
       i = Number(params.get("step") ?? d.steps.length - 1);
       render();
     },

@@ -55,6 +55,7 @@ def describe_game(game: Game) -> dict[str, Any]:
         ],
         "rulesets": {name: dict(flags) for name, flags in game.rulesets.items()},
         "maps": shipped_maps(game),
+        "seat_colors": {str(n): list(game.seat_colors(n)) for n in range(game.min_players, game.max_players + 1)},
     }
 
 
