@@ -3,8 +3,8 @@
 ``evaluate`` adds to the points already scored a share of what the open ground may
 still pay.  Every zone (§4.1) that still holds pioneers will be cut into areas later;
 it is worth about ``CELL_VALUE`` points per cell, and each seat gets a share of it by
-its pioneers there.  Small zones with few landscapes are close to being scored and
-weigh more than the big open ground of the opening (``URGENCY``).  Pioneers removed by
+its pioneers there.  Small zones are close to being scored and weigh more than the big
+open ground of the opening (``URGENCY``).  Pioneers removed by
 scoring no longer count, which is the price of closing an area.
 
 The share is proportional to the pioneer count (``SHARE_POWER = 1``).  A squared share
@@ -18,7 +18,7 @@ The greedy and MCTS bots see the game only through this function and the protoco
 
 from __future__ import annotations
 
-from tabletop.games.terranova.scoring import landscape_count, zones
+from tabletop.games.terranova.scoring import zones
 from tabletop.games.terranova.state import State
 
 CELL_VALUE = 0.4
@@ -37,7 +37,6 @@ def evaluate(state: State) -> tuple[float, ...]:
     if state.result is not None:
         return tuple(estimate)
     board = state.context.board
-    rules = state.context.rules
     pioneers = state.pioneers
     for zone in zones(board, state.open_cells):
         counts = [(own & zone).bit_count() for own in pioneers]
@@ -46,10 +45,11 @@ def evaluate(state: State) -> tuple[float, ...]:
         if not squares:
             continue  # dead ground: nobody can ever score it
         cells = zone.bit_count()
-        t = landscape_count(board, rules, board.lands_of(zone))
-        # A zone's final areas pay n * (4 - t') with t' <= 3; fewer landscapes now and
-        # fewer cells mean the areas come sooner and pay more per cell.
-        worth = CELL_VALUE * cells * (1.0 + URGENCY / cells) * (1.0 + max(0, 6 - t) * 0.25)
+        # Small zones are close to being cut into areas: they weigh a little more.
+        # (Weighing zones with fewer landscapes up as well was tried: it made the greedy
+        # bot close an area one cell smaller, for fewer points, just to leave a rival's
+        # zone with one more landscape.)
+        worth = CELL_VALUE * cells * (1.0 + URGENCY / cells)
         for seat, w in enumerate(weights):
             if w:
                 estimate[seat] += worth * w / squares
