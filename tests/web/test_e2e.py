@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,16 @@ def engine_scores(base: str, match_id: str) -> list[int]:
     outcome = replay(record).outcome()
     assert outcome is not None
     return list(outcome.scores)
+
+
+def my_turn(base: str, match_id: str, seat: int) -> dict[str, Any]:
+    """The view once the bots are done and ``seat`` is to act."""
+    for _ in range(200):
+        view = view_of(base, match_id)
+        if view["current_player"] == seat:
+            return view
+        time.sleep(0.05)
+    raise AssertionError(f"seat {seat} never got the turn")
 
 
 def shown_scores(page: Any, n: int) -> list[int]:
@@ -120,7 +131,7 @@ def test_reload_keeps_seat_and_state_and_illegal_click_is_harmless(page: Any, se
     click_move(page, first)
     wait_version(page, 1)
     # Illegal click: the cell just taken.  Nothing is sent, nothing changes.
-    view = view_of(server, m["id"])
+    view = my_turn(server, m["id"], 0)
     wait_version(page, view["version"])
     page.wait_for_selector('#game[data-mine="1"]')
     page.click(f'[data-cell="{first}"]')
@@ -133,7 +144,7 @@ def test_reload_keeps_seat_and_state_and_illegal_click_is_harmless(page: Any, se
     wait_version(page, view["version"] + 1)
     # Reload (the #t= fragment stays in the URL) and continue in the same seat.
     page.reload()
-    view = view_of(server, m["id"])
+    view = my_turn(server, m["id"], 0)
     wait_version(page, view["version"])
     assert "★" in (page.text_content('li.player[data-seat="0"]') or "")
     play_my_turns(page, server, m["id"], {0}, random.Random(2), stop_after=2)
