@@ -93,6 +93,9 @@ def arena(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err_console,
+        # No refresh thread: worker processes are forked, and forking while another
+        # thread may hold a lock (the console's) can deadlock the child.
+        auto_refresh=False,
     )
     try:
         with progress:
@@ -100,6 +103,7 @@ def arena(
 
             def advance(_game: ArenaGame) -> None:
                 progress.advance(task)
+                progress.refresh()
 
             played = run_tournament(config, jobs=min(workers, games), on_game=advance)
     except TabletopError as exc:
