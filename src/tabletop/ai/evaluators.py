@@ -71,6 +71,15 @@ class ScoreValue:
         return tuple(values)
 
 
+def playout(state: State, policy: RolloutPolicy, rng: random.Random, limit: int) -> State:
+    """Plays ``policy`` from ``state`` until the game ends or ``limit`` moves are made."""
+    for _ in range(limit):
+        if state.is_terminal():
+            break
+        state = state.apply(policy(state, rng))
+    return state
+
+
 def terminal_values(state: State, margin: ScoreValue | None, margin_weight: float) -> tuple[float, ...]:
     """The value of a finished game: win shares, blended with a little of the margin.
 
@@ -103,14 +112,10 @@ class RandomRollout:
 
     def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Plays to the end (or ``max_moves``) and values the result."""
-        policy = self.policy
-        for _ in range(self.max_moves):
-            if state.is_terminal():
-                return terminal_values(state, self.margin, self.margin_weight)
-            state = state.apply(policy(state, rng))
-        if state.is_terminal():
-            return terminal_values(state, self.margin, self.margin_weight)
-        return (self.margin or ScoreValue())(state.game.evaluate(state))
+        end = playout(state, self.policy, rng, self.max_moves)
+        if end.is_terminal():
+            return terminal_values(end, self.margin, self.margin_weight)
+        return (self.margin or ScoreValue())(end.game.evaluate(end))
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +140,7 @@ class TruncatedRollout:
 
     def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Rolls out up to ``depth`` moves and values where it stopped."""
-        policy = self.policy
-        for _ in range(self.depth):
-            if state.is_terminal():
-                break
-            state = state.apply(policy(state, rng))
+        state = playout(state, self.policy, rng, self.depth)
         if state.is_terminal():
             return terminal_values(state, self.value, self.margin_weight)
         estimate = self.heuristic(state) if self.heuristic is not None else state.game.evaluate(state)
@@ -171,12 +172,7 @@ class AdaptiveRollout:
 
     def for_search(self, root: State, rng: random.Random) -> Evaluator:
         """Probes the remaining length from ``root`` and picks the evaluator."""
-        state = root
-        for _ in range(self.max_length):
-            if state.is_terminal():
-                return RandomRollout(self.policy, self.value, self.margin_weight, self.max_length)
-            state = state.apply(self.policy(state, rng))
-        if state.is_terminal():
+        if playout(root, self.policy, rng, self.max_length).is_terminal():
             return RandomRollout(self.policy, self.value, self.margin_weight, self.max_length)
         return TruncatedRollout(0, self.value, self.policy, self.margin_weight)
 
