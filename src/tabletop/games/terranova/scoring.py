@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill
+from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill, spread
 from tabletop.games.terranova.ruleset import RuleSet
 
 
@@ -106,25 +106,13 @@ def parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) -> 
                 seed |= bit
         seeds.append(seed)
     w = board.lattice_width
-    w1 = w - 1
     x_land_cells = board.lattice_land_masks[board.land[x]]
     # Look near x first: usually the open neighbours join up around the adjacent stones
     # within two steps, and x's landscape shows up there too.
     window = board.lattice_near[x] & open_after
     near = frontier = seeds[0]
     while frontier:
-        frontier = (
-            (
-                (frontier << 1)
-                | (frontier >> 1)
-                | (frontier << w)
-                | (frontier >> w)
-                | (frontier << w1)
-                | (frontier >> w1)
-            )
-            & window
-            & ~near
-        )
+        frontier = spread(frontier, w) & window & ~near
         near |= frontier
     if all(seed & near for seed in seeds):
         if not reduce_types or (invariant and near & x_land_cells):
@@ -153,18 +141,7 @@ def parts_after_stone(board: Board, rules: RuleSet, x: int, open_after: int) -> 
                 continue  # merged into another group earlier in this round
             frontier = group[1]
             reached = group[0]
-            frontier = (
-                (
-                    (frontier << 1)
-                    | (frontier >> 1)
-                    | (frontier << w)
-                    | (frontier >> w)
-                    | (frontier << w1)
-                    | (frontier >> w1)
-                )
-                & open_after
-                & ~reached
-            )
+            frontier = spread(frontier, w) & open_after & ~reached
             group[0] = reached = reached | frontier
             group[1] = frontier
             merged = [g for g in groups if g is not group and g[0] & reached]
@@ -183,22 +160,13 @@ def _two_parts(board: Board, rules: RuleSet, a: int, b: int, open_after: int, st
     :func:`_explore_one_part`); if one of them stops growing first, the zone is split.
     """
     w = board.lattice_width
-    w1 = w - 1
     a_new, b_new = a, b
     while True:
-        a_new = (
-            ((a_new << 1) | (a_new >> 1) | (a_new << w) | (a_new >> w) | (a_new << w1) | (a_new >> w1))
-            & open_after
-            & ~a
-        )
+        a_new = spread(a_new, w) & open_after & ~a
         a |= a_new
         if a & b:
             break
-        b_new = (
-            ((b_new << 1) | (b_new >> 1) | (b_new << w) | (b_new >> w) | (b_new << w1) | (b_new >> w1))
-            & open_after
-            & ~b
-        )
+        b_new = spread(b_new, w) & open_after & ~b
         b |= b_new
         if a & b:
             break
@@ -216,7 +184,6 @@ def _explore_one_part(board: Board, rules: RuleSet, reached: int, open_after: in
     """Grows the single part containing ``reached``: ``[]`` once it is known to stay open
     ground (it touches ``stop_cells``, or shows 4 landscapes), else the complete area."""
     w = board.lattice_width
-    w1 = w - 1
     unseen = list(board.lattice_land_masks)
     seen = 0
     frontier = reached
@@ -233,18 +200,7 @@ def _explore_one_part(board: Board, rules: RuleSet, reached: int, open_after: in
             t = seen.bit_count() if count_water else (seen & ~water).bit_count()
             if t >= 4:
                 return []
-        frontier = (
-            (
-                (frontier << 1)
-                | (frontier >> 1)
-                | (frontier << w)
-                | (frontier >> w)
-                | (frontier << w1)
-                | (frontier >> w1)
-            )
-            & open_after
-            & ~reached
-        )
+        frontier = spread(frontier, w) & open_after & ~reached
         if not frontier:
             return [board.from_lattice(reached)]
         reached |= frontier
