@@ -7,7 +7,9 @@ import re
 
 import pytest
 
+from tabletop.core.registry import make
 from tabletop.server.config import WEB_DIR
+from tabletop.testing.playthrough import shipped_games
 
 LANGUAGES = ("en", "sv", "fi", "nl", "it")
 
@@ -29,6 +31,14 @@ def test_every_language_has_every_key_and_the_same_placeholders(lang: str) -> No
 def test_rules_summary_for_each_game(lang: str) -> None:
     for game in ("terranova", "medina"):
         assert len(strings(lang)[f"rules.{game}"]) > 200
+
+
+def test_every_variant_flag_is_described_in_every_language() -> None:
+    for game_id in shipped_games():
+        for option in make(game_id).options:
+            key = f"variant.{game_id}.{option.name}"
+            for lang in LANGUAGES:
+                assert strings(lang).get(key), f"{lang}.json lacks {key}"
 
 
 def test_js_imports_resolve_and_nothing_is_loaded_from_other_hosts() -> None:

@@ -52,6 +52,13 @@ export function showLobby(main) {
   }
 
   function variantInputs(g) {
+    // The flag name (as in records and docs) shows on hover; the label is its description
+    // in the page's language, or the engine's English help for a flag without a translation.
+    const describe = (o) => {
+      const key = `variant.${g.id}.${o.name}`;
+      const text = t(key);
+      return text === key ? o.help : text;
+    };
     return g.options.map((o) => {
       const sel = h("select", {
         id: `variant-${o.name}`,
@@ -73,9 +80,9 @@ export function showLobby(main) {
             else form.variants[o.name] = Number(e.target.value);
           },
         });
-        return h("label.variant", { title: o.help }, h("span", { text: o.name }), inp);
+        return h("label.variant", { title: o.name }, h("span", { text: describe(o) }), inp);
       }
-      return h("label.variant", { title: o.help }, h("span", { text: o.name }), sel);
+      return h("label.variant", { title: o.name }, h("span", { text: describe(o) }), sel);
     });
   }
 
