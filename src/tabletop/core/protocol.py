@@ -10,7 +10,7 @@ The shape follows OpenSpiel's Game/State split with python-chess style value typ
   (notation, rendering, evaluation).
 * :class:`State` is an immutable position.  ``apply`` returns a new state and raises
   :class:`~tabletop.core.errors.IllegalMoveError` for an illegal move.
-* :class:`Move` is a frozen value per game with a ``kind`` (``"place"``, ``"slide"``,
+* :class:`Move` is a frozen value per game with a ``kind`` (``"place"``, ``"move"``,
   ``"stone"``, ``"pass"``, ``"dome"`` ...) and ``str(move)`` as its notation.
 
 Turn structure: ``current_player`` is the seat that must act.  A player who has no
