@@ -43,8 +43,9 @@ class OptionSpec:
     Attributes:
         name: the flag name as used in ``GameConfig.variants``, records and the CLI.
         default: its value in the default ruleset.
-        choices: the allowed values, or ``None`` for any int (``bool`` flags list
-            ``(False, True)``).
+        choices: the allowed values, or ``None`` for any value of the default's type
+            (an int, or a string such as Medina's tower values); ``bool`` flags list
+            ``(False, True)``.
         help: one line saying what the flag changes.
     """
 

@@ -71,13 +71,15 @@ export function showLobby(main) {
       for (const c of o.choices || []) sel.append(new Option(String(c), JSON.stringify(c)));
       if (o.name in form.variants) sel.value = JSON.stringify(form.variants[o.name]);
       if (!o.choices) {
+        // Free-form flags take a value of the default's type (a count, or a text such as tower values).
+        const isText = typeof o.default === "string";
         const inp = h("input", {
           id: `variant-${o.name}`,
-          type: "number",
+          type: isText ? "text" : "number",
           placeholder: String(o.default),
           onchange: (e) => {
             if (e.target.value === "") delete form.variants[o.name];
-            else form.variants[o.name] = Number(e.target.value);
+            else form.variants[o.name] = isText ? e.target.value : Number(e.target.value);
           },
         });
         return h("label.variant", { title: o.name }, h("span", { text: describe(o) }), inp);
