@@ -191,12 +191,11 @@ def touch_dilate(m: Mask) -> Mask:
 
 def two_or_more_neighbors(m: Mask) -> Mask:
     """Squares with at least two orthogonal neighbours in ``m`` (``m`` in the building area)."""
-    seen = 0
-    two = 0
-    for shifted in (m << 1, m >> 1, m << WIDTH, m >> WIDTH):
-        two |= seen & shifted
-        seen |= shifted
-    return two & _ALL
+    a = m << 1
+    b = m >> 1
+    c = m << WIDTH
+    ab = a | b
+    return ((a & b) | (ab & c) | ((ab | c) & (m >> WIDTH))) & _ALL
 
 
 def squares_of(m: Mask) -> list[Square]:

@@ -197,8 +197,8 @@ class MoveList(Sequence[MedinaMove]):
     __slots__ = ("_items", "_len", "_sources")
 
     def __init__(self, sources: Sequence[MoveSource]) -> None:
-        self._sources = tuple(sources)
-        self._len = sum(mask.bit_count() for _, mask in self._sources)
+        srcs = self._sources = tuple(sources)
+        self._len = srcs[0][1].bit_count() if len(srcs) == 1 else sum(mask.bit_count() for _, mask in srcs)
         self._items: tuple[MedinaMove, ...] | None = None
 
     def __len__(self) -> int:
@@ -211,6 +211,11 @@ class MoveList(Sequence[MedinaMove]):
     def __getitem__(self, index: slice) -> tuple[MedinaMove, ...]: ...
 
     def __getitem__(self, index: int | slice) -> MedinaMove | tuple[MedinaMove, ...]:
+        srcs = self._sources
+        if type(index) is int and 0 <= index < self._len and len(srcs) == 1:
+            # The common case (``rng.choice`` on a one-piece kind): one table, one mask.
+            table, mask = srcs[0]
+            return table[nth_square(mask, index)]
         if isinstance(index, slice):
             return self.to_tuple()[index]
         i = index + self._len if index < 0 else index
@@ -252,16 +257,38 @@ class MoveList(Sequence[MedinaMove]):
 
 def nth_square(mask: Mask, i: int) -> Square:
     """The ``i``-th (0-based) square of ``mask`` in increasing order; ``i < popcount(mask)``."""
+    # A binary search over halves of the 256-bit window (the board has 234 squares), unrolled.
     low = 0
-    width = 256
-    while width > 8:
-        half = width >> 1
-        count = ((mask >> low) & ((1 << half) - 1)).bit_count()
-        if i >= count:
-            i -= count
-            low += half
-        width = half
-    return low + _NTH_IN_BYTE[(mask >> low) & 0xFF][i]
+    count = (mask & _LOW128).bit_count()
+    if i >= count:
+        i -= count
+        mask >>= 128
+        low = 128
+    count = (mask & _LOW64).bit_count()
+    if i >= count:
+        i -= count
+        mask >>= 64
+        low += 64
+    count = (mask & 0xFFFFFFFF).bit_count()
+    if i >= count:
+        i -= count
+        mask >>= 32
+        low += 32
+    count = (mask & 0xFFFF).bit_count()
+    if i >= count:
+        i -= count
+        mask >>= 16
+        low += 16
+    count = (mask & 0xFF).bit_count()
+    if i >= count:
+        i -= count
+        mask >>= 8
+        low += 8
+    return low + _NTH_IN_BYTE[mask & 0xFF][i]
+
+
+_LOW128: Final = (1 << 128) - 1
+_LOW64: Final = (1 << 64) - 1
 
 
 _NTH_IN_BYTE: Final = tuple(tuple(b for b in range(8) if v >> b & 1) for v in range(256))
@@ -300,35 +327,37 @@ def _placement_sources(s: State, player: int) -> dict[str, list[MoveSource]]:
     Only kinds with at least one legal square appear.  Moves are not built here: kind-first
     play needs the kinds of every state but the moves of one kind only.
     """
-    sup = s.supply
     base = player * NUM_SLOTS
+    sup = s.supply[base : base + NUM_SLOTS]
     out: dict[str, list[MoveSource]] = {}
-    palace: list[MoveSource] = []
-    newpal = -1
-    for col in range(4):
-        if sup[base + col]:
-            if s.unfinished[col] >= 0:
-                palace.append((PALACE_MOVES[col], s.ext[col]))
-            else:
-                if newpal < 0:
-                    newpal = new_palace_squares(s)
-                if newpal:
-                    palace.append((PALACE_MOVES[col], newpal))
-    if palace:
-        out["palace"] = palace
-    if sup[base + DOME]:
+    if sup[0] or sup[1] or sup[2] or sup[3]:
+        unfinished = s.unfinished
+        palace: list[MoveSource] = []
+        newpal = -1
+        for col in range(4):
+            if sup[col]:
+                if unfinished[col] >= 0:
+                    palace.append((PALACE_MOVES[col], s.ext[col]))
+                else:
+                    if newpal < 0:
+                        newpal = new_palace_squares(s)
+                    if newpal:
+                        palace.append((PALACE_MOVES[col], newpal))
+        if palace:
+            out["palace"] = palace
+    if sup[DOME]:
         m = dome_targets(s, player)
         if m:
             out["dome"] = [(DOME_MOVES, m)]
-    if sup[base + STABLE]:
+    if sup[STABLE]:
         m = stable_squares(s)
         if m:
             out["stable"] = [(STABLE_MOVES, m)]
-    if sup[base + MERCHANT]:
+    if sup[MERCHANT]:
         m = merchant_squares(s)
         if m:
             out["merchant"] = [(MERCHANT_MOVES, m)]
-    if sup[base + WALL]:
+    if sup[WALL]:
         m = wall_squares(s)
         if m:
             out["wall"] = [(WALL_MOVES, m)]
@@ -363,17 +392,21 @@ def _sources(s: State) -> dict[str, list[MoveSource]] | None:
 
 
 def legal_kinds(s: State) -> tuple[str, ...]:
-    """The kinds of the current player's legal moves, in ``moves.KINDS`` order."""
-    sources = _sources(s)
-    if sources is None:
-        return tuple(legal_by_kind(s))
-    return tuple(k for k in KINDS if k in sources)
+    """The kinds of the current player's legal moves, in ``moves.KINDS`` order (cached)."""
+    c = s._cache
+    got: tuple[str, ...] | None = c.get("kinds")
+    if got is None:
+        sources = _sources(s)
+        # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
+        got = tuple(legal_by_kind(s)) if sources is None else tuple(sources)
+        c["kinds"] = got
+    return got
 
 
 def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
     """The current player's legal moves of one kind (cached; a lazy :class:`MoveList`)."""
     c = s._cache
-    key = "kind:" + kind
+    key = _KIND_KEYS.get(kind) or "kind:" + kind
     got: Sequence[MedinaMove] | None = c.get(key)
     if got is None:
         sources = _sources(s)
@@ -384,6 +417,9 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
             got = MoveList(src) if src else ()
         c[key] = got
     return got
+
+
+_KIND_KEYS: Final = {k: "kind:" + k for k in KINDS}
 
 
 def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:

@@ -99,10 +99,17 @@ def claimable(s: State) -> list[int]:
 
 def dome_targets(s: State, player: int) -> Mask:
     """Palace pieces the player may dome: claimable palaces of colours they don't own yet."""
+    ids = s._cache.get("claimable")
+    if ids is None:
+        ids = claimable(s)
+    if not ids:
+        return 0
     base = player * 4
+    owned = s.owned
+    palaces = s.palaces
     m = 0
-    for i in claimable(s):
-        p = s.palaces[i]
-        if s.owned[base + p.color] < 0:
+    for i in ids:
+        p = palaces[i]
+        if owned[base + p.color] < 0:
             m |= p.pieces
     return m

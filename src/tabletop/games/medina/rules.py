@@ -30,6 +30,7 @@ from tabletop.games.medina.board import (
     TOWER_RUN,
     TOWERS,
     WALL_FRONT,
+    WIDTH,
     Mask,
     ortho_dilate,
     ortho_dilate_any,
@@ -119,18 +120,20 @@ def apply(s: State, move: Move) -> State:
         reason = illegal_reason(s, move)
         raise IllegalMoveError(f"illegal move {_text(move)!r}: {reason}")
     player = s.current_player
-    if isinstance(move, Pass):
+    # A legal move is exactly one of the move classes (the legality test compares types).
+    tp = type(move)
+    if tp is Pass:
         new = s._copy()
         new.ply += 1
         _start_next_turn(new, player)
         return new
-    if isinstance(move, StartMerchant):
-        new = _place_start(s, move.square)
+    if tp is StartMerchant:
+        new = _place_start(s, move.square)  # type: ignore[attr-defined]
         return new
     new = place_piece(s, player, move)  # type: ignore[arg-type]
     if s.placements_left == 2:
         new.placements_left = 1
-        if isinstance(move, Dome):
+        if tp is Dome:
             new.obligation = False
         if _can_continue(new, player):
             return new
@@ -158,7 +161,7 @@ def _start_next_turn(s: State, previous: int) -> None:
     """Moves ``s`` (fresh, unpublished) to the start of the next turn, or ends the game (§5.3)."""
     n = s.num_players
     nxt = (previous + 1) % n
-    others = [(nxt + k) % n for k in range(1, n)]
+    others = _OTHERS[n][nxt]
     if not is_able(s, nxt):
         if not any(is_able(s, q) for q in others):
             s.phase = OVER
@@ -178,6 +181,10 @@ def _start_next_turn(s: State, previous: int) -> None:
     s.placements_left = 2
     s.turn += 1
     s.obligation = alone
+
+
+_OTHERS = {n: tuple(tuple((p + k) % n for k in range(1, n)) for p in range(n)) for n in (3, 4)}
+"""``_OTHERS[n][p]``: the other seats after ``p`` in turn order."""
 
 
 def _place_start(s: State, sq: int) -> State:
@@ -264,34 +271,43 @@ def _add_component(new: State, sq: int, pal: Palace, pid: int, is_stable: bool) 
     new.occupied |= bit
     if is_stable:
         new.stables |= bit
-        pal = pal._replace(stables=pal.stables | bit, touch=pal.touch | zone)
+        pal = Palace(pal.color, pal.pieces, pal.stables | bit, pal.touch | zone, pal.owner, pal.dome, pal.abandoned)
     else:
         new.palace_mask |= bit
-        pal = pal._replace(pieces=pal.pieces | bit, touch=pal.touch | zone)
+        pal = Palace(pal.color, pal.pieces | bit, pal.stables, pal.touch | zone, pal.owner, pal.dome, pal.abandoned)
     _replace_palace(new, pid, pal)
 
 
 def _update_status(new: State) -> None:
     """Recomputes the unfinished palaces' extension squares; abandons those with none (§3.1.4)."""
+    unfinished = new.unfinished
+    if unfinished == _NONE_UNFINISHED:
+        return  # nothing to recompute (the extension squares stay as they are: none)
     free = BUILDING & ~new.occupied & ~new.contested
     ext = list(new.ext)
-    unfinished = list(new.unfinished)
+    old_palaces = new.palaces
     palaces: list[Palace] | None = None
+    abandoned: list[int] = []
     for col in range(4):
         pid = unfinished[col]
         if pid < 0:
             continue
-        e = ortho_dilate(new.palaces[pid].pieces) & free
+        m = old_palaces[pid].pieces
+        e = ((m << 1) | (m >> 1) | (m << WIDTH) | (m >> WIDTH)) & free  # ortho_dilate, inlined
         ext[col] = e
         if not e:
             if palaces is None:
-                palaces = list(new.palaces)
+                palaces = list(old_palaces)
+                abandoned = list(unfinished)
             palaces[pid] = palaces[pid]._replace(abandoned=True)
-            unfinished[col] = -1
+            abandoned[col] = -1
     new.ext = tuple(ext)
-    new.unfinished = tuple(unfinished)
     if palaces is not None:
+        new.unfinished = tuple(abandoned)
         new.palaces = tuple(palaces)
+
+
+_NONE_UNFINISHED = (-1, -1, -1, -1)
 
 
 def _take(new: State, player: int, slot: int) -> None:
@@ -309,8 +325,9 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
     new.ply = s.ply + 1
     sq = move.square  # type: ignore[union-attr]
     bit = 1 << sq
-    if isinstance(move, PalacePiece):
-        col = move.color
+    tp = type(move)
+    if tp is PalacePiece:
+        col = move.color  # type: ignore[union-attr]
         _take(new, player, col)
         pid = s.unfinished[col]
         if pid < 0:
@@ -321,7 +338,7 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=False)
         _update_status(new)
-    elif isinstance(move, Merchant):
+    elif tp is Merchant:
         _take(new, player, MERCHANT)
         new.merchants = s.merchants | bit
         new.occupied = s.occupied | bit
@@ -335,8 +352,8 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
         else:
             new.chain_ends = bit
             new.chain = _merchant_group(new.merchants, bit)
-        _update_status(new)
-    elif isinstance(move, Wall):
+        _shrink_status(new, bit)
+    elif tp is Wall:
         _take(new, player, WALL)
         new.walls = s.walls | bit
         occ = s.walls | TOWERS
@@ -351,7 +368,7 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 key = run if s.rules.tower_reconnect_per_run else RUN_TOWER[run]
                 if key not in _connection_keys(s, pal.pieces | pal.stables):
                     _take_towers(new, pal.owner, {key})
-    elif isinstance(move, Stable):
+    elif tp is Stable:
         _take(new, player, STABLE)
         pid = _palace_next_to(s, sq)
         pal = s.palaces[pid]
@@ -363,7 +380,7 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 before = _connection_keys(s, pal.pieces | pal.stables)
                 after = _connection_keys(new, pal.pieces | pal.stables | bit)
                 _take_towers(new, pal.owner, after - before)
-    elif isinstance(move, Dome):
+    elif tp is Dome:
         _take(new, player, DOME)
         pid = palace_at(s, bit)
         pal = s.palaces[pid]._replace(owner=player, dome=sq)
@@ -380,7 +397,80 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             _retire(new, col)
     else:  # pragma: no cover - guarded by the callers
         raise TypeError(move)
+    if s._cache:
+        _carry_cache(s, new, tp, bit)
     return new
+
+
+def _carry_cache(s: State, new: State, tp: type, bit: int) -> None:
+    """Hands ``new`` the square sets of ``s`` (``placement.py``'s cache) that a placement of
+    kind ``tp`` on square bit ``bit`` leaves unchanged, or changes only by taking ``bit``.
+
+    * ``wall`` reads the walls only: unchanged unless a wall was placed.
+    * ``stable`` reads the palace pieces, the occupied and contested squares: a merchant
+      only takes its square; a wall or a dome changes none of them.
+    * ``merchant`` reads the occupied squares, the merchants and the active chain: a palace
+      piece or stable only takes its square, which leaves the same set minus that square
+      whichever branch (chain, new chain) produced it, unless that leaves it empty (then
+      the other branch may apply: recomputed); a wall or a dome changes none of them.
+    * ``claimable`` reads the palaces and the unfinished ones: kept while both are the
+      same objects (a merchant that abandons a palace replaces them).
+    """
+    c = s._cache
+    nc = new._cache
+    if tp is not Wall:
+        m = c.get("wall")
+        if m is not None:
+            nc["wall"] = m
+    if tp is Merchant:
+        m = c.get("stable")
+        if m is not None:
+            nc["stable"] = m & ~bit
+    elif tp is Wall or tp is Dome:
+        m = c.get("stable")
+        if m is not None:
+            nc["stable"] = m
+    if tp is PalacePiece or tp is Stable:
+        m = c.get("merchant")
+        if m:
+            m &= ~bit
+            if m:
+                nc["merchant"] = m
+    elif tp is Wall or tp is Dome:
+        m = c.get("merchant")
+        if m is not None:
+            nc["merchant"] = m
+    if new.palaces is s.palaces and new.unfinished is s.unfinished:
+        ids = c.get("claimable")
+        if ids is not None:
+            nc["claimable"] = ids
+
+
+def _shrink_status(new: State, bit: int) -> None:
+    """:func:`_update_status` after a placement that only occupies ``bit`` (a merchant).
+
+    Palace pieces and contested squares are unchanged, so each extension set only loses
+    ``bit``; a palace left with none is abandoned.
+    """
+    unfinished = new.unfinished
+    if unfinished == _NONE_UNFINISHED:
+        return
+    keep = ~bit
+    ext = [e & keep for e in new.ext]
+    new.ext = tuple(ext)
+    palaces: list[Palace] | None = None
+    abandoned: list[int] = []
+    for col in range(4):
+        pid = unfinished[col]
+        if pid >= 0 and not ext[col]:
+            if palaces is None:
+                palaces = list(new.palaces)
+                abandoned = list(unfinished)
+            palaces[pid] = palaces[pid]._replace(abandoned=True)
+            abandoned[col] = -1
+    if palaces is not None:
+        new.unfinished = tuple(abandoned)
+        new.palaces = tuple(palaces)
 
 
 def _retire(new: State, col: int) -> None:
