@@ -414,12 +414,26 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
             got = legal_by_kind(s).get(kind, ())
         else:
             src = sources.get(kind)
-            got = MoveList(src) if src else ()
+            if not src:
+                got = ()
+            elif len(src) == 1 and src[0][1].bit_count() <= _SMALL:
+                # A few moves: a plain tuple is cheaper to build than the lazy list is to read.
+                table, mask = src[0]
+                small: list[MedinaMove] = []
+                while mask:
+                    low = mask & -mask
+                    small.append(table[low.bit_length() - 1])
+                    mask ^= low
+                got = tuple(small)
+            else:
+                got = MoveList(src)
         c[key] = got
     return got
 
 
 _KIND_KEYS: Final = {k: "kind:" + k for k in KINDS}
+_SMALL: Final = 4
+"""Up to this many moves of a kind are listed at once as a tuple; more make a MoveList."""
 
 
 def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:

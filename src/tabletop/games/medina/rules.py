@@ -310,10 +310,8 @@ def _update_status(new: State) -> None:
 _NONE_UNFINISHED = (-1, -1, -1, -1)
 
 
-def _take(new: State, player: int, slot: int) -> None:
-    i = player * NUM_SLOTS + slot
-    sup = new.supply
-    new.supply = (*sup[:i], sup[i] - 1, *sup[i + 1 :])
+_SLOT: dict[type, int] = {Merchant: MERCHANT, Wall: WALL, Stable: STABLE, Dome: DOME}
+"""The supply slot of each non-palace piece."""
 
 
 def place_piece(s: State, player: int, move: MedinaMove) -> State:
@@ -326,9 +324,12 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
     sq = move.square  # type: ignore[union-attr]
     bit = 1 << sq
     tp = type(move)
+    # The piece leaves the supply.
+    supply = list(s.supply)
+    supply[player * NUM_SLOTS + (move.color if tp is PalacePiece else _SLOT[tp])] -= 1  # type: ignore[union-attr]
+    new.supply = tuple(supply)
     if tp is PalacePiece:
         col = move.color  # type: ignore[union-attr]
-        _take(new, player, col)
         pid = s.unfinished[col]
         if pid < 0:
             pid = len(s.palaces)
@@ -339,7 +340,6 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
         _add_component(new, sq, pal, pid, is_stable=False)
         _update_status(new)
     elif tp is Merchant:
-        _take(new, player, MERCHANT)
         new.merchants = s.merchants | bit
         new.occupied = s.occupied | bit
         end = ORTHO_MASK[sq] & s.chain_ends
@@ -354,12 +354,20 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             new.chain = _merchant_group(new.merchants, bit)
         _shrink_status(new, bit)
     elif tp is Wall:
-        _take(new, player, WALL)
         new.walls = s.walls | bit
         occ = s.walls | TOWERS
-        nb = next(nb for nb in SIDE_NEIGHBORS[sq] if occ >> nb & 1)
-        run = TOWER_RUN[(sq, nb)] if TOWERS >> nb & 1 else next(r for r, m in enumerate(s.runs) if m >> nb & 1)
-        new.runs = (*s.runs[:run], s.runs[run] | bit, *s.runs[run + 1 :])
+        for nb in SIDE_NEIGHBORS[sq]:  # the first tower or wall piece along the side
+            if occ >> nb & 1:
+                break
+        runs = s.runs
+        if TOWERS >> nb & 1:
+            run = TOWER_RUN[(sq, nb)]
+        else:
+            nbit = 1 << nb
+            run = 0
+            while not runs[run] & nbit:
+                run += 1
+        new.runs = (*runs[:run], runs[run] | bit, *runs[run + 1 :])
         front = 1 << WALL_FRONT[sq]
         if (s.palace_mask | s.stables) & front:
             pid = palace_at(s, front)
@@ -369,7 +377,6 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 if key not in _connection_keys(s, pal.pieces | pal.stables):
                     _take_towers(new, pal.owner, {key})
     elif tp is Stable:
-        _take(new, player, STABLE)
         pid = _palace_next_to(s, sq)
         pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=True)
@@ -381,7 +388,6 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 after = _connection_keys(new, pal.pieces | pal.stables | bit)
                 _take_towers(new, pal.owner, after - before)
     elif tp is Dome:
-        _take(new, player, DOME)
         pid = palace_at(s, bit)
         pal = s.palaces[pid]._replace(owner=player, dome=sq)
         _replace_palace(new, pid, pal)
