@@ -7,6 +7,7 @@ neutral domes, the well, tea tiles and the 2-player board).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Final
@@ -97,6 +98,7 @@ PRESETS: Final[Mapping[str, Mapping[str, OptionValue]]] = {
 _SPECS: Final = {spec.name: spec for spec in OPTIONS}
 
 
+@functools.lru_cache(maxsize=64)
 def parse_tower_values(text: str) -> tuple[int, int, int, int]:
     """Reads a ``tower_values`` string into values by tower slot.
 

@@ -93,8 +93,28 @@ def score_sheet(s: State) -> ScoreSheet:
 
 
 def scores(s: State) -> tuple[int, ...]:
-    """Each seat's total if the game ended now."""
-    return score_sheet(s).totals()
+    """Each seat's total if the game ended now (:func:`score_sheet`'s totals, computed directly)."""
+    totals = [0] * s.num_players
+    for col, holder in enumerate(s.palace_tiles):
+        if holder >= 0:
+            totals[holder] += col + 1
+    values = s.rules.tower_value_tuple()
+    for slot, holder in enumerate(s.tower_tiles):
+        if holder >= 0:
+            totals[holder] += values[slot]
+    stable_reach = s.rules.stable_adjacency_scores
+    merchants = s.merchants
+    walls = s.walls
+    for pal in s.palaces:
+        if pal.owner >= 0:
+            reach = pal.pieces | pal.stables if stable_reach else pal.pieces
+            totals[pal.owner] += (
+                pal.pieces.bit_count()
+                + pal.stables.bit_count()
+                + (ortho_dilate(reach) & merchants).bit_count()
+                + (ortho_dilate_any(reach) & walls).bit_count()
+            )
+    return tuple(totals)
 
 
 def describe(s: State) -> str:
