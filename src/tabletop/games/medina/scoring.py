@@ -78,6 +78,13 @@ def palace_score(s: State, pid: int) -> PalaceScore:
 
 def score_sheet(s: State) -> ScoreSheet:
     """The full breakdown of the scores if the game ended now."""
+    palace_tiles, tower_tiles = tile_points(s)
+    palaces = tuple(palace_score(s, i) for i, p in enumerate(s.palaces) if p.owner >= 0)
+    return ScoreSheet(palaces, tuple(palace_tiles), tuple(tower_tiles))
+
+
+def tile_points(s: State) -> tuple[list[int], list[int]]:
+    """Per seat, the value of the palace tiles and of the tower tiles it holds."""
     n = s.num_players
     palace_tiles = [0] * n
     tower_tiles = [0] * n
@@ -88,20 +95,13 @@ def score_sheet(s: State) -> ScoreSheet:
     for slot, holder in enumerate(s.tower_tiles):
         if holder >= 0:
             tower_tiles[holder] += values[slot]
-    palaces = tuple(palace_score(s, i) for i, p in enumerate(s.palaces) if p.owner >= 0)
-    return ScoreSheet(palaces, tuple(palace_tiles), tuple(tower_tiles))
+    return palace_tiles, tower_tiles
 
 
 def scores(s: State) -> tuple[int, ...]:
     """Each seat's total if the game ended now (:func:`score_sheet`'s totals, computed directly)."""
-    totals = [0] * s.num_players
-    for col, holder in enumerate(s.palace_tiles):
-        if holder >= 0:
-            totals[holder] += col + 1
-    values = s.rules.tower_value_tuple()
-    for slot, holder in enumerate(s.tower_tiles):
-        if holder >= 0:
-            totals[holder] += values[slot]
+    palace_tiles, tower_tiles = tile_points(s)
+    totals = [p + t for p, t in zip(palace_tiles, tower_tiles, strict=True)]
     stable_reach = s.rules.stable_adjacency_scores
     merchants = s.merchants
     walls = s.walls
