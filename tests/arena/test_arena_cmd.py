@@ -34,3 +34,51 @@ def test_arena_rejects_too_few_entries_clearly() -> None:
     result = CliRunner().invoke(app, ["arena", "coins", "--bots", "greedy,random", "--players", "3"])
     assert result.exit_code == 2
     assert "list a bot more than once" in result.output
+
+
+def _summary_without_times(path: Path) -> dict[str, object]:
+    summary: dict[str, object] = json.loads((path / "results.json").read_text())
+    for game in summary["games"]:  # type: ignore[attr-defined]
+        del game["think_seconds"]
+    for row in summary["results"]:  # type: ignore[attr-defined]
+        del row["seconds_per_move"]
+    return summary
+
+
+ARGS = ["arena", "coins", "--bots", "greedy,random,mcts:1", "--players", "2", "--seed", "9", "--bootstrap", "10"]
+
+
+def test_a_resumed_arena_equals_one_that_never_stopped(tmp_path: Path) -> None:
+    whole = CliRunner().invoke(app, [*ARGS, "--games", "6", "--out", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
+    # A first run of 2 games, extended to 4, then an interrupted game (its line lost)
+    # and a damaged record: the resumed runs play exactly the missing games.
+    parts = tmp_path / "parts"
+    assert CliRunner().invoke(app, [*ARGS, "--games", "2", "--out", str(parts)]).exit_code == 0
+    more = CliRunner().invoke(app, [*ARGS, "--games", "4", "--out", str(parts), "--resume"])
+    assert more.exit_code == 0, more.output
+    assert "resuming: 2 of 4" in more.output
+    index = parts / "games.jsonl"
+    lines = index.read_text().splitlines()
+    index.write_text("\n".join(lines[:3]) + "\n" + lines[3][:10])  # game 3's line cut short
+    (parts / "games" / "coins-0001.json").write_text("{not json")
+    last = CliRunner().invoke(app, [*ARGS, "--games", "6", "--out", str(parts), "--resume"])
+    assert last.exit_code == 0, last.output
+    assert "resuming: 2 of 6" in last.output
+    assert "playing again: game 1" in last.output
+    assert _summary_without_times(parts) == _summary_without_times(tmp_path / "whole")
+    assert len(list((parts / "games").glob("*.json"))) == 6
+
+
+def test_an_arena_directory_is_never_overwritten_or_mixed(tmp_path: Path) -> None:
+    out = str(tmp_path / "a")
+    assert CliRunner().invoke(app, [*ARGS, "--games", "2", "--out", out]).exit_code == 0
+    again = CliRunner().invoke(app, [*ARGS, "--games", "2", "--out", out])
+    assert again.exit_code == 2
+    assert "--resume" in again.output
+    other = CliRunner().invoke(app, [*ARGS[:-4], "--seed", "10", "--games", "2", "--out", out, "--resume"])
+    assert other.exit_code == 2
+    assert "seed" in other.output
+    no_out = CliRunner().invoke(app, [*ARGS, "--games", "2", "--resume"])
+    assert no_out.exit_code == 2
+    assert "--resume needs --out" in no_out.output

@@ -18,7 +18,7 @@ import itertools
 import math
 import multiprocessing
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -134,16 +134,19 @@ def run_tournament(
     *,
     jobs: int = 1,
     on_game: Callable[[ArenaGame], None] | None = None,
+    skip: Collection[int] = (),
 ) -> list[ArenaGame]:
     """Plays every game of the tournament, in ``jobs`` worker processes.
 
     Args:
         config: what to play.
         jobs: worker processes (1: play in this process).
-        on_game: called in this process after each game, in finishing order (progress).
+        on_game: called in this process after each game, in finishing order (progress,
+            saving each game as it finishes).
+        skip: indices not to play (games already played, when resuming).
 
     Returns:
-        The games, in index order.
+        The games played, in index order.
 
     Raises:
         ConfigError: for a bad lineup or bot spec (checked before any game starts).
@@ -155,15 +158,16 @@ def run_tournament(
         raise ConfigError("a tournament needs at least one game")
     games: list[ArenaGame] = []
     play = partial(play_game, config)
+    todo = [index for index in range(config.games) if index not in skip]
     if jobs <= 1:
-        for index in range(config.games):
+        for index in todo:
             game = play(index)
             games.append(game)
             if on_game is not None:
                 on_game(game)
     else:
         with multiprocessing.Pool(jobs) as pool:
-            for game in pool.imap_unordered(play, range(config.games)):
+            for game in pool.imap_unordered(play, todo):
                 games.append(game)
                 if on_game is not None:
                     on_game(game)

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tabletop.arena.archive import ArenaArchive
 from tabletop.arena.bench_mcts import bench_mcts
 from tabletop.arena.ratings import rate
 from tabletop.arena.report import write_outputs
@@ -60,8 +61,17 @@ def arena(
     ] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for Elo CIs.")] = 200,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue the arena saved in --out: play only the games it does not hold yet."),
+    ] = False,
 ) -> None:
-    """Play bots against each other with seats rotated fairly; print results and Elo ratings."""
+    """Play bots against each other with seats rotated fairly; print results and Elo ratings.
+
+    With --out, every game is saved as soon as it finishes, so an interrupted arena
+    loses nothing: run the same command with --resume to play the rest (or a larger
+    --games to extend it).
+    """
     try:
         make(game_id)
     except TabletopError as exc:
@@ -85,6 +95,23 @@ def arena(
             f"[yellow]note:[/] the seatings repeat every {cycle} games; {games} games leave the last cycle "
             "incomplete, so seats are not perfectly balanced"
         )
+    if resume and out is None:
+        _fail("--resume needs --out: the directory of the arena to continue")
+    archive: ArenaArchive | None = None
+    saved: list[ArenaGame] = []
+    if out is not None:
+        try:
+            archive = ArenaArchive(out, config, resume=resume)
+            saved = archive.load()
+        except TabletopError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"cannot write to {out}: {exc.strerror or exc}")
+        for reason in archive.skipped:
+            err_console.print(f"[yellow]note:[/] playing again: {reason}", highlight=False)
+        if saved:
+            err_console.print(f"resuming: {len(saved)} of {games} games already played in {out}", highlight=False)
+    done = {game.index for game in saved}
     workers = jobs or os.cpu_count() or 1
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -99,15 +126,23 @@ def arena(
     )
     try:
         with progress:
-            task = progress.add_task(f"{game_id} arena", total=games)
+            task = progress.add_task(f"{game_id} arena", total=games, completed=len(saved))
 
-            def advance(_game: ArenaGame) -> None:
+            def advance(game: ArenaGame) -> None:
+                if archive is not None:
+                    archive.save(game)
                 progress.advance(task)
                 progress.refresh()
 
-            played = run_tournament(config, jobs=min(workers, games), on_game=advance)
+            todo = max(1, games - len(done))
+            played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
     except TabletopError as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        where = f"; the finished games are saved in {out}: add --resume to continue" if out is not None else ""
+        err_console.print(f"[bold red]interrupted[/]{where}", highlight=False)
+        raise typer.Exit(130) from None
+    played = sorted([*saved, *played], key=lambda g: g.index)
     stats = results_table(played)
     anchor = "random" if "random" in entries else None
     ratings = rate(rating_inputs(played), anchor=anchor, bootstrap=bootstrap, seed=seed)
