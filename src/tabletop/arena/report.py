@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from tabletop.arena.archive import record_name
 from tabletop.arena.plot import ratings_svg
 from tabletop.arena.ratings import Rating
 from tabletop.arena.tournament import ArenaGame, BotStats, TournamentConfig, head_to_head
@@ -57,9 +58,8 @@ def write_outputs(
     pairs = head_to_head(games)
     records = out / "games"
     records.mkdir(parents=True, exist_ok=True)
-    width = max(4, len(str(config.games - 1)))
     for game in games:
-        (records / f"{config.game}-{game.index:0{width}d}.json").write_text(game.record.dumps(), encoding="utf-8")
+        (records / record_name(config, game.index)).write_text(game.record.dumps(), encoding="utf-8")
     summary = {
         "config": asdict(config),
         "games": [
