@@ -20,7 +20,7 @@ declare -A MATCHES=(
   [tn-greedy-random]="terranova --bots greedy,random --games 200"
   [tn-mcts3-random]="terranova --bots mcts:3@1s,random --games 200"
   [tn-mcts3-greedy]="terranova --bots mcts:3@1s,greedy --games 200"
-  [md-greedy-random]="medina --bots greedy,random,random --games 200"
+  [md-greedy-random]="medina --bots greedy,random,random --games 201"
   [md-mcts3-random]="medina --bots mcts:3@1s,random,random --games 201"
   [md-mcts3-greedy]="medina --bots mcts:3@1s,greedy,greedy --games 201"
   # One game seats all three bots: every pairing in every game.
