@@ -18,6 +18,7 @@ import itertools
 import math
 import multiprocessing
 import random
+import signal
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -166,12 +167,18 @@ def run_tournament(
             if on_game is not None:
                 on_game(game)
     else:
-        with multiprocessing.Pool(jobs) as pool:
+        with multiprocessing.Pool(jobs, initializer=_ignore_interrupts) as pool:
             for game in pool.imap_unordered(play, todo):
                 games.append(game)
                 if on_game is not None:
                     on_game(game)
     return sorted(games, key=lambda g: g.index)
+
+
+def _ignore_interrupts() -> None:
+    """Leaves Ctrl-C to the parent process, which stops the pool (and the workers with it)
+    and says what was saved; otherwise every worker prints its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True, slots=True)
