@@ -26,7 +26,7 @@ declare -A MATCHES=(
   # One game seats all three bots: every pairing in every game.
   [md-mcts3-greedy-random]="medina --bots mcts:3@1s,greedy,random --games 204"
   # Neighbouring levels, 100 games each.
-  [tn-levels-2-1]="terranova --bots mcts:2,mcts:1 --games 100"
+  [tn-levels-2-1]="terranova --bots mcts:2,mcts:1 --games 100 --seed 1"  # measured with seed 1
   [tn-levels-3-2]="terranova --bots mcts:3,mcts:2 --games 100"
   [tn-levels-4-3]="terranova --bots mcts:4,mcts:3 --games 100"
   [tn-levels-5-4]="terranova --bots mcts:5,mcts:4 --games 100"
@@ -41,7 +41,8 @@ ORDER=(tn-greedy-random md-greedy-random md-mcts3-greedy-random md-levels-2-1 tn
 if (( $# )); then ORDER=("$@"); fi
 for name in "${ORDER[@]}"; do
   args=${MATCHES[$name]:?unknown match $name}
-  echo "== $name: tabletop arena $args --seed $SEED"
+  echo "== $name: tabletop arena --seed $SEED $args"
+  # A --seed in the match's arguments comes later, so it wins.
   # shellcheck disable=SC2086 # the arguments are split on purpose
-  "$TABLETOP" arena $args --seed "$SEED" --jobs "$JOBS" --out "$OUT/$name" --resume
+  "$TABLETOP" arena --seed "$SEED" $args --jobs "$JOBS" --out "$OUT/$name" --resume
 done
