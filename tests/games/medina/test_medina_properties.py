@@ -22,6 +22,7 @@ from tabletop.games.medina.moves import (
     START_MOVES,
     WALL_MOVES,
 )
+from tabletop.games.medina.placement import claimable, merchant_squares, stable_squares, wall_squares
 from tabletop.games.medina.position import build_position
 from tabletop.games.medina.rules import BOX, SUPPLY
 from tabletop.games.medina.scoring import score_sheet
@@ -248,6 +249,33 @@ def test_random_games_under_every_variant(num_players: int, seed: int, flags: di
     for state in states[::5] + states[-1:]:
         check_invariants(state)
     assert states[-1].outcome() is not None
+
+
+@SETTINGS
+@given(
+    num_players=st.sampled_from([3, 4]),
+    seed=st.integers(0, 2**32 - 1),
+    flags=st.fixed_dictionaries({name: st.booleans() for name in BOOL_FLAGS}),
+)
+def test_handed_on_values_match_a_fresh_computation(num_players: int, seed: int, flags: dict[str, bool]) -> None:
+    """What a new state gets from the move that made it (the square sets ``rules.py`` hands
+    on, the legal moves found while ending the turn) equals what it computes from scratch."""
+    rng = random.Random(seed)
+    state: State = GAME.new_initial_state(GameConfig(num_players=num_players, variants=flags))  # type: ignore[assignment]
+    while not state.is_terminal():
+        state = state.apply(random_move(state, rng))  # type: ignore[assignment]
+        fresh = state._copy()  # the same position, nothing derived yet
+        handed_on = [
+            (state._wall_squares, wall_squares),
+            (state._stable_squares, stable_squares),
+            (state._merchant_squares, merchant_squares),
+            (state._claimable, claimable),
+        ]
+        for value, compute in handed_on:
+            assert value is None or value == compute(fresh)
+        assert state.legal_kinds() == fresh.legal_kinds()
+        for kind in state.legal_kinds():
+            assert list(state.legal_moves_of_kind(kind)) == list(fresh.legal_moves_of_kind(kind))
 
 
 @SETTINGS

@@ -184,6 +184,9 @@ def moves_on(table: tuple[MedinaMove, ...], mask: Mask) -> list[MedinaMove]:
 MoveSource = tuple[tuple[MedinaMove, ...], Mask]
 """A move table (one move per square) and the squares where those moves are legal."""
 
+Sources = dict[str, Sequence[MoveSource]]
+"""The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
+
 
 class MoveList(Sequence[MedinaMove]):
     """An immutable sequence of moves read lazily from (table, square set) pairs.
@@ -321,50 +324,65 @@ def is_able(s: State, player: int) -> bool:
 # --- legal moves ---------------------------------------------------------------------------
 
 
-def _placement_sources(s: State, player: int) -> dict[str, list[MoveSource]]:
+def placement_sources(s: State, player: int) -> Sources:
     """Where ``player`` may place each kind of piece (ignoring the dome obligation).
 
-    Only kinds with at least one legal square appear.  Moves are not built here: kind-first
-    play needs the kinds of every state but the moves of one kind only.
+    Only kinds with at least one legal square appear, so it is non-empty exactly when
+    ``player`` can place something (:func:`is_able`).  Moves are not built here: kind-first
+    play needs the kinds of every state but the moves of one kind only.  ``rules.py`` calls
+    it for the player about to move and keeps the result (:func:`keep_sources`), so the
+    legal kinds are not looked up a second time.
     """
     base = player * NUM_SLOTS
     sup = s.supply[base : base + NUM_SLOTS]
-    out: dict[str, list[MoveSource]] = {}
-    if sup[0] or sup[1] or sup[2] or sup[3]:
-        unfinished = s.unfinished
-        palace: list[MoveSource] = []
-        newpal = -1
-        for col in range(4):
-            if sup[col]:
-                if unfinished[col] >= 0:
-                    palace.append((PALACE_MOVES[col], s.ext[col]))
-                else:
-                    if newpal < 0:
-                        newpal = new_palace_squares(s)
-                    if newpal:
-                        palace.append((PALACE_MOVES[col], newpal))
-        if palace:
-            out["palace"] = palace
+    out: Sources = {}
+    unfinished = s.unfinished
+    ext = s.ext
+    palace: list[MoveSource] = []
+    newpal = -1
+    for col in _COLOR_INDICES:
+        if sup[col]:
+            if unfinished[col] >= 0:
+                palace.append((PALACE_MOVES[col], ext[col]))
+            else:
+                if newpal < 0:
+                    newpal = new_palace_squares(s)
+                if newpal:
+                    palace.append((PALACE_MOVES[col], newpal))
+    if palace:
+        out["palace"] = palace
+    # The square sets below are usually cached (``placement.py``, handed on by
+    # ``rules.py``): read from the cache first, without a call.
+    m: Mask | None
     if sup[DOME]:
         m = dome_targets(s, player)
         if m:
-            out["dome"] = [(DOME_MOVES, m)]
+            out["dome"] = ((DOME_MOVES, m),)
     if sup[STABLE]:
-        m = stable_squares(s)
+        m = s._stable_squares
+        if m is None:
+            m = stable_squares(s)
         if m:
-            out["stable"] = [(STABLE_MOVES, m)]
+            out["stable"] = ((STABLE_MOVES, m),)
     if sup[MERCHANT]:
-        m = merchant_squares(s)
+        m = s._merchant_squares
+        if m is None:
+            m = merchant_squares(s)
         if m:
-            out["merchant"] = [(MERCHANT_MOVES, m)]
+            out["merchant"] = ((MERCHANT_MOVES, m),)
     if sup[WALL]:
-        m = wall_squares(s)
+        m = s._wall_squares
+        if m is None:
+            m = wall_squares(s)
         if m:
-            out["wall"] = [(WALL_MOVES, m)]
+            out["wall"] = ((WALL_MOVES, m),)
     return out
 
 
-def _build(sources: list[MoveSource]) -> tuple[MedinaMove, ...]:
+_COLOR_INDICES: Final = tuple(range(len(COLORS)))
+
+
+def _build(sources: Sequence[MoveSource]) -> tuple[MedinaMove, ...]:
     if len(sources) == 1:
         table, mask = sources[0]
         return tuple(moves_on(table, mask))
@@ -374,32 +392,40 @@ def _build(sources: list[MoveSource]) -> tuple[MedinaMove, ...]:
     return tuple(out)
 
 
-def _sources(s: State) -> dict[str, list[MoveSource]] | None:
+def _sources(s: State) -> Sources | None:
     """The move sources of the current player, or ``None`` when moves must be listed in full."""
-    c = s._cache
-    if "sources" in c:
-        got: dict[str, list[MoveSource]] | None = c["sources"]
-        return got
-    got = None
-    if s.phase == PLAY and not s.obligation:
-        got = _placement_sources(s, s.current_player)
-        if not got:
-            got = None  # the pass case
-    elif s.phase == START:
-        got = {"merchant_start": [(START_MOVES, start_squares(s.rules) & ~s.occupied)]}
-    c["sources"] = got
+    got = s._sources
+    if got is SOURCES_UNKNOWN:
+        got = None
+        if s.phase == PLAY and not s.obligation:
+            got = placement_sources(s, s.current_player) or None  # empty: the pass case
+        elif s.phase == START:
+            got = {"merchant_start": ((START_MOVES, start_squares(s.rules) & ~s.occupied),)}
+        s._sources = got
     return got
+
+
+def keep_sources(s: State, sources: Sources) -> None:
+    """Records ``sources`` (:func:`placement_sources` of the player to move, no dome
+    obligation pending) as the legal moves of the fresh state ``s``, with their kinds.
+
+    ``rules.py`` has to find them anyway to know whether that player can place (§5.1).
+    """
+    if sources:
+        s._sources = sources
+        # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
+        s._kinds = tuple(sources)
+    else:
+        s._sources = None  # the pass case
 
 
 def legal_kinds(s: State) -> tuple[str, ...]:
     """The kinds of the current player's legal moves, in ``moves.KINDS`` order (cached)."""
-    c = s._cache
-    got: tuple[str, ...] | None = c.get("kinds")
+    got = s._kinds
     if got is None:
         sources = _sources(s)
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        got = tuple(legal_by_kind(s)) if sources is None else tuple(sources)
-        c["kinds"] = got
+        got = s._kinds = tuple(legal_by_kind(s)) if sources is None else tuple(sources)
     return got
 
 
@@ -409,7 +435,9 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
     key = _KIND_KEYS.get(kind) or "kind:" + kind
     got: Sequence[MedinaMove] | None = c.get(key)
     if got is None:
-        sources = _sources(s)
+        sources = s._sources
+        if sources is SOURCES_UNKNOWN:
+            sources = _sources(s)
         if sources is None:
             got = legal_by_kind(s).get(kind, ())
         else:
@@ -449,7 +477,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
         if sources is not None:
             got = {k: _build(sources[k]) for k in KINDS if k in sources}
         else:
-            by_kind = {k: list(_build(src)) for k, src in _placement_sources(s, s.current_player).items()}
+            by_kind = {k: list(_build(src)) for k, src in placement_sources(s, s.current_player).items()}
             if s.obligation:
                 by_kind = _apply_obligation(s, by_kind)
             got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
@@ -506,15 +534,16 @@ def is_legal(s: State, move: Move) -> bool:
     base = s.current_player * NUM_SLOTS
     sup = s.supply
     tp = type(move)
+    # The most frequent kinds first.
+    if tp is Wall:
+        return bool(sup[base + WALL] and bit & wall_squares(s))
+    if tp is Merchant:
+        return bool(sup[base + MERCHANT] and bit & merchant_squares(s))
     if tp is PalacePiece:
         col = move.color  # type: ignore[attr-defined]
         if type(col) is not int or not 0 <= col < 4 or not sup[base + col]:
             return False
         return bool(bit & (s.ext[col] if s.unfinished[col] >= 0 else new_palace_squares(s)))
-    if tp is Merchant:
-        return bool(sup[base + MERCHANT] and bit & merchant_squares(s))
-    if tp is Wall:
-        return bool(sup[base + WALL] and bit & wall_squares(s))
     if tp is Stable:
         return bool(sup[base + STABLE] and bit & stable_squares(s))
     if tp is Dome:
@@ -522,7 +551,7 @@ def is_legal(s: State, move: Move) -> bool:
     return False
 
 
-def _in_sources(sources: dict[str, list[MoveSource]], move: MedinaMove) -> bool:
+def _in_sources(sources: Sources, move: MedinaMove) -> bool:
     """Whether ``move`` is one of the moves described by ``sources``."""
     sq = getattr(move, "square", -1)
     return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
@@ -551,7 +580,7 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
     player = s.current_player
     base = player * NUM_SLOTS
     bit = 1 << sq
-    if s.obligation and move.kind != "dome" and _in_sources(_placement_sources(s, player), move):
+    if s.obligation and move.kind != "dome" and _in_sources(placement_sources(s, player), move):
         if s.placements_left == 1:
             return "last-player dome obligation: this placement must be a dome"
         return "last-player dome obligation: this placement would leave no dome placement"
@@ -614,4 +643,4 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
 # here; rules.py checks moves with it), and this module needs the phases and, for the
 # dome obligation's lookahead and the reasons, a placement applied (rules.py).
 from tabletop.games.medina import rules as _rules  # noqa: E402
-from tabletop.games.medina.state import OVER, PLAY, START  # noqa: E402
+from tabletop.games.medina.state import OVER, PLAY, SOURCES_UNKNOWN, START  # noqa: E402

@@ -213,7 +213,7 @@ def build_position(
     s.placements_left = placements_left
     s.obligation = obligation
     s.start_square = -1
-    s._cache = {}
+    s._clear_caches()
     return s
 
 

@@ -53,6 +53,8 @@ from tabletop.games.medina.moves import (
     illegal_reason,
     is_able,
     is_legal,
+    keep_sources,
+    placement_sources,
 )
 from tabletop.games.medina.placement import dome_targets, start_squares
 from tabletop.games.medina.ruleset import RuleSet
@@ -97,7 +99,7 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     s.palace_tiles = (-1, -1, -1, -1)
     s.tower_tiles = (-1, -1, -1, -1)
     s.start_square = -1
-    s._cache = {}
+    s._clear_caches()
     if rules.start_merchant == "random":
         # The engine stays deterministic: no seed means seed 0.
         rng = random.Random(config.seed if config.seed is not None else 0)
@@ -147,9 +149,17 @@ def _text(move: object) -> str:
 
 def _can_continue(s: State, player: int) -> bool:
     """Whether ``player`` has a legal second placement in ``s`` (placements_left == 1)."""
-    if s.obligation and sup_domes(s, player) and dome_targets(s, player):
+    if s.obligation:
+        if sup_domes(s, player) and dome_targets(s, player):
+            return True
+        return is_able(s, player)
+    # Without the obligation, the player's placements are exactly the legal moves of
+    # ``s`` if they go on: kept rather than looked up a second time.
+    sources = placement_sources(s, player)
+    if sources:
+        keep_sources(s, sources)
         return True
-    return is_able(s, player)
+    return False
 
 
 def sup_domes(s: State, player: int) -> int:
@@ -162,7 +172,9 @@ def _start_next_turn(s: State, previous: int) -> None:
     n = s.num_players
     nxt = (previous + 1) % n
     others = _OTHERS[n][nxt]
-    if not is_able(s, nxt):
+    # Where nxt may place: empty if nxt cannot place (§5.1), with "dome" if nxt can dome.
+    sources = placement_sources(s, nxt)
+    if not sources:
         if not any(is_able(s, q) for q in others):
             s.phase = OVER
             s.current_player = TERMINAL
@@ -170,17 +182,26 @@ def _start_next_turn(s: State, previous: int) -> None:
             s.obligation = False
             return
         alone = False  # nxt must pass
-    elif sup_domes(s, nxt) and dome_targets(s, nxt):
+    elif "dome" in sources:
         if s.rules.last_player_by_supply:
             alone = all(sum(s.supply[q * NUM_SLOTS : (q + 1) * NUM_SLOTS]) == 0 for q in others)
         else:
-            alone = not any(is_able(s, q) for q in others)
+            # A plain loop: this runs on most turns, and any() over a generator costs more.
+            alone = True
+            for q in others:
+                if is_able(s, q):
+                    alone = False
+                    break
     else:
         alone = False
     s.current_player = nxt
     s.placements_left = 2
     s.turn += 1
     s.obligation = alone
+    if not alone:
+        # Without the obligation these are nxt's legal moves (none: a pass): kept rather
+        # than looked up a second time.
+        keep_sources(s, sources)
 
 
 _OTHERS = {n: tuple(tuple((p + k) % n for k in range(1, n)) for p in range(n)) for n in (3, 4)}
@@ -246,8 +267,10 @@ def _check_palace_tile(new: State, pid: int) -> None:
     holder = new.palace_tiles[pal.color]
     if holder == pal.owner:
         return
-    if holder >= 0 and pal.size <= new.palaces[new.owned[holder * 4 + pal.color]].size:
-        return
+    if holder >= 0:
+        rival = new.palaces[new.owned[holder * 4 + pal.color]]
+        if (pal.pieces | pal.stables).bit_count() <= (rival.pieces | rival.stables).bit_count():
+            return  # sizes as Palace.size
     tiles = list(new.palace_tiles)
     tiles[pal.color] = pal.owner
     new.palace_tiles = tuple(tiles)
@@ -299,7 +322,7 @@ def _update_status(new: State) -> None:
             if palaces is None:
                 palaces = list(old_palaces)
                 abandoned = list(unfinished)
-            palaces[pid] = palaces[pid]._replace(abandoned=True)
+            palaces[pid] = _abandoned(palaces[pid])
             abandoned[col] = -1
     new.ext = tuple(ext)
     if palaces is not None:
@@ -308,6 +331,11 @@ def _update_status(new: State) -> None:
 
 
 _NONE_UNFINISHED = (-1, -1, -1, -1)
+
+
+def _abandoned(p: Palace) -> Palace:
+    """``p`` marked abandoned (built directly: ``_replace`` is much slower)."""
+    return Palace(p.color, p.pieces, p.stables, p.touch, p.owner, p.dome, True)
 
 
 _SLOT: dict[type, int] = {Merchant: MERCHANT, Wall: WALL, Stable: STABLE, Dome: DOME}
@@ -367,7 +395,9 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             run = 0
             while not runs[run] & nbit:
                 run += 1
-        new.runs = (*runs[:run], runs[run] | bit, *runs[run + 1 :])
+        new_runs = list(runs)
+        new_runs[run] |= bit
+        new.runs = tuple(new_runs)
         front = 1 << WALL_FRONT[sq]
         if (s.palace_mask | s.stables) & front:
             pid = palace_at(s, front)
@@ -389,7 +419,8 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 _take_towers(new, pal.owner, after - before)
     elif tp is Dome:
         pid = palace_at(s, bit)
-        pal = s.palaces[pid]._replace(owner=player, dome=sq)
+        pal = s.palaces[pid]
+        pal = Palace(pal.color, pal.pieces, pal.stables, pal.touch, player, sq, pal.abandoned)
         _replace_palace(new, pid, pal)
         col = pal.color
         base = player * 4
@@ -399,12 +430,15 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             new.ext = (*s.ext[:col], 0, *s.ext[col + 1 :])
         _check_palace_tile(new, pid)
         _take_towers(new, player, _connection_keys(s, pal.pieces | pal.stables))
-        if all(new.owned[q * 4 + col] >= 0 for q in range(s.num_players)):
-            _retire(new, col)
+        owned = new.owned
+        for q in range(s.num_players):
+            if owned[q * 4 + col] < 0:
+                break
+        else:
+            _retire(new, col)  # every player owns a palace of this colour
     else:  # pragma: no cover - guarded by the callers
         raise TypeError(move)
-    if s._cache:
-        _carry_cache(s, new, tp, bit)
+    _carry_cache(s, new, tp, bit)
     return new
 
 
@@ -422,34 +456,25 @@ def _carry_cache(s: State, new: State, tp: type, bit: int) -> None:
     * ``claimable`` reads the palaces and the unfinished ones: kept while both are the
       same objects (a merchant that abandons a palace replaces them).
     """
-    c = s._cache
-    nc = new._cache
-    if tp is not Wall:
-        m = c.get("wall")
-        if m is not None:
-            nc["wall"] = m
-    if tp is Merchant:
-        m = c.get("stable")
-        if m is not None:
-            nc["stable"] = m & ~bit
-    elif tp is Wall or tp is Dome:
-        m = c.get("stable")
-        if m is not None:
-            nc["stable"] = m
-    if tp is PalacePiece or tp is Stable:
-        m = c.get("merchant")
-        if m:
-            m &= ~bit
-            if m:
-                nc["merchant"] = m
-    elif tp is Wall or tp is Dome:
-        m = c.get("merchant")
-        if m is not None:
-            nc["merchant"] = m
-    if new.palaces is s.palaces and new.unfinished is s.unfinished:
-        ids = c.get("claimable")
-        if ids is not None:
-            nc["claimable"] = ids
+    stable = s._stable_squares
+    merchant = s._merchant_squares
+    if tp is Wall:
+        new._stable_squares = stable
+        new._merchant_squares = merchant
+    else:
+        new._wall_squares = s._wall_squares
+        if tp is Merchant:
+            if stable is not None:
+                new._stable_squares = stable & ~bit
+        elif tp is Dome:
+            new._stable_squares = stable
+            new._merchant_squares = merchant
+        elif merchant:  # a palace piece or a stable
+            merchant &= ~bit
+            if merchant:
+                new._merchant_squares = merchant
+    if (tp is Wall or tp is Merchant) and new.palaces is s.palaces and new.unfinished is s.unfinished:
+        new._claimable = s._claimable
 
 
 def _shrink_status(new: State, bit: int) -> None:
@@ -472,7 +497,7 @@ def _shrink_status(new: State, bit: int) -> None:
             if palaces is None:
                 palaces = list(new.palaces)
                 abandoned = list(unfinished)
-            palaces[pid] = palaces[pid]._replace(abandoned=True)
+            palaces[pid] = _abandoned(palaces[pid])
             abandoned[col] = -1
     if palaces is not None:
         new.unfinished = tuple(abandoned)

@@ -8,7 +8,7 @@ cached per state, since kind-first random play asks for them on every step.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig, Move
@@ -18,6 +18,7 @@ from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
     from tabletop.games.medina import MedinaGame
+    from tabletop.games.medina.moves import Sources
 
 START, PLAY, OVER = 0, 1, 2
 """Phases: the starting merchant, the turns, game over."""
@@ -96,6 +97,12 @@ class State(StateDefaults):
 
     __slots__ = (
         "_cache",
+        "_claimable",
+        "_kinds",
+        "_merchant_squares",
+        "_sources",
+        "_stable_squares",
+        "_wall_squares",
         "chain",
         "chain_ends",
         "config",
@@ -156,7 +163,16 @@ class State(StateDefaults):
     palace_tiles: tuple[int, ...]
     tower_tiles: tuple[int, ...]
     start_square: Square
+    # Derived values, computed when first needed (``moves.py``, ``placement.py``) and
+    # handed on by ``rules.py`` where a placement leaves them unchanged.  The ones that
+    # kind-first play reads on every step are slots; the rest live in ``_cache``.
     _cache: dict[str, Any]
+    _kinds: tuple[str, ...] | None
+    _sources: Sources | None
+    _wall_squares: Mask | None
+    _stable_squares: Mask | None
+    _merchant_squares: Mask | None
+    _claimable: list[int] | None
 
     def _copy(self) -> State:
         """A shallow copy with an empty cache (for building the next state)."""
@@ -190,8 +206,17 @@ class State(StateDefaults):
         new.turn = self.turn
         new.unfinished = self.unfinished
         new.walls = self.walls
+        # As _clear_caches, inlined:
         new._cache = {}
+        new._kinds = new._wall_squares = new._stable_squares = new._merchant_squares = new._claimable = None
+        new._sources = SOURCES_UNKNOWN
         return new
+
+    def _clear_caches(self) -> None:
+        """Forgets every derived value (for a state whose fields were just set)."""
+        self._cache = {}
+        self._kinds = self._wall_squares = self._stable_squares = self._merchant_squares = self._claimable = None
+        self._sources = SOURCES_UNKNOWN
 
     def _key(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _KEY_FIELDS)
@@ -283,7 +308,10 @@ class State(StateDefaults):
         return _notation.state_to_json(self)
 
 
-_FIELDS = tuple(name for name in State.__slots__ if name != "_cache")
+SOURCES_UNKNOWN: Final[Sources] = {}
+"""``State._sources`` before the move sources are first needed (compared by identity)."""
+
+_FIELDS = tuple(name for name in State.__slots__ if not name.startswith("_"))
 _KEY_FIELDS = tuple(name for name in _FIELDS if name not in ("game", "config", "rules"))
 
 # Late imports: these modules build and read States, and State delegates to them.
