@@ -137,6 +137,21 @@ TOWER_RUN: Final = {
 }
 """``(wall space, adjacent tower square) -> run id`` for wall spaces next to a tower."""
 
+
+def _run_toward(sq: Square, neighbor: Square) -> int:
+    """The run of the tower at the end of ``sq``'s side that lies beyond ``neighbor``."""
+    step = neighbor - sq
+    cur = neighbor
+    while not TOWERS >> cur & 1:
+        cur += step
+    return _run_id(TOWER_SQUARES.index(cur), _side_of(sq))
+
+
+SIDE_RUNS: Final = {sq: tuple((nb, _run_toward(sq, nb)) for nb in nbs) for sq, nbs in SIDE_NEIGHBORS.items()}
+"""For each wall space, its side neighbours (as ``SIDE_NEIGHBORS``), each with the run of
+the tower beyond it: a wall piece placed next to a tower or a wall piece joins that run,
+since the wall pieces of a run are contiguous from its tower and the gate stays open."""
+
 # --- neighbour tables ------------------------------------------------------------------
 
 _ORTHO: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))

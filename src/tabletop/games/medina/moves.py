@@ -201,7 +201,10 @@ class MoveList(Sequence[MedinaMove]):
 
     def __init__(self, sources: Sequence[MoveSource]) -> None:
         srcs = self._sources = tuple(sources)
-        self._len = srcs[0][1].bit_count() if len(srcs) == 1 else sum(mask.bit_count() for _, mask in srcs)
+        count = 0
+        for _, mask in srcs:
+            count += mask.bit_count()
+        self._len = count
         self._items: tuple[MedinaMove, ...] | None = None
 
     def __len__(self) -> int:
@@ -430,44 +433,38 @@ def legal_kinds(s: State) -> tuple[str, ...]:
 
 
 def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
-    """The current player's legal moves of one kind (cached; a lazy :class:`MoveList`)."""
-    c = s._cache
-    key = _KIND_KEYS.get(kind) or "kind:" + kind
-    got: Sequence[MedinaMove] | None = c.get(key)
-    if got is None:
-        sources = s._sources
-        if sources is SOURCES_UNKNOWN:
-            sources = _sources(s)
-        if sources is None:
-            got = legal_by_kind(s).get(kind, ())
-        else:
-            src = sources.get(kind)
-            if not src:
-                got = ()
-            elif len(src) == 1 and src[0][1].bit_count() <= _SMALL:
-                # A few moves: a plain tuple is cheaper to build than the lazy list is to read.
-                table, mask = src[0]
-                small: list[MedinaMove] = []
-                while mask:
-                    low = mask & -mask
-                    small.append(table[low.bit_length() - 1])
-                    mask ^= low
-                got = tuple(small)
-            else:
-                got = MoveList(src)
-        c[key] = got
-    return got
+    """The current player's legal moves of one kind (a lazy :class:`MoveList` if many).
+
+    Not cached: built from the cached move sources, which costs less than caching it
+    (kind-first play asks once per state).
+    """
+    sources = s._sources
+    if sources is SOURCES_UNKNOWN:
+        sources = _sources(s)
+    if sources is None:
+        return legal_by_kind(s).get(kind, ())
+    src = sources.get(kind)
+    if not src:
+        return ()
+    if len(src) == 1 and src[0][1].bit_count() <= _SMALL:
+        # A few moves: a plain tuple is cheaper to build than the lazy list is to read.
+        table, mask = src[0]
+        small: list[MedinaMove] = []
+        while mask:
+            low = mask & -mask
+            small.append(table[low.bit_length() - 1])
+            mask ^= low
+        return tuple(small)
+    return MoveList(src)
 
 
-_KIND_KEYS: Final = {k: "kind:" + k for k in KINDS}
 _SMALL: Final = 4
 """Up to this many moves of a kind are listed at once as a tuple; more make a MoveList."""
 
 
 def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
     """The current player's legal moves by kind, kinds in ``moves.KINDS`` order (cached)."""
-    c = s._cache
-    got: dict[str, tuple[MedinaMove, ...]] | None = c.get("legal")
+    got = s._by_kind
     if got is not None:
         return got
     if s.phase == OVER:
@@ -481,7 +478,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
             if s.obligation:
                 by_kind = _apply_obligation(s, by_kind)
             got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
-    c["legal"] = got
+    s._by_kind = got
     return got
 
 

@@ -25,9 +25,8 @@ from tabletop.games.medina.board import (
     NUM_RUNS,
     ORTHO_MASK,
     RUN_TOWER,
-    SIDE_NEIGHBORS,
+    SIDE_RUNS,
     TOUCH_CLOSED,
-    TOWER_RUN,
     TOWERS,
     WALL_FRONT,
     WIDTH,
@@ -383,19 +382,12 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
         _shrink_status(new, bit)
     elif tp is Wall:
         new.walls = s.walls | bit
-        occ = s.walls | TOWERS
-        for nb in SIDE_NEIGHBORS[sq]:  # the first tower or wall piece along the side
-            if occ >> nb & 1:
-                break
-        runs = s.runs
-        if TOWERS >> nb & 1:
-            run = TOWER_RUN[(sq, nb)]
-        else:
-            nbit = 1 << nb
-            run = 0
-            while not runs[run] & nbit:
-                run += 1
-        new_runs = list(runs)
+        # The run on the side of its neighbour (a tower or a wall piece; a legal wall piece
+        # has exactly one).
+        (nb, run), (_, other_run) = SIDE_RUNS[sq]
+        if not (s.walls | TOWERS) >> nb & 1:
+            run = other_run
+        new_runs = list(s.runs)
         new_runs[run] |= bit
         new.runs = tuple(new_runs)
         front = 1 << WALL_FRONT[sq]

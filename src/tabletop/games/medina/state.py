@@ -18,7 +18,7 @@ from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
     from tabletop.games.medina import MedinaGame
-    from tabletop.games.medina.moves import Sources
+    from tabletop.games.medina.moves import MedinaMove, Sources
 
 START, PLAY, OVER = 0, 1, 2
 """Phases: the starting merchant, the turns, game over."""
@@ -96,10 +96,12 @@ class State(StateDefaults):
     """
 
     __slots__ = (
-        "_cache",
+        "_all_moves",
+        "_by_kind",
         "_claimable",
         "_kinds",
         "_merchant_squares",
+        "_scores",
         "_sources",
         "_stable_squares",
         "_wall_squares",
@@ -163,19 +165,21 @@ class State(StateDefaults):
     palace_tiles: tuple[int, ...]
     tower_tiles: tuple[int, ...]
     start_square: Square
-    # Derived values, computed when first needed (``moves.py``, ``placement.py``) and
-    # handed on by ``rules.py`` where a placement leaves them unchanged.  The ones that
-    # kind-first play reads on every step are slots; the rest live in ``_cache``.
-    _cache: dict[str, Any]
+    # Derived values (None: not known yet), computed when first needed (``moves.py``,
+    # ``placement.py``, ``scoring.py``); ``rules.py`` hands some on to the next state
+    # where a placement leaves them unchanged.
     _kinds: tuple[str, ...] | None
-    _sources: Sources | None
+    _sources: Sources | None  # SOURCES_UNKNOWN: not known yet (None: moves listed in full)
+    _by_kind: dict[str, tuple[MedinaMove, ...]] | None
+    _all_moves: tuple[MedinaMove, ...] | None
     _wall_squares: Mask | None
     _stable_squares: Mask | None
     _merchant_squares: Mask | None
     _claimable: list[int] | None
+    _scores: tuple[int, ...] | None
 
     def _copy(self) -> State:
-        """A shallow copy with an empty cache (for building the next state)."""
+        """A shallow copy with nothing derived known (for building the next state)."""
         new = State.__new__(State)
         new.chain = self.chain
         new.chain_ends = self.chain_ends
@@ -206,16 +210,16 @@ class State(StateDefaults):
         new.turn = self.turn
         new.unfinished = self.unfinished
         new.walls = self.walls
-        # As _clear_caches, inlined:
-        new._cache = {}
-        new._kinds = new._wall_squares = new._stable_squares = new._merchant_squares = new._claimable = None
+        # Nothing derived is known yet (as _clear_caches, inlined: this runs on every move).
+        new._kinds = new._by_kind = new._all_moves = new._scores = None
+        new._wall_squares = new._stable_squares = new._merchant_squares = new._claimable = None
         new._sources = SOURCES_UNKNOWN
         return new
 
     def _clear_caches(self) -> None:
         """Forgets every derived value (for a state whose fields were just set)."""
-        self._cache = {}
-        self._kinds = self._wall_squares = self._stable_squares = self._merchant_squares = self._claimable = None
+        self._kinds = self._by_kind = self._all_moves = self._scores = None
+        self._wall_squares = self._stable_squares = self._merchant_squares = self._claimable = None
         self._sources = SOURCES_UNKNOWN
 
     def _key(self) -> tuple[object, ...]:
@@ -242,12 +246,10 @@ class State(StateDefaults):
 
     def legal_moves(self) -> Sequence[Move]:
         """Every legal move, kinds in ``moves.KINDS`` order, squares in index order."""
-        cache = self._cache
-        moves = cache.get("all")
+        moves = self._all_moves
         if moves is None:
             by_kind = _moves.legal_by_kind(self)
-            moves = tuple(m for ms in by_kind.values() for m in ms)
-            cache["all"] = moves
+            moves = self._all_moves = tuple(m for ms in by_kind.values() for m in ms)
         return moves
 
     def legal_kinds(self) -> Sequence[str]:
@@ -282,10 +284,9 @@ class State(StateDefaults):
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's score if the game ended now (final scores once over)."""
-        cached = self._cache.get("scores")
+        cached = self._scores
         if cached is None:
-            cached = _scoring.scores(self)
-            self._cache["scores"] = cached
+            cached = self._scores = _scoring.scores(self)
         return cached
 
     def parse_move(self, text: str) -> Move:
