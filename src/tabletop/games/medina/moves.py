@@ -355,28 +355,21 @@ def placement_sources(s: State, player: int) -> Sources:
     if palace:
         out["palace"] = palace
     # The square sets below are usually cached (``placement.py``, handed on by
-    # ``rules.py``): read from the cache first, without a call.
-    m: Mask | None
+    # ``rules.py``): read from the cache first, without a call (unless unknown or empty).
     if sup[DOME]:
         m = dome_targets(s, player)
         if m:
             out["dome"] = ((DOME_MOVES, m),)
     if sup[STABLE]:
-        m = s._stable_squares
-        if m is None:
-            m = stable_squares(s)
+        m = s._stable_squares or stable_squares(s)
         if m:
             out["stable"] = ((STABLE_MOVES, m),)
     if sup[MERCHANT]:
-        m = s._merchant_squares
-        if m is None:
-            m = merchant_squares(s)
+        m = s._merchant_squares or merchant_squares(s)
         if m:
             out["merchant"] = ((MERCHANT_MOVES, m),)
     if sup[WALL]:
-        m = s._wall_squares
-        if m is None:
-            m = wall_squares(s)
+        m = s._wall_squares or wall_squares(s)
         if m:
             out["wall"] = ((WALL_MOVES, m),)
     return out
@@ -531,18 +524,18 @@ def is_legal(s: State, move: Move) -> bool:
     base = s.current_player * NUM_SLOTS
     sup = s.supply
     tp = type(move)
-    # The most frequent kinds first.
+    # The most frequent kinds first; cached square sets are read without a call.
     if tp is Wall:
-        return bool(sup[base + WALL] and bit & wall_squares(s))
+        return bool(sup[base + WALL] and bit & (s._wall_squares or wall_squares(s)))
     if tp is Merchant:
-        return bool(sup[base + MERCHANT] and bit & merchant_squares(s))
+        return bool(sup[base + MERCHANT] and bit & (s._merchant_squares or merchant_squares(s)))
     if tp is PalacePiece:
         col = move.color  # type: ignore[attr-defined]
         if type(col) is not int or not 0 <= col < 4 or not sup[base + col]:
             return False
         return bool(bit & (s.ext[col] if s.unfinished[col] >= 0 else new_palace_squares(s)))
     if tp is Stable:
-        return bool(sup[base + STABLE] and bit & stable_squares(s))
+        return bool(sup[base + STABLE] and bit & (s._stable_squares or stable_squares(s)))
     if tp is Dome:
         return bool(sup[base + DOME] and bit & dome_targets(s, s.current_player))
     return False

@@ -345,6 +345,20 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
     """The state after ``player`` puts ``move``'s piece on the board (no turn bookkeeping).
 
     ``move`` must be a legal placement (not a pass or the starting merchant).
+
+    Each branch also hands ``new`` the square sets cached by ``placement.py`` that the
+    placement leaves unchanged, or changes only by taking its square:
+
+    * the wall squares read the walls only: unchanged unless a wall was placed;
+    * the stable squares read the palace pieces, the occupied and contested squares: a
+      merchant only takes its square; a wall or a dome changes none of them;
+    * the merchant squares read the occupied squares, the merchants and the active
+      chain: a palace piece or stable only takes its square, which leaves the same set
+      minus that square whichever branch (chain, new chain) produced it, unless that
+      leaves it empty (then the other branch may apply: recomputed); a wall or a dome
+      changes none of them;
+    * the claimable palaces read the palaces and the unfinished ones: kept while both
+      are the same objects (a merchant that abandons a palace replaces them).
     """
     new = s._copy()
     new.ply = s.ply + 1
@@ -366,6 +380,10 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=False)
         _update_status(new)
+        new._wall_squares = s._wall_squares
+        merchant = s._merchant_squares
+        if merchant:
+            new._merchant_squares = merchant & ~bit or None
     elif tp is Merchant:
         new.merchants = s.merchants | bit
         new.occupied = s.occupied | bit
@@ -380,7 +398,16 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             new.chain_ends = bit
             new.chain = _merchant_group(new.merchants, bit)
         _shrink_status(new, bit)
+        new._wall_squares = s._wall_squares
+        stable = s._stable_squares
+        if stable is not None:
+            new._stable_squares = stable & ~bit
+        if new.palaces is s.palaces:  # no palace abandoned
+            new._claimable = s._claimable
     elif tp is Wall:
+        new._stable_squares = s._stable_squares
+        new._merchant_squares = s._merchant_squares
+        new._claimable = s._claimable
         new.walls = s.walls | bit
         # The run on the side of its neighbour (a tower or a wall piece; a legal wall piece
         # has exactly one).
@@ -403,6 +430,10 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
         pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=True)
         _update_status(new)
+        new._wall_squares = s._wall_squares
+        merchant = s._merchant_squares
+        if merchant:
+            new._merchant_squares = merchant & ~bit or None
         if pal.owner >= 0:
             _check_palace_tile(new, pid)
             if ADJACENT_WALL_SPACES[sq] & s.walls:
@@ -410,6 +441,9 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 after = _connection_keys(new, pal.pieces | pal.stables | bit)
                 _take_towers(new, pal.owner, after - before)
     elif tp is Dome:
+        new._wall_squares = s._wall_squares
+        new._stable_squares = s._stable_squares
+        new._merchant_squares = s._merchant_squares
         pid = palace_at(s, bit)
         pal = s.palaces[pid]
         pal = Palace(pal.color, pal.pieces, pal.stables, pal.touch, player, sq, pal.abandoned)
@@ -430,43 +464,7 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             _retire(new, col)  # every player owns a palace of this colour
     else:  # pragma: no cover - guarded by the callers
         raise TypeError(move)
-    _carry_cache(s, new, tp, bit)
     return new
-
-
-def _carry_cache(s: State, new: State, tp: type, bit: int) -> None:
-    """Hands ``new`` the square sets of ``s`` (``placement.py``'s cache) that a placement of
-    kind ``tp`` on square bit ``bit`` leaves unchanged, or changes only by taking ``bit``.
-
-    * ``wall`` reads the walls only: unchanged unless a wall was placed.
-    * ``stable`` reads the palace pieces, the occupied and contested squares: a merchant
-      only takes its square; a wall or a dome changes none of them.
-    * ``merchant`` reads the occupied squares, the merchants and the active chain: a palace
-      piece or stable only takes its square, which leaves the same set minus that square
-      whichever branch (chain, new chain) produced it, unless that leaves it empty (then
-      the other branch may apply: recomputed); a wall or a dome changes none of them.
-    * ``claimable`` reads the palaces and the unfinished ones: kept while both are the
-      same objects (a merchant that abandons a palace replaces them).
-    """
-    stable = s._stable_squares
-    merchant = s._merchant_squares
-    if tp is Wall:
-        new._stable_squares = stable
-        new._merchant_squares = merchant
-    else:
-        new._wall_squares = s._wall_squares
-        if tp is Merchant:
-            if stable is not None:
-                new._stable_squares = stable & ~bit
-        elif tp is Dome:
-            new._stable_squares = stable
-            new._merchant_squares = merchant
-        elif merchant:  # a palace piece or a stable
-            merchant &= ~bit
-            if merchant:
-                new._merchant_squares = merchant
-    if (tp is Wall or tp is Merchant) and new.palaces is s.palaces and new.unfinished is s.unfinished:
-        new._claimable = s._claimable
 
 
 def _shrink_status(new: State, bit: int) -> None:
