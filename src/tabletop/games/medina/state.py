@@ -1,8 +1,10 @@
 """Medina's immutable position: pieces as bitsets, palace records, supplies and tile holders.
 
 A :class:`State` is never changed once it is handed out: :meth:`State.apply` builds a new
-one (see :mod:`tabletop.games.medina.rules`).  Legal moves and the derived square sets are
-cached per state, since kind-first random play asks for them on every step.
+one (see :mod:`tabletop.games.medina.rules`).  The legal kinds, where the legal moves lie
+(``moves.Sources``) and the derived square sets are cached per state in private slots,
+since kind-first random play asks for them on every step; ``rules.py`` hands the next
+state those a move leaves unchanged and the legal moves it found while ending the turn.
 """
 
 from __future__ import annotations
