@@ -388,15 +388,17 @@ def _build(sources: Sequence[MoveSource]) -> tuple[MedinaMove, ...]:
     return tuple(out)
 
 
-def _sources(s: State) -> Sources | None:
-    """The move sources of the current player, or ``None`` when moves must be listed in full."""
+def _sources(s: State) -> Sources:
+    """The move sources of the current player (cached); empty when the moves must be listed
+    in full (a pending dome obligation, a pass, game over)."""
     got = s._sources
-    if got is SOURCES_UNKNOWN:
-        got = None
+    if got is None:
         if s.phase == PLAY and not s.obligation:
-            got = placement_sources(s, s.current_player) or None  # empty: the pass case
+            got = placement_sources(s, s.current_player)  # empty: the pass case
         elif s.phase == START:
             got = {"merchant_start": ((START_MOVES, start_squares(s.rules) & ~s.occupied),)}
+        else:
+            got = {}
         s._sources = got
     return got
 
@@ -407,12 +409,10 @@ def keep_sources(s: State, sources: Sources) -> None:
 
     ``rules.py`` has to find them anyway to know whether that player can place (§5.1).
     """
+    s._sources = sources
     if sources:
-        s._sources = sources
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
         s._kinds = tuple(sources)
-    else:
-        s._sources = None  # the pass case
 
 
 def legal_kinds(s: State) -> tuple[str, ...]:
@@ -421,7 +421,7 @@ def legal_kinds(s: State) -> tuple[str, ...]:
     if got is None:
         sources = _sources(s)
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        got = s._kinds = tuple(legal_by_kind(s)) if sources is None else tuple(sources)
+        got = s._kinds = tuple(sources) if sources else tuple(legal_by_kind(s))
     return got
 
 
@@ -432,9 +432,9 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
     (kind-first play asks once per state).
     """
     sources = s._sources
-    if sources is SOURCES_UNKNOWN:
-        sources = _sources(s)
     if sources is None:
+        sources = _sources(s)
+    if not sources:
         return legal_by_kind(s).get(kind, ())
     src = sources.get(kind)
     if not src:
@@ -464,7 +464,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
         got = {}
     else:
         sources = _sources(s)
-        if sources is not None:
+        if sources:
             got = {k: _build(sources[k]) for k in KINDS if k in sources}
         else:
             by_kind = {k: list(_build(src)) for k, src in placement_sources(s, s.current_player).items()}
@@ -633,4 +633,4 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
 # here; rules.py checks moves with it), and this module needs the phases and, for the
 # dome obligation's lookahead and the reasons, a placement applied (rules.py).
 from tabletop.games.medina import rules as _rules  # noqa: E402
-from tabletop.games.medina.state import OVER, PLAY, SOURCES_UNKNOWN, START  # noqa: E402
+from tabletop.games.medina.state import OVER, PLAY, START  # noqa: E402

@@ -10,7 +10,7 @@ state those a move leaves unchanged and the legal moves it found while ending th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig, Move
@@ -171,7 +171,7 @@ class State(StateDefaults):
     # ``placement.py``, ``scoring.py``); ``rules.py`` hands some on to the next state
     # where a placement leaves them unchanged.
     _kinds: tuple[str, ...] | None
-    _sources: Sources | None  # SOURCES_UNKNOWN: not known yet (None: moves listed in full)
+    _sources: Sources | None  # empty: the moves are listed in full (``moves._sources``)
     _by_kind: dict[str, tuple[MedinaMove, ...]] | None
     _all_moves: tuple[MedinaMove, ...] | None
     _wall_squares: Mask | None
@@ -213,16 +213,14 @@ class State(StateDefaults):
         new.unfinished = self.unfinished
         new.walls = self.walls
         # Nothing derived is known yet (as _clear_caches, inlined: this runs on every move).
-        new._kinds = new._by_kind = new._all_moves = new._scores = None
+        new._kinds = new._sources = new._by_kind = new._all_moves = new._scores = None
         new._wall_squares = new._stable_squares = new._merchant_squares = new._claimable = None
-        new._sources = SOURCES_UNKNOWN
         return new
 
     def _clear_caches(self) -> None:
         """Forgets every derived value (for a state whose fields were just set)."""
-        self._kinds = self._by_kind = self._all_moves = self._scores = None
+        self._kinds = self._sources = self._by_kind = self._all_moves = self._scores = None
         self._wall_squares = self._stable_squares = self._merchant_squares = self._claimable = None
-        self._sources = SOURCES_UNKNOWN
 
     def _key(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _KEY_FIELDS)
@@ -310,9 +308,6 @@ class State(StateDefaults):
         """Everything a client needs to draw and play the position (see ``docs/medina.md``)."""
         return _notation.state_to_json(self)
 
-
-SOURCES_UNKNOWN: Final[Sources] = {}
-"""``State._sources`` before the move sources are first needed (compared by identity)."""
 
 _FIELDS = tuple(name for name in State.__slots__ if not name.startswith("_"))
 _KEY_FIELDS = tuple(name for name in _FIELDS if name not in ("game", "config", "rules"))
