@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from typing import Any
 
@@ -322,3 +324,20 @@ def test_obligation_states_from_random_games() -> None:
                         assert after.current_player == state.current_player
                         assert after.legal_kinds() == ("dome",)
     assert found >= 3
+
+
+def test_copied_and_unpickled_states_keep_their_moves() -> None:
+    """Copies made with ``copy.deepcopy`` or pickling play on like the original, whether
+    they were made before anything was derived or after."""
+    states, _ = play(3, 7)
+    for state in states[::10]:
+        fresh = state._copy()  # nothing derived known yet
+        state.legal_kinds()  # derived values cached
+        clones = [copy.deepcopy(s) for s in (fresh, state)]
+        clones += [pickle.loads(pickle.dumps(s)) for s in (fresh, state)]
+        for clone in clones:
+            assert clone == state
+            assert clone.legal_kinds() == state.legal_kinds()
+            assert list(clone.legal_moves()) == list(state.legal_moves())
+            for kind in state.legal_kinds():
+                assert list(clone.legal_moves_of_kind(kind)) == list(state.legal_moves_of_kind(kind))
