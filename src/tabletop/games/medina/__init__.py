@@ -27,7 +27,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, Move, OptionSpec, OptionValue
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
-from tabletop.games.medina import heuristics, moves, notation, render, rules, scoring
+from tabletop.games.medina import heuristics, notation, render, rules, scoring
 from tabletop.games.medina.moves import (
     COLORS,
     Dome,
@@ -132,12 +132,6 @@ def _medina(state: ProtocolState) -> State:
 
 
 GAME: Final = register(MedinaGame())
-
-# Kind-first play calls these three on every step: bound to the engine functions they
-# delegate to, they cost one Python call each instead of two.
-State.legal_kinds = moves.legal_kinds  # type: ignore[method-assign,assignment]
-State.legal_moves_of_kind = moves.legal_moves_of_kind  # type: ignore[method-assign,assignment]
-State.apply = rules.apply  # type: ignore[method-assign,assignment]
 
 __all__ = [
     "COLORS",
