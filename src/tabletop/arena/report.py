@@ -49,17 +49,25 @@ def write_outputs(
     games: Sequence[ArenaGame],
     stats: Sequence[BotStats],
     ratings: Sequence[Rating],
+    *,
+    write_records: bool = True,
 ) -> list[Path]:
     """Writes ``games/NNNN.json`` records, ``results.json``, ``results.md`` and ``ratings.svg``.
+
+    Args:
+        write_records: ``False`` when the records are already saved (an
+            :class:`~tabletop.arena.archive.ArenaArchive` saves each as its game ends).
 
     Returns:
         The summary files written (not the records).
     """
     pairs = head_to_head(games)
-    records = out / "games"
-    records.mkdir(parents=True, exist_ok=True)
-    for game in games:
-        (records / record_name(config, game.index)).write_text(game.record.dumps(), encoding="utf-8")
+    out.mkdir(parents=True, exist_ok=True)
+    if write_records:
+        records = out / "games"
+        records.mkdir(parents=True, exist_ok=True)
+        for game in games:
+            (records / record_name(config, game.index)).write_text(game.record.dumps(), encoding="utf-8")
     summary = {
         "config": asdict(config),
         "games": [

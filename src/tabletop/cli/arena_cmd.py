@@ -170,7 +170,8 @@ def arena(
     console.print(elo)
     if out is not None:
         try:
-            written = write_outputs(out, config, played, stats, ratings)
+            # The archive saved every record as its game ended.
+            written = write_outputs(out, config, played, stats, ratings, write_records=False)
         except OSError as exc:
             _fail(f"cannot write to {out}: {exc.strerror or exc}")
         console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written))
