@@ -37,8 +37,8 @@ LEVELS: Final[dict[int, MCTSConfig]] = {
     3: _level(300),
     4: _level(1000),
     # Three times level 4's simulations alone bought nothing in Medina (a won-or-lost
-    # rollout is too noisy to tell close moves apart); valuing finished rollouts half
-    # by the score margin makes the extra simulations count.
+    # rollout is too noisy to tell close moves apart); the score margin is a less
+    # noisy signal, so finished rollouts are valued half by it (docs/bots.md).
     5: _level(3000, margin_weight=0.5),
 }
 """Search settings per level; see ``docs/bots.md`` for how they were chosen."""
