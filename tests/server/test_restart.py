@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 HERE = Path(__file__).parent
@@ -29,9 +29,9 @@ def start(port: int, db_url: str, bot_delay: float) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
+            if httpx2.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
                 return proc
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             time.sleep(0.1)
     proc.kill()
     raise AssertionError("server did not start")
@@ -44,7 +44,7 @@ def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{port}"
     proc = start(port, db_url, bot_delay=30.0)  # the bot is still "thinking" when killed
     try:
-        with httpx.Client(base_url=base, timeout=5) as http:
+        with httpx2.Client(base_url=base, timeout=5) as http:
             acked: dict[str, list[str]] = {}
             matches: list[dict[str, Any]] = []
             for _ in range(8):
@@ -77,7 +77,7 @@ def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
     proc = start(port, db_url, bot_delay=0.0)
     try:
-        with httpx.Client(base_url=base, timeout=5) as http:
+        with httpx2.Client(base_url=base, timeout=5) as http:
             for match_id, actions in acked.items():
                 log = [e["action"] for e in http.get(f"/api/matches/{match_id}").json()["log"]]
                 assert log == actions

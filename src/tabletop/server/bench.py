@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from websockets.asyncio.client import connect
 
 
@@ -90,9 +90,9 @@ def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
+            if httpx2.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
                 return proc
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             time.sleep(0.1)
         if proc.poll() is not None:
             break
@@ -212,7 +212,7 @@ async def _run_clients(
 ) -> dict[str, int]:
     rng = random.Random(seed)
     acked: dict[str, int] = {}
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+    async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
         matches = []
         for i in range(games):
             seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
@@ -273,7 +273,7 @@ def run_bench(
     # Restart on the same database: every acknowledged action must be there.
     proc = _start_server(port, db_url)
     try:
-        with httpx.Client(base_url=base, timeout=60) as http:
+        with httpx2.Client(base_url=base, timeout=60) as http:
             for match_id, count in acked.items():
                 stored = http.get(f"/api/matches/{match_id}").json()["ply"]
                 result.lost += max(0, count - stored)
