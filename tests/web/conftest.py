@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -57,9 +57,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"{base}/api/agents", timeout=1).status_code == 200:
+                if httpx2.get(f"{base}/api/agents", timeout=1).status_code == 200:
                     break
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("the server did not start")

@@ -6,19 +6,19 @@ import random
 import time
 from typing import Any
 
-import httpx
+import httpx2
 
 CELL = r"[A-Za-z]+\d+"
 
 
 def view_of(base: str, match_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = httpx.get(f"{base}/api/matches/{match_id}", timeout=10).json()
+    data: dict[str, Any] = httpx2.get(f"{base}/api/matches/{match_id}", timeout=10).json()
     return data
 
 
 def create(base: str, game: str, seats: list[tuple[str, str]], **extra: Any) -> dict[str, Any]:
     body = {"game": game, "seats": [{"name": n, "agent": a} for n, a in seats], **extra}
-    r = httpx.post(f"{base}/api/matches", json=body, timeout=10)
+    r = httpx2.post(f"{base}/api/matches", json=body, timeout=10)
     assert r.status_code == 201, r.text
     data: dict[str, Any] = r.json()
     return data

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tabletop.core.record import GameRecord, replay
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 def engine_scores(base: str, match_id: str) -> list[int]:
     """The final scores by replaying the downloaded record with the engine itself."""
-    record = GameRecord.loads(httpx.get(f"{base}/api/matches/{match_id}/record", timeout=10).text)
+    record = GameRecord.loads(httpx2.get(f"{base}/api/matches/{match_id}/record", timeout=10).text)
     outcome = replay(record).outcome()
     assert outcome is not None
     return list(outcome.scores)
@@ -165,7 +165,7 @@ def test_language_switch_and_uploaded_record_replay(page: Any, server: str, tmp_
         if view_of(server, m["id"])["terminal"]:
             break
         page.wait_for_timeout(50)
-    record = httpx.get(f"{server}/api/matches/{m['id']}/record", timeout=10).text
+    record = httpx2.get(f"{server}/api/matches/{m['id']}/record", timeout=10).text
     path = tmp_path / "game.json"
     path.write_text(record)
     page.set_input_files("#record-upload", str(path))
