@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,27 +13,13 @@ from typing import Any
 import httpx2
 import pytest
 
+from tabletop.server.local import free_port, start_server, stop_server
+
 HERE = Path(__file__).parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def start(port: int, db_url: str, bot_delay: float) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, str(HERE / "serve_toy.py"), str(port), db_url, str(bot_delay)])
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if httpx2.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
-                return proc
-        except httpx2.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("server did not start")
+    return start_server([sys.executable, str(HERE / "serve_toy.py"), str(port), db_url, str(bot_delay)], port)
 
 
 @pytest.mark.slow
@@ -88,5 +73,4 @@ def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
                 view = http.get(f"/api/matches/{bot_match['id']}").json()
             assert view["ply"] == 4 and view["current_player"] == 0  # the bot resumed its turn
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc, timeout_s=10)

@@ -7,16 +7,14 @@ Playwright's own browser download does not work on our machines.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
+
+from tabletop.server.local import free_port, start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -37,40 +35,18 @@ if not CHROMIUM.exists():
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a server on loopback with its own SQLite file; stopped after the session."""
     db = tmp_path_factory.mktemp("e2e") / "e2e.db"
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", f"sqlite:///{db}"]
     cmd += ["--bot-workers", "1", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}"
+    proc = start_server(cmd, port, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx2.get(f"{base}/api/agents", timeout=1).status_code == 200:
-                    break
-            except httpx2.HTTPError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.1)
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc, timeout_s=10)
 
 
 @pytest.fixture(scope="session")

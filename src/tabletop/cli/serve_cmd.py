@@ -49,7 +49,14 @@ def bench_server(seconds: float = 60.0, seed: int = 0) -> None:
     games = int(os.environ.get("TABLETOP_BENCH_GAMES", "200"))
     think = float(os.environ.get("TABLETOP_BENCH_THINK", "1.0"))
     typer.echo(f"bench server: {games} games, think time {think:g} s, {max(seconds, 30.0):g} s ...")
-    result = run_bench(games=games, seconds=max(seconds, 30.0), think_s=think, seed=seed)
+    try:
+        result = run_bench(games=games, seconds=max(seconds, 30.0), think_s=think, seed=seed)
+    except KeyboardInterrupt:
+        typer.echo("bench server: interrupted; the server process is stopped, nothing was measured", err=True)
+        raise typer.Exit(130) from None
+    except RuntimeError as exc:
+        typer.echo(f"bench server: {exc}", err=True)
+        raise typer.Exit(1) from None
     typer.echo(result.summary())
     ok = result.errors == 0 and result.lost == 0 and result.percentile(99) < 100
     typer.echo("bar (p99 < 100 ms, no error, no lost action): " + ("met" if ok else "NOT met"))

@@ -15,8 +15,6 @@ import asyncio
 import json
 import os
 import random
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,6 +26,8 @@ from typing import Any
 
 import httpx2
 from websockets.asyncio.client import connect
+
+from tabletop.server.local import free_port, sigterm_as_keyboard_interrupt, start_server, stop_server
 
 
 @dataclass
@@ -76,28 +76,10 @@ class BenchResult:
         )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", db_url]
     cmd += ["--log-level", "warning", "--bot-workers", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx2.get(f"http://127.0.0.1:{port}/api/agents", timeout=1).status_code == 200:
-                return proc
-        except httpx2.HTTPError:
-            time.sleep(0.1)
-        if proc.poll() is not None:
-            break
-    proc.kill()
-    raise RuntimeError("the benchmark server did not start")
+    return start_server(cmd, port, stdout=subprocess.DEVNULL)
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -107,15 +89,6 @@ def _cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
@@ -252,12 +225,26 @@ def run_bench(
     seed: int = 0,
     db_dir: Path | None = None,
 ) -> BenchResult:
-    """Runs the benchmark; see the module docstring."""
+    """Runs the benchmark; see the module docstring.
+
+    Raises ``RuntimeError`` if the server fails to start or dies during the run, and
+    ``KeyboardInterrupt`` on Ctrl-C or SIGTERM; the server process is stopped either way.
+    """
     tmp = tempfile.TemporaryDirectory() if db_dir is None else None
     folder = Path(tmp.name) if tmp is not None else db_dir
     assert folder is not None
-    db_url = f"sqlite:///{folder / 'bench.db'}"
-    port = _free_port()
+    try:
+        with sigterm_as_keyboard_interrupt():
+            return _measure(f"sqlite:///{folder / 'bench.db'}", game, players, games, seconds, think_s, seed)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _measure(
+    db_url: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int
+) -> BenchResult:
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0)
     proc = _start_server(port, db_url)
@@ -265,10 +252,12 @@ def run_bench(
         cpu_before = _cpu_seconds(proc.pid)
         acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result))
         cpu_after = _cpu_seconds(proc.pid)
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited during the run (status {proc.returncode})")
         if cpu_before is not None and cpu_after is not None:
             result.server_cpu_s = cpu_after - cpu_before
     finally:
-        _stop(proc)
+        stop_server(proc)
     result.actions = sum(acked.values())
     # Restart on the same database: every acknowledged action must be there.
     proc = _start_server(port, db_url)
@@ -280,9 +269,7 @@ def run_bench(
                 if stored != count:
                     result.errors += 1
     finally:
-        _stop(proc)
-        if tmp is not None:
-            tmp.cleanup()
+        stop_server(proc)
     return result
 
 
