@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import toy_game  # noqa: F401 - registers "coins"
 from typer.testing import CliRunner
 
@@ -34,6 +35,30 @@ def test_arena_rejects_too_few_entries_clearly() -> None:
     result = CliRunner().invoke(app, ["arena", "coins", "--bots", "greedy,random", "--players", "3"])
     assert result.exit_code == 2
     assert "list a bot more than once" in result.output
+
+
+@pytest.mark.parametrize(
+    ("game", "bad", "message"),
+    [
+        ("coins", ["--bots", "mcts:9,random"], "unknown MCTS level '9'"),
+        ("coins", ["--bots", "greedy,nobot"], "unknown agent 'nobot'"),
+        ("coins", ["--move-time", "-1"], "move time must be a positive number"),
+        ("terranova", ["--ruleset", "nosuch"], "unknown Terra Nova ruleset 'nosuch'"),
+        ("medina", [], "medina needs 3 or 4 players, got 2"),
+    ],
+)
+def test_a_bad_arena_is_refused_before_anything_is_written(
+    tmp_path: Path, game: str, bad: list[str], message: str
+) -> None:
+    out = tmp_path / "arena"
+    good = ["arena", game, "--bots", "greedy,random", "--games", "2", "--bootstrap", "0", "--out", str(out)]
+    refused = CliRunner().invoke(app, [*good, *bad])
+    assert refused.exit_code == 2
+    assert message in refused.output
+    assert not out.exists()
+    if game == "coins":  # the corrected command needs no --resume and no clean-up first
+        fixed = CliRunner().invoke(app, good)
+        assert fixed.exit_code == 0, fixed.output
 
 
 def _summary_without_times(path: Path) -> dict[str, object]:

@@ -28,6 +28,7 @@ from tabletop.arena.match import new_game, play_match
 from tabletop.arena.ratings import GameResult, pairwise
 from tabletop.core.errors import ConfigError
 from tabletop.core.record import GameRecord
+from tabletop.core.registry import make
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,32 @@ def lineups(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
         for order in itertools.permutations(combo):
             seen.setdefault(tuple(bots[i] for i in order), None)
     return list(seen)
+
+
+def check_tournament(config: TournamentConfig) -> list[tuple[str, ...]]:
+    """Checks everything about ``config`` that would otherwise fail only in the first game.
+
+    Front ends call this before they write anything (an arena directory), so a typo in
+    a bot spec or a ruleset does not leave behind a half-made arena.
+
+    Returns:
+        The seatings the tournament cycles through (:func:`lineups`).
+
+    Raises:
+        ConfigError: for an unknown game, bot spec or ruleset, a player count the game
+            does not allow, a bad lineup, fewer than one game or a move time that is not
+            positive.
+    """
+    if config.games < 1:
+        raise ConfigError("a tournament needs at least one game")
+    if config.move_time is not None and not config.move_time > 0:
+        raise ConfigError(f"the move time must be a positive number of seconds, got {config.move_time}")
+    make(config.game)
+    seatings = lineups(config.bots, config.num_players)
+    for spec in set(config.bots):
+        make_agent(spec, seed=0)
+    new_game(config.game, config.num_players, seed=0, ruleset=config.ruleset)
+    return seatings
 
 
 def derived_seed(*parts: object) -> int:
@@ -152,11 +179,7 @@ def run_tournament(
     Raises:
         ConfigError: for a bad lineup or bot spec (checked before any game starts).
     """
-    lineups(config.bots, config.num_players)
-    for spec in set(config.bots):
-        make_agent(spec, seed=0)
-    if config.games < 1:
-        raise ConfigError("a tournament needs at least one game")
+    check_tournament(config)
     games: list[ArenaGame] = []
     play = partial(play_game, config)
     todo = [index for index in range(config.games) if index not in skip]

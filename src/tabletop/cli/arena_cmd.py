@@ -21,8 +21,8 @@ from tabletop.arena.report import write_outputs
 from tabletop.arena.tournament import (
     ArenaGame,
     TournamentConfig,
+    check_tournament,
     head_to_head,
-    lineups,
     rating_inputs,
     results_table,
     run_tournament,
@@ -72,10 +72,6 @@ def arena(
     loses nothing: run the same command with --resume to play the rest (or a larger
     --games to extend it).
     """
-    try:
-        make(game_id)
-    except TabletopError as exc:
-        _fail(str(exc))
     entries = tuple(b.strip() for b in bots.split(",") if b.strip())
     config = TournamentConfig(
         game=game_id,
@@ -87,7 +83,7 @@ def arena(
         ruleset=ruleset,
     )
     try:
-        cycle = len(lineups(entries, config.num_players))
+        cycle = len(check_tournament(config))
     except TabletopError as exc:
         _fail(str(exc))
     if games % cycle:
