@@ -107,3 +107,15 @@ def test_an_arena_directory_is_never_overwritten_or_mixed(tmp_path: Path) -> Non
     no_out = CliRunner().invoke(app, [*ARGS, "--games", "2", "--resume"])
     assert no_out.exit_code == 2
     assert "--resume needs --out" in no_out.output
+
+
+def test_resuming_with_fewer_games_says_what_the_results_leave_out(tmp_path: Path) -> None:
+    out = str(tmp_path / "a")
+    assert CliRunner().invoke(app, [*ARGS, "--games", "4", "--out", out]).exit_code == 0
+    fewer = CliRunner().invoke(app, [*ARGS, "--games", "2", "--out", out, "--resume"])
+    assert fewer.exit_code == 0, fewer.output
+    said = " ".join(fewer.output.split())  # rich wraps long lines
+    assert "also holds 2 games past the first 2" in said
+    assert "pass --games 4 to include them" in said
+    assert len(json.loads((tmp_path / "a" / "results.json").read_text())["games"]) == 2
+    assert len(list((tmp_path / "a" / "games").glob("*.json"))) == 4  # nothing deleted

@@ -68,6 +68,8 @@ class ArenaArchive:
     resume: bool = False
     skipped: list[str] = field(default_factory=list)
     """Why saved games could not be used (they are played again)."""
+    beyond: set[int] = field(default_factory=set)
+    """Indices of saved games past ``config.games`` (kept on disk, left out of the results)."""
 
     def __post_init__(self) -> None:
         arena_file = self.out / ARENA_FILE
@@ -114,7 +116,10 @@ class ArenaArchive:
                 # A line cut short by a crash while it was being appended.
                 self.skipped.append(f"{INDEX_FILE} line {number} is damaged")
                 continue
-            if not 0 <= index < self.config.games or index in found:
+            if index >= self.config.games:
+                self.beyond.add(index)
+                continue
+            if index < 0 or index in found:
                 continue
             lineup = seatings[index % len(seatings)]
             checked = self._check(index, name, lineup)

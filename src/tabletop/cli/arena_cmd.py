@@ -107,6 +107,13 @@ def arena(
             err_console.print(f"[yellow]note:[/] playing again: {reason}", highlight=False)
         if saved:
             err_console.print(f"resuming: {len(saved)} of {games} games already played in {out}", highlight=False)
+        if archive.beyond:
+            err_console.print(
+                f"[yellow]note:[/] {out} also holds {len(archive.beyond)} games past the first {games}; "
+                f"they stay saved but these results leave them out (pass --games {max(archive.beyond) + 1} "
+                "to include them)",
+                highlight=False,
+            )
     done = {game.index for game in saved}
     workers = jobs or os.cpu_count() or 1
     progress = Progress(
