@@ -52,3 +52,24 @@ def test_variant_values_get_types() -> None:
         "d": None,
         "e": "strict",
     }
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bot-budget", "-1"], "bot budget must be a positive number"),
+        (["--bot-budget", "0"], "bot budget must be a positive number"),
+        (["--bot-workers", "0"], "at least one bot worker"),
+        (["--bot-delay", "-2"], "bot delay cannot be negative"),
+    ],
+)
+def test_serve_refuses_bad_bot_settings_before_starting(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["serve", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_serve_refuses_a_bot_budget_from_the_environment_that_is_not_a_number() -> None:
+    result = runner.invoke(app, ["serve"], env={"TABLETOP_BOT_BUDGET": "ten"})
+    assert result.exit_code == 2
+    assert "TABLETOP_BOT_BUDGET must be a number of seconds, got 'ten'" in result.output

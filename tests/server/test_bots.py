@@ -14,11 +14,11 @@ from . import toygame  # noqa: F401 - registers "toy"
 
 
 class SleepyAgent(RandomAgent):
-    """A bot that thinks far longer than its budget."""
+    """A bot that ignores its deadline and thinks far longer than its budget."""
 
     name = "sleepy"
 
-    def choose_move(self, state: State) -> Move:
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
         time.sleep(1.0)
         return super().choose_move(state)
 
@@ -47,3 +47,34 @@ def test_bot_move_is_legal_notation() -> None:
 def test_budget_overrun_plays_a_random_legal_move_in_time() -> None:
     text, in_time, elapsed = run("sleepy", 0.2)
     assert not in_time and text in "bcdef" and elapsed < 0.9
+
+
+class PatientAgent(RandomAgent):
+    """A searching bot: thinks until its deadline, then plays its best move so far ("f")."""
+
+    name = "patient"
+
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
+        end = deadline if deadline is not None else time.monotonic() + 60.0
+        while time.monotonic() < end:
+            time.sleep(0.01)
+        return state.parse_move("f")
+
+    def stop(self) -> None:
+        pass
+
+
+register_agent("patient", lambda _arg, seed: PatientAgent(seed))
+
+
+def test_a_bot_that_takes_deadlines_plays_its_own_move_within_the_budget() -> None:
+    text, in_time, elapsed = run("patient", 0.5)
+    assert in_time and text == "f"
+    assert elapsed < 0.5
+
+
+def test_a_real_search_answers_within_the_budget() -> None:
+    # mcts:5 is 3,000 simulations; half a second cuts it short, and it still answers itself.
+    text, in_time, elapsed = run("mcts:5", 0.5)
+    assert in_time and text in "bcdef"
+    assert elapsed < 0.5

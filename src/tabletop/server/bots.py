@@ -3,6 +3,10 @@
 A worker gets the match as record data (game id, config, actions so far) and rebuilds the
 position with the public record replay, so nothing but strings crosses the process
 boundary and the worker needs no game internals.
+
+Every move has a deadline: a searching bot (MCTS) plays the best move it has found by
+then, so a strong bot on a slow machine plays weaker but never late.  Only a bot that
+ignores deadlines, or a worker that fails, is replaced by a random legal move.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from tabletop.ai.agent import make_agent, random_move
+from tabletop.ai.agent import ask, make_agent, random_move
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 
@@ -38,11 +43,25 @@ def rebuild_state(game: str, config: dict[str, Any], texts: Sequence[str]) -> St
     return replay(GameRecord(game=game, config=cfg, players=players, actions=tuple(texts)))
 
 
-def choose_action(game: str, config: dict[str, Any], texts: Sequence[str], agent_spec: str, seed: int) -> str:
-    """Worker entry point: the bot's move for the position after ``texts``, as notation."""
+def choose_action(
+    game: str,
+    config: dict[str, Any],
+    texts: Sequence[str],
+    agent_spec: str,
+    seed: int,
+    answer_by: float | None = None,
+) -> str:
+    """Worker entry point: the bot's move for the position after ``texts``, as notation.
+
+    Args:
+        answer_by: a :func:`time.time` instant by which a bot that takes deadlines
+            answers (wall-clock time, since a worker process has its own monotonic
+            clock origin; the time spent queued for a worker counts too).
+    """
     state = rebuild_state(game, config, texts)
     agent = make_agent(agent_spec, seed=seed)
-    return state.move_to_str(agent.choose_move(state))
+    deadline = None if answer_by is None else time.monotonic() + max(0.0, answer_by - time.time())
+    return state.move_to_str(ask(agent, state, deadline=deadline))
 
 
 def fallback_action(state: State, seed: int) -> str:
@@ -51,10 +70,15 @@ def fallback_action(state: State, seed: int) -> str:
 
 
 class BotPool:
-    """Runs :func:`choose_action` with a per-move time budget."""
+    """Runs :func:`choose_action` with a per-move time budget.
+
+    The bot is told to answer a little before the budget ends (``margin``), leaving time
+    to send the move back; the random fallback is for the bot that does not answer at all.
+    """
 
     def __init__(self, kind: str, workers: int, budget_s: float) -> None:
         self.budget_s = budget_s
+        self.margin_s = min(0.5, 0.2 * budget_s)
         self._executor: concurrent.futures.Executor
         if kind == "process":
             # spawn, not fork: the server process has threads (uvicorn, the DB writer).
@@ -66,9 +90,15 @@ class BotPool:
     async def choose(
         self, state: State, game: str, config: dict[str, Any], texts: Sequence[str], agent_spec: str, seed: int
     ) -> tuple[str, bool]:
-        """The bot's move and whether it came in time (else a random legal move is returned)."""
+        """The bot's move and whether it came in time (else a random legal move is returned).
+
+        A bot that takes deadlines is always in time: it plays its best move so far.
+        """
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor, choose_action, game, config, tuple(texts), agent_spec, seed)
+        answer_by = time.time() + self.budget_s - self.margin_s
+        future = loop.run_in_executor(
+            self._executor, choose_action, game, config, tuple(texts), agent_spec, seed, answer_by
+        )
         try:
             return await asyncio.wait_for(future, timeout=self.budget_s), True
         except TimeoutError:
