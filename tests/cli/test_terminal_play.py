@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tabletop.ai.agent import RandomAgent, random_move
 from tabletop.cli.main import app
 from tabletop.cli.terminal import TerminalGame
-from tabletop.core.protocol import GameConfig
+from tabletop.core.protocol import GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 
@@ -138,3 +138,29 @@ def test_play_rejects_wrong_seat_count() -> None:
     result = runner.invoke(app, ["play", "medina", "--players", "3", "--seats", "human,random"])
     assert result.exit_code == 2
     assert "--seats lists 2 seats" in result.output
+
+
+class InterruptedAgent(RandomAgent):
+    """A bot whose thinking is cut off by Ctrl-C."""
+
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_a_bot_thinks_stops_the_game_and_keeps_the_moves() -> None:
+    game = make("terranova")
+    initial = game.new_initial_state(GameConfig(num_players=2, seed=11, start_player=0))
+    first = initial.legal_moves()[0]
+    output: list[str] = []
+    session = TerminalGame(
+        initial,
+        [None, InterruptedAgent(seed=1)],
+        [PlayerInfo("Ann"), PlayerInfo("Bot", "random")],
+        ask=lambda _prompt: initial.move_to_str(first),
+        say=output.append,
+    )
+    assert not session.play()
+    assert "Stopped while Bot" in "\n".join(output)
+    record = session.record()
+    assert record.actions and record.actions[0] == initial.move_to_str(first)
+    replay(record)

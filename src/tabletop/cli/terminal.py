@@ -64,7 +64,13 @@ class TerminalGame:
                 if move is None:
                     return False
             else:
-                move = agent.choose_move(self.state)
+                try:
+                    move = agent.choose_move(self.state)
+                except KeyboardInterrupt:
+                    # Ctrl-C while a bot thinks stops the game as it does at a prompt:
+                    # the moves so far stay in the record, which the caller offers to save.
+                    self.say(f"\nStopped while {self._name(seat)} was thinking.")
+                    return False
                 self.say(f"{self._name(seat)} plays {self.state.move_to_str(move)}")
             self._apply(move)
         self.say(game.render_text(self.state, color=self.color))
