@@ -28,7 +28,6 @@ from tabletop.arena.match import new_game, play_match
 from tabletop.arena.ratings import GameResult, pairwise
 from tabletop.core.errors import ConfigError
 from tabletop.core.record import GameRecord
-from tabletop.core.registry import make
 
 
 @dataclass(frozen=True)
@@ -101,11 +100,10 @@ def check_tournament(config: TournamentConfig) -> list[tuple[str, ...]]:
         raise ConfigError("a tournament needs at least one game")
     if config.move_time is not None and not config.move_time > 0:
         raise ConfigError(f"the move time must be a positive number of seconds, got {config.move_time}")
-    make(config.game)
+    new_game(config.game, config.num_players, seed=0, ruleset=config.ruleset)
     seatings = lineups(config.bots, config.num_players)
     for spec in set(config.bots):
         make_agent(spec, seed=0)
-    new_game(config.game, config.num_players, seed=0, ruleset=config.ruleset)
     return seatings
 
 

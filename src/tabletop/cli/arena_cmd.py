@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -27,16 +26,9 @@ from tabletop.arena.tournament import (
     results_table,
     run_tournament,
 )
+from tabletop.cli.output import console, err_console, fail
 from tabletop.core.errors import TabletopError
 from tabletop.core.registry import make
-
-console = Console()
-err_console = Console(stderr=True)
-
-
-def _fail(message: str) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(2)
 
 
 def arena(
@@ -85,14 +77,14 @@ def arena(
     try:
         cycle = len(check_tournament(config))
     except TabletopError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if games % cycle:
         err_console.print(
             f"[yellow]note:[/] the seatings repeat every {cycle} games; {games} games leave the last cycle "
             "incomplete, so seats are not perfectly balanced"
         )
     if resume and out is None:
-        _fail("--resume needs --out: the directory of the arena to continue")
+        fail("--resume needs --out: the directory of the arena to continue")
     archive: ArenaArchive | None = None
     saved: list[ArenaGame] = []
     if out is not None:
@@ -100,9 +92,9 @@ def arena(
             archive = ArenaArchive(out, config, resume=resume)
             saved = archive.load()
         except TabletopError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except OSError as exc:
-            _fail(f"cannot write to {out}: {exc.strerror or exc}")
+            fail(f"cannot write to {out}: {exc.strerror or exc}")
         for reason in archive.skipped:
             err_console.print(f"[yellow]note:[/] playing again: {reason}", highlight=False)
         if saved:
@@ -140,7 +132,7 @@ def arena(
             todo = max(1, games - len(done))
             played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
     except TabletopError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
         where = f"; the finished games are saved in {out}: add --resume to continue" if out is not None else ""
         err_console.print(f"[bold red]interrupted[/]{where}", highlight=False)
@@ -176,7 +168,7 @@ def arena(
             # The archive saved every record as its game ended.
             written = write_outputs(out, config, played, stats, ratings, write_records=False)
         except OSError as exc:
-            _fail(f"cannot write to {out}: {exc.strerror or exc}")
+            fail(f"cannot write to {out}: {exc.strerror or exc}")
         console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written))
 
 
@@ -185,7 +177,7 @@ def print_mcts_bench(game_id: str, players: list[int] | None, seconds: float, se
     try:
         game = make(game_id)
     except TabletopError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in players or game.bench_player_counts:
         for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):

@@ -8,16 +8,16 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
 from tabletop.cli.arena_cmd import arena, print_mcts_bench
 from tabletop.cli.map_cmd import map_app
+from tabletop.cli.output import console, fail
 from tabletop.cli.serve_cmd import bench_server, serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
@@ -31,8 +31,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
 
 GameArg = Annotated[str, typer.Argument(help="Game id: terranova or medina.", show_default=False)]
 PlayersOpt = Annotated[int | None, typer.Option("--players", "-n", help="Number of players (default: the minimum).")]
@@ -43,12 +41,6 @@ VariantOpt = Annotated[
 ]
 MapOpt = Annotated[str | None, typer.Option("--map", help="Map id or map file (games with maps).")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="Seed for the game's own random choices and the bots.")]
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Prints an error and exits with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def parse_variants(items: list[str] | None) -> dict[str, OptionValue]:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from tabletop.cli.output import fail
 from tabletop.core.errors import ConfigError
 from tabletop.server.config import DEFAULT_DB_URL, Settings
 
@@ -33,8 +34,7 @@ def serve(
             db_url=db, bot_time_budget_s=bot_budget, bot_workers=bot_workers, bot_delay_s=bot_delay
         )
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     typer.echo(f"tabletop web app on http://{host}:{port}/ (database {settings.db_url})")
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
