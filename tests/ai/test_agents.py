@@ -21,7 +21,10 @@ def test_builtin_kinds_are_registered() -> None:
     assert make_agent("greedy").name == "greedy"
 
 
-@pytest.mark.parametrize("spec", ["mcts:0", "mcts:9", "mcts:x", "mcts:3@", "mcts:3@-1s", "greedy:0", "alphazero"])
+@pytest.mark.parametrize(
+    "spec",
+    ["mcts:0", "mcts:9", "mcts:x", "mcts:3@", "mcts:3@-1s", "mcts:3@infs", "mcts:3@nans", "greedy:0", "alphazero"],
+)
 def test_bad_specs_are_config_errors(spec: str) -> None:
     with pytest.raises(ConfigError):
         make_agent(spec)

@@ -42,7 +42,9 @@ def test_arena_rejects_too_few_entries_clearly() -> None:
     [
         ("coins", ["--bots", "mcts:9,random"], "unknown MCTS level '9'"),
         ("coins", ["--bots", "greedy,nobot"], "unknown agent 'nobot'"),
-        ("coins", ["--move-time", "-1"], "move time must be a positive number"),
+        ("coins", ["--move-time", "-1"], "move time must be a positive, finite number"),
+        ("coins", ["--move-time", "inf"], "move time must be a positive, finite number"),
+        ("coins", ["--bots", "mcts:3@infs,random"], "time per move must be a positive, finite number"),
         ("terranova", ["--ruleset", "nosuch"], "unknown Terra Nova ruleset 'nosuch'"),
         ("medina", [], "medina needs 3 or 4 players, got 2"),
     ],

@@ -57,10 +57,12 @@ def test_variant_values_get_types() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--bot-budget", "-1"], "bot budget must be a positive number"),
-        (["--bot-budget", "0"], "bot budget must be a positive number"),
+        (["--bot-budget", "-1"], "bot budget must be a positive, finite number"),
+        (["--bot-budget", "0"], "bot budget must be a positive, finite number"),
         (["--bot-workers", "0"], "at least one bot worker"),
-        (["--bot-delay", "-2"], "bot delay cannot be negative"),
+        (["--bot-budget", "inf"], "bot budget must be a positive, finite number"),
+        (["--bot-delay", "-2"], "bot delay must be a finite number of seconds, not negative"),
+        (["--bot-delay", "inf"], "bot delay must be a finite number of seconds, not negative"),
     ],
 )
 def test_serve_refuses_bad_bot_settings_before_starting(args: list[str], message: str) -> None:

@@ -9,6 +9,7 @@ The Elo each level measured is in ``docs/bots.md``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Final
 
@@ -66,8 +67,8 @@ def level_config(arg: str | None) -> tuple[MCTSConfig, str]:
         seconds = float(time_text.removesuffix("s"))
     except ValueError:
         raise ConfigError(f"bad time per move {time_text!r} (e.g. 'mcts:3@1s' or 'mcts:3@0.5s')") from None
-    if not seconds > 0:
-        raise ConfigError(f"the time per move must be positive, got {time_text!r}")
+    if not 0 < seconds < math.inf:
+        raise ConfigError(f"the time per move must be a positive, finite number of seconds, got {time_text!r}")
     return replace(config, simulations=None, time_limit=seconds), f"mcts:{level}@{time_text}"
 
 

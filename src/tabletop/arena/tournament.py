@@ -98,8 +98,8 @@ def check_tournament(config: TournamentConfig) -> list[tuple[str, ...]]:
     """
     if config.games < 1:
         raise ConfigError("a tournament needs at least one game")
-    if config.move_time is not None and not config.move_time > 0:
-        raise ConfigError(f"the move time must be a positive number of seconds, got {config.move_time}")
+    if config.move_time is not None and not 0 < config.move_time < math.inf:
+        raise ConfigError(f"the move time must be a positive, finite number of seconds, got {config.move_time}")
     new_game(config.game, config.num_players, seed=0, ruleset=config.ruleset)
     seatings = lineups(config.bots, config.num_players)
     for spec in set(config.bots):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +40,14 @@ class Settings:
     static_dir: Path = field(default=WEB_DIR)
 
     def __post_init__(self) -> None:
-        if not self.bot_time_budget_s > 0:
-            raise ConfigError(f"the bot budget must be a positive number of seconds, got {self.bot_time_budget_s}")
+        if not 0 < self.bot_time_budget_s < math.inf:
+            raise ConfigError(
+                f"the bot budget must be a positive, finite number of seconds, got {self.bot_time_budget_s}"
+            )
         if self.bot_workers < 1:
             raise ConfigError(f"the server needs at least one bot worker, got {self.bot_workers}")
-        if not self.bot_delay_s >= 0:
-            raise ConfigError(f"the bot delay cannot be negative, got {self.bot_delay_s}")
+        if not 0 <= self.bot_delay_s < math.inf:
+            raise ConfigError(f"the bot delay must be a finite number of seconds, not negative, got {self.bot_delay_s}")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
