@@ -121,3 +121,18 @@ def test_resuming_with_fewer_games_says_what_the_results_leave_out(tmp_path: Pat
     assert "pass --games 4 to include them" in said
     assert len(json.loads((tmp_path / "a" / "results.json").read_text())["games"]) == 2
     assert len(list((tmp_path / "a" / "games").glob("*.json"))) == 4  # nothing deleted
+
+
+def test_arena_logs_a_line_per_game_when_not_on_a_terminal(tmp_path: Path) -> None:
+    def arena(games: int, *extra: str) -> str:
+        args = ["arena", "coins", "--bots", "greedy,random", "--games", str(games), "--bootstrap", "0"]
+        result = CliRunner().invoke(app, [*args, "--out", str(tmp_path), *extra])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    lines = [line for line in arena(3).splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in lines] == ["[1/3", "[2/3", "[3/3"]
+    assert "game 0: greedy " in lines[0] and ", random " in lines[0]
+    assert "1 played in " in lines[0] and lines[2].endswith("about 0m00s left")
+    # Resumed, the count includes the saved games and the pace only the new ones.
+    assert "[4/4] game 3: random " in arena(4, "--resume")

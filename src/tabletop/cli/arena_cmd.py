@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -122,12 +123,23 @@ def arena(
     try:
         with progress:
             task = progress.add_task(f"{game_id} arena", total=games, completed=len(saved))
+            started = time.monotonic()
+            played_now = 0
 
             def advance(game: ArenaGame) -> None:
+                nonlocal played_now
                 if archive is not None:
                     archive.save(game)
+                played_now += 1
                 progress.advance(task)
                 progress.refresh()
+                if not err_console.is_terminal:
+                    # A bar drawn into a log file shows nothing until the end, and an
+                    # arena left running for hours should say how far it got.
+                    finished = len(saved) + played_now
+                    elapsed = time.monotonic() - started
+                    line = game_log_line(game, finished, games, played_now, elapsed)
+                    err_console.print(line, highlight=False, markup=False)
 
             todo = max(1, games - len(done))
             played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
@@ -170,6 +182,33 @@ def arena(
         except OSError as exc:
             fail(f"cannot write to {out}: {exc.strerror or exc}")
         console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written))
+
+
+def game_log_line(game: ArenaGame, finished: int, total: int, played_now: int, elapsed: float) -> str:
+    """One plain line for a finished game: its result, the count so far and the time left.
+
+    Args:
+        game: the game that just finished.
+        finished: games finished so far, saved ones from an earlier run included.
+        total: games in the arena.
+        played_now: games this run has played (they set the pace).
+        elapsed: seconds since this run started.
+    """
+    if game.record.result is None:
+        result = "cut off by the move cap"
+    else:
+        result = ", ".join(f"{bot} {score}" for bot, score in zip(game.lineup, game.scores, strict=True))
+    left = (total - finished) * elapsed / played_now
+    return (
+        f"[{finished}/{total}] game {game.index}: {result}; "
+        f"{played_now} played in {_duration(elapsed)}, about {_duration(left)} left"
+    )
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 def print_mcts_bench(game_id: str, players: list[int] | None, seconds: float, seed: int, level: int = 3) -> None:
