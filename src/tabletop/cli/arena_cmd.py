@@ -61,9 +61,9 @@ def arena(
 ) -> None:
     """Play bots against each other with seats rotated fairly; print results and Elo ratings.
 
-    With --out, every game is saved as soon as it finishes, so an interrupted arena
-    loses nothing: run the same command with --resume to play the rest (or a larger
-    --games to extend it).
+    With --out, every game is saved as soon as it finishes, so an interrupted
+    arena loses nothing: run the same command with --resume to play the rest
+    (or a larger --games to extend it).
     """
     entries = tuple(b.strip() for b in bots.split(",") if b.strip())
     config = TournamentConfig(
