@@ -136,3 +136,13 @@ def test_arena_logs_a_line_per_game_when_not_on_a_terminal(tmp_path: Path) -> No
     assert "1 played in " in lines[0] and lines[2].endswith("about 0m00s left")
     # Resumed, the count includes the saved games and the pace only the new ones.
     assert "[4/4] game 3: random " in arena(4, "--resume")
+
+
+def test_arena_log_lines_are_never_wrapped(tmp_path: Path) -> None:
+    # Four seats make each line longer than the 80 columns a log file is given.
+    args = ["arena", "coins", "--bots", "greedy,random,random,random", "--games", "2", "--bootstrap", "0"]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "played in" in line]
+    assert len(lines) == 2
+    assert all(line.startswith("[") and line.endswith(" left") and len(line) > 80 for line in lines)

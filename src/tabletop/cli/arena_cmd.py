@@ -139,7 +139,8 @@ def arena(
                     finished = len(saved) + played_now
                     elapsed = time.monotonic() - started
                     line = game_log_line(game, finished, games, played_now, elapsed)
-                    err_console.print(line, highlight=False, markup=False)
+                    # soft_wrap: a log line must stay one line, whatever the width.
+                    err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
             todo = max(1, games - len(done))
             played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
