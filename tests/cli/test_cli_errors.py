@@ -44,6 +44,21 @@ def test_corrupt_record_is_reported(command: str, tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
+def test_errors_print_brackets_as_typed_and_stay_on_one_line(tmp_path: Path) -> None:
+    # Rich would read "[bold]" as a style and "[/x]" as a stray closing tag (a traceback),
+    # and wrap a long message at 80 columns when stderr is not a terminal.
+    missing = tmp_path / ("a-directory-name-long-enough-to-push-the-error-past-eighty-columns" + "[bold]x[/].json")
+    result = runner.invoke(app, ["replay", str(missing)])
+    assert result.exit_code == 2
+    [line] = [line for line in result.output.splitlines() if line.strip()]
+    assert line.startswith("error: cannot read ") and str(missing) in line and len(line) > 80
+
+    result = runner.invoke(app, ["play", "terranova", "--seats", "human,[/x]"])
+    assert result.exit_code == 2
+    assert "unknown agent '[/x]'" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_variant_values_get_types() -> None:
     assert parse_variants(["a=true", "b=off", "c=10", "d=null", "e=strict"]) == {
         "a": True,

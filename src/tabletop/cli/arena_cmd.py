@@ -27,7 +27,7 @@ from tabletop.arena.tournament import (
     results_table,
     run_tournament,
 )
-from tabletop.cli.output import console, err_console, fail
+from tabletop.cli.output import console, err_console, fail, note, say_err
 from tabletop.core.errors import TabletopError
 from tabletop.core.registry import make
 
@@ -80,8 +80,8 @@ def arena(
     except TabletopError as exc:
         fail(str(exc))
     if games % cycle:
-        err_console.print(
-            f"[yellow]note:[/] the seatings repeat every {cycle} games; {games} games leave the last cycle "
+        note(
+            f"the seatings repeat every {cycle} games; {games} games leave the last cycle "
             "incomplete, so seats are not perfectly balanced"
         )
     if resume and out is None:
@@ -97,15 +97,14 @@ def arena(
         except OSError as exc:
             fail(f"cannot write to {out}: {exc.strerror or exc}")
         for reason in archive.skipped:
-            err_console.print(f"[yellow]note:[/] playing again: {reason}", highlight=False)
+            note(f"playing again: {reason}")
         if saved:
-            err_console.print(f"resuming: {len(saved)} of {games} games already played in {out}", highlight=False)
+            say_err(f"resuming: {len(saved)} of {games} games already played in {out}")
         if archive.beyond:
-            err_console.print(
-                f"[yellow]note:[/] {out} also holds {len(archive.beyond)} games past the first {games}; "
+            note(
+                f"{out} also holds {len(archive.beyond)} games past the first {games}; "
                 f"they stay saved but these results leave them out (pass --games {max(archive.beyond) + 1} "
-                "to include them)",
-                highlight=False,
+                "to include them)"
             )
     done = {game.index for game in saved}
     workers = jobs or os.cpu_count() or 1
@@ -138,17 +137,15 @@ def arena(
                     # arena left running for hours should say how far it got.
                     finished = len(saved) + played_now
                     elapsed = time.monotonic() - started
-                    line = game_log_line(game, finished, games, played_now, elapsed)
-                    # soft_wrap: a log line must stay one line, whatever the width.
-                    err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+                    say_err(game_log_line(game, finished, games, played_now, elapsed))
 
             todo = max(1, games - len(done))
             played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
     except TabletopError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        where = f"; the finished games are saved in {out}: add --resume to continue" if out is not None else ""
-        err_console.print(f"[bold red]interrupted[/]{where}", highlight=False)
+        saved_in = f"the finished games are saved in {out}: add --resume to continue" if out is not None else ""
+        say_err(saved_in, "interrupted:" if saved_in else "interrupted", "bold red")
         raise typer.Exit(130) from None
     played = sorted([*saved, *played], key=lambda g: g.index)
     stats = results_table(played)
@@ -182,7 +179,7 @@ def arena(
             written = write_outputs(out, config, played, stats, ratings, write_records=False)
         except OSError as exc:
             fail(f"cannot write to {out}: {exc.strerror or exc}")
-        console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written))
+        console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written), markup=False)
 
 
 def game_log_line(game: ArenaGame, finished: int, total: int, played_now: int, elapsed: float) -> str:

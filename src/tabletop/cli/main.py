@@ -159,7 +159,7 @@ def play(
         target = Path(answer) if answer.strip() else None
     if target is not None:
         target.write_text(session.record().dumps(), encoding="utf-8")
-        console.print(f"Record saved to {target}")
+        console.print(f"Record saved to {target}", markup=False)
     if not finished:
         raise typer.Exit(1)
 
@@ -212,7 +212,7 @@ def selfplay(
         )
     console.print(table)
     if out is not None:
-        console.print(f"{games} record(s) written to {out}")
+        console.print(f"{games} record(s) written to {out}", markup=False)
 
 
 def _state_at(record: GameRecord, ply: int | None) -> State:
@@ -270,7 +270,7 @@ def render(
         output.write_text(svg, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}")
-    console.print(f"Wrote {output} (ply {state.ply} of {len(record.actions)})")
+    console.print(f"Wrote {output} (ply {state.ply} of {len(record.actions)})", markup=False)
 
 
 @app.command()
