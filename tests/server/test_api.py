@@ -48,11 +48,9 @@ def test_create_rejects_bad_configs(client: TestClient) -> None:
     assert r.status_code == 422
 
 
-def test_malformed_bodies_are_422(client: TestClient) -> None:
-    assert (
-        client.post("/api/matches", content=b"{not json", headers={"content-type": "application/json"}).status_code
-        == 422
-    )
+def test_malformed_bodies_are_4xx(client: TestClient) -> None:
+    r = client.post("/api/matches", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_json"
     assert client.post("/api/matches", json={"game": "toy"}).status_code == 422
     assert client.post("/api/matches", json={"game": "toy", "seats": [], "x": 1}).status_code == 422
     m = create_toy(client)

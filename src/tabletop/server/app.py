@@ -1,18 +1,27 @@
-"""The composition root: ``create_app(settings)`` builds an isolated app (tests make many)."""
+"""The composition root: ``create_app(settings)`` builds an isolated app (tests make many).
+
+Every error leaves the app in one shape, ``{"error": code, "detail": text}`` (the
+``ErrorBody`` schema), with a 4xx status for anything the client got wrong; the detail
+never echoes more than a short prefix of what the client sent.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
+from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import games, matches, records
 from tabletop.server.store import Store
@@ -29,7 +38,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.db_url)
         bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s)
-        rooms = RoomManager(store, bots, bot_delay_s=settings.bot_delay_s)
+        rooms = RoomManager(
+            store,
+            bots,
+            bot_delay_s=settings.bot_delay_s,
+            matches_per_minute=settings.matches_per_minute,
+            token_failures_per_minute=settings.token_failures_per_minute,
+            max_sockets_per_match=settings.max_sockets_per_match,
+            max_sockets_per_client=settings.max_sockets_per_client,
+        )
         app.state.rooms = rooms
         resumed = await rooms.resume_bots()
         if resumed:
@@ -44,11 +61,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bots.shutdown()
             store.close()
 
-    app = FastAPI(title="tabletop", summary="Terra Nova and Medina in the browser", lifespan=lifespan)
+    # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
+    # Content-Security-Policy forbids (and which would fail offline).  The schema itself
+    # is served at /openapi.json for any OpenAPI viewer or client generator.
+    app = FastAPI(
+        title="tabletop",
+        summary="Terra Nova and Medina in the browser",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.add_middleware(RequestGuard, settings=settings)
 
     @app.exception_handler(RoomError)
     async def room_error(_request: Request, exc: RoomError) -> JSONResponse:
-        return JSONResponse(status_code=exc.status, content=exc.to_json())
+        headers = {"Retry-After": retry_after_header(exc.retry_after)} if exc.retry_after is not None else None
+        return JSONResponse(status_code=exc.status, content=exc.to_json(), headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"error": "bad_request", "detail": describe_errors(exc.errors())})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(
+            status_code=exc.status_code,
+            content={"error": code, "detail": clip(str(exc.detail), 200)},
+            headers=getattr(exc, "headers", None),
+        )
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(status_code=500, content={"error": "internal", "detail": "the server failed"})
 
     app.include_router(games.router)
     app.include_router(matches.router)
@@ -66,3 +113,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     return app
+
+
+def describe_errors(errors: Sequence[Any]) -> str:
+    """Pydantic's validation errors as one short line: where, and what was expected.
+
+    The input itself is never quoted (it may be huge, or not encodable), and a location
+    made of the client's own keys is clipped.
+    """
+    parts = []
+    for error in errors[:4]:
+        where = ".".join(clip(str(p), MAX_QUOTE) for p in error.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    if len(errors) > 4:
+        parts.append(f"and {len(errors) - 4} more")
+    return clip("; ".join(parts), 300)

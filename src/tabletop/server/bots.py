@@ -13,8 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import ctypes
 import multiprocessing
+import os
 import random
+import signal
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -64,6 +70,36 @@ def choose_action(
     return state.move_to_str(ask(agent, state, deadline=deadline))
 
 
+PARENT_CHECK_S = 0.5
+"""How often a worker checks that the server still lives (where the OS cannot tell it)."""
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: end this process as soon as the server process is gone.
+
+    A server killed with SIGKILL runs no clean-up, and its pool's workers would wait on
+    their call queue for ever.  On Linux the kernel sends this process SIGKILL when its
+    parent dies (``PR_SET_PDEATHSIG``); everywhere, a daemon thread also checks every
+    :data:`PARENT_CHECK_S` that the parent is still ``parent_pid`` (a process whose
+    parent died is re-parented).  Once the workers are gone, multiprocessing's resource
+    tracker sees its pipe close and exits too.
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # the server died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def fallback_action(state: State, seed: int) -> str:
     """A random legal move, played when a bot overruns its time budget."""
     return state.move_to_str(random_move(state, random.Random(seed)))
@@ -83,7 +119,9 @@ class BotPool:
         if kind == "process":
             # spawn, not fork: the server process has threads (uvicorn, the DB writer).
             ctx = multiprocessing.get_context("spawn")
-            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+            )
         else:
             self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bot")
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from tabletop.server.guard import client_key
 from tabletop.server.rooms import RoomManager
 
 
@@ -16,3 +17,12 @@ def get_rooms(request: Request) -> RoomManager:
 
 
 RoomsDep = Annotated[RoomManager, Depends(get_rooms)]
+
+
+def get_client(request: Request) -> str:
+    """The key the caller's per-address limits are counted under (IPv4, or an IPv6 /64)."""
+    return client_key(request.client.host if request.client else None)
+
+
+ClientDep = Annotated[str, Depends(get_client)]
+"""The caller's address, as the limits count it."""

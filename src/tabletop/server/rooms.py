@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import zlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -26,8 +26,9 @@ from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
-from tabletop.server.bots import BotPool, config_from_json
-from tabletop.server.store import SeatRow, StaleVersionError, Store
+from tabletop.server.bots import BotPool, config_from_json, fallback_action
+from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip, quote
+from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
@@ -38,13 +39,19 @@ HISTORY = 16
 
 
 class RoomError(Exception):
-    """A refused request, carrying its HTTP status and a machine-readable code."""
+    """A refused request, carrying its HTTP status and a machine-readable code.
 
-    def __init__(self, status: int, code: str, detail: str) -> None:
+    The detail is clipped (:data:`~tabletop.server.guard.MAX_DETAIL`), so an error never
+    carries a client's oversized value back.  ``retry_after`` (seconds) is set on 429s.
+    """
+
+    def __init__(self, status: int, code: str, detail: str, *, retry_after: float | None = None) -> None:
+        detail = clip(detail, MAX_DETAIL)
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
+        self.retry_after = retry_after
 
     def to_json(self) -> dict[str, Any]:
         """The error body sent to clients."""
@@ -53,7 +60,7 @@ class RoomError(Exception):
 
 def hash_token(token: str) -> str:
     """Seat tokens are stored hashed, so a leaked database does not leak seats."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +78,8 @@ class Seat:
         return self.agent != HUMAN
 
 
-Subscriber = Callable[[str], Awaitable[None]]
-"""Receives each update as JSON text."""
+Subscriber = Callable[[str], None]
+"""Receives each update as JSON text; it must not block (a websocket queues it)."""
 
 
 @dataclass
@@ -239,16 +246,36 @@ class Room:
         }
         return json.dumps(patch, separators=(",", ":"))
 
-    def record(self) -> GameRecord:
-        """The match as a record in the standard JSON record format."""
+    def record(self, moves: Sequence[Move] | None = None) -> GameRecord:
+        """The match as a record in the standard JSON record format.
+
+        Args:
+            moves: the moves to record; the room's own by default.  A caller that builds
+                the record in another thread passes a copy taken on the event loop.
+        """
         players = [PlayerInfo(name=s.name, agent=s.agent) for s in self.seats]
-        return GameRecord.from_states(self.initial, self.moves, players)
+        return GameRecord.from_states(self.initial, self.moves if moves is None else moves, players)
 
 
 class RoomManager:
-    """Loads, creates and runs rooms; the one place that talks to the store."""
+    """Loads, creates and runs rooms; the one place that talks to the store.
 
-    def __init__(self, store: Store, bots: BotPool, *, bot_delay_s: float = 0.0) -> None:
+    It also keeps the per-client caps that concern matches: matches created per minute,
+    wrong seat tokens per minute (both per client address) and live sockets per match
+    and per address (``docs/server.md``, Limits).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        bots: BotPool,
+        *,
+        bot_delay_s: float = 0.0,
+        matches_per_minute: int = 20,
+        token_failures_per_minute: int = 20,
+        max_sockets_per_match: int = 100,
+        max_sockets_per_client: int = 32,
+    ) -> None:
         self.store = store
         self.bots = bots
         self.bot_delay_s = bot_delay_s
@@ -258,6 +285,12 @@ class RoomManager:
         # one writer at a time (no "database is locked" retries).
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
         self._closing = False
+        self._creations = SlidingWindow(matches_per_minute)
+        self._token_failures = SlidingWindow(token_failures_per_minute)
+        self.max_sockets_per_match = max_sockets_per_match
+        self.max_sockets_per_client = max_sockets_per_client
+        self._sockets: dict[str, int] = {}
+        self._socket_client: dict[Subscriber, str] = {}
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
@@ -279,12 +312,17 @@ class RoomManager:
         seat_specs: Sequence[tuple[str, str]],
         *,
         hotseat: bool = False,
+        client: str = "",
     ) -> tuple[Room, list[str | None]]:
         """Creates a match; returns its room and each seat's token (``None`` for bots).
 
         Raises:
-            RoomError: 404 for an unknown game, 422 for a bad configuration or agent.
+            RoomError: 404 for an unknown game, 422 for a bad configuration or agent,
+                429 when ``client`` created too many matches in the last minute.
         """
+        wait = self._creations.retry_after(client)
+        if wait is not None:
+            raise RoomError(429, "too_many_matches", "too many matches created from this address", retry_after=wait)
         game = self._game(game_id)
         if config.seed is None:
             # The seed is fixed at creation so a restart replays the very same game.
@@ -296,11 +334,6 @@ class RoomManager:
                 seed=secrets.randbelow(2**31),
                 start_player=config.start_player,
             )
-        try:
-            canonical = game.canonical_config(config)
-            initial = game.new_initial_state(canonical)
-        except ConfigError as exc:
-            raise RoomError(422, "bad_config", str(exc)) from None
         for name, agent in seat_specs:
             if agent != HUMAN:
                 try:
@@ -309,6 +342,12 @@ class RoomManager:
                     raise RoomError(422, "bad_agent", str(exc)) from None
             if not name.strip():
                 raise RoomError(422, "bad_name", "every seat needs a name")
+        try:
+            # Off the event loop: a custom map builds its board tables here.
+            canonical, initial = await asyncio.to_thread(_set_up, game, config)
+        except ConfigError as exc:
+            raise RoomError(422, "bad_config", str(exc)) from None
+        self._creations.hit(client)
         tokens: list[str | None] = []
         seats: list[Seat] = []
         for i, (name, agent) in enumerate(seat_specs):
@@ -340,73 +379,94 @@ class RoomManager:
         """The live room, loaded from the store (and replayed) on first use.
 
         Raises:
-            RoomError: 404 if there is no such match.
+            RoomError: 404 if there is no such match, 410 if its stored game can no
+                longer be set up or replayed by this version of the engines.
         """
         room = self._rooms.get(match_id)
         if room is not None:
             return room
         lock = self._loading.setdefault(match_id, asyncio.Lock())
-        async with lock:
-            room = self._rooms.get(match_id)
-            if room is not None:
-                return room
-            row = await self._run_db(self.store.load_match, match_id)
-            if row is None:
-                self._loading.pop(match_id, None)
-                raise RoomError(404, "unknown_match", f"no match {match_id!r}")
-            game = self._game(row.game)
-            state = game.new_initial_state(config_from_json(row.config))
-            room = Room(
-                row.id,
-                game,
-                row.config,
-                row.hotseat,
-                tuple(Seat(s.seat, s.name, s.agent, s.token_hash) for s in row.seats),
-                row.version,
-                state,
-            )
-            for seat, text in row.actions:
-                move = state.parse_move(text)
-                state = state.apply(move)
-                room.push(state, move, text, seat)
-            self._rooms[match_id] = room
+        try:
+            async with lock:
+                room = self._rooms.get(match_id)
+                if room is not None:
+                    return room
+                row = await self._run_db(self.store.load_match, match_id)
+                if row is None:
+                    raise RoomError(404, "unknown_match", f"no match {quote(match_id)}")
+                game = self._game(row.game)
+                try:
+                    # A long game is thousands of engine steps: not on the event loop.
+                    room = await asyncio.to_thread(_rebuild_room, game, row)
+                except TabletopError as exc:
+                    log.error("match %s cannot be replayed: %s", match_id, exc)
+                    raise RoomError(
+                        410, "unavailable_match", "this match can no longer be replayed by this server"
+                    ) from None
+                self._rooms[match_id] = room
+        finally:
             self._loading.pop(match_id, None)
         self._schedule_bot(room)
         return room
 
     async def resume_bots(self) -> int:
-        """Loads every unfinished match with bots so their turns go on after a restart."""
+        """Loads every unfinished match with bots so their turns go on after a restart.
+
+        A match that cannot be loaded any more is logged and skipped: one bad row must
+        not keep the server from starting.
+        """
         ids = await self._run_db(self.store.unfinished_bot_matches)
+        resumed = 0
         for match_id in ids:
-            await self.get(match_id)
-        return len(ids)
+            try:
+                await self.get(match_id)
+            except RoomError:
+                continue
+            resumed += 1
+        return resumed
 
     # ----- actions -------------------------------------------------------------
 
-    async def act(self, match_id: str, token: str, version: int, action: str) -> Room:
+    async def act(
+        self,
+        match_id: str,
+        token: str,
+        version: int,
+        action: str,
+        *,
+        client: str = "",
+        origin: Subscriber | None = None,
+    ) -> Room:
         """Applies a person's action after every check; returns the room once committed.
+
+        ``origin``, the acting client's socket, hears the update before anyone else, so
+        its acknowledgement never waits behind the audience.
 
         Raises:
             RoomError: 403 bad token or not this seat's turn, 404 unknown match, 409 stale
-                version or finished game, 422 notation that does not parse or an illegal move.
+                version or finished game, 422 notation that does not parse or an illegal
+                move, 429 after too many wrong tokens from ``client``.
         """
         room = await self.get(match_id)
         async with room.lock:
-            seat = room.seat_for_token(token)
+            seat = self.seat_for_token(room, token, client)
             self._check_version(room, version)
             await self._apply(room, seat, action)
-        await self._after_change(room)
+        self._after_change(room, origin)
         return room
 
-    async def undo(self, match_id: str, token: str, version: int) -> Room:
+    async def undo(
+        self, match_id: str, token: str, version: int, *, client: str = "", origin: Subscriber | None = None
+    ) -> Room:
         """Takes back the caller's last action, if still within their own turn.
 
         Raises:
-            RoomError: 403 bad token, 404 unknown match, 409 stale version or nothing to undo.
+            RoomError: 403 bad token, 404 unknown match, 409 stale version or nothing to
+                undo, 429 after too many wrong tokens from ``client``.
         """
         room = await self.get(match_id)
         async with room.lock:
-            seat = room.seat_for_token(token)
+            seat = self.seat_for_token(room, token, client)
             self._check_version(room, version)
             if room.undoable_by() != seat:
                 raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
@@ -417,8 +477,24 @@ class RoomManager:
                 raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
             room.pop()
             room.version += 1
-        await self._after_change(room)
+        self._after_change(room, origin)
         return room
+
+    def seat_for_token(self, room: Room, token: str, client: str = "") -> int:
+        """The seat ``token`` acts for in ``room``, counting wrong tokens per client.
+
+        Raises:
+            RoomError: 403 for a wrong token; 429 (with ``retry_after``) once ``client``
+                has sent too many wrong tokens in the last minute, whatever it sends now.
+        """
+        wait = self._token_failures.retry_after(client)
+        if wait is not None:
+            raise RoomError(429, "too_many_failures", "too many wrong tokens from this address", retry_after=wait)
+        try:
+            return room.seat_for_token(token)
+        except RoomError:
+            self._token_failures.hit(client)
+            raise
 
     @staticmethod
     def _check_version(room: Room, version: int) -> None:
@@ -461,20 +537,33 @@ class RoomManager:
         room.push(new_state, move, text, seat)
         room.version += 1
 
-    async def _after_change(self, room: Room) -> None:
-        await self.broadcast(room)
+    def _after_change(self, room: Room, origin: Subscriber | None = None) -> None:
+        self.broadcast(room, origin)
         self._schedule_bot(room)
 
-    async def broadcast(self, room: Room) -> None:
-        """Sends the current view to every client of the room."""
+    def broadcast(self, room: Room, origin: Subscriber | None = None) -> None:
+        """Sends the current view to every client of the room.
+
+        ``origin`` gets it at once; the audience in the next turn of the event loop, so
+        the caller's answer (an HTTP response, a websocket ack) is on its way before a
+        thousand spectators' sockets are fed.  The update is computed once, now, so every
+        client gets the same patch in the same order as the versions.
+        """
         if not room.subscribers:
             room._sent = None  # nobody holds a base to patch
             return
         text = room.update_text()
-        for send in list(room.subscribers):
+        audience = [send for send in room.subscribers if send is not origin]
+        if origin is not None and origin in room.subscribers:
+            self._deliver(room, text, [origin])
+        asyncio.get_running_loop().call_soon(self._deliver, room, text, audience)
+
+    @staticmethod
+    def _deliver(room: Room, text: str, subscribers: Sequence[Subscriber]) -> None:
+        for send in subscribers:
             try:
-                await send(text)
-            except Exception:  # a dead socket must not stop the others from hearing
+                send(text)
+            except Exception:  # a dead or stalled socket must not stop the others from hearing
                 room.subscribers.discard(send)
 
     # ----- bots ----------------------------------------------------------------
@@ -505,8 +594,6 @@ class RoomManager:
                 )
             except Exception:
                 log.exception("bot failed in match %s; playing a random move", room.id)
-                from tabletop.server.bots import fallback_action
-
                 text, in_time = fallback_action(state, seed), False
             if not in_time:
                 log.warning("bot %s overran its budget in match %s", room.seats[seat].agent, room.id)
@@ -518,13 +605,24 @@ class RoomManager:
                 except RoomError:
                     log.exception("bot move %r refused in match %s", text, room.id)
                     return
-            await self.broadcast(room)
+            self.broadcast(room)
 
     # ----- subscriptions -------------------------------------------------------
 
-    def subscribe(self, room: Room, send: Subscriber) -> None:
-        """Adds a client that receives every update."""
+    def subscribe(self, room: Room, send: Subscriber, client: str = "") -> None:
+        """Adds a client that receives every update.
+
+        Raises:
+            RoomError: 429 if the match or the client address has as many live sockets
+                as the limits allow.
+        """
+        if len(room.subscribers) >= self.max_sockets_per_match:
+            raise RoomError(429, "too_many_sockets", "this match has as many connections as the server allows")
+        if self._sockets.get(client, 0) >= self.max_sockets_per_client:
+            raise RoomError(429, "too_many_sockets", "this address has as many connections as the server allows")
         room.subscribers.add(send)
+        self._sockets[client] = self._sockets.get(client, 0) + 1
+        self._socket_client[send] = client
 
     def unsubscribe(self, room: Room, send: Subscriber) -> None:
         """Removes a client; a finished match nobody watches leaves memory (it reloads on demand).
@@ -534,9 +632,41 @@ class RoomManager:
         """
         with contextlib.suppress(KeyError):
             room.subscribers.remove(send)
+        client = self._socket_client.pop(send, None)
+        if client is not None:
+            left = self._sockets[client] - 1
+            if left:
+                self._sockets[client] = left
+            else:
+                del self._sockets[client]
         if not room.subscribers and room.state.is_terminal() and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
 
     def is_loaded(self, match_id: str) -> bool:
         """Whether the match is in memory (for tests)."""
         return match_id in self._rooms
+
+
+def _set_up(game: Game, config: GameConfig) -> tuple[GameConfig, State]:
+    """The canonical config and the initial state of a new match."""
+    canonical = game.canonical_config(config)
+    return canonical, game.new_initial_state(canonical)
+
+
+def _rebuild_room(game: Game, row: MatchRow) -> Room:
+    """A stored match as a live room, its actions replayed through the engine."""
+    state = game.new_initial_state(config_from_json(row.config))
+    room = Room(
+        row.id,
+        game,
+        row.config,
+        row.hotseat,
+        tuple(Seat(s.seat, s.name, s.agent, s.token_hash) for s in row.seats),
+        row.version,
+        state,
+    )
+    for seat, text in row.actions:
+        move = state.parse_move(text)
+        state = state.apply(move)
+        room.push(state, move, text, seat)
+    return room

@@ -2,11 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-OptionJson = bool | int | str | None
+from tabletop.server.guard import MAX_INT
+
+OptionJson = (
+    bool | Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)] | Annotated[str, StringConstraints(max_length=80)] | None
+)
+"""A variant flag's value."""
+
+VariantName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
+class ErrorBody(BaseModel):
+    """Every refused request, whatever the status: a code to branch on and a sentence to show."""
+
+    error: str = Field(description="machine-readable code, e.g. 'bad_token', 'stale_version'")
+    detail: str = Field(description="what went wrong, in English, quoting at most a short prefix of the input")
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses=`` entry documenting ``statuses`` as :class:`ErrorBody` answers.
+
+    Every route can also answer 400 (a body that is not plain JSON), 413 (a body over
+    the limit), 422 (a body of the wrong shape) and 429 (too many requests).
+    """
+    described = {
+        400: "the body is not plain JSON (NaN, nested too deep, not UTF-8, ...)",
+        403: "the token is not a seat's, or it is not that seat's turn",
+        404: "no such game or match",
+        409: "stale version, finished game or nothing to undo",
+        410: "the match can no longer be replayed by this server",
+        413: "the body is over the size limit",
+        422: "the body or a value in it is not valid",
+        429: "too many requests from this address; see Retry-After",
+    }
+    wanted = sorted({400, 413, 422, 429, *statuses})
+    return {status: {"model": ErrorBody, "description": described[status]} for status in wanted}
 
 
 class SeatSpec(BaseModel):
@@ -23,11 +57,13 @@ class CreateMatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: str = Field(min_length=1, max_length=32)
     seats: list[SeatSpec] = Field(min_length=1, max_length=8)
-    ruleset: str = "default"
-    variants: dict[str, OptionJson] = Field(default_factory=dict)
-    map: str | dict[str, Any] | None = None
-    seed: int | None = None
-    start_player: int | None = None
+    ruleset: str = Field(default="default", min_length=1, max_length=40)
+    variants: dict[VariantName, OptionJson] = Field(default_factory=dict, max_length=64)
+    map: Annotated[str, StringConstraints(min_length=1, max_length=64)] | dict[str, Any] | None = Field(
+        default=None, description="a built-in map id (see GET /api/games) or an inline map object; never a path"
+    )
+    seed: int | None = Field(default=None, ge=0, le=MAX_INT)
+    start_player: int | None = Field(default=None, ge=0, le=7)
     hotseat: bool = False
 
 
@@ -56,7 +92,7 @@ class ActionBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     token: str = Field(min_length=1, max_length=200)
-    version: int = Field(ge=0)
+    version: int = Field(ge=0, le=MAX_INT)
     action: str = Field(min_length=1, max_length=200)
 
 
@@ -65,7 +101,7 @@ class UndoBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     token: str = Field(min_length=1, max_length=200)
-    version: int = Field(ge=0)
+    version: int = Field(ge=0, le=MAX_INT)
 
 
 class WhoAmIBody(BaseModel):
@@ -73,3 +109,9 @@ class WhoAmIBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     token: str = Field(min_length=1, max_length=200)
+
+
+class SeatOfToken(BaseModel):
+    """Answer to ``POST /api/matches/{id}/seat``."""
+
+    seat: int

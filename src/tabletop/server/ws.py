@@ -10,7 +10,9 @@ Protocol (JSON text frames, documented in docs/api.md):
 * server → ``{"type": "error", "req": 1, "status": 409, "error": "stale_version", "detail": "..."}``
 
 Each connection has one writer task fed by a queue, so broadcasts never wait on a slow
-client and frames are never interleaved.
+client and frames are never interleaved.  Every bad frame (binary, oversized, not JSON,
+NaN, nested too deep, wrong fields, too many per minute) gets an error frame and the
+socket stays open; a token is never logged.
 """
 
 from __future__ import annotations
@@ -19,92 +21,151 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketState
 
+from tabletop.server.config import Settings
+from tabletop.server.guard import MAX_INT, BadJSON, SlidingWindow, client_key, strict_json
 from tabletop.server.rooms import RoomError, RoomManager
 
 router = APIRouter()
 log = logging.getLogger("tabletop.server")
 
 MAX_QUEUE = 256
-"""Updates buffered for one client; a client that falls further behind is dropped."""
+"""Updates buffered for one client; a client that falls further behind is disconnected
+(close code 1013) and reconnects for a full view."""
+
+MAX_REQ_CHARS = 64
+"""A ``req`` is echoed back, so it must be small: an integer or a short string."""
+
+TRY_AGAIN_LATER = 1013
+"""Websocket close code for a client sent away by a limit (RFC 6455 registry)."""
+
+
+def _error(req: object, status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "req": req, "status": status, "error": code, "detail": detail, **extra}
 
 
 @router.websocket("/api/matches/{match_id}/ws")
 async def match_socket(ws: WebSocket, match_id: str) -> None:
     """Serves one client of one match until it disconnects."""
     rooms: RoomManager = ws.app.state.rooms
+    settings: Settings = ws.app.state.settings
+    client = client_key(ws.client.host if ws.client else None)
     await ws.accept()
     try:
         room = await rooms.get(match_id)
     except RoomError as exc:
-        await ws.send_text(json.dumps({"type": "error", "status": exc.status, **exc.to_json()}))
-        await ws.close(code=4404)
+        await ws.send_text(json.dumps(_error(None, exc.status, exc.code, exc.detail)))
+        await ws.close(code=4404 if exc.status == 404 else 4410)
         return
     queue: asyncio.Queue[str | None] = asyncio.Queue(MAX_QUEUE)
 
-    async def send(text: str) -> None:
-        queue.put_nowait(text)  # QueueFull drops this subscriber (see RoomManager.broadcast)
+    def send(text: str) -> None:
+        try:
+            queue.put_nowait(text)
+        except asyncio.QueueFull:
+            # Too far behind: drop what is queued and close; the client reconnects.
+            while not queue.empty():
+                queue.get_nowait()
+            queue.put_nowait(None)
+            raise
 
     async def writer() -> None:
         while (text := await queue.get()) is not None:
             await ws.send_text(text)
+        if ws.application_state == WebSocketState.CONNECTED:
+            await ws.close(code=TRY_AGAIN_LATER)
 
-    writer_task = asyncio.create_task(writer())
-    rooms.subscribe(room, send)
-    await send(room.join_text())
     try:
+        rooms.subscribe(room, send, client)
+    except RoomError as exc:
+        await ws.send_text(json.dumps(_error(None, exc.status, exc.code, exc.detail)))
+        await ws.close(code=TRY_AGAIN_LATER)
+        return
+    writer_task = asyncio.create_task(writer())
+    messages = SlidingWindow(settings.ws_messages_per_minute)
+    try:
+        send(room.join_text())
         while True:
-            raw = await ws.receive_text()
-            reply = await _handle(rooms, match_id, raw)
+            frame = await ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            if writer_task.done():
+                break
+            wait = messages.allow("")
+            reply: dict[str, Any] | None
+            if wait is not None:
+                reply = _error(None, 429, "too_many_messages", "too many messages on this connection", retry_after=wait)
+            else:
+                reply = await _handle(rooms, match_id, frame, settings, client, send)
             if reply is not None:
-                queue.put_nowait(json.dumps(reply))
-    except (WebSocketDisconnect, asyncio.QueueFull):
+                send(json.dumps(reply))
+    except asyncio.QueueFull:
         pass
     finally:
         rooms.unsubscribe(room, send)
-        with contextlib.suppress(asyncio.QueueFull):
-            queue.put_nowait(None)
+        if not writer_task.done():
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer_task, timeout=5)
         writer_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer_task
 
 
-async def _handle(rooms: RoomManager, match_id: str, raw: str) -> dict[str, Any] | None:
-    try:
-        msg = json.loads(raw)
-    except ValueError:
-        return {"type": "error", "req": None, "status": 400, "error": "bad_json", "detail": "not JSON"}
-    if not isinstance(msg, dict):
-        return {"type": "error", "req": None, "status": 400, "error": "bad_message", "detail": "expected an object"}
+def _request_id(msg: dict[str, Any]) -> tuple[object, str | None]:
+    """The message's ``req`` if it is safe to echo (an integer or a short string)."""
     req = msg.get("req")
+    if req is None or (isinstance(req, int) and not isinstance(req, bool) and abs(req) <= MAX_INT):
+        return req, None
+    if isinstance(req, str) and len(req) <= MAX_REQ_CHARS:
+        return req, None
+    return None, f"'req' must be an integer or a string of at most {MAX_REQ_CHARS} characters"
+
+
+async def _handle(
+    rooms: RoomManager, match_id: str, frame: Mapping[str, Any], settings: Settings, client: str, origin: Any
+) -> dict[str, Any] | None:
+    raw = frame.get("text")
+    if raw is None:
+        return _error(None, 400, "bad_message", "binary frames are not accepted: send JSON text")
+    if len(raw) > settings.max_ws_message_bytes:
+        return _error(None, 413, "message_too_large", f"a message may be at most {settings.max_ws_message_bytes} bytes")
+    try:
+        msg = strict_json(raw, settings.max_json_depth)
+    except BadJSON as exc:
+        return _error(None, 400, "bad_json", str(exc))
+    if not isinstance(msg, dict):
+        return _error(None, 400, "bad_message", "expected an object")
+    req, problem = _request_id(msg)
+    if problem is not None:
+        return _error(None, 400, "bad_message", problem)
     kind = msg.get("type")
     if kind == "ping":
         return {"type": "pong", "req": req}
-    token, version = msg.get("token"), msg.get("version")
     if kind not in ("act", "undo"):
-        return {"type": "error", "req": req, "status": 400, "error": "bad_message", "detail": f"unknown type {kind!r}"}
+        return _error(req, 400, "bad_message", "'type' must be 'act', 'undo' or 'ping'")
+    token, version = msg.get("token"), msg.get("version")
     if not isinstance(token, str) or not isinstance(version, int) or isinstance(version, bool):
-        return {
-            "type": "error",
-            "req": req,
-            "status": 400,
-            "error": "bad_message",
-            "detail": "'token' (string) and 'version' (integer) are required",
-        }
+        return _error(req, 400, "bad_message", "'token' (string) and 'version' (integer) are required")
     try:
         if kind == "act":
             action = msg.get("action")
             if not isinstance(action, str) or not action:
                 raise RoomError(400, "bad_message", "'action' (string) is required")
-            room = await rooms.act(match_id, token, version, action)
+            room = await rooms.act(match_id, token, version, action, client=client, origin=origin)
         else:
-            room = await rooms.undo(match_id, token, version)
+            room = await rooms.undo(match_id, token, version, client=client, origin=origin)
     except RoomError as exc:
-        return {"type": "error", "req": req, "status": exc.status, **exc.to_json()}
+        extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
+        return _error(req, exc.status, exc.code, exc.detail, **extra)
     except Exception:  # an engine bug must not cut the connection; the match is unchanged
-        log.exception("action %r failed in match %s", msg, match_id)
-        return {"type": "error", "req": req, "status": 500, "error": "internal", "detail": "the server failed"}
+        # The message holds the seat's token: name the match and the kind only.
+        log.exception("a %s message failed in match %s", kind, match_id)
+        return _error(req, 500, "internal", "the server failed")
     return {"type": "ack", "req": req, "version": room.version}

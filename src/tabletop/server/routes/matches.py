@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
 
 from fastapi import APIRouter, Response, status
 
 from tabletop.core.protocol import GameConfig
-from tabletop.server.deps import RoomsDep
+from tabletop.server.deps import ClientDep, RoomsDep
 from tabletop.server.replay import replay_steps
-from tabletop.server.schemas import ActionBody, CreateMatch, MatchCreated, SeatCreated, UndoBody, WhoAmIBody
+from tabletop.server.schemas import (
+    ActionBody,
+    CreateMatch,
+    MatchCreated,
+    SeatCreated,
+    SeatOfToken,
+    UndoBody,
+    WhoAmIBody,
+    errors,
+)
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
@@ -19,8 +28,8 @@ def _json(payload: str) -> Response:
     return Response(content=payload, media_type="application/json")
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
-async def create_match(body: CreateMatch, rooms: RoomsDep) -> MatchCreated:
+@router.post("", status_code=status.HTTP_201_CREATED, responses=errors(404))
+async def create_match(body: CreateMatch, rooms: RoomsDep, client: ClientDep) -> MatchCreated:
     """Creates a match; people's seats get a secret token and a play link each."""
     config = GameConfig(
         num_players=len(body.seats),
@@ -30,7 +39,9 @@ async def create_match(body: CreateMatch, rooms: RoomsDep) -> MatchCreated:
         seed=body.seed,
         start_player=body.start_player,
     )
-    room, tokens = await rooms.create(body.game, config, [(s.name, s.agent) for s in body.seats], hotseat=body.hotseat)
+    room, tokens = await rooms.create(
+        body.game, config, [(s.name, s.agent) for s in body.seats], hotseat=body.hotseat, client=client
+    )
     seats = [
         SeatCreated(
             seat=s.seat,
@@ -51,55 +62,59 @@ async def create_match(body: CreateMatch, rooms: RoomsDep) -> MatchCreated:
     )
 
 
-@router.get("/{match_id}")
+@router.get("/{match_id}", responses=errors(404, 410))
 async def get_match(match_id: str, rooms: RoomsDep) -> Response:
     """The current view of a match (what spectators see)."""
     room = await rooms.get(match_id)
     return _json(room.view_text())
 
 
-@router.post("/{match_id}/actions")
-async def post_action(match_id: str, body: ActionBody, rooms: RoomsDep) -> Response:
+@router.post("/{match_id}/actions", responses=errors(403, 404, 409, 410))
+async def post_action(match_id: str, body: ActionBody, rooms: RoomsDep, client: ClientDep) -> Response:
     """Plays one action for the token's seat; answers with the new view once committed."""
-    room = await rooms.act(match_id, body.token, body.version, body.action)
+    room = await rooms.act(match_id, body.token, body.version, body.action, client=client)
     return _json(room.view_text())
 
 
-@router.post("/{match_id}/undo")
-async def post_undo(match_id: str, body: UndoBody, rooms: RoomsDep) -> Response:
+@router.post("/{match_id}/undo", responses=errors(403, 404, 409, 410))
+async def post_undo(match_id: str, body: UndoBody, rooms: RoomsDep, client: ClientDep) -> Response:
     """Takes back the token seat's last action within its own turn."""
-    room = await rooms.undo(match_id, body.token, body.version)
+    room = await rooms.undo(match_id, body.token, body.version, client=client)
     return _json(room.view_text())
 
 
-@router.post("/{match_id}/seat")
-async def who_am_i(match_id: str, body: WhoAmIBody, rooms: RoomsDep) -> dict[str, Any]:
+@router.post("/{match_id}/seat", responses=errors(403, 404, 410))
+async def who_am_i(match_id: str, body: WhoAmIBody, rooms: RoomsDep, client: ClientDep) -> SeatOfToken:
     """The seat a token acts for (403 if none)."""
     room = await rooms.get(match_id)
-    return {"seat": room.seat_for_token(body.token)}
+    return SeatOfToken(seat=rooms.seat_for_token(room, body.token, client))
 
 
-@router.get("/{match_id}/record")
+@router.get("/{match_id}/record", responses=errors(404, 410))
 async def get_record(match_id: str, rooms: RoomsDep) -> Response:
     """The match in the JSON record format, as a download."""
     room = await rooms.get(match_id)
+    record = await asyncio.to_thread(room.record, list(room.moves))  # replays every move: off the event loop
     return Response(
-        content=room.record().dumps(),
+        content=record.dumps(),
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="{room.game.id}-{match_id}.json"'},
     )
 
 
-@router.get("/{match_id}/replay")
+@router.get("/{match_id}/replay", responses=errors(404, 410))
 async def get_replay(match_id: str, rooms: RoomsDep) -> Response:
     """Every position of the match, for stepping through a replay."""
     room = await rooms.get(match_id)
-    return _json(json.dumps(replay_steps(room.record())))
+    moves = list(room.moves)
+    text = await asyncio.to_thread(lambda: json.dumps(replay_steps(room.record(moves))))
+    return _json(text)
 
 
-@router.get("/{match_id}/svg")
+@router.get("/{match_id}/svg", responses=errors(404, 410))
 async def get_svg(match_id: str, rooms: RoomsDep) -> Response:
     """The engine's own drawing of the current position."""
     room = await rooms.get(match_id)
     last = room.moves[-1:] if room.moves else []
-    return Response(content=str(room.game.render_svg(room.state, last_moves=last)), media_type="image/svg+xml")
+    svg = await asyncio.to_thread(room.game.render_svg, room.state, last_moves=last)
+    return Response(content=str(svg), media_type="image/svg+xml")
