@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
+from tabletop.server.local import free_port
 
 from . import toygame  # noqa: F401 - registers the "toy" game
 
@@ -43,3 +46,24 @@ def create_toy(client: TestClient, agents: tuple[str, ...] = ("human", "human"),
     assert r.status_code == 201, r.text
     data: dict[str, Any] = r.json()
     return data
+
+
+@pytest.fixture
+def live(settings: Settings) -> Iterator[str]:
+    """A real uvicorn server on loopback (one connection can carry several requests)."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

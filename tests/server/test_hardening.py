@@ -146,29 +146,6 @@ def test_validation_errors_never_echo_unencodable_input(client: TestClient) -> N
     assert r.status_code == 422 and set(r.json()) == {"error", "detail"}
 
 
-@pytest.fixture
-def live(settings: Settings) -> Iterator[str]:
-    """A real uvicorn server on loopback (one connection can carry several requests)."""
-    import threading
-
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
 def test_a_bad_body_leaves_the_connection_usable(live: str) -> None:
     with httpx2.Client(base_url=live, timeout=10) as http:
         for body in (b'{"x":1e999}', b'{"x": NaN}', b'"\\udc00"'):

@@ -37,7 +37,11 @@ def serve(
         fail(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     typer.echo(f"tabletop web app on http://{host}:{port}/ (database {settings.db_url})")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
+    # The websocket layer refuses frames far over the app's own message limit before
+    # buffering them (close code 1009); the app answers the rest with error frames.
+    uvicorn.run(
+        create_app(settings), host=host, port=port, log_level=log_level, ws_max_size=4 * settings.max_ws_message_bytes
+    )
 
 
 def bench_server(seconds: float = 60.0, seed: int = 0) -> None:

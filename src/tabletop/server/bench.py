@@ -79,7 +79,16 @@ class BenchResult:
 def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", db_url]
     cmd += ["--log-level", "warning", "--bot-workers", "1"]
-    return start_server(cmd, port, stdout=subprocess.DEVNULL)
+    # Every simulated player connects from 127.0.0.1: lift the per-address caps, which
+    # would otherwise (rightly) treat the benchmark as one very greedy client.
+    lifted = {
+        "TABLETOP_MAX_SOCKETS_PER_CLIENT": "100000",
+        "TABLETOP_MAX_SOCKETS_PER_MATCH": "100000",
+        "TABLETOP_REQUESTS_PER_MINUTE": "10000000",
+        "TABLETOP_WS_MESSAGES_PER_MINUTE": "10000000",
+        "TABLETOP_MATCHES_PER_MINUTE": "100000",
+    }
+    return start_server(cmd, port, stdout=subprocess.DEVNULL, env={**os.environ, **lifted})
 
 
 def _cpu_seconds(pid: int) -> float | None:
