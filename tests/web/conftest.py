@@ -42,7 +42,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--port", str(port), "--db", f"sqlite:///{db}"]
     cmd += ["--bot-workers", "1", "--log-level", "warning"]
-    proc = start_server(cmd, port, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    # Every browser of the suite comes from 127.0.0.1 and creates matches quickly: lift
+    # the per-address caps, which tests/server/test_hardening.py tests on their own.
+    lifted = {"TABLETOP_MATCHES_PER_MINUTE": "10000", "TABLETOP_REQUESTS_PER_MINUTE": "1000000"}
+    proc = start_server(cmd, port, env={**os.environ, "PYTHONUNBUFFERED": "1", **lifted})
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -63,6 +66,11 @@ def page(browser: Any) -> Iterator[Any]:
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    # The server's Content-Security-Policy must not block anything the page itself uses.
+    pg.on(
+        "console",
+        lambda m: errors.append(m.text) if m.type == "error" and "Content Security Policy" in m.text else None,
+    )
     yield pg
     context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    assert not errors, f"JavaScript errors or CSP violations: {errors}"

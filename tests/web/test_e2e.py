@@ -158,7 +158,7 @@ def test_language_switch_and_uploaded_record_replay(page: Any, server: str, tmp_
     page.goto(server + "/")
     page.wait_for_selector("#create")
     page.select_option("#lang-select", "sv")
-    page.wait_for_function("document.querySelector('#create').textContent === 'Skapa spel'")
+    page.wait_for_function("() => document.querySelector('#create').textContent === 'Skapa spel'")
     page.select_option("#lang-select", "en")
     m = create(server, "medina", [("A", "random"), ("B", "random"), ("C", "random")], seed=4)
     for _ in range(600):
@@ -230,7 +230,7 @@ def test_custom_map_upload(page: Any, server: str, tmp_path: Path) -> None:
     page.goto(server + "/")
     page.select_option("#game-select", "terranova")
     page.set_input_files("#map-upload", str(path))
-    page.wait_for_function("document.querySelector('#map-select').value === 'custom'")
+    page.wait_for_function("() => document.querySelector('#map-select').value === 'custom'")
     page.select_option("#seat-1-agent", "random")
     page.click("#create")
     page.wait_for_url(re.compile(r"/play/"))
