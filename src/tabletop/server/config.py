@@ -54,8 +54,8 @@ class Settings:
         bot_delay_s: minimum pause before a bot's move is applied, so people can follow.
         static_dir: folder of the web client.
         max_body_bytes: largest HTTP request body; a larger one is answered 413 unread.
-            A record of 5,000 actions is about 60 kB, an inline island map of the
-            largest allowed size about 40 kB.
+            A record of 5,000 actions is 67-85 kB (measured; docs/server.md), an
+            inline island map a few kB.
         max_json_depth: deepest nesting of arrays and objects accepted in a JSON body or
             websocket message (a record or a map needs 4).
         max_ws_message_bytes: largest websocket text message the app reads; a larger
