@@ -79,10 +79,11 @@ def naive_scores(view: dict[str, Any], stable_adjacency: bool = True) -> list[in
     for pal in view["palaces"]:
         if pal["owner"] is None:
             continue
-        reach = pal["pieces"] + (pal["stables"] if stable_adjacency else [])
+        merchant_reach = pal["pieces"] + (pal["stables"] if stable_adjacency else [])
+        wall_reach = pal["pieces"] + pal["stables"]  # A11 concerns merchants only
         points = len(pal["pieces"]) + len(pal["stables"])
-        points += sum(1 for m in merchants if any(_adjacent(m, c) for c in reach))
-        points += sum(1 for w in walls if any(_adjacent(w, c) for c in reach))
+        points += sum(1 for m in merchants if any(_adjacent(m, c) for c in merchant_reach))
+        points += sum(1 for w in walls if any(_adjacent(w, c) for c in wall_reach))
         totals[pal["owner"]] += points
     for tile in [*view["palace_tiles"].values(), *view["tower_tiles"].values()]:
         if tile["holder"] is not None:

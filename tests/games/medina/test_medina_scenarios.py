@@ -298,22 +298,32 @@ def test_adjacency_scoring(layout: list[str], domes: dict[str, int], expected: t
     assert state.scores()[RED] == sum(expected)
 
 
+@pytest.mark.parametrize(
+    ("layout", "expected_on", "expected_off"),
+    [
+        # A merchant next only to the stable F4 (G4) and one next to the palace (E6, G7 is not).
+        (["gray:E5 F5 F6", "S:F4", "M:E6 G4 G7"], (3, 1, 2, 0), (3, 1, 1, 0)),
+        # A wall next only to a stable: it scores whatever the flag says (§6.A A11).
+        (["W:B1 C1", "orange:C3", "S:C2"], (1, 1, 0, 1), (1, 1, 0, 1)),
+    ],
+    ids=["merchant-next-to-stable", "wall-next-to-stable"],
+)
+def test_a11_off_drops_merchants_next_to_stables_only(
+    layout: list[str], expected_on: tuple[int, ...], expected_off: tuple[int, ...]
+) -> None:
+    domes = {next(w.split(":")[1].split()[0] for w in layout if w.split(":")[0] in ("gray", "orange")): RED}
+    for flag, expected in ((True, expected_on), (False, expected_off)):
+        state = _position({"layout": layout, "domes": domes, "variants": {"stable_adjacency_scores": flag}})
+        ps = palace_score(state, 0)
+        assert (ps.pieces, ps.stables, ps.merchants, ps.walls) == expected, flag
+        assert state.scores()[RED] == sum(expected)
+        assert score_sheet(state).totals() == state.scores()
+
+
 def test_21_connected_by_the_stable_on_claim() -> None:
     state = _position({"layout": ["W:B1 C1", "orange:C3", "S:C2"]})
     after = state.apply(state.parse_move("dome@C3"))
     assert after.tower_tiles[0] == RED
-
-
-def test_11_stable_adjacency_scores_off() -> None:
-    state = _position(
-        {
-            "layout": ["W:B1 C1", "orange:C3", "S:C2"],
-            "domes": {"C3": RED},
-            "variants": {"stable_adjacency_scores": False},
-        }
-    )
-    ps = palace_score(state, 0)
-    assert (ps.merchants, ps.walls) == (0, 0)
 
 
 def test_22_unowned_palaces_score_nothing() -> None:

@@ -37,7 +37,7 @@ class RuleSet:
         dome_obligation_lookahead: A8, a first placement must leave a dome placement.
         start_merchant_anywhere: A10, the starting merchant may go on a border square.
         start_merchant: A10, ``"player"`` (the start player chooses) or ``"random"``.
-        stable_adjacency_scores: A11, merchants and walls next to a palace's stables score.
+        stable_adjacency_scores: A11, merchants next to a palace's stables score (walls always do).
         hide_supplies: clients hide other players' supplies (the engine always knows them).
     """
 
@@ -72,7 +72,7 @@ OPTIONS: Final = (
     OptionSpec("dome_obligation_lookahead", True, (False, True), "A8: the first placement must leave a dome"),
     OptionSpec("start_merchant_anywhere", False, (False, True), "A10: the starting merchant may go on the border"),
     OptionSpec("start_merchant", "player", ("player", "random"), "A10: who places the starting merchant"),
-    OptionSpec("stable_adjacency_scores", True, (False, True), "A11: merchants/walls next to stables score"),
+    OptionSpec("stable_adjacency_scores", True, (False, True), "A11: merchants next to stables score"),
     OptionSpec("hide_supplies", True, (False, True), "clients hide other players' supplies"),
 )
 """Every flag, in the order of :class:`RuleSet`'s fields."""

@@ -63,16 +63,17 @@ def palace_score(s: State, pid: int) -> PalaceScore:
     """The breakdown of palace ``pid`` (as if owned; unowned palaces score for nobody)."""
     pal = s.palaces[pid]
     comps = pal.pieces | pal.stables
-    # A11: with stable_adjacency_scores off, only neighbours of palace pieces count.
-    reach = comps if s.rules.stable_adjacency_scores else pal.pieces
+    # A11: with stable_adjacency_scores off, merchants next only to a stable do not
+    # count (old Boardspace); walls next to a stable always do.
+    merchant_reach = comps if s.rules.stable_adjacency_scores else pal.pieces
     return PalaceScore(
         palace=pid,
         owner=pal.owner,
         color=pal.color,
         pieces=pal.pieces.bit_count(),
         stables=pal.stables.bit_count(),
-        merchants=(ortho_dilate(reach) & s.merchants).bit_count(),
-        walls=(ortho_dilate_any(reach) & s.walls).bit_count(),
+        merchants=(ortho_dilate(merchant_reach) & s.merchants).bit_count(),
+        walls=(ortho_dilate_any(comps) & s.walls).bit_count(),
     )
 
 
@@ -107,12 +108,12 @@ def scores(s: State) -> tuple[int, ...]:
     walls = s.walls
     for pal in s.palaces:
         if pal.owner >= 0:
-            reach = pal.pieces | pal.stables if stable_reach else pal.pieces
+            comps = pal.pieces | pal.stables
             totals[pal.owner] += (
                 pal.pieces.bit_count()
                 + pal.stables.bit_count()
-                + (ortho_dilate(reach) & merchants).bit_count()
-                + (ortho_dilate_any(reach) & walls).bit_count()
+                + (ortho_dilate(comps if stable_reach else pal.pieces) & merchants).bit_count()
+                + (ortho_dilate_any(comps) & walls).bit_count()
             )
     return tuple(totals)
 
