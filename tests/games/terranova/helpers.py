@@ -153,6 +153,7 @@ def position(
         board.to_lattice(stone_mask),
         filled,
         board.to_lines(board.all_cells & ~filled),
+        0,
     )
 
 

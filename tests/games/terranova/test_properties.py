@@ -44,7 +44,8 @@ def check_invariants(state: State) -> None:
     for cur, _start in state.movers:
         assert state.pioneers[state.current_player] >> cur & 1
     rules = state.rules
-    settled = rules.score_on_type_reduction or rules.scoring_timing == "end_of_turn"
+    # Without type reduction (A18 off) a zone covered down to 3 landscapes stays open ground.
+    settled = rules.score_on_type_reduction
     if state.action == 0 and settled and state.phase == "play":
         for zone in zones(board, state.open_cells):  # §4.1 invariant: unscored zones are open ground
             assert landscape_count(board, rules, board.lands_of(zone)) >= 4

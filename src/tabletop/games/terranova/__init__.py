@@ -111,6 +111,7 @@ class TerraNova:
             0,
             0,
             board.line_all,
+            0,
         )
 
     def canonical_config(self, config: GameConfig) -> GameConfig:

@@ -20,7 +20,7 @@ from typing import Final
 from tabletop.core.errors import IllegalMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import TERMINAL
-from tabletop.games.terranova.board import flood_fill
+from tabletop.games.terranova.board import Board, flood_fill
 from tabletop.games.terranova.moves import (
     Pass,
     Place,
@@ -107,6 +107,7 @@ def _apply_place(state: State, cell: int) -> State:
         state.lattice_blocked,
         state.filled | (1 << cell),
         state.line_free & ~line_bit,
+        0,
     )
     if done:  # §1.3.4: the end checks run once after setup
         termination = _termination(following)
@@ -160,6 +161,7 @@ def _apply_slide(state: State, move: Slide) -> State:
         state.lattice_blocked,
         state.filled ^ ((1 << src) | (1 << dst)),
         state.line_free ^ step,
+        state.turn_stones,
     )
     # After a move a stone is always possible while stones remain: the cell the mover
     # just left (or passed over last) is empty and next to it (§3.3 note).
@@ -220,6 +222,7 @@ def _apply_stone(state: State, cell: int) -> State:
         blocked,
         state.filled | (1 << cell) | closed,
         free,
+        state.turn_stones | (1 << cell),
     )
     if action < 3 and (stone_targets(following, board.all_cells & ~following.filled) or has_slide(following)):
         return following
@@ -240,10 +243,12 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
     free = state.line_free
     if rules.scoring_timing == "end_of_turn":
         board = context.board
+        open_cells = board.all_cells & ~state.stones & ~closed
         parts = [
             zone
-            for zone in zones(board, board.all_cells & ~state.stones & ~closed)
+            for zone in zones(board, open_cells)
             if landscape_count(board, rules, board.lands_of(zone)) <= 3
+            and (rules.score_on_type_reduction or _split_off(board, zone, open_cells, state.turn_stones))
         ]
         if parts:
             pioneers, closed, points, removed, areas = score_parts(
@@ -277,11 +282,26 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
         blocked,
         state.filled | closed,
         free,
+        0,
     )
     termination = _termination(following)
     if termination is not None:
         return _game_over(following, termination)
     return following
+
+
+def _split_off(board: Board, zone: int, open_cells: int, turn_stones: int) -> bool:
+    """Whether this turn's stones cut ``zone`` off from a larger zone.
+
+    The zone it belonged to when the turn began is found by a flood fill over the open
+    ground of then (now plus this turn's stones; no area closes during a turn under
+    end-of-turn scoring).  If that zone still has open ground outside ``zone``, it was
+    split.  Without type reduction (A18) only such newly separated parts are checked: a
+    zone that this turn's stones only made smaller is not.
+    """
+    then = board.to_lattice(open_cells | turn_stones)
+    old_zone = board.from_lattice(flood_fill(board.to_lattice(zone), then, board.lattice_width))
+    return bool(old_zone & open_cells & ~zone)
 
 
 def _game_over(state: State, termination: str) -> State:

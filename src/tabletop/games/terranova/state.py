@@ -18,7 +18,9 @@ Public fields (stable; the renderer and clients read them):
 * turn progress: ``action`` (actions taken in this turn, 0..3), ``movers`` (for each
   pioneer moved this turn, ``(current cell, s(X) = its cell at turn start)``, in order of
   first move), ``moves_made`` (M actions so far this turn), ``pending_return`` (the cell
-  of a pioneer standing on its own s(X) after action 2, which must move again; -1 if none).
+  of a pioneer standing on its own s(X) after action 2, which must move again; -1 if none),
+  ``turn_stones`` (bitset of the stones placed in this turn: ``scoring_timing=end_of_turn``
+  with ``score_on_type_reduction=false`` scores only the zones they split).
 * ``turn``, ``ply``: turn index (each setup placement is a turn) and moves applied.
 * ``stall``: turns in a row without a stone (end condition E5).
 * ``start_player``: the seat that placed first and takes the first turn.
@@ -120,6 +122,7 @@ class State(NamedTuple):
     lattice_blocked: int
     filled: int
     line_free: int
+    turn_stones: int
 
     # -- static context -------------------------------------------------------------
 
