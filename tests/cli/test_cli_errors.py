@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shlex
+import socket
+import subprocess
+import sys
 from pathlib import Path
+from unittest.mock import Mock
 
 import pytest
 from typer.testing import CliRunner
@@ -90,3 +96,113 @@ def test_serve_refuses_a_bot_budget_from_the_environment_that_is_not_a_number() 
     result = runner.invoke(app, ["serve"], env={"TABLETOP_BOT_BUDGET": "ten"})
     assert result.exit_code == 2
     assert "TABLETOP_BOT_BUDGET must be a number of seconds, got 'ten'" in result.output
+
+
+def _holding_a_port() -> socket.socket:
+    """A socket listening on a free port of 127.0.0.1 (so binding that port again fails)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+# Each of these printed a traceback, a box of five lines or more, or went on running
+# (bench --seconds inf, serve --port 99999) before the command line reported bad input
+# in one line.  "{tmp}" is a fresh directory, "{file}" a regular file in it, "{port}"
+# a port nothing listens on and "{busy}" one something listens on.
+BAD_COMMAND_LINES = [
+    "bench terranova -n 9",
+    "bench medina -n 2",
+    "bench terranova -n 0",
+    "bench terranova --mcts -n 9",
+    "bench terranova --seconds -1",
+    "bench terranova --seconds 0",
+    "bench terranova --seconds nan",
+    "bench terranova --seconds inf",
+    "bench server --seconds -1",
+    "bench terranova --seconds abc",
+    "bench",
+    "selfplay terranova -n 0",
+    "selfplay terranova -g 0",
+    "selfplay terranova --bogus",
+    "selfplay medina --out {file}",
+    "selfplay medina --out /proc/x",
+    "selfplay medina --out {file}/sub",
+    "play terranova -n 0 --seats random,random",
+    "play terranova --seats random,random --out {tmp}",
+    "play terranova --seats random,random --out {tmp}/missing/record.json",
+    "arena terranova --jobs -1",
+    "arena terranova --bootstrap -1",
+    "bnch",
+    "serve --port 99999",
+    "serve --port -1",
+    "serve --port 0",
+    "serve --port {busy}",
+    "serve --host 192.0.2.1 --port {port}",
+    "serve --host no-such-host.invalid --port {port}",
+    "serve --log-level loud",
+    "serve --port {port} --db foo://bar",
+    "serve --port {port} --db sqlite:///{tmp}/missing/games.db",
+    "serve --port {port} --db postgresql+psycopg://u:secret@127.0.0.1/x",
+]
+
+
+@pytest.mark.parametrize("line", BAD_COMMAND_LINES)
+def test_bad_command_line_is_one_line_on_stderr_and_exit_code_2(
+    line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "psycopg" in line and importlib.util.find_spec("psycopg") is not None:
+        pytest.skip("the PostgreSQL driver is installed here")
+    # Nothing may start: these fail the case (rather than run for ever) if it gets that far.
+    started = AssertionError("the command started instead of refusing its input")
+    for name in ("bench_playouts", "print_mcts_bench", "bench_server"):
+        monkeypatch.setattr(f"tabletop.cli.main.{name}", Mock(side_effect=started))
+    monkeypatch.setattr("uvicorn.run", Mock(side_effect=started))
+    (tmp_path / "file").write_text("not a directory", encoding="utf-8")
+    with _holding_a_port() as free:
+        port = free.getsockname()[1]  # closed again below: nothing listens on it
+    with _holding_a_port() as busy:
+        values = {"tmp": tmp_path, "file": tmp_path / "file", "port": port, "busy": busy.getsockname()[1]}
+        args = shlex.split(line.format(**values))
+        result = runner.invoke(app, args)
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "secret" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"], "something was written"
+
+
+def test_player_counts_out_of_range_name_the_range() -> None:
+    result = runner.invoke(app, ["bench", "terranova", "-n", "9"])
+    assert result.stderr == "error: terranova is for 2 to 4 players, not 9\n"
+    result = runner.invoke(app, ["selfplay", "medina", "-n", "2"])
+    assert result.stderr == "error: medina is for 3 to 4 players, not 2\n"
+
+
+def test_selfplay_writes_every_record_whole(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "records"
+    result = runner.invoke(app, ["selfplay", "medina", "-g", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["medina-000000.json", "medina-000001.json"]
+
+
+def test_ctrl_c_exits_130_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tabletop.cli.main.bench_playouts", Mock(side_effect=KeyboardInterrupt))
+    result = runner.invoke(app, ["bench", "terranova", "--seconds", "1"])
+    assert result.exit_code == 130
+    assert "Traceback" not in result.output
+
+
+def test_a_closed_pipe_is_not_a_traceback() -> None:
+    # ``tabletop games | head -1``: the reader is gone before the command writes.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabletop.cli.main", "games"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err

@@ -5,6 +5,8 @@ Every command reaches a game only through the registry and the protocol.
 
 from __future__ import annotations
 
+import math
+import os
 import random
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ from tabletop.ai.agent import Agent, make_agent
 from tabletop.arena.bench import bench_playouts
 from tabletop.cli.arena_cmd import arena, print_mcts_bench
 from tabletop.cli.map_cmd import map_app
-from tabletop.cli.output import console, fail
+from tabletop.cli.output import OneLineErrors, console, fail
 from tabletop.cli.serve_cmd import bench_server, serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
@@ -26,6 +28,7 @@ from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
 from tabletop.core.registry import available_games, make
 
 app = typer.Typer(
+    cls=OneLineErrors,
     help="Terra Nova and Medina: play in the terminal, replay and render records, benchmark the engines.",
     no_args_is_help=True,
     add_completion=False,
@@ -73,6 +76,57 @@ def load_game(game_id: str) -> Game:
         return make(game_id)
     except TabletopError as exc:
         fail(str(exc))
+
+
+def check_players(game: Game, count: int) -> int:
+    """``count`` if ``game`` can be played by that many, else a one-line error."""
+    if not game.min_players <= count <= game.max_players:
+        fail(f"{game.id} is for {game.min_players} to {game.max_players} players, not {count}")
+    return count
+
+
+def check_seconds(seconds: float, option: str) -> float:
+    """``seconds`` if it is a positive, finite number, else a one-line error naming ``option``."""
+    if not 0 < seconds < math.inf:  # also false for nan
+        fail(f"{option} must be a positive, finite number of seconds, not {seconds:g}")
+    return seconds
+
+
+def record_directory(out: Path) -> Path:
+    """Makes ``out`` (and its parents) a directory records can be written to, or fails in one line."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file; it must be a directory for the records")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create the directory {out}: {exc.strerror or exc}")
+    if not os.access(out, os.W_OK | os.X_OK):
+        fail(f"cannot write to the directory {out}: permission denied")
+    return out
+
+
+def check_record_file(path: Path) -> None:
+    """Fails in one line, before a game is played, if the record could not be saved at ``path``."""
+    if path.is_dir():
+        fail(f"--out {path} is a directory; it must name the record file")
+    parent = path.parent
+    if not parent.is_dir():
+        problem = "is not a directory" if parent.exists() else "does not exist"
+        fail(f"cannot save the record to {path}: {parent} {problem}")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"cannot save the record to {path}: permission denied")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` whole or not at all (a temporary file beside it, then a rename)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temp.open("x", encoding="utf-8") as file:
+            file.write(text)
+        temp.replace(path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def new_state(
@@ -139,7 +193,7 @@ def play(
     """Play a game in the terminal: any mix of humans and bots, 'help' at the prompt lists commands."""
     game = load_game(game_id)
     seat_specs = [s.strip() for s in seats.split(",") if s.strip()]
-    num_players = players or len(seat_specs)
+    num_players = len(seat_specs) if players is None else check_players(game, players)
     if len(seat_specs) != num_players:
         fail(f"--seats lists {len(seat_specs)} seats but --players is {num_players}")
     state = new_state(game, num_players, ruleset, variant, map_, seed)
@@ -147,6 +201,8 @@ def play(
     name_list = [n.strip() for n in names.split(",")] if names else []
     if name_list and len(name_list) != num_players:
         fail(f"--names lists {len(name_list)} names for {num_players} players")
+    if out is not None:
+        check_record_file(out)
     infos = [
         PlayerInfo(name_list[i] if name_list else f"{'Player' if spec == 'human' else 'Bot'} {i + 1}", spec)
         for i, spec in enumerate(seat_specs)
@@ -158,7 +214,10 @@ def play(
         answer = typer.prompt("Save the record to (empty: don't save)", default="", show_default=False)
         target = Path(answer) if answer.strip() else None
     if target is not None:
-        target.write_text(session.record().dumps(), encoding="utf-8")
+        try:
+            write_atomically(target, session.record().dumps())
+        except OSError as exc:
+            fail(f"cannot save the record to {target}: {exc.strerror or exc}")
         console.print(f"Record saved to {target}", markup=False)
     if not finished:
         raise typer.Exit(1)
@@ -179,13 +238,18 @@ def selfplay(
     """Let bots play each other and write the records (one bot spec repeats for every seat)."""
     game = load_game(game_id)
     specs = [s.strip() for s in bots.split(",") if s.strip()]
-    num_players = players or (len(specs) if len(specs) > 1 else game.min_players)
+    if players is not None:
+        num_players = check_players(game, players)
+    else:
+        num_players = len(specs) if len(specs) > 1 else game.min_players
     if len(specs) == 1:
         specs *= num_players
     if len(specs) != num_players or "human" in specs:
         fail(f"--bots needs one bot per seat ({num_players}) or a single bot for all seats")
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        new_state(game, num_players, ruleset, variant, map_, seed)  # bad options fail before anything is made
+        make_agents(specs, seed)
+        record_directory(out)
     table = Table("game", "seed", "actions", "scores", "winners", "end")
     for i in range(games):
         initial = new_state(game, num_players, ruleset, variant, map_, seed + i)
@@ -201,7 +265,11 @@ def selfplay(
         assert outcome is not None
         record = GameRecord.from_states(initial, moves, [PlayerInfo(f"{s} {k + 1}", s) for k, s in enumerate(specs)])
         if out is not None:
-            (out / f"{game.id}-{seed + i:06d}.json").write_text(record.dumps(), encoding="utf-8")
+            path = out / f"{game.id}-{seed + i:06d}.json"
+            try:
+                write_atomically(path, record.dumps())
+            except OSError as exc:
+                fail(f"cannot write {path}: {exc.strerror or exc}")
         table.add_row(
             str(i + 1),
             str(seed + i),
@@ -279,18 +347,21 @@ def bench(
     players: Annotated[
         list[int] | None, typer.Option("--players", "-n", help="Player counts (default: the game's bench counts).")
     ] = None,
-    seconds: Annotated[float, typer.Option("--seconds", help="Time per player count.")] = 5.0,
+    seconds: Annotated[float, typer.Option("--seconds", help="Time per player count (seconds, above 0).")] = 5.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")] = 0,
     mcts: Annotated[bool, typer.Option("--mcts", help="Time MCTS simulations/s from a mid-game position.")] = False,
 ) -> None:
     """Benchmark complete kind-first random games on one core: games/s, actions/s, how games ended."""
+    check_seconds(seconds, "--seconds")
     if target == "server":  # the web server under simulated players (tabletop.server.bench)
         bench_server(seconds=seconds, seed=seed)
         return
+    game = load_game(target)
+    for count in players or ():
+        check_players(game, count)
     if mcts:
         print_mcts_bench(target, players, seconds, seed)
         return
-    game = load_game(target)
     table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
     for count in players or game.bench_player_counts:
         result = bench_playouts(game, count, seconds=seconds, seed=seed)

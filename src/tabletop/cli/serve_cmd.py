@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import socket
 from typing import Annotated
 
 import typer
@@ -14,7 +16,7 @@ from tabletop.server.config import DEFAULT_DB_URL, Settings
 
 def serve(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", help="TCP port, 1 to 65535.")] = 8000,
     db: Annotated[
         str | None,
         typer.Option("--db", help=f"SQLAlchemy database URL (default $TABLETOP_DB or {DEFAULT_DB_URL})."),
@@ -22,7 +24,9 @@ def serve(
     bot_budget: Annotated[float | None, typer.Option("--bot-budget", help="Seconds a bot may think per move.")] = None,
     bot_workers: Annotated[int | None, typer.Option("--bot-workers", help="Bot worker processes.")] = None,
     bot_delay: Annotated[float | None, typer.Option("--bot-delay", help="Pause before each bot move.")] = None,
-    log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "info",
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="uvicorn log level: critical, error, warning, info, debug or trace.")
+    ] = "info",
 ) -> None:
     """Starts the web app: play Terra Nova and Medina in the browser."""
     import uvicorn
@@ -35,13 +39,81 @@ def serve(
         )
     except ConfigError as exc:
         fail(str(exc))
+    if log_level.lower() not in uvicorn.config.LOG_LEVELS:
+        fail(f"--log-level must be one of {', '.join(uvicorn.config.LOG_LEVELS)}, not {log_level!r}")
+    check_can_listen(host, port)
+    database = check_database(settings.db_url)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    typer.echo(f"tabletop web app on http://{host}:{port}/ (database {settings.db_url})")
+    typer.echo(f"tabletop web app on http://{host}:{port}/ (database {database})")
     # The websocket layer refuses frames far over the app's own message limit before
     # buffering them (close code 1009); the app answers the rest with error frames.
     uvicorn.run(
-        create_app(settings), host=host, port=port, log_level=log_level, ws_max_size=4 * settings.max_ws_message_bytes
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level=log_level.lower(),
+        ws_max_size=4 * settings.max_ws_message_bytes,
     )
+
+
+def check_database(url: str) -> str:
+    """Opens and closes one connection to ``url``, or fails in one line; returns the URL to show.
+
+    An unknown dialect, a driver that is not installed, a SQLite file in a missing
+    directory or a server that refuses the connection is reported here, before uvicorn
+    starts, instead of as a traceback from the app's startup.  The URL shown hides the
+    password.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import DBAPIError
+
+    from tabletop.server.store import make_engine
+
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # ArgumentError and friends: not a URL at all
+        fail(f"--db {url!r} is not a database URL, e.g. sqlite:///tabletop.db or postgresql+psycopg://...")
+    try:
+        engine = make_engine(url)
+        try:
+            with engine.connect():
+                pass
+        finally:
+            engine.dispose()
+    except DBAPIError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
+        fail(f"cannot open the database {shown}: {reason}")
+    except Exception as exc:  # unknown dialect (NoSuchModuleError), driver not installed (ImportError), ...
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        fail(f"cannot use the database {shown}: {reason}")
+    return shown
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """Fails in one line unless ``port`` is 1..65535 and every address of ``host`` can be bound now.
+
+    The sockets are bound the way uvicorn (asyncio's ``create_server``) binds them, then
+    closed; uvicorn itself only logs a failed bind after the app has started.
+    """
+    if not 1 <= port <= 65535:
+        fail(f"--port must be between 1 and 65535, not {port}")
+    try:
+        addresses = set(socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE))
+    except (socket.gaierror, UnicodeError) as exc:
+        fail(f"cannot listen on {host!r}: {getattr(exc, 'strerror', None) or exc}")
+    with contextlib.ExitStack() as stack:
+        for family, kind, proto, _, address in addresses:
+            try:
+                sock = stack.enter_context(socket.socket(family, kind, proto))
+            except OSError:  # an address family this machine lacks, e.g. IPv6; asyncio skips it too
+                continue
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 def bench_server(seconds: float = 60.0, seed: int = 0) -> None:
