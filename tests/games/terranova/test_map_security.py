@@ -347,3 +347,11 @@ def test_boards_are_cached_by_the_validated_map_not_the_notes() -> None:
     a = board_for(dict(hexagon(3), notes="x" * 100_000))
     assert a is board_for(hexagon(3))
     assert len(a.key) < 5_000
+
+
+def test_lint_does_not_try_millions_of_cuts_on_a_large_allowed_map() -> None:
+    from tabletop.games.terranova.maplint import MAX_POCKET_CUTS, check_map
+
+    results = {r.rule: r for r in check_map(parse_map(grid(8)))}  # on main: 440 million cuts
+    assert not results["M7"].passed
+    assert "not measured" in results["M7"].figures and f"{MAX_POCKET_CUTS:,}" in results["M7"].issues[0].message
