@@ -63,4 +63,4 @@ def test_lint_unloadable_map_exits_2(tmp_path: Path) -> None:
 def test_lint_missing_file(tmp_path: Path) -> None:
     result = runner.invoke(map_app, ["lint", str(tmp_path / "none.json")])
     assert result.exit_code == 2
-    assert "neither a built-in map" in result.output
+    assert "cannot read map file" in result.output

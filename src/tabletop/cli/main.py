@@ -10,7 +10,7 @@ import os
 import random
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -137,13 +137,30 @@ def new_state(
         num_players=players or game.min_players,
         ruleset=ruleset,
         variants=parse_variants(variants),
-        map=map_,
+        map=map_option(game, map_),
         seed=seed,
     )
     try:
         return game.new_initial_state(game.canonical_config(config))
     except TabletopError as exc:
         fail(str(exc))
+
+
+def map_option(game: Game, value: str | None) -> str | dict[str, Any] | None:
+    """``--map``: a built-in map id as given, anything else read as a map file.
+
+    The command line is the only place that reads map files (configs from records and
+    over HTTP never name files): the file's map object goes into the config inline.  A
+    game without map files (no ``read_map_file`` hook) judges the value itself.
+    """
+    reader = getattr(game, "read_map_file", None)
+    if value is None or reader is None or value in getattr(game, "maps", ()):
+        return value
+    try:
+        data: dict[str, Any] = reader(Path(value))
+    except TabletopError as exc:
+        fail(str(exc))
+    return data
 
 
 def load_record(path: Path) -> GameRecord:

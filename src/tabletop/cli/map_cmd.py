@@ -3,16 +3,20 @@
 ``tabletop map lint FILE`` loads a map (the loader's checks V1-V4), then runs the
 requirements for shipped maps (M1-M8, spec §2.3) and prints every check as passed or
 failed with the figures it measured.  The exit status is 0 when everything passes, 1
-when a check fails and 2 when the file cannot be loaded at all.
+when a check fails and 2 when the file cannot be loaded at all: a file that cannot be
+read as JSON (missing, bigger than ``MAX_FILE_BYTES``, nested too deeply) gets a one-line
+error on stderr, a map that breaks V1-V4 or a limit gets every problem listed.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tabletop.games.terranova.mapfile import MapError, load_map
+from tabletop.cli.output import fail
+from tabletop.games.terranova.mapfile import MapError, builtin_maps, load_map, read_map_json
 from tabletop.games.terranova.maplint import check_map
 
 map_app = typer.Typer(
@@ -32,8 +36,15 @@ def lint(
     source: Annotated[str, typer.Argument(help="A map file (JSON) or a built-in map id such as isola.")],
 ) -> None:
     """Check a map: loader rules V1-V4, then M1-M8; exit non-zero if any check fails."""
+    if source in builtin_maps():
+        data = load_map(source).to_json()
+    else:
+        try:  # a file that cannot be read as JSON: one line on stderr
+            data = read_map_json(Path(source))
+        except MapError as exc:
+            fail(str(exc))
     try:
-        island = load_map(source)
+        island = load_map(data)
     except MapError as exc:
         typer.echo(f"FAIL  V1-V4 the map does not load: {source}")
         for problem in exc.problems:

@@ -63,8 +63,9 @@ class GameConfig:
         num_players: the number of seats.
         ruleset: a preset name from ``Game.rulesets`` (``"default"`` always exists).
         variants: flag overrides on top of the preset, by ``OptionSpec.name``.
-        map: game-specific board choice: a built-in map id, a file path, or the map's
-            JSON object inline (records store maps inline unless built in).
+        map: game-specific board choice: a built-in map id or the map's JSON object
+            inline (records store maps inline unless built in).  A string is never a
+            file name: configs arrive from records and over HTTP.
         seed: seeds every random choice the game makes itself (e.g. the start player).
         start_player: the seat that starts, or ``None`` to let the game decide.
     """

@@ -28,6 +28,7 @@ from tabletop.core.errors import (
     InvalidMoveError,
     RecordError,
     UnknownGameError,
+    short_repr,
 )
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig, Move, State
@@ -105,9 +106,13 @@ class GameRecord:
         if not isinstance(data, Mapping):
             raise RecordError("a record must be a JSON object")
         if data.get("format") != RECORD_FORMAT:
-            raise RecordError(f"not a tabletop record (format is {data.get('format')!r}, expected {RECORD_FORMAT!r})")
+            raise RecordError(
+                f"not a tabletop record (format is {short_repr(data.get('format'))}, expected {RECORD_FORMAT!r})"
+            )
         if data.get("version") != RECORD_VERSION:
-            raise RecordError(f"unsupported record version {data.get('version')!r} (expected {RECORD_VERSION})")
+            raise RecordError(
+                f"unsupported record version {short_repr(data.get('version'))} (expected {RECORD_VERSION})"
+            )
         game = _field(data, "game", str)
         cfg = _field(data, "config", Mapping)
         players_raw = _field(data, "players", list)
@@ -123,12 +128,17 @@ class GameRecord:
                 raise RecordError("config.seed must be an integer or null")
             if start is not None and not isinstance(start, int):
                 raise RecordError("config.start_player must be an integer or null")
+            ruleset = cfg.get("ruleset", "default")
+            if not isinstance(ruleset, str):
+                raise RecordError(f"config.ruleset must be a string, not {short_repr(ruleset)}")
             map_value = cfg.get("map")
             if map_value is not None and not isinstance(map_value, str | Mapping):
                 raise RecordError("config.map must be a string, an object or null")
+            if isinstance(map_value, str):
+                _check_map_id(game, map_value)
             config = GameConfig(
                 num_players=num_players,
-                ruleset=str(cfg.get("ruleset", "default")),
+                ruleset=ruleset,
                 variants=dict(variants),
                 map=map_value,
                 seed=seed,
@@ -142,12 +152,15 @@ class GameRecord:
         for i, p in enumerate(players_raw):
             if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):
                 raise RecordError(f"players[{i}] must be an object with a string 'name'")
-            players.append(PlayerInfo(name=p["name"], agent=str(p.get("agent", "human"))))
+            agent = p.get("agent", "human")
+            if not isinstance(agent, str):
+                raise RecordError(f"players[{i}].agent must be a string, not {short_repr(agent)}")
+            players.append(PlayerInfo(name=p["name"], agent=agent))
         if len(players) != num_players:
             raise RecordError(f"{len(players)} players listed but config.num_players is {num_players}")
         for i, a in enumerate(actions_raw):
             if not isinstance(a, str):
-                raise RecordError(f"action {i} is {a!r}, expected a string", index=i)
+                raise RecordError(f"action {i} is {short_repr(a)}, expected a string", index=i)
         result_raw = data.get("result")
         result: Outcome | None = None
         if result_raw is not None:
@@ -155,16 +168,18 @@ class GameRecord:
                 if not isinstance(result_raw, Mapping):
                     raise ValueError("result must be an object or null")
                 result = Outcome.from_json(dict(result_raw))
-            except (KeyError, TypeError, ValueError) as exc:
-                raise RecordError(f"bad result: {exc}") from None
+            except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
+                raise RecordError(f"bad result: {short_repr(exc, 200)}") from None
         date = data.get("date", "")
+        if not isinstance(date, str):
+            raise RecordError(f"field 'date' must be a string, got {short_repr(date)}")
         return cls(
             game=game,
             config=config,
             players=tuple(players),
             actions=tuple(actions_raw),
             result=result,
-            date=str(date),
+            date=date,
         )
 
     @classmethod
@@ -172,11 +187,16 @@ class GameRecord:
         """Reads a record from JSON text.
 
         Raises:
-            RecordError: if the text is not valid JSON or not a valid record.
+            RecordError: if the text is not valid JSON (nesting too deep included) or
+                not a valid record.
         """
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
+            raise RecordError(f"not valid JSON: {exc}") from None
+        except RecursionError:
+            raise RecordError("not a record: its JSON is nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
             raise RecordError(f"not valid JSON: {exc}") from None
         return cls.from_json(data)
 
@@ -188,8 +208,27 @@ def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
     if kind is int and isinstance(value, bool):
         raise RecordError(f"field {name!r} must be an integer, got {value!r}")
     if not isinstance(value, kind):
-        raise RecordError(f"field {name!r} must be {kind.__name__}, got {value!r}")
+        raise RecordError(f"field {name!r} must be {kind.__name__}, got {short_repr(value)}")
     return value
+
+
+def _check_map_id(game_id: str, map_id: str) -> None:
+    """Refuses a ``config.map`` string that is not one of the game's built-in map ids.
+
+    A record carries any other map inline, so a string naming a file (which replaying
+    would have read on the replaying machine) is corrupt.  An unknown game is left to
+    :func:`iter_replay`, which names it.
+    """
+    try:
+        game = make(game_id)
+    except UnknownGameError:
+        return
+    known: tuple[str, ...] = tuple(getattr(game, "maps", ()))
+    if map_id not in known:
+        raise RecordError(
+            f"config.map must be a built-in map id ({', '.join(known) or f'{game_id} has none'}) or an inline "
+            f"map object; records never name map files (got {short_repr(map_id)})"
+        )
 
 
 def iter_replay(record: GameRecord) -> Iterator[State]:
@@ -210,9 +249,9 @@ def iter_replay(record: GameRecord) -> Iterator[State]:
             move = state.parse_move(text)
             state = state.apply(move)
         except InvalidMoveError as exc:
-            raise RecordError(f"action {i} ({text!r}) does not parse: {exc}", index=i) from None
+            raise RecordError(f"action {i} ({short_repr(text)}) does not parse: {exc}", index=i) from None
         except IllegalMoveError as exc:
-            raise RecordError(f"action {i} ({text!r}) is illegal: {exc}", index=i) from None
+            raise RecordError(f"action {i} ({short_repr(text)}) is illegal: {exc}", index=i) from None
         yield state
 
 

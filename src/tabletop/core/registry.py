@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from tabletop.core.errors import UnknownGameError
+from tabletop.core.errors import UnknownGameError, short_repr
 from tabletop.core.protocol import Game
 
 _GAMES: dict[str, Game] = {}
@@ -37,7 +37,7 @@ def make(game_id: str) -> Game:
         return _GAMES[game_id]
     except KeyError:
         known = ", ".join(available_games()) or "none"
-        raise UnknownGameError(f"unknown game {game_id!r} (known: {known})") from None
+        raise UnknownGameError(f"unknown game {short_repr(game_id)} (known: {known})") from None
 
 
 def available_games() -> tuple[str, ...]:

@@ -33,7 +33,7 @@ def test_layouts_agree_with_the_coordinates(name: str) -> None:
             cell = board.lattice_cells[shifted] if 0 <= shifted < len(board.lattice_cells) else -1
             assert cell == expected
             # lines: the next bit of copy d
-            bit = board.line_direction_bits[d][i].bit_length() - 1
+            bit = board.line_positions[d][i]
             assert board.line_cells[bit + 1] == expected
             # rays walk the same way
             ray = board.rays[i][d]

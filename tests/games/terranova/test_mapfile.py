@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from tabletop.core.errors import ConfigError
-from tabletop.games.terranova.mapfile import IslandMap, Landscape, MapError, builtin_maps, load_map, parse_map
+from tabletop.games.terranova.mapfile import (
+    IslandMap,
+    Landscape,
+    MapError,
+    builtin_maps,
+    load_map,
+    parse_map,
+    read_map_file,
+)
 
 LANDS = {"A": {"name": "Alpha"}, "B": {"name": "Beta"}, "C": {"name": "Gamma"}, "D": {"name": "Delta", "water": True}}
 
@@ -217,14 +225,14 @@ def test_every_problem_is_reported_at_once() -> None:
 def test_load_from_file_and_default_id_from_file_name(tmp_path: Path) -> None:
     path = tmp_path / "my_island.json"
     path.write_text(json.dumps(small(id=None)), encoding="utf-8")
-    island = load_map(path)
+    island = read_map_file(path)
     assert island.id == "my_island"
-    assert load_map(str(path)) == island
+    assert load_map(path) == island  # a Path, not a string, is read as a file
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(MapError, match=r"no map .*neither a built-in map"):
-        load_map(str(tmp_path / "nowhere.json"))
+    with pytest.raises(MapError, match=r"cannot read map file .*nowhere.json"):
+        read_map_file(tmp_path / "nowhere.json")
 
 
 def test_corrupt_json(tmp_path: Path) -> None:

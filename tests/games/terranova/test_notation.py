@@ -41,14 +41,14 @@ def test_action_text() -> None:
     board = board_for(d37())
     d4, f4 = board.index[(0, 0)], board.index[(2, 0)]
     assert parse_move(board, "d4") == board.place_moves[d4]
-    assert parse_move(board, "d4-f4") == board.slide_moves[d4 * 37 + f4]
-    assert parse_move(board, " D4 -> F4 ") == board.slide_moves[d4 * 37 + f4]
+    assert parse_move(board, "d4-f4") == board.slide(d4, f4)
+    assert parse_move(board, " D4 -> F4 ") == board.slide(d4, f4)
     for text in ("#f4", "*f4", "@f4", "P@f4", "p@F4"):
         assert parse_move(board, text) == board.stone_moves[f4]
     assert parse_move(board, "pass") == PASS and parse_move(board, "PASS") == PASS
     assert move_to_str(board, board.stone_moves[f4]) == "#f4"
     assert move_to_str(board, PASS) == "pass"
-    assert str(board.slide_moves[d4 * 37 + f4]) == "d4-f4"
+    assert str(board.slide(d4, f4)) == "d4-f4"
 
 
 def test_a_crooked_move_parses_but_is_illegal() -> None:

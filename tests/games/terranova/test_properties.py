@@ -80,7 +80,7 @@ def reference_legal(state: State) -> set[Move]:
                         continue
                     if rule == "three_moves_only" and (state.action, state.moves_made, len(state.movers)) == (2, 2, 1):
                         continue
-                legal.add(board.slide_moves[c * board.num_cells + dst])
+                legal.add(board.slide(c, dst))
     if state.action and state.pending_return < 0 and state.supply > 0:
         for cur, _ in state.movers:
             legal |= {board.stone_moves[j] for j in board.neighbors[cur] if j in empty}

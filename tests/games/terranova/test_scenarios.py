@@ -49,7 +49,7 @@ def _initial(scenario: dict[str, Any]) -> State:
 def _slide(state: State, a: tuple[int, int], b: tuple[int, int]) -> Slide:
     board = state.board
     src, dst = board.index[a], board.index[b]
-    return board.slide_moves.get(src * board.num_cells + dst) or Slide(src, dst)
+    return board.slide(src, dst) or Slide(src, dst)
 
 
 def _expect_illegal(state: State, move: Move, why: str) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
-from tabletop.core.errors import ConfigError
+from tabletop.core.errors import ConfigError, short_repr
 from tabletop.core.protocol import GameConfig, Move, OptionSpec, OptionValue
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
@@ -74,7 +74,7 @@ class MedinaGame:
         if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
             raise ConfigError(f"medina needs 3 or 4 players, got {n!r}")
         if config.map is not None:
-            raise ConfigError(f"medina has a single board; map must be None, got {config.map!r}")
+            raise ConfigError(f"medina has a single board; map must be None, got {short_repr(config.map)}")
         sp = config.start_player
         if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")

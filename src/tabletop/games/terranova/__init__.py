@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from tabletop.core.errors import ConfigError, InvalidMoveError
@@ -29,7 +30,14 @@ from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.games.terranova.board import Board, board_for
 from tabletop.games.terranova.heuristics import evaluate as _evaluate
-from tabletop.games.terranova.mapfile import IslandMap, MapError, builtin_maps, load_map, parse_map
+from tabletop.games.terranova.mapfile import (
+    IslandMap,
+    MapError,
+    builtin_maps,
+    load_map,
+    parse_map,
+    read_map_file,
+)
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, describe_score, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
@@ -113,6 +121,26 @@ class TerraNova:
             board.line_all,
             0,
         )
+
+    @property
+    def maps(self) -> tuple[str, ...]:
+        """Ids of the built-in maps: the only strings ``GameConfig.map`` accepts.
+
+        An optional hook (not part of the protocol): records and the command line use it
+        to tell a built-in map id from anything else.
+        """
+        return builtin_maps()
+
+    def read_map_file(self, path: Path) -> dict[str, Any]:
+        """Reads and checks a map file for ``--map FILE``: the map object to pass inline.
+
+        An optional hook for the command line, the only place that reads map files
+        (at most :data:`~tabletop.games.terranova.mapfile.MAX_FILE_BYTES` of them).
+
+        Raises:
+            MapError: if the file cannot be read or the map is invalid.
+        """
+        return read_map_file(path).to_json()
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         """The config as records store it: flags validated, a non-built-in map inlined.
@@ -205,4 +233,5 @@ __all__ = [
     "load_map",
     "parse_cell",
     "parse_map",
+    "read_map_file",
 ]

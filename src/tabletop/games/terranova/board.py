@@ -31,12 +31,13 @@ and a row number for r (``1`` = the top row), as on a Hex board: ``D3-7``'s cent
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Final
 
-from tabletop.games.terranova.mapfile import IslandMap, Landscape, load_map
-from tabletop.grid.hex import DIRECTIONS
+from tabletop.games.terranova.mapfile import MAX_CELLS, IslandMap, Landscape, load_map, parse_map
+from tabletop.grid.hex import DIRECTIONS, direction_between
 
 if TYPE_CHECKING:
     from tabletop.games.terranova.moves import Place, Slide, Stone
@@ -83,6 +84,15 @@ def column_letters(index: int) -> str:
     return letters
 
 
+LAZY_ENTRIES_PER_CELL: Final = 48
+"""A board's path and slide caches keep at most this many entries per cell, then start
+afresh: Isola Nuova has about 39 slides per cell, so its tables fill once and
+stay; only a large map with long lines (up to about 3 * 63 slides per cell) recomputes."""
+
+SlidePath = tuple[int, int, int]
+"""``(bitset of the cells passed over, dst included; direction; steps)`` of a slide."""
+
+
 class Board:
     """Precomputed tables for one island map (shared by every state on that map).
 
@@ -98,13 +108,23 @@ class Board:
         all_cells: bitset of every cell.
         neighbors: NEIGHBORS: the on-board neighbours of each cell, in direction order.
         neighbor_masks: the same as bitsets.
+        next_cell: ``next_cell[d][i]``: the cell next to ``i`` in direction ``d``, or -1.
         rays: RAYS: ``rays[i][d]`` = the cells from ``i`` going in direction ``d``
-            up to the board edge or a gap (not including ``i``).
+            up to the board edge or a gap (not including ``i``); built when first
+            asked for (:meth:`ray` gives one ray).
+        paths, slide_moves: caches of :meth:`path` and :meth:`slide` by
+            ``src * N + dst`` (filled on first use; a missing key is not yet computed,
+            not necessarily absent).
+
+    Every table is built in time and memory about linear in the number of cells (up to
+    the map limits of ``mapfile``); the ray, path and slide tables, which would grow
+    with cells times line length, are filled lazily.
         names: the notation name of each cell; ``name_index`` is the inverse.
         q_min, r_min: the offsets of column ``a`` and row ``1``.
     """
 
     __slots__ = (
+        "_rays",
         "all_cells",
         "bin_format",
         "cell_range",
@@ -127,18 +147,18 @@ class Board:
         "line_all",
         "line_bits",
         "line_cells",
-        "line_direction_bits",
+        "line_positions",
         "map",
         "name_index",
         "names",
         "neighbor_masks",
         "neighbors",
+        "next_cell",
         "num_cells",
         "paths",
         "place_moves",
         "q_min",
         "r_min",
-        "rays",
         "segments",
         "slide_moves",
         "stone_moves",
@@ -176,45 +196,100 @@ class Board:
         self._build_lines()
 
     def _build_geometry(self) -> None:
-        neighbors: list[tuple[int, ...]] = []
-        rays: list[tuple[tuple[int, ...], ...]] = []
-        for q, r in self.coords:
-            neighbors.append(
-                tuple(self.index[(q + dq, r + dr)] for dq, dr in DIRECTIONS if (q + dq, r + dr) in self.index)
-            )
-            cell_rays = []
-            for dq, dr in DIRECTIONS:
-                ray = []
-                h = (q + dq, r + dr)
-                while h in self.index:
-                    ray.append(self.index[h])
-                    h = (h[0] + dq, h[1] + dr)
-                cell_rays.append(tuple(ray))
-            rays.append(tuple(cell_rays))
+        index = self.index
+        self.next_cell: tuple[tuple[int, ...], ...] = tuple(
+            tuple(index.get((q + dq, r + dr), -1) for q, r in self.coords) for dq, dr in DIRECTIONS
+        )
+        neighbors = [tuple(j for j in cells if j >= 0) for cells in zip(*self.next_cell, strict=True)]
         self.neighbors: tuple[tuple[int, ...], ...] = tuple(neighbors)
         self.neighbor_masks: tuple[int, ...] = tuple(sum(1 << j for j in ns) for ns in neighbors)
-        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        self._rays: tuple[tuple[tuple[int, ...], ...], ...] | None = None
+
+    def ray(self, cell: int, direction: int) -> tuple[int, ...]:
+        """The cells from ``cell`` in ``direction`` up to the edge or a gap (``cell`` excluded)."""
+        step = self.next_cell[direction]
+        out = []
+        cell = step[cell]
+        while cell >= 0:
+            out.append(cell)
+            cell = step[cell]
+        return tuple(out)
+
+    @property
+    def rays(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """``rays[i][d]``: :meth:`ray` for every cell and direction (built on first use)."""
+        if self._rays is None:
+            self._rays = tuple(tuple(self.ray(i, d) for d in range(NUM_DIRECTIONS)) for i in self.cell_range)
+        return self._rays
 
     def _build_moves(self) -> None:
         # Imported here: moves.py (move generation) needs the board module first.
-        from tabletop.games.terranova.moves import Place, Slide, Stone
+        from tabletop.games.terranova.moves import Place, Stone
 
         names = self.names
         n = self.num_cells
         self.place_moves: tuple[Place, ...] = tuple(Place(i, names[i]) for i in range(n))
         self.stone_moves: tuple[Stone, ...] = tuple(Stone(i, "#" + names[i]) for i in range(n))
-        slide_moves: dict[int, Slide] = {}
-        # paths[src * N + dst] = (bitset of the cells passed over, dst included; direction; steps)
-        paths: dict[int, tuple[int, int, int]] = {}
-        for src in range(n):
-            for d, ray in enumerate(self.rays[src]):
-                mask = 0
-                for steps, dst in enumerate(ray, start=1):
-                    mask |= 1 << dst
-                    slide_moves[src * n + dst] = Slide(src, dst, f"{names[src]}-{names[dst]}")
-                    paths[src * n + dst] = (mask, d, steps)
-        self.slide_moves: dict[int, Slide] = slide_moves
-        self.paths: dict[int, tuple[int, int, int]] = paths
+        # Slides and their paths are made on first use (path_at, slide_at): there are N
+        # times the line length of them, which would make building a large board cost
+        # far more than its cell count.
+        self.paths: dict[int, SlidePath] = {}
+        self.slide_moves: dict[int, Slide] = {}
+
+    def path_at(self, key: int) -> SlidePath | None:
+        """:meth:`path` of ``src, dst = divmod(key, N)``; cached in :attr:`paths`."""
+        path = self.paths.get(key)
+        if path is not None:
+            return path
+        n = self.num_cells
+        if not 0 <= key < n * n:
+            return None
+        src, dst = divmod(key, n)
+        line = direction_between(self.coords[src], self.coords[dst])
+        if line is None:
+            return None
+        direction, steps = line
+        step = self.next_cell[direction]
+        cell, mask = src, 0
+        for _ in range(steps):
+            cell = step[cell]
+            if cell < 0:
+                return None  # the line leaves the board (a gap or the coast) before dst
+            mask |= 1 << cell
+        path = (mask, direction, steps)
+        if len(self.paths) >= LAZY_ENTRIES_PER_CELL * n:
+            self.paths.clear()
+        self.paths[key] = path
+        return path
+
+    def path(self, src: int, dst: int) -> SlidePath | None:
+        """The straight path from cell ``src`` to cell ``dst``, or ``None`` if there is none.
+
+        Returns:
+            ``(bitset of the cells passed over, dst included; direction; steps)``, or
+            ``None`` if ``dst`` is not in a straight line from ``src`` along cells of the
+            board (``src == dst`` included).
+        """
+        return self.path_at(src * self.num_cells + dst)
+
+    def slide_at(self, key: int) -> Slide | None:
+        """:meth:`slide` of ``src, dst = divmod(key, N)``; cached in :attr:`slide_moves`."""
+        move = self.slide_moves.get(key)
+        if move is not None or self.path_at(key) is None:
+            return move
+        from tabletop.games.terranova.moves import Slide
+
+        src, dst = divmod(key, self.num_cells)
+        move = Slide(src, dst, f"{self.names[src]}-{self.names[dst]}")
+        if len(self.slide_moves) >= LAZY_ENTRIES_PER_CELL * self.num_cells:
+            self.slide_moves.clear()
+        self.slide_moves[key] = move
+        return move
+
+    def slide(self, src: int, dst: int) -> Slide | None:
+        """The slide from cell ``src`` to cell ``dst`` (the same object every time while
+        cached), or ``None`` if ``dst`` is not in a straight line from ``src``."""
+        return self.slide_at(src * self.num_cells + dst)
 
     def _build_lattice(self) -> None:
         # The lattice layout: cell (q, r) is bit (r - r_min) * W + (q - q_min), with one
@@ -269,8 +344,8 @@ class Board:
 
     def _build_lines(self) -> None:
         # The lines layout: six copies of the board, copy d laid out line by line so that
-        # one step in direction d is +1 bit, with a padding bit after every line (gaps in
-        # a line stay padding too).  Shifting a set of cells left by one moves every copy
+        # one step in direction d is +1 bit, with a padding bit after every line and one
+        # for every gap in a line.  Shifting a set of cells left by one moves every copy
         # a step in its own direction: all six directions of a slide in one operation.
         line_keys: tuple[Callable[[int, int], tuple[int, int]], ...] = (
             lambda q, r: (r, q),  # E
@@ -281,25 +356,30 @@ class Board:
             lambda q, r: (q, r),  # SE
         )
         position = 1  # bit 0 is padding, so walking back along a line never goes below 0
-        direction_bits: list[tuple[int, ...]] = []
+        direction_positions: list[tuple[int, ...]] = []
         cells_at: dict[int, int] = {}
         for key in line_keys:
-            lines: dict[int, dict[int, int]] = {}
+            lines: dict[int, list[tuple[int, int]]] = {}
             for i, (q, r) in enumerate(self.coords):
                 line, along = key(q, r)
-                lines.setdefault(line, {})[along] = i
-            bits = [0] * self.num_cells
+                lines.setdefault(line, []).append((along, i))
+            positions = [0] * self.num_cells
             for line in sorted(lines):
-                cells = lines[line]
-                first, last = min(cells), max(cells)
-                for along, i in cells.items():
-                    bits[i] = 1 << (position + along - first)
-                    cells_at[position + along - first] = i
-                position += last - first + 2
-            direction_bits.append(tuple(bits))
-        self.line_direction_bits: tuple[tuple[int, ...], ...] = tuple(direction_bits)
+                previous = None
+                for along, i in sorted(lines[line]):
+                    if previous is not None and along != previous + 1:
+                        position += 1  # one padding bit for a gap, however wide
+                    positions[i] = position
+                    cells_at[position] = i
+                    position += 1
+                    previous = along
+                position += 1  # the padding bit after the line
+            direction_positions.append(tuple(positions))
+        # At most 6 * 2N bits in all, whatever the shape of the map: the layout stays
+        # small even for a sparse map with long gappy lines.
+        self.line_positions: tuple[tuple[int, ...], ...] = tuple(direction_positions)
         self.line_bits: tuple[int, ...] = tuple(
-            sum(direction_bits[d][i] for d in range(NUM_DIRECTIONS)) for i in range(self.num_cells)
+            sum(1 << direction_positions[d][i] for d in range(NUM_DIRECTIONS)) for i in range(self.num_cells)
         )
         self.line_cells: tuple[int, ...] = tuple(cells_at.get(b, -1) for b in range(position))
         self.line_all: int = sum(self.line_bits)
@@ -364,30 +444,42 @@ class Board:
         return f"<Board {self.map.id!r}: {self.num_cells} cells>"
 
 
-_BOARDS: dict[str, Board] = {}
+MAX_CACHED_BOARDS: Final = 64
+"""How many boards :func:`board_for` keeps (least recently used first out)."""
+MAX_CACHED_CELLS: Final = 16 * MAX_CELLS
+"""How many cells the boards that :func:`board_for` keeps may have together."""
+
+_BOARDS: OrderedDict[str, Board] = OrderedDict()
 
 
 def board_for(source: str | Mapping[str, Any] | IslandMap | None) -> Board:
-    """The (cached) board of a built-in map id, a map file path, a map JSON object or a map.
+    """The (cached) board of a built-in map id, a map JSON object or a map.
 
-    ``None`` means the built-in map ``"isola"``.
+    ``None`` means the built-in map ``"isola"``.  A string is a built-in map id only,
+    never a file name (:func:`~tabletop.games.terranova.mapfile.load_map`).  Boards are
+    cached by the map's content, at most :data:`MAX_CACHED_BOARDS` of them with
+    :data:`MAX_CACHED_CELLS` cells in all.
 
     Raises:
-        MapError: if the map cannot be loaded.
+        MapError: if the map cannot be loaded (an unknown id, an invalid map object).
     """
-    if isinstance(source, IslandMap):
-        key = "obj:" + json.dumps(source.to_json(), sort_keys=True)
-    elif isinstance(source, Mapping):
-        key = "obj:" + json.dumps(source, sort_keys=True, default=str)
-    else:
+    if source is None or isinstance(source, str):
         key = "id:" + (source if source is not None else "isola")
-    board = _BOARDS.get(key)
+        board = _BOARDS.get(key)
+        if board is None:
+            island = load_map(source if source is not None else "isola")  # refuses unknown ids
+    else:
+        # Keyed by the validated map, not the object sent: notes and spelling do not count.
+        island = source if isinstance(source, IslandMap) else parse_map(source)
+        key = "obj:" + json.dumps(island.to_json(), sort_keys=True)
+        board = _BOARDS.get(key)
     if board is None:
-        island = source if isinstance(source, IslandMap) else load_map(source if source is not None else "isola")
         board = Board(island)
-        if len(_BOARDS) > 64:  # bound the cache: custom maps arrive through records and the server
-            _BOARDS.clear()
         _BOARDS[key] = board
+        while len(_BOARDS) > MAX_CACHED_BOARDS or sum(b.num_cells for b in _BOARDS.values()) > MAX_CACHED_CELLS:
+            _BOARDS.popitem(last=False)
+    else:
+        _BOARDS.move_to_end(key)
     return board
 
 

@@ -33,6 +33,9 @@ MIN_JUNCTIONS = 6
 MIN_COASTAL = 3
 CUT_SIZE = 3
 POCKET_SIZE = 10
+MAX_POCKET_CUTS = 250_000
+"""M7 is not measured when it would try more candidate cuts than this (about 17,500 for a
+168-cell island; a map that is mostly coast has coastal cells cubed): it fails instead."""
 WIDTH_RANGE = (14, 16)
 # Coastal cells of a round island all lie at about the same distance from its centre; the
 # suggested 168-cell disc has a ratio of about 1.15 (a pointy hexagon has the same), a long
@@ -420,6 +423,15 @@ def _junctions(geo: _Geometry) -> list[tuple[Coord, Coord, Coord]]:
 
 
 def _check_pockets(geo: _Geometry) -> Check:
+    candidates = _count_cuts(geo)
+    if candidates > MAX_POCKET_CUTS:
+        return (
+            f"not measured: {candidates:,} candidate cuts",
+            [
+                f"too many candidate cuts to check ({candidates:,}, at most {MAX_POCKET_CUTS:,}): the map is too big "
+                "or has too much coast for a shipped map"
+            ],
+        )
     worst_size, worst_cut = _worst_pocket(geo)
     problems = []
     if worst_size >= POCKET_SIZE:
@@ -432,6 +444,17 @@ def _check_pockets(geo: _Geometry) -> Check:
     else:
         figures = f"no set of <= {CUT_SIZE} cells disconnects the island"
     return figures, problems
+
+
+def _count_cuts(geo: _Geometry) -> int:
+    """An upper bound on the number of cuts :func:`_worst_pocket` tries, without listing them."""
+    coast = len(geo.coastal)
+    total = 0
+    for b in geo.cells:
+        inland = sum(1 for n in geo.neighbors[b] if n not in geo.coastal)
+        linked = inland + (coast - 1 if b in geo.coastal else len(geo.neighbors[b]) - inland)
+        total += 1 + linked + linked * (linked - 1) // 2
+    return total
 
 
 def _worst_pocket(geo: _Geometry) -> tuple[int, tuple[Coord, ...]]:

@@ -156,7 +156,13 @@ class SlideList(Sequence[Slide]):
             src -= 1
         board = self._board
         cells = board.line_cells
-        return board.slide_moves[cells[src] * board.num_cells + cells[dst]]
+        key = cells[src] * board.num_cells + cells[dst]
+        try:
+            return board.slide_moves[key]
+        except KeyError:  # made on first use
+            move = board.slide_at(key)
+            assert move is not None
+            return move
 
     def __iter__(self) -> Iterator[Slide]:
         board = self._board
@@ -178,7 +184,13 @@ class SlideList(Sequence[Slide]):
                     back -= 1
                 src = cells[back] * n
             previous = dst
-            yield table[src + cells[dst]]
+            try:
+                move = table[src + cells[dst]]
+            except KeyError:  # made on first use
+                made = board.slide_at(src + cells[dst])
+                assert made is not None
+                move = made
+            yield move
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, SlideList | list | tuple):
@@ -230,10 +242,10 @@ def _legal_slides(state: State) -> SlideList:
         if forbidden:
             occ = state.filled
             for cur, start in forbidden:
-                path = board.paths.get(cur * board.num_cells + start)
+                path = board.path_at(cur * board.num_cells + start)
                 if path is not None and not path[0] & occ:
                     # The return is among the slides: s(X) reached in its direction.
-                    targets &= ~board.line_direction_bits[path[1]][start]
+                    targets &= ~(1 << board.line_positions[path[1]][start])
     return SlideList(board, own, targets)
 
 
@@ -375,7 +387,7 @@ def slide_reason(state: State, board: Board, move: Slide) -> str | None:
     if state.pending_return >= 0 and src != state.pending_return:
         at = names[state.pending_return]
         return f"the pioneer at {at} is back on its start cell and must move again as action 3"
-    path = board.paths.get(src * board.num_cells + dst)
+    path = board.paths.get(src * n + dst) or board.path_at(src * n + dst)
     if path is None:
         if src == dst:
             return "a move must go at least one cell"
@@ -385,7 +397,7 @@ def slide_reason(state: State, board: Board, move: Slide) -> str | None:
     mask, direction, steps = path
     occ = state.filled
     if mask & occ:
-        for cell in board.rays[src][direction][:steps]:
+        for cell in board.ray(src, direction)[:steps]:
             if occ >> cell & 1:
                 return f"pioneer at {names[src]} cannot reach {names[dst]}: path blocked at {names[cell]}"
     start = state.start_cell(src)

@@ -85,7 +85,7 @@ def parse_move(board: Board, text: str) -> Move:
             if len(parts) != 2:
                 raise InvalidMoveError("a move is two cells joined by '-'")
             src, dst = parse_cell(board, parts[0]), parse_cell(board, parts[1])
-            move = board.slide_moves.get(src * board.num_cells + dst)
+            move = board.slide(src, dst)
             # Not a straight line: still a well-formed move, rejected by the rules with a reason.
             return move if move is not None else Slide(src, dst, f"{board.names[src]}-{board.names[dst]}")
         return board.place_moves[parse_cell(board, key)]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Final
 
-from tabletop.core.errors import ConfigError
+from tabletop.core.errors import ConfigError, short_repr
 from tabletop.core.protocol import OptionSpec, OptionValue
 
 RETURN_RULES: Final = ("end_of_turn", "strict", "three_moves_only")
@@ -77,12 +77,12 @@ def resolve_ruleset(ruleset: str, variants: Mapping[str, OptionValue]) -> RuleSe
         ConfigError: naming an unknown preset, an unknown flag or a bad value.
     """
     if ruleset not in PRESETS:
-        raise ConfigError(f"unknown Terra Nova ruleset {ruleset!r} (known: {', '.join(PRESETS)})")
+        raise ConfigError(f"unknown Terra Nova ruleset {short_repr(ruleset)} (known: {', '.join(PRESETS)})")
     values: dict[str, OptionValue] = dict(PRESETS[ruleset])
     for name, value in variants.items():
         spec = _SPECS.get(name)
         if spec is None:
-            raise ConfigError(f"unknown Terra Nova variant flag {name!r} (known: {', '.join(_SPECS)})")
+            raise ConfigError(f"unknown Terra Nova variant flag {short_repr(name)} (known: {', '.join(_SPECS)})")
         _check_value(spec, value)
         values[name] = value
     return RuleSet(**values)  # type: ignore[arg-type]
@@ -92,12 +92,14 @@ def _check_value(spec: OptionSpec, value: OptionValue) -> None:
     if spec.name == "stall_limit_rounds":
         if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
             return
-        raise ConfigError(f"variant flag 'stall_limit_rounds' must be a positive integer or null, got {value!r}")
+        raise ConfigError(
+            f"variant flag 'stall_limit_rounds' must be a positive integer or null, got {short_repr(value)}"
+        )
     assert spec.choices is not None
     # bool is a subclass of int: True must not pass as 1 or vice versa.
     if not any(value == choice and type(value) is type(choice) for choice in spec.choices):
         allowed = ", ".join(repr(c) for c in spec.choices)
-        raise ConfigError(f"variant flag {spec.name!r} must be one of {allowed}, got {value!r}")
+        raise ConfigError(f"variant flag {spec.name!r} must be one of {allowed}, got {short_repr(value)}")
 
 
 DEFAULT_RULES: Final = RuleSet()
