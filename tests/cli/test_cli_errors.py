@@ -144,6 +144,8 @@ BAD_COMMAND_LINES = [
     "serve --port {port} --db foo://bar",
     "serve --port {port} --db sqlite:///{tmp}/missing/games.db",
     "serve --port {port} --db postgresql+psycopg://u:secret@127.0.0.1/x",
+    "replay /dev/zero",
+    "render /dev/zero -o {tmp}/board.svg",
 ]
 
 

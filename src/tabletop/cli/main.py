@@ -166,15 +166,10 @@ def map_option(game: Game, value: str | None) -> str | dict[str, Any] | None:
 def load_record(path: Path) -> GameRecord:
     """Reads a record file, failing cleanly if it is missing or corrupt."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
-    except UnicodeDecodeError:
-        fail(f"{path} is not a UTF-8 text file")
-    try:
-        return GameRecord.loads(text)
+        return GameRecord.read_file(path)
     except TabletopError as exc:
-        fail(f"{path}: {exc}")
+        message = str(exc)
+        fail(message if message.startswith(("cannot read", str(path))) else f"{path}: {message}")
 
 
 def make_agents(specs: list[str], seed: int | None) -> list[Agent | None]:

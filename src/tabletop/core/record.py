@@ -20,6 +20,7 @@ import datetime as _dt
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tabletop.core.errors import (
@@ -30,11 +31,14 @@ from tabletop.core.errors import (
     UnknownGameError,
     short_repr,
 )
+from tabletop.core.files import FileTooLargeError, read_bounded
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig, Move, State
 from tabletop.core.registry import make
 
 RECORD_FORMAT = "tabletop-record"
+MAX_RECORD_BYTES = 16_000_000
+"""The largest record file read (about 200 times a 5,000-action game)."""
 RECORD_VERSION = 1
 
 
@@ -181,6 +185,26 @@ class GameRecord:
             result=result,
             date=date,
         )
+
+    @classmethod
+    def read_file(cls, path: Path, *, max_bytes: int = MAX_RECORD_BYTES) -> GameRecord:
+        """Reads a record file (at most ``max_bytes``: a 5,000-action record is under 100 kB).
+
+        Raises:
+            RecordError: if the file cannot be read, is too big, is not UTF-8 or is not a
+                valid record.
+        """
+        try:
+            raw = read_bounded(path, max_bytes)
+        except OSError as exc:
+            raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except FileTooLargeError:
+            raise RecordError(f"{path} is bigger than {max_bytes:,} bytes: not a record") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError(f"{path} is not a UTF-8 text file") from None
+        return cls.loads(text)
 
     @classmethod
     def loads(cls, text: str) -> GameRecord:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from tabletop.core.errors import ConfigError, short_repr
+from tabletop.core.files import FileTooLargeError, read_bounded
 
 MAPS_DIR: Final = Path(__file__).parent / "maps"
 AXIAL_DIRECTIONS: Final = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
@@ -209,12 +210,11 @@ def read_map_json(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> dict[str, A
             deep included) or is not a JSON object.
     """
     try:
-        with path.open("rb") as stream:
-            raw = stream.read(max_bytes + 1)
+        raw = read_bounded(path, max_bytes)
     except OSError as exc:
         raise MapError(f"cannot read map file {str(path)!r}: {exc.strerror or exc}") from None
-    if len(raw) > max_bytes:
-        raise MapError(f"map file {str(path)!r} is bigger than {max_bytes:,} bytes (MAX_FILE_BYTES)")
+    except FileTooLargeError:
+        raise MapError(f"map file {str(path)!r} is bigger than {max_bytes:,} bytes (MAX_FILE_BYTES)") from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
