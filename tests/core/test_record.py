@@ -81,3 +81,19 @@ def test_outcome_shares_win_between_tied_leaders() -> None:
     assert outcome.winners == (1, 2)
     assert outcome.returns() == (0.0, 0.5, 0.5)
     assert Outcome.from_json(outcome.to_json()) == outcome
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"players": [{"name": "A\ud800", "agent": "human"}, {"name": "Bot", "agent": "random"}]},
+        {"actions": ["a", "\udc00"]},
+        {"date": "\ud83d"},
+        {"game": "terra\udfffnova"},
+    ],
+    ids=["name", "action", "date", "game"],
+)
+def test_lone_surrogates_are_refused(overrides: dict[str, object]) -> None:
+    # JSON's "\ud800" escape parses into a str that can be neither printed nor written.
+    with pytest.raises(RecordError, match="not valid Unicode"):
+        GameRecord.from_json(_record_json(**overrides))

@@ -177,6 +177,12 @@ class GameRecord:
         date = data.get("date", "")
         if not isinstance(date, str):
             raise RecordError(f"field 'date' must be a string, got {short_repr(date)}")
+        _check_unicode(
+            {"game": game, "config.ruleset": config.ruleset, "date": date}
+            | {f"players[{i}].name": p.name for i, p in enumerate(players)}
+            | {f"players[{i}].agent": p.agent for i, p in enumerate(players)}
+            | {f"action {i}": a for i, a in enumerate(actions_raw)}
+        )
         return cls(
             game=game,
             config=config,
@@ -223,6 +229,16 @@ class GameRecord:
         except ValueError as exc:  # e.g. an integer with more digits than Python converts
             raise RecordError(f"not valid JSON: {exc}") from None
         return cls.from_json(data)
+
+
+def _check_unicode(texts: Mapping[str, str]) -> None:
+    """Refuses strings that are not valid Unicode (a lone surrogate, as JSON's ``\\ud800``
+    allows): they could be neither printed nor written back."""
+    for where, text in texts.items():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RecordError(f"{where} is not valid Unicode (it holds a lone surrogate)") from None
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
