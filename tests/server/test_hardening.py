@@ -30,7 +30,7 @@ from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.local import free_port, start_server
 from tabletop.server.rooms import RoomManager
-from tabletop.server.store import Store
+from tabletop.server.store import SeatRow, Store
 
 from .conftest import create_toy
 
@@ -383,3 +383,18 @@ def test_unknown_api_paths_and_methods_answer_in_the_error_shape(client: TestCli
     assert r.status_code == 404 and set(r.json()) == {"error", "detail"}
     r = client.delete("/api/matches")
     assert r.status_code == 405 and r.json()["error"] == "method_not_allowed"
+
+
+def test_a_stored_match_the_engine_now_refuses_neither_stops_the_server_nor_gives_500(settings: Settings) -> None:
+    # A row written by an older server: a map named by path, and a bot to move first.
+    store = Store(settings.db_url)
+    config = {"num_players": 2, "ruleset": "default", "variants": {}, "map": "/etc/passwd", "seed": 1}
+    seats = [SeatRow(0, "Bot", "random", None), SeatRow(1, "A", "human", "0" * 64)]
+    store.create_match("oldmatch", "terranova", config, False, seats)
+    store.close()
+    with TestClient(create_app(settings)) as c:  # start-up resumes bot matches: this one is skipped
+        r = c.get("/api/matches/oldmatch")
+        assert r.status_code == 410 and r.json()["error"] == "unavailable_match"
+        with c.websocket_connect("/api/matches/oldmatch/ws") as ws:
+            assert ws.receive_json()["error"] == "unavailable_match"
+        assert create_toy(c)["id"]
