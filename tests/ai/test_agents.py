@@ -62,7 +62,7 @@ def test_think_returns_in_the_background_and_can_be_stopped() -> None:
     state = GAME.position(tuple(range(1, 60)))
     pending = think(agent, state)
     time.sleep(0.05)
-    start = time.monotonic()
     move = pending.stop()
-    assert time.monotonic() - start < 1.0
     assert state.is_legal(move) and pending.done()
+    stats = agent.search.last_stats
+    assert stats is not None and stats.simulations < 3000  # stopped early, not run to its budget
