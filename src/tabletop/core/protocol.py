@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, TypeGuard, runtime_checkable
 
+from tabletop.core.errors import ConfigError, short_repr
 from tabletop.core.outcome import Outcome
 
 PlayerId = int
@@ -76,6 +77,43 @@ class GameConfig:
     map: str | Mapping[str, Any] | None = None
     seed: int | None = None
     start_player: int | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> GameConfig:
+        """The inverse of :meth:`to_json`: the one reader of a config from JSON.
+
+        Checks the types only (a record's header, a stored match, a bot worker's job
+        all come through here); whether the values make a game is for
+        ``Game.new_initial_state`` to say.
+
+        Raises:
+            ConfigError: naming the first field of the wrong type.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError("a config must be an object")
+        num_players = data.get("num_players")
+        if not _is_int(num_players):
+            raise ConfigError(f"config.num_players must be an integer, not {short_repr(num_players)}")
+        ruleset = data.get("ruleset", "default")
+        if not isinstance(ruleset, str):
+            raise ConfigError(f"config.ruleset must be a string, not {short_repr(ruleset)}")
+        variants = data.get("variants")
+        if variants is None:
+            variants = {}
+        if not isinstance(variants, Mapping):
+            raise ConfigError("config.variants must be an object")
+        for name, value in variants.items():
+            if not isinstance(name, str) or not (value is None or isinstance(value, bool | int | str)):
+                raise ConfigError(f"config.variants: {short_repr(name)} must map to a boolean, integer, string or null")
+        map_value = data.get("map")
+        if map_value is not None and not isinstance(map_value, str | Mapping):
+            raise ConfigError("config.map must be a map id, a map object or null")
+        seed, start = data.get("seed"), data.get("start_player")
+        if seed is not None and not _is_int(seed):
+            raise ConfigError("config.seed must be an integer or null")
+        if start is not None and not _is_int(start):
+            raise ConfigError("config.start_player must be an integer or null")
+        return cls(num_players, ruleset, dict(variants), map_value, seed, start)
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-ready dict (part of a record's header)."""
@@ -277,3 +315,7 @@ class Game(Protocol):
         Terminal states return the final scores.  Lives in the game's ``heuristics.py``.
         """
         ...
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -122,36 +122,12 @@ class GameRecord:
         players_raw = _field(data, "players", list)
         actions_raw = _field(data, "actions", list)
         try:
-            num_players = _field(cfg, "num_players", int)
-            variants = cfg.get("variants") or {}
-            if not isinstance(variants, Mapping):
-                raise RecordError("config.variants must be an object")
-            seed = cfg.get("seed")
-            start = cfg.get("start_player")
-            if seed is not None and not isinstance(seed, int):
-                raise RecordError("config.seed must be an integer or null")
-            if start is not None and not isinstance(start, int):
-                raise RecordError("config.start_player must be an integer or null")
-            ruleset = cfg.get("ruleset", "default")
-            if not isinstance(ruleset, str):
-                raise RecordError(f"config.ruleset must be a string, not {short_repr(ruleset)}")
-            map_value = cfg.get("map")
-            if map_value is not None and not isinstance(map_value, str | Mapping):
-                raise RecordError("config.map must be a string, an object or null")
-            if isinstance(map_value, str):
-                _check_map_id(game, map_value)
-            config = GameConfig(
-                num_players=num_players,
-                ruleset=ruleset,
-                variants=dict(variants),
-                map=map_value,
-                seed=seed,
-                start_player=start,
-            )
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, RecordError):
-                raise
-            raise RecordError(f"bad config: {exc}") from None
+            config = GameConfig.from_json(cfg)
+        except ConfigError as exc:
+            raise RecordError(str(exc)) from None
+        num_players = config.num_players
+        if isinstance(config.map, str):
+            _check_map_id(game, config.map)
         players: list[PlayerInfo] = []
         for i, p in enumerate(players_raw):
             if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):

@@ -30,21 +30,9 @@ from tabletop.core.protocol import GameConfig, State
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 
 
-def config_from_json(data: dict[str, Any]) -> GameConfig:
-    """The inverse of ``GameConfig.to_json``."""
-    return GameConfig(
-        num_players=int(data["num_players"]),
-        ruleset=str(data.get("ruleset", "default")),
-        variants=dict(data.get("variants") or {}),
-        map=data.get("map"),
-        seed=data.get("seed"),
-        start_player=data.get("start_player"),
-    )
-
-
 def rebuild_state(game: str, config: dict[str, Any], texts: Sequence[str]) -> State:
     """The position after ``texts``, replayed through the public record API."""
-    cfg = config_from_json(config)
+    cfg = GameConfig.from_json(config)
     players = tuple(PlayerInfo(name=f"P{i + 1}") for i in range(cfg.num_players))
     return replay(GameRecord(game=game, config=cfg, players=players, actions=tuple(texts)))
 

@@ -26,7 +26,7 @@ from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
-from tabletop.server.bots import BotPool, config_from_json, fallback_action
+from tabletop.server.bots import BotPool, fallback_action
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip, quote
 from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
 
@@ -655,7 +655,7 @@ def _set_up(game: Game, config: GameConfig) -> tuple[GameConfig, State]:
 
 def _rebuild_room(game: Game, row: MatchRow) -> Room:
     """A stored match as a live room, its actions replayed through the engine."""
-    state = game.new_initial_state(config_from_json(row.config))
+    state = game.new_initial_state(GameConfig.from_json(row.config))
     room = Room(
         row.id,
         game,
