@@ -7,11 +7,13 @@ package; nothing here names a game.
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 
 from tabletop.core.errors import UnknownGameError, short_repr
 from tabletop.core.protocol import Game
 
+log = logging.getLogger("tabletop")
 _GAMES: dict[str, Game] = {}
 
 
@@ -41,10 +43,17 @@ def make(game_id: str) -> Game:
 
 
 def available_games() -> tuple[str, ...]:
-    """The ids of every game shipped with tabletop, sorted."""
+    """The ids of every game shipped with tabletop, sorted.
+
+    A game package that fails to import is logged and left out, so one broken game
+    never takes the others (or the server's game list) down with it.
+    """
     import tabletop.games as games_pkg
 
     for info in pkgutil.iter_modules(games_pkg.__path__):
         if info.ispkg and info.name not in _GAMES:
-            importlib.import_module(f"tabletop.games.{info.name}")
+            try:
+                importlib.import_module(f"tabletop.games.{info.name}")
+            except Exception:
+                log.exception("the game package %r failed to import", info.name)
     return tuple(sorted(_GAMES))

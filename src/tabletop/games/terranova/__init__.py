@@ -33,11 +33,14 @@ from tabletop.games.terranova.heuristics import evaluate as _evaluate
 from tabletop.games.terranova.mapfile import (
     IslandMap,
     MapError,
+    builtin_map_names,
     builtin_maps,
     load_map,
     parse_map,
     read_map_file,
+    read_map_json,
 )
+from tabletop.games.terranova.maplint import LintReport, lint
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, describe_score, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
@@ -130,6 +133,23 @@ class TerraNova:
         to tell a built-in map id from anything else.
         """
         return builtin_maps()
+
+    @property
+    def map_names(self) -> dict[str, str]:
+        """The built-in maps' display names by id (an optional hook: the server's create form)."""
+        return builtin_map_names()
+
+    def lint_map(self, source: str) -> LintReport:
+        """``tabletop map lint SOURCE``: a built-in map id or a map file, checked against
+        the loader's rules (V1-V4) and the rules for shipped maps (M1-M8).
+
+        An optional hook for the command line.
+
+        Raises:
+            MapError: if a file cannot be read as JSON (the report covers everything else).
+        """
+        data = load_map(source).to_json() if source in builtin_maps() else read_map_json(Path(source))
+        return lint(data, source)
 
     def read_map_file(self, path: Path) -> dict[str, Any]:
         """Reads and checks a map file for ``--map FILE``: the map object to pass inline.

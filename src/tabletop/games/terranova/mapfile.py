@@ -24,6 +24,7 @@ problem it found; the stricter requirements for shipped maps (M1-M8) are checked
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -153,6 +154,12 @@ class IslandMap:
 def builtin_maps() -> tuple[str, ...]:
     """Ids of the maps shipped with tabletop (the files in ``maps/``), sorted."""
     return tuple(sorted(p.stem for p in MAPS_DIR.glob("*.json")))
+
+
+@functools.cache
+def builtin_map_names() -> dict[str, str]:
+    """The built-in maps' display names by id (read once: the files ship with the package)."""
+    return {map_id: load_map(map_id).name for map_id in builtin_maps()}
 
 
 def load_map(source: str | Path | Mapping[str, Any]) -> IslandMap:

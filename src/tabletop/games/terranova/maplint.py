@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from tabletop.games.terranova.mapfile import AXIAL_DIRECTIONS, IslandMap, MapError, parse_map
 
@@ -527,3 +528,44 @@ def _widest_line(geo: _Geometry) -> tuple[int, list[Coord]]:
             if len(run) > len(best):
                 best = run
     return len(best), best
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """What ``tabletop map lint`` prints, and its exit status.
+
+    Attributes:
+        lines: the report, one check a line (problems indented below it).
+        status: 0 when every check passes, 1 when one fails, 2 when the map does not load.
+    """
+
+    lines: tuple[str, ...]
+    status: int
+
+
+def lint(data: Mapping[str, Any], source: str) -> LintReport:
+    """Loads ``data`` (a map object) with the loader's checks V1-V4, then runs M1-M8.
+
+    Args:
+        data: the parsed map.
+        source: how the user named it (a file or a built-in id), for the report.
+    """
+    try:
+        island = parse_map(data)
+    except MapError as exc:
+        lines = [f"FAIL  V1-V4 the map does not load: {source}", *(f"        {p}" for p in exc.problems)]
+        return LintReport(tuple(lines), 2)
+    lines = [
+        f"Map {island.id!r} ({island.name}): {len(island.cells)} cells, {len(island.landscapes)} landscapes",
+        "pass  V1-V4 the loader's checks",
+    ]
+    results = check_map(island)
+    for result in results:
+        lines.append(f"{'pass' if result.passed else 'FAIL'}  {result.rule} {result.title}: {result.figures}")
+        lines += [f"        {issue.message}" for issue in result.issues]
+    failed = [r.rule for r in results if not r.passed]
+    if failed:
+        lines.append(f"{len(failed)} of {len(results)} checks failed: {' '.join(failed)}")
+        return LintReport(tuple(lines), 1)
+    lines.append(f"All {len(results)} checks passed.")
+    return LintReport(tuple(lines), 0)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.resources
-import json
 import logging
-import pkgutil
 from typing import Any
 
 from fastapi import APIRouter
@@ -19,22 +16,10 @@ router = APIRouter(prefix="/api", tags=["games"])
 log = logging.getLogger("tabletop.server")
 
 
-def shipped_maps(game: Game) -> list[dict[str, str]]:
-    """Built-in maps: the JSON files in the game package's ``maps`` folder (data, not code)."""
-    try:
-        folder = importlib.resources.files(f"tabletop.games.{game.id}") / "maps"
-        files = sorted((f for f in folder.iterdir() if f.name.endswith(".json")), key=lambda f: f.name)
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        return []
-    maps = []
-    for f in files:
-        map_id = f.name.removesuffix(".json")
-        try:
-            name = str(json.loads(f.read_text(encoding="utf-8")).get("name", map_id))
-        except (ValueError, AttributeError):
-            name = map_id
-        maps.append({"id": map_id, "name": name})
-    return maps
+def builtin_maps(game: Game) -> list[dict[str, str]]:
+    """The game's built-in maps (its optional ``map_names`` hook: id to name), for the create form."""
+    maps: dict[str, str] = getattr(game, "map_names", {})
+    return [{"id": map_id, "name": name} for map_id, name in sorted(maps.items())]
 
 
 def describe_game(game: Game) -> dict[str, Any]:
@@ -54,7 +39,7 @@ def describe_game(game: Game) -> dict[str, Any]:
             for o in game.options
         ],
         "rulesets": {name: dict(flags) for name, flags in game.rulesets.items()},
-        "maps": shipped_maps(game),
+        "maps": builtin_maps(game),
         "seat_colors": {str(n): list(game.seat_colors(n)) for n in range(game.min_players, game.max_players + 1)},
     }
 
@@ -66,15 +51,8 @@ def list_games() -> list[dict[str, Any]]:
     A game package that fails to import is left out (and logged) rather than taking the
     whole list down with it.
     """
-    import tabletop.games as games_pkg
-
-    ids = {info.name for info in pkgutil.iter_modules(games_pkg.__path__) if info.ispkg}
-    try:
-        ids |= set(available_games())
-    except Exception:
-        log.exception("a game package failed to import")
     out = []
-    for game_id in sorted(ids):
+    for game_id in available_games():
         try:
             out.append(describe_game(make(game_id)))
         except Exception:
