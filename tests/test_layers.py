@@ -22,7 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"core", "ai", "testing"},
     "arena": {"core", "render", "ai", "arena"},
     "server": {"core", "ai", "server"},
-    "cli": {"core", "render", "ai", "arena", "server", "testing", "cli"},
+    "bench": {"core", "ai", "server", "bench"},
+    "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli"},
     "": {"core"},  # tabletop/__init__.py: the public API re-exports core
 }
 """Which top-level packages each layer may import."""

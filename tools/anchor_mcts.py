@@ -1,9 +1,9 @@
-"""Yardstick for ``tabletop bench GAME --mcts``: OpenSpiel's Python MCTS on Amazons.
+"""Yardstick for ``tabletop bench search GAME``: OpenSpiel's Python MCTS on Amazons.
 
 The issue's bar for MCTS speed quotes OpenSpiel's Python ``MCTSBot`` at about 900
 simulations per second on Amazons (initial position, one random rollout each) on the
 machine the bar was set on.  Timing the same search here, in the same run as
-``tabletop bench --mcts``, tells how fast this machine is against that one.
+``tabletop bench search``, tells how fast this machine is against that one.
 
 Not part of tabletop: run it in a separate venv (``pip install open_spiel==2.0.2``).
 """

@@ -25,9 +25,9 @@ def test_help_lists_every_command() -> None:
         assert command in result.output
 
 
-@pytest.mark.parametrize("command", ["play", "selfplay", "bench"])
+@pytest.mark.parametrize("command", ["play", "selfplay", "bench engine", "bench search"])
 def test_unknown_game_is_reported(command: str) -> None:
-    result = runner.invoke(app, [command, "chess"])
+    result = runner.invoke(app, [*command.split(), "chess"])
     assert result.exit_code == 2
     assert "unknown game 'chess'" in result.output
     assert "Traceback" not in result.output
@@ -111,17 +111,22 @@ def _holding_a_port() -> socket.socket:
 # in one line.  "{tmp}" is a fresh directory, "{file}" a regular file in it, "{port}"
 # a port nothing listens on and "{busy}" one something listens on.
 BAD_COMMAND_LINES = [
-    "bench terranova -n 9",
-    "bench medina -n 2",
-    "bench terranova -n 0",
-    "bench terranova --mcts -n 9",
-    "bench terranova --seconds -1",
-    "bench terranova --seconds 0",
-    "bench terranova --seconds nan",
-    "bench terranova --seconds inf",
+    "bench engine terranova -n 9",
+    "bench engine medina -n 2",
+    "bench engine terranova -n 0",
+    "bench search terranova -n 9",
+    "bench engine terranova --seconds -1",
+    "bench engine terranova --seconds 0",
+    "bench engine terranova --seconds nan",
+    "bench search terranova --seconds inf",
     "bench server --seconds -1",
-    "bench terranova --seconds abc",
-    "bench",
+    "bench server --seconds 10",
+    "bench server --think 0",
+    "bench server --game medina -n 2",
+    "bench server --game nosuch",
+    "bench engine terranova --seconds abc",
+    "bench engine nosuch",
+    "bench terranova",
     "selfplay terranova -n 0",
     "selfplay terranova -g 0",
     "selfplay terranova --bogus",
@@ -157,8 +162,8 @@ def test_bad_command_line_is_one_line_on_stderr_and_exit_code_2(
         pytest.skip("the PostgreSQL driver is installed here")
     # Nothing may start: these fail the case (rather than run for ever) if it gets that far.
     started = AssertionError("the command started instead of refusing its input")
-    for name in ("bench_playouts", "print_mcts_bench", "bench_server"):
-        monkeypatch.setattr(f"tabletop.cli.main.{name}", Mock(side_effect=started))
+    for name in ("engine.bench_playouts", "search.bench_mcts", "server.run_bench"):
+        monkeypatch.setattr(f"tabletop.bench.{name}", Mock(side_effect=started))
     monkeypatch.setattr("uvicorn.run", Mock(side_effect=started))
     (tmp_path / "file").write_text("not a directory", encoding="utf-8")
     with _holding_a_port() as free:
@@ -178,7 +183,7 @@ def test_bad_command_line_is_one_line_on_stderr_and_exit_code_2(
 
 
 def test_player_counts_out_of_range_name_the_range() -> None:
-    result = runner.invoke(app, ["bench", "terranova", "-n", "9"])
+    result = runner.invoke(app, ["bench", "engine", "terranova", "-n", "9"])
     assert result.stderr == "error: terranova is for 2 to 4 players, not 9\n"
     result = runner.invoke(app, ["selfplay", "medina", "-n", "2"])
     assert result.stderr == "error: medina is for 3 to 4 players, not 2\n"
@@ -192,8 +197,8 @@ def test_selfplay_writes_every_record_whole(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_exits_130_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tabletop.cli.main.bench_playouts", Mock(side_effect=KeyboardInterrupt))
-    result = runner.invoke(app, ["bench", "terranova", "--seconds", "1"])
+    monkeypatch.setattr("tabletop.bench.engine.bench_playouts", Mock(side_effect=KeyboardInterrupt))
+    result = runner.invoke(app, ["bench", "engine", "terranova", "--seconds", "1"])
     assert result.exit_code == 130
     assert "Traceback" not in result.output
 

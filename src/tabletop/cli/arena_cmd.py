@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tabletop.arena.archive import ArenaArchive
-from tabletop.arena.bench_mcts import bench_mcts
 from tabletop.arena.ratings import rate
 from tabletop.arena.report import write_outputs
 from tabletop.arena.tournament import (
@@ -29,7 +28,6 @@ from tabletop.arena.tournament import (
 )
 from tabletop.cli.output import console, err_console, fail, note, say_err
 from tabletop.core.errors import TabletopError
-from tabletop.core.registry import make
 
 
 def arena(
@@ -207,18 +205,3 @@ def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
-
-
-def print_mcts_bench(game_id: str, players: list[int] | None, seconds: float, seed: int, level: int = 3) -> None:
-    """Prints MCTS simulations per second for ``tabletop bench GAME --mcts``."""
-    try:
-        game = make(game_id)
-    except TabletopError as exc:
-        fail(str(exc))
-    table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
-    for count in players or game.bench_player_counts:
-        for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
-            table.add_row(
-                str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
-            )
-    console.print(table)

@@ -5,7 +5,6 @@ Every command reaches a game only through the registry and the protocol.
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import sys
@@ -16,11 +15,12 @@ import typer
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
-from tabletop.arena.bench import bench_playouts
-from tabletop.cli.arena_cmd import arena, print_mcts_bench
+from tabletop.cli.arena_cmd import arena
+from tabletop.cli.bench_cmd import bench_app
+from tabletop.cli.checks import check_players, load_game
 from tabletop.cli.map_cmd import map_app
 from tabletop.cli.output import OneLineErrors, console, fail
-from tabletop.cli.serve_cmd import bench_server, serve
+from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
@@ -68,28 +68,6 @@ def parse_variants(items: list[str] | None) -> dict[str, OptionValue]:
                 value = raw.strip()
         variants[name.strip()] = value
     return variants
-
-
-def load_game(game_id: str) -> Game:
-    """The registered game, or a clear error listing the known ones."""
-    try:
-        return make(game_id)
-    except TabletopError as exc:
-        fail(str(exc))
-
-
-def check_players(game: Game, count: int) -> int:
-    """``count`` if ``game`` can be played by that many, else a one-line error."""
-    if not game.min_players <= count <= game.max_players:
-        fail(f"{game.id} is for {game.min_players} to {game.max_players} players, not {count}")
-    return count
-
-
-def check_seconds(seconds: float, option: str) -> float:
-    """``seconds`` if it is a positive, finite number, else a one-line error naming ``option``."""
-    if not 0 < seconds < math.inf:  # also false for nan
-        fail(f"{option} must be a positive, finite number of seconds, not {seconds:g}")
-    return seconds
 
 
 def record_directory(out: Path) -> Path:
@@ -353,42 +331,6 @@ def render(
     console.print(f"Wrote {output} (ply {state.ply} of {len(record.actions)})", markup=False)
 
 
-@app.command()
-def bench(
-    target: Annotated[str, typer.Argument(help="A game id (random playouts).", show_default=False)],
-    players: Annotated[
-        list[int] | None, typer.Option("--players", "-n", help="Player counts (default: the game's bench counts).")
-    ] = None,
-    seconds: Annotated[float, typer.Option("--seconds", help="Time per player count (seconds, above 0).")] = 5.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")] = 0,
-    mcts: Annotated[bool, typer.Option("--mcts", help="Time MCTS simulations/s from a mid-game position.")] = False,
-) -> None:
-    """Benchmark complete kind-first random games on one core: games/s, actions/s, how games ended."""
-    check_seconds(seconds, "--seconds")
-    if target == "server":  # the web server under simulated players (tabletop.server.bench)
-        bench_server(seconds=seconds, seed=seed)
-        return
-    game = load_game(target)
-    for count in players or ():
-        check_players(game, count)
-    if mcts:
-        print_mcts_bench(target, players, seconds, seed)
-        return
-    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
-    for count in players or game.bench_player_counts:
-        result = bench_playouts(game, count, seconds=seconds, seed=seed)
-        ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
-        table.add_row(
-            str(count),
-            str(result.games),
-            f"{result.games_per_second:,.1f}",
-            f"{result.actions_per_second:,.0f}",
-            f"{result.mean_actions:.1f}",
-            ends,
-        )
-    console.print(table)
-
-
 @app.command("games")
 def games_cmd() -> None:
     """List the games, their player counts, rulesets and variant flags."""
@@ -403,6 +345,7 @@ def games_cmd() -> None:
 app.command("serve")(serve)
 app.command("arena")(arena)
 app.add_typer(map_app, name="map")
+app.add_typer(bench_app, name="bench")
 
 
 def main() -> None:

@@ -116,33 +116,6 @@ def check_can_listen(host: str, port: int) -> None:
                 fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
-def bench_server(seconds: float = 60.0, seed: int = 0) -> None:
-    """``tabletop bench server``: 200 simultaneous games of simulated players against one server.
-
-    ``seconds`` below 30 is raised to 30 so the run reaches a steady state; the number of
-    games and the think time come from ``TABLETOP_BENCH_GAMES`` / ``TABLETOP_BENCH_THINK``
-    (``python -m tabletop.server.bench --help`` has every knob).
-    """
-    import os
-
-    from tabletop.server.bench import run_bench
-
-    games = int(os.environ.get("TABLETOP_BENCH_GAMES", "200"))
-    think = float(os.environ.get("TABLETOP_BENCH_THINK", "1.0"))
-    typer.echo(f"bench server: {games} games, think time {think:g} s, {max(seconds, 30.0):g} s ...")
-    try:
-        result = run_bench(games=games, seconds=max(seconds, 30.0), think_s=think, seed=seed)
-    except KeyboardInterrupt:
-        typer.echo("bench server: interrupted; the server process is stopped, nothing was measured", err=True)
-        raise typer.Exit(130) from None
-    except RuntimeError as exc:
-        typer.echo(f"bench server: {exc}", err=True)
-        raise typer.Exit(1) from None
-    typer.echo(result.summary())
-    ok = result.errors == 0 and result.lost == 0 and result.percentile(99) < 100
-    typer.echo("bar (p99 < 100 ms, no error, no lost action): " + ("met" if ok else "NOT met"))
-
-
 def main() -> None:
     """Runs ``serve`` on its own (``python -m tabletop.cli.serve_cmd``)."""
     typer.run(serve)

@@ -10,7 +10,6 @@ same database and checks that every acknowledged action is stored: nothing lost.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -280,29 +279,3 @@ def _measure(
     finally:
         stop_server(proc)
     return result
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m tabletop.server.bench``."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--game", default="terranova")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--think", type=float, default=1.0, help="mean think time per action, seconds")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    result = run_bench(
-        game=args.game,
-        players=args.players,
-        games=args.games,
-        seconds=args.seconds,
-        think_s=args.think,
-        seed=args.seed,
-    )
-    print(result.summary())
-    print(json.dumps({"cpu_count": os.cpu_count(), "p50_ms": result.percentile(50), "p99_ms": result.percentile(99)}))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,113 @@
+"""``tabletop bench engine|search|server``: every benchmark behind one command.
+
+Each prints its figures as a table; ``docs/benchmarks.md`` records results with the
+commands that produced them (as ratios against a yardstick run in the same session).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from tabletop.cli.checks import check_players, check_seconds, load_game
+from tabletop.cli.output import console, fail, say_err
+
+bench_app = typer.Typer(
+    help="Benchmarks: engine speed (random games), search speed (MCTS), the web server under load.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+GameArg = Annotated[str, typer.Argument(help="A game id (terranova, medina).", show_default=False)]
+PlayersOpt = Annotated[
+    list[int] | None, typer.Option("--players", "-n", help="Player counts (default: the game's bench counts).")
+]
+SecondsOpt = Annotated[float, typer.Option("--seconds", help="Time per measurement (seconds, above 0).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")]
+
+
+@bench_app.callback()
+def bench_group() -> None:
+    """Benchmarks of the engines, the search and the server."""
+
+
+@bench_app.command()
+def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5.0, seed: SeedOpt = 0) -> None:
+    """Complete kind-first random games on one core: games/s, actions/s, how games ended."""
+    from tabletop.bench.engine import bench_playouts
+
+    check_seconds(seconds, "--seconds")
+    game = load_game(game_id)
+    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
+    for count in counts:
+        result = bench_playouts(game, count, seconds=seconds, seed=seed)
+        ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
+        table.add_row(
+            str(count),
+            str(result.games),
+            f"{result.games_per_second:,.1f}",
+            f"{result.actions_per_second:,.0f}",
+            f"{result.mean_actions:.1f}",
+            ends,
+        )
+    console.print(table)
+
+
+@bench_app.command()
+def search(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    seconds: SecondsOpt = 5.0,
+    seed: SeedOpt = 0,
+    level: Annotated[int, typer.Option("--level", min=1, max=5, help="The MCTS level whose settings are timed.")] = 3,
+) -> None:
+    """MCTS simulations per second from a fixed mid-game position, on one core."""
+    from tabletop.bench.search import bench_mcts
+
+    check_seconds(seconds, "--seconds")
+    game = load_game(game_id)
+    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
+    for count in counts:
+        for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
+            table.add_row(
+                str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
+            )
+    console.print(table)
+
+
+@bench_app.command()
+def server(
+    game_id: Annotated[str, typer.Option("--game", help="The game the simulated players play.")] = "terranova",
+    players: Annotated[int, typer.Option("--players", "-n", help="Players per game.")] = 2,
+    games: Annotated[int, typer.Option("--games", min=1, help="Simultaneous games.")] = 200,
+    think: Annotated[float, typer.Option("--think", help="Mean think time per action (seconds, above 0).")] = 1.0,
+    seconds: Annotated[float, typer.Option("--seconds", help="Length of the run (seconds, at least 30).")] = 60.0,
+    seed: SeedOpt = 0,
+) -> None:
+    """Simulated players against one server process on loopback: round trips, errors, lost actions.
+
+    The bar: p99 round trip under 100 ms, no error, no lost action.
+    """
+    from tabletop.bench.server import run_bench
+
+    check_seconds(seconds, "--seconds")
+    check_seconds(think, "--think")
+    check_players(load_game(game_id), players)
+    if seconds < 30:
+        fail("--seconds must be at least 30 for the server to reach a steady state")
+    console.print(f"bench server: {games} {game_id} games of {players}, think time {think:g} s, {seconds:g} s ...")
+    try:
+        result = run_bench(game=game_id, players=players, games=games, seconds=seconds, think_s=think, seed=seed)
+    except KeyboardInterrupt:
+        say_err("bench server: interrupted; the server process is stopped, nothing was measured")
+        raise typer.Exit(130) from None
+    except RuntimeError as exc:
+        say_err(f"bench server: {exc}")
+        raise typer.Exit(1) from None
+    console.print(result.summary(), markup=False)
+    ok = result.errors == 0 and result.lost == 0 and result.percentile(99) < 100
+    console.print("bar (p99 < 100 ms, no error, no lost action): " + ("met" if ok else "NOT met"), markup=False)
