@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tabletop.core.errors import ConfigError, short_repr
 from tabletop.core.outcome import Outcome
@@ -91,29 +93,11 @@ class GameConfig:
         """
         if not isinstance(data, Mapping):
             raise ConfigError("a config must be an object")
-        num_players = data.get("num_players")
-        if not _is_int(num_players):
-            raise ConfigError(f"config.num_players must be an integer, not {short_repr(num_players)}")
-        ruleset = data.get("ruleset", "default")
-        if not isinstance(ruleset, str):
-            raise ConfigError(f"config.ruleset must be a string, not {short_repr(ruleset)}")
-        variants = data.get("variants")
-        if variants is None:
-            variants = {}
-        if not isinstance(variants, Mapping):
-            raise ConfigError("config.variants must be an object")
-        for name, value in variants.items():
-            if not isinstance(name, str) or not (value is None or isinstance(value, bool | int | str)):
-                raise ConfigError(f"config.variants: {short_repr(name)} must map to a boolean, integer, string or null")
-        map_value = data.get("map")
-        if map_value is not None and not isinstance(map_value, str | Mapping):
-            raise ConfigError("config.map must be a map id, a map object or null")
-        seed, start = data.get("seed"), data.get("start_player")
-        if seed is not None and not _is_int(seed):
-            raise ConfigError("config.seed must be an integer or null")
-        if start is not None and not _is_int(start):
-            raise ConfigError("config.start_player must be an integer or null")
-        return cls(num_players, ruleset, dict(variants), map_value, seed, start)
+        try:
+            model = _ConfigModel.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_config_problem(exc)) from None
+        return cls(model.num_players, model.ruleset, model.variants or {}, model.map, model.seed, model.start_player)
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-ready dict (part of a record's header)."""
@@ -317,5 +301,22 @@ class Game(Protocol):
         ...
 
 
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _config_problem(exc: ValidationError) -> str:
+    """Pydantic's first error as one short line naming the field (never the whole value)."""
+    error = exc.errors()[0]
+    field_name, *rest = [str(part)[:40] for part in error["loc"]] or ["config"]
+    if field_name == "variants" and rest:
+        return f"config.variants: {short_repr(rest[0])} must map to a boolean, integer, string or null"
+    return f"config.{field_name}: {error['msg']}"
+
+
+class _ConfigModel(BaseModel):
+    """The JSON shape of a :class:`GameConfig` (strict: no bool for an int, no "2" for 2)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    num_players: int
+    ruleset: str = "default"
+    variants: dict[str, bool | int | str | None] | None = None
+    map: str | dict[str, Any] | None = None
+    seed: int | None = None
+    start_player: int | None = None

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from tabletop.core.errors import (
     ConfigError,
     IllegalMoveError,
@@ -117,30 +119,21 @@ class GameRecord:
             raise RecordError(
                 f"unsupported record version {short_repr(data.get('version'))} (expected {RECORD_VERSION})"
             )
-        game = _field(data, "game", str)
-        cfg = _field(data, "config", Mapping)
-        players_raw = _field(data, "players", list)
-        actions_raw = _field(data, "actions", list)
         try:
-            config = GameConfig.from_json(cfg)
+            header = _RecordModel.model_validate(data)
+        except ValidationError as exc:
+            raise _record_error(exc) from None
+        game, actions_raw, date = header.game, header.actions, header.date
+        try:
+            config = GameConfig.from_json(header.config)
         except ConfigError as exc:
             raise RecordError(str(exc)) from None
         num_players = config.num_players
         if isinstance(config.map, str):
             _check_map_id(game, config.map)
-        players: list[PlayerInfo] = []
-        for i, p in enumerate(players_raw):
-            if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):
-                raise RecordError(f"players[{i}] must be an object with a string 'name'")
-            agent = p.get("agent", "human")
-            if not isinstance(agent, str):
-                raise RecordError(f"players[{i}].agent must be a string, not {short_repr(agent)}")
-            players.append(PlayerInfo(name=p["name"], agent=agent))
+        players = [PlayerInfo(name=p.name, agent=p.agent) for p in header.players]
         if len(players) != num_players:
             raise RecordError(f"{len(players)} players listed but config.num_players is {num_players}")
-        for i, a in enumerate(actions_raw):
-            if not isinstance(a, str):
-                raise RecordError(f"action {i} is {short_repr(a)}, expected a string", index=i)
         result_raw = data.get("result")
         result: Outcome | None = None
         if result_raw is not None:
@@ -150,9 +143,6 @@ class GameRecord:
                 result = Outcome.from_json(dict(result_raw))
             except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
                 raise RecordError(f"bad result: {short_repr(exc, 200)}") from None
-        date = data.get("date", "")
-        if not isinstance(date, str):
-            raise RecordError(f"field 'date' must be a string, got {short_repr(date)}")
         _check_unicode(
             {"game": game, "config.ruleset": config.ruleset, "date": date}
             | {f"players[{i}].name": p.name for i, p in enumerate(players)}
@@ -207,6 +197,48 @@ class GameRecord:
         return cls.from_json(data)
 
 
+class _PlayerModel(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+    name: str
+    agent: str = "human"
+
+
+class _RecordModel(BaseModel):
+    """A record's header and actions, typed (``config`` is read by ``GameConfig.from_json``)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+    game: str
+    config: dict[str, Any]
+    players: list[_PlayerModel]
+    actions: list[str]
+    date: str = ""
+
+
+_EXPECTED = {"string_type": "str", "list_type": "list", "dict_type": "object", "model_type": "object"}
+
+
+def _record_error(exc: ValidationError) -> RecordError:
+    """The first problem pydantic found, said the way the record format names things.
+
+    The value itself is quoted at most as a short prefix.
+    """
+    error = exc.errors()[0]
+    loc = error["loc"]
+    kind = error["type"]
+    if loc and loc[0] == "actions" and len(loc) == 2 and isinstance(loc[1], int):
+        index = loc[1]
+        return RecordError(f"action {index} is {short_repr(error.get('input'))}, expected a string", index=index)
+    if loc and loc[0] == "players" and len(loc) >= 2 and isinstance(loc[1], int):
+        if len(loc) == 3 and loc[2] == "agent":
+            return RecordError(f"players[{loc[1]}].agent must be a string, not {short_repr(error.get('input'))}")
+        return RecordError(f"players[{loc[1]}] must be an object with a string 'name'")
+    field_name = str(loc[0]) if loc else "record"
+    if kind == "missing":
+        return RecordError(f"missing field {field_name!r}")
+    expected = _EXPECTED.get(kind, error.get("msg", "of another type").lower())
+    return RecordError(f"field {field_name!r} must be {expected}, got {short_repr(error.get('input'))}")
+
+
 def _check_unicode(texts: Mapping[str, str]) -> None:
     """Refuses strings that are not valid Unicode (a lone surrogate, as JSON's ``\\ud800``
     allows): they could be neither printed nor written back."""
@@ -215,17 +247,6 @@ def _check_unicode(texts: Mapping[str, str]) -> None:
             text.encode("utf-8")
         except UnicodeEncodeError:
             raise RecordError(f"{where} is not valid Unicode (it holds a lone surrogate)") from None
-
-
-def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
-    if name not in data:
-        raise RecordError(f"missing field {name!r}")
-    value = data[name]
-    if kind is int and isinstance(value, bool):
-        raise RecordError(f"field {name!r} must be an integer, got {value!r}")
-    if not isinstance(value, kind):
-        raise RecordError(f"field {name!r} must be {kind.__name__}, got {short_repr(value)}")
-    return value
 
 
 def _check_map_id(game_id: str, map_id: str) -> None:
