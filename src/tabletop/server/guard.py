@@ -23,10 +23,11 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tabletop.core.errors import SHORT_REPR_LENGTH
 from tabletop.server.config import Settings
 
-MAX_QUOTE = 40
-"""Characters of a client's value that an error message may quote."""
+MAX_QUOTE = SHORT_REPR_LENGTH
+"""Characters of a client's value that an error message may quote (``core.errors.short_repr``)."""
 
 MAX_DETAIL = 300
 """Characters of an error's ``detail`` at most."""
@@ -66,11 +67,6 @@ def clip(text: str, limit: int = MAX_QUOTE) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return _SURROGATE.sub("?", text)
-
-
-def quote(value: object, limit: int = MAX_QUOTE) -> str:
-    """``repr(value)`` clipped, for error messages that show what the client sent."""
-    return clip(repr(value) if not isinstance(value, str) else repr(value[: limit + 1]), limit)
 
 
 def _reject_constant(name: str) -> Any:

@@ -22,12 +22,12 @@ from functools import partial
 from typing import Any, TypeVar
 
 from tabletop.ai.agent import make_agent
-from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, TabletopError
+from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, TabletopError, short_repr
 from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
-from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip, quote
+from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
 
 log = logging.getLogger("tabletop.server")
@@ -393,7 +393,7 @@ class RoomManager:
                     return room
                 row = await self._run_db(self.store.load_match, match_id)
                 if row is None:
-                    raise RoomError(404, "unknown_match", f"no match {quote(match_id)}")
+                    raise RoomError(404, "unknown_match", f"no match {short_repr(match_id)}")
                 game = self._game(row.game)
                 try:
                     # A long game is thousands of engine steps: not on the event loop.
