@@ -14,7 +14,7 @@ from typing import Any
 from tabletop.core.protocol import GameConfig, OptionValue
 from tabletop.games.terranova import GAME, State, board_for
 from tabletop.games.terranova.ruleset import resolve_ruleset
-from tabletop.games.terranova.state import COLOURS, PLAY, Context
+from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context
 from tabletop.grid.hex import disc
 
 LANDSCAPES: dict[str, dict[str, Any]] = {
@@ -116,7 +116,7 @@ def position(
     # Built directly: test boards may be smaller than a full setup needs (spec §2.5).
     board = board_for(config.map)
     context = Context(
-        GAME, config, board, resolve_ruleset(ruleset, config.variants), num_players, COLOURS[:num_players]
+        GAME, config, board, resolve_ruleset(ruleset, config.variants), num_players, SEAT_COLORS[:num_players]
     )
     pioneers = [0] * num_players
     for seat, cells in pieces.items():

@@ -136,7 +136,7 @@ def _step(state: State, step: tuple[Any, ...]) -> State:
         assert state.phase == args[0]
     elif kind == "counts":
         assert state.in_hand == (args[0],) * state.num_players
-        assert list(state.context.colours) == args[1]
+        assert list(state.context.seat_colors) == args[1]
     elif kind == "place_all":
         n = state.num_players
         while state.phase == "placement":

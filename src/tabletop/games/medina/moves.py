@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, overload
 
-from tabletop.core.protocol import Move
+from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.games.medina.board import (
     BUILDING,
     NUM_SQUARES,
@@ -44,7 +44,7 @@ from tabletop.games.medina.placement import (
 if TYPE_CHECKING:
     from tabletop.games.medina.state import State
 
-COLORS: Final = ("gray", "black", "brown", "orange")
+PALACE_COLORS: Final = ("gray", "black", "brown", "orange")
 """Palace colours by index; the palace tile of colour ``c`` is worth ``c + 1``."""
 
 # Supply slots per player: the four palace colours, then the other piece kinds.
@@ -53,7 +53,7 @@ STABLE: Final = 5
 MERCHANT: Final = 6
 WALL: Final = 7
 NUM_SLOTS: Final = 8
-SLOT_NAMES: Final = (*COLORS, "dome", "stable", "merchant", "wall")
+SLOT_NAMES: Final = (*PALACE_COLORS, "dome", "stable", "merchant", "wall")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ class StartMerchant:
 
 @dataclass(frozen=True, slots=True)
 class PalacePiece:
-    """A palace piece of colour ``color`` (index into :data:`COLORS`) on a building square."""
+    """A palace piece of colour ``color`` (index into :data:`PALACE_COLORS`) on a building square."""
 
     color: int
     square: Square
@@ -84,7 +84,7 @@ class PalacePiece:
         return "palace"
 
     def __str__(self) -> str:
-        return f"{COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
+        return f"{PALACE_COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ class Pass:
         return "pass"
 
 
-MedinaMove = StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass
+Move = StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass
 """Any Medina move."""
 
 KINDS: Final = ("merchant_start", "palace", "dome", "stable", "merchant", "wall", "pass")
@@ -169,26 +169,26 @@ KINDS: Final = ("merchant_start", "palace", "dome", "stable", "merchant", "wall"
 PASS: Final = Pass()
 
 START_MOVES: Final = tuple(StartMerchant(sq) for sq in range(NUM_SQUARES))
-PALACE_MOVES: Final = tuple(tuple(PalacePiece(c, sq) for sq in range(NUM_SQUARES)) for c in range(len(COLORS)))
+PALACE_MOVES: Final = tuple(tuple(PalacePiece(c, sq) for sq in range(NUM_SQUARES)) for c in range(len(PALACE_COLORS)))
 DOME_MOVES: Final = tuple(Dome(sq) for sq in range(NUM_SQUARES))
 STABLE_MOVES: Final = tuple(Stable(sq) for sq in range(NUM_SQUARES))
 MERCHANT_MOVES: Final = tuple(Merchant(sq) for sq in range(NUM_SQUARES))
 WALL_MOVES: Final = tuple(Wall(sq) for sq in range(NUM_SQUARES))
 
 
-def moves_on(table: tuple[MedinaMove, ...], mask: Mask) -> list[MedinaMove]:
+def moves_on(table: tuple[Move, ...], mask: Mask) -> list[Move]:
     """The shared move instances of ``table`` for every square of ``mask``, in square order."""
     return [table[sq] for sq in squares_of(mask)]
 
 
-MoveSource = tuple[tuple[MedinaMove, ...], Mask]
+MoveSource = tuple[tuple[Move, ...], Mask]
 """A move table (one move per square) and the squares where those moves are legal."""
 
 Sources = dict[str, Sequence[MoveSource]]
 """The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
 
 
-class MoveList(Sequence[MedinaMove]):
+class MoveList(Sequence[Move]):
     """An immutable sequence of moves read lazily from (table, square set) pairs.
 
     Like python-chess's ``LegalMoveGenerator``: ``len`` and indexing need no list of moves
@@ -205,18 +205,18 @@ class MoveList(Sequence[MedinaMove]):
         for _, mask in srcs:
             count += mask.bit_count()
         self._len = count
-        self._items: tuple[MedinaMove, ...] | None = None
+        self._items: tuple[Move, ...] | None = None
 
     def __len__(self) -> int:
         return self._len
 
     @overload
-    def __getitem__(self, index: int) -> MedinaMove: ...
+    def __getitem__(self, index: int) -> Move: ...
 
     @overload
-    def __getitem__(self, index: slice) -> tuple[MedinaMove, ...]: ...
+    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> MedinaMove | tuple[MedinaMove, ...]:
+    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
         srcs = self._sources
         if type(index) is int and 0 <= index < self._len and len(srcs) == 1:
             # The common case (``rng.choice`` on a one-piece kind): one table, one mask.
@@ -234,7 +234,7 @@ class MoveList(Sequence[MedinaMove]):
             i -= count
         raise IndexError("move index out of range")  # pragma: no cover - guarded by _len
 
-    def __iter__(self) -> Iterator[MedinaMove]:
+    def __iter__(self) -> Iterator[Move]:
         return iter(self.to_tuple())
 
     def __contains__(self, move: object) -> bool:
@@ -250,11 +250,11 @@ class MoveList(Sequence[MedinaMove]):
     def __repr__(self) -> str:
         return f"MoveList({list(self.to_tuple())!r})"
 
-    def to_tuple(self) -> tuple[MedinaMove, ...]:
+    def to_tuple(self) -> tuple[Move, ...]:
         """The moves as a tuple (built once)."""
         items = self._items
         if items is None:
-            out: list[MedinaMove] = []
+            out: list[Move] = []
             for table, mask in self._sources:
                 out += [table[sq] for sq in squares_of(mask)]
             items = self._items = tuple(out)
@@ -375,14 +375,14 @@ def placement_sources(s: State, player: int) -> Sources:
     return out
 
 
-_COLOR_INDICES: Final = tuple(range(len(COLORS)))
+_COLOR_INDICES: Final = tuple(range(len(PALACE_COLORS)))
 
 
-def _build(sources: Sequence[MoveSource]) -> tuple[MedinaMove, ...]:
+def _build(sources: Sequence[MoveSource]) -> tuple[Move, ...]:
     if len(sources) == 1:
         table, mask = sources[0]
         return tuple(moves_on(table, mask))
-    out: list[MedinaMove] = []
+    out: list[Move] = []
     for table, mask in sources:
         out += moves_on(table, mask)
     return tuple(out)
@@ -425,7 +425,7 @@ def legal_kinds(s: State) -> tuple[str, ...]:
     return got
 
 
-def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
+def legal_moves_of_kind(s: State, kind: str) -> Sequence[Move]:
     """The current player's legal moves of one kind (a lazy :class:`MoveList` if many).
 
     Not cached: built from the cached move sources, which costs less than caching it
@@ -442,7 +442,7 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
     if len(src) == 1 and src[0][1].bit_count() <= _SMALL:
         # A few moves: a plain tuple is cheaper to build than the lazy list is to read.
         table, mask = src[0]
-        small: list[MedinaMove] = []
+        small: list[Move] = []
         while mask:
             low = mask & -mask
             small.append(table[low.bit_length() - 1])
@@ -455,7 +455,7 @@ _SMALL: Final = 4
 """Up to this many moves of a kind are listed at once as a tuple; more make a MoveList."""
 
 
-def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
+def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
     """The current player's legal moves by kind, kinds in ``moves.KINDS`` order (cached)."""
     got = s._by_kind
     if got is not None:
@@ -475,7 +475,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
     return got
 
 
-def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[str, list[MedinaMove]]:
+def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, list[Move]]:
     """Filters placements by the last-player dome obligation (§5.2, A8)."""
     domes = by_kind.get("dome")
     if s.placements_left == 1:
@@ -485,7 +485,7 @@ def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[st
     if not s.rules.dome_obligation_lookahead:
         return by_kind
     player = s.current_player
-    out: dict[str, list[MedinaMove]] = {}
+    out: dict[str, list[Move]] = {}
     for kind, moves in by_kind.items():
         if kind == "dome":
             out[kind] = moves
@@ -499,7 +499,7 @@ def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[st
 # --- legality with reasons -------------------------------------------------------------------
 
 
-def illegal_reason(s: State, move: Move) -> str | None:
+def illegal_reason(s: State, move: ProtocolMove) -> str | None:
     """Why ``move`` is illegal now, or ``None`` if it is legal."""
     if not isinstance(move, StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass):
         return f"{move!r} is not a Medina move"
@@ -507,12 +507,12 @@ def illegal_reason(s: State, move: Move) -> str | None:
         return None
     if not isinstance(move, Pass) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
         return f"no square with index {move.square!r}"
-    if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(COLORS)):
+    if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(PALACE_COLORS)):
         return f"no palace colour with index {move.color!r}"
     return _explain(s, move, legal_by_kind(s))
 
 
-def is_legal(s: State, move: Move) -> bool:
+def is_legal(s: State, move: ProtocolMove) -> bool:
     """Whether ``move`` is legal in ``s``: a bitset test, without listing the moves."""
     if s.phase != PLAY or s.obligation or isinstance(move, Pass):
         kind = getattr(move, "kind", None)
@@ -541,13 +541,13 @@ def is_legal(s: State, move: Move) -> bool:
     return False
 
 
-def _in_sources(sources: Sources, move: MedinaMove) -> bool:
+def _in_sources(sources: Sources, move: Move) -> bool:
     """Whether ``move`` is one of the moves described by ``sources``."""
     sq = getattr(move, "square", -1)
     return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
 
 
-def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]]) -> str:
+def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> str:
     """A human-readable reason for an illegal move (only called for illegal moves)."""
     if s.phase == OVER:
         return "the game is over"
@@ -597,7 +597,7 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
         if pal.owner >= 0:
             return f"the palace at {name} is already owned"
         if s.owned[player * 4 + pal.color] >= 0:
-            return f"you already own a {COLORS[pal.color]} palace"
+            return f"you already own a {PALACE_COLORS[pal.color]} palace"
         return f"the palace at {name} is abandoned (it can no longer grow) and cannot be claimed"
     if s.occupied & bit:
         return f"{name} is occupied"
@@ -605,13 +605,13 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
         col = move.color
         if s.supply[base + col] == 0:
             if s.retired[col]:
-                return f"{COLORS[col]} is retired (every player owns a {COLORS[col]} palace)"
-            return f"no {COLORS[col]} palace pieces left in supply"
+                return f"{PALACE_COLORS[col]} is retired (every player owns a {PALACE_COLORS[col]} palace)"
+            return f"no {PALACE_COLORS[col]} palace pieces left in supply"
         if s.unfinished[col] >= 0:
             if s.contested & bit:
                 return f"street rule: {name} touches another palace"
-            return f"must extend the unfinished {COLORS[col]} palace (a square next to one of its pieces)"
-        return f"street rule: a new {COLORS[col]} palace on {name} would touch a palace piece or stable"
+            return f"must extend the unfinished {PALACE_COLORS[col]} palace (a square next to one of its pieces)"
+        return f"street rule: a new {PALACE_COLORS[col]} palace on {name} would touch a palace piece or stable"
     if isinstance(move, Stable):
         if not s.supply[base + STABLE]:
             return "no stables left in supply"

@@ -29,7 +29,7 @@ from tabletop.games.medina.board import (
     squares_of,
     two_or_more_neighbors,
 )
-from tabletop.games.medina.moves import COLORS, NUM_SLOTS, SLOT_NAMES
+from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, SLOT_NAMES
 from tabletop.games.medina.state import PLAY, Palace, State
 
 _LABELS = {"S": "stable", "M": "merchant", "W": "wall"}
@@ -112,8 +112,8 @@ def build_position(
             raise ValueError(f"bad layout item {item!r}")
         squares = _squares(rest)
         m = mask_of(squares)
-        if label.lower() in COLORS:
-            colours[COLORS.index(label.lower())] |= m
+        if label.lower() in PALACE_COLORS:
+            colours[PALACE_COLORS.index(label.lower())] |= m
         elif label == "S":
             stables |= m
         elif label == "M":
@@ -176,7 +176,7 @@ def build_position(
         e = ortho_dilate(p.pieces) & free
         if e:
             if unfinished[p.color] >= 0:
-                raise ValueError(f"two unfinished {COLORS[p.color]} palaces")
+                raise ValueError(f"two unfinished {PALACE_COLORS[p.color]} palaces")
             unfinished[p.color] = i
             ext[p.color] = e
         else:
@@ -204,7 +204,7 @@ def build_position(
         for name, count in overrides.items():
             sup[seat * NUM_SLOTS + SLOT_NAMES.index(name)] = count
     s.supply = tuple(sup)
-    s.palace_tiles = tuple((palace_tiles or {}).get(c, -1) for c in COLORS)
+    s.palace_tiles = tuple((palace_tiles or {}).get(c, -1) for c in PALACE_COLORS)
     names = ("A1", "R1", "A13", "R13")
     s.tower_tiles = tuple((tower_tiles or {}).get(n, -1) for n in names)
     s.phase = PLAY

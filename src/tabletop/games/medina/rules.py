@@ -18,7 +18,8 @@ import random
 from typing import Any
 
 from tabletop.core.errors import IllegalMoveError
-from tabletop.core.protocol import TERMINAL, GameConfig, Move
+from tabletop.core.protocol import TERMINAL, GameConfig
+from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.games.medina.board import (
     ADJACENT_WALL_SPACES,
     BUILDING,
@@ -42,8 +43,8 @@ from tabletop.games.medina.moves import (
     STABLE,
     WALL,
     Dome,
-    MedinaMove,
     Merchant,
+    Move,
     PalacePiece,
     Pass,
     Stable,
@@ -111,7 +112,7 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
 # --- applying moves ------------------------------------------------------------------------------
 
 
-def apply(s: State, move: Move) -> State:
+def apply(s: State, move: ProtocolMove) -> State:
     """The state after ``move`` (the turn order, game end and obligation included).
 
     Raises:
@@ -341,7 +342,7 @@ _SLOT: dict[type, int] = {Merchant: MERCHANT, Wall: WALL, Stable: STABLE, Dome: 
 """The supply slot of each non-palace piece."""
 
 
-def place_piece(s: State, player: int, move: MedinaMove) -> State:
+def place_piece(s: State, player: int, move: Move) -> State:
     """The state after ``player`` puts ``move``'s piece on the board (no turn bookkeeping).
 
     ``move`` must be a legal placement (not a pass or the starting merchant).

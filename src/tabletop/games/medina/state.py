@@ -10,29 +10,35 @@ state those a move leaves unchanged and the legal moves it found while ending th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from tabletop.core.outcome import Outcome
-from tabletop.core.protocol import GameConfig, Move
+from tabletop.core.protocol import GameConfig
+from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import StateDefaults
 from tabletop.games.medina.board import Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
     from tabletop.games.medina import MedinaGame
-    from tabletop.games.medina.moves import MedinaMove, Sources
+    from tabletop.games.medina.moves import Move, Sources
 
-START, PLAY, OVER = 0, 1, 2
-"""Phases: the starting merchant, the turns, game over."""
+START: Final = "start_merchant"
+"""Phase: the start player places the starting merchant."""
+PLAY: Final = "play"
+"""Phase: the turns."""
+OVER: Final = "over"
+"""Phase: the game is over."""
 
-PHASE_NAMES = ("start_merchant", "play", "over")
+SEAT_COLORS: Final = ("red", "blue", "green", "yellow")
+"""Display colour of each seat (domes and markers)."""
 
 
 class Palace(NamedTuple):
     """One palace: a maximal orthogonally connected set of same-colour palace pieces.
 
     Attributes:
-        color: colour index (see ``moves.COLORS``).
+        color: colour index (see ``moves.PALACE_COLORS``).
         pieces: its palace pieces (bitset).
         stables: its stables (bitset).
         touch: its components plus every square touching one (the street-rule zone).
@@ -142,7 +148,7 @@ class State(StateDefaults):
     config: GameConfig
     rules: RuleSet
     num_players: int
-    phase: int
+    phase: str
     current_player: int
     placements_left: int
     obligation: bool
@@ -172,8 +178,8 @@ class State(StateDefaults):
     # where a placement leaves them unchanged.
     _kinds: tuple[str, ...] | None
     _sources: Sources | None  # empty: the moves are listed in full (``moves._sources``)
-    _by_kind: dict[str, tuple[MedinaMove, ...]] | None
-    _all_moves: tuple[MedinaMove, ...] | None
+    _by_kind: dict[str, tuple[Move, ...]] | None
+    _all_moves: tuple[Move, ...] | None
     _wall_squares: Mask | None
     _stable_squares: Mask | None
     _merchant_squares: Mask | None
@@ -237,14 +243,14 @@ class State(StateDefaults):
         return f"<medina.State turn={self.turn} ply={self.ply} player={self.current_player}>"
 
     def __str__(self) -> str:
-        return _render.to_text(self)
+        return _render.render_text(self)
 
     def _repr_svg_(self) -> str:
-        return str(_render.to_svg(self))
+        return str(_render.render_svg(self))
 
     # --- protocol ----------------------------------------------------------------------
 
-    def legal_moves(self) -> Sequence[Move]:
+    def legal_moves(self) -> Sequence[ProtocolMove]:
         """Every legal move, kinds in ``moves.KINDS`` order, squares in index order."""
         moves = self._all_moves
         if moves is None:
@@ -256,15 +262,15 @@ class State(StateDefaults):
         """The kinds that have at least one legal move, in ``moves.KINDS`` order."""
         return _moves.legal_kinds(self)
 
-    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
+    def legal_moves_of_kind(self, kind: str) -> Sequence[ProtocolMove]:
         """The legal moves of one kind (empty for a kind with none)."""
         return _moves.legal_moves_of_kind(self, kind)
 
-    def is_legal(self, move: Move) -> bool:
+    def is_legal(self, move: ProtocolMove) -> bool:
         """Whether ``move`` may be applied now."""
         return _moves.illegal_reason(self, move) is None
 
-    def apply(self, move: Move) -> State:
+    def apply(self, move: ProtocolMove) -> State:
         """The state after ``move``.
 
         Raises:
@@ -289,7 +295,7 @@ class State(StateDefaults):
             cached = self._scores = _scoring.scores(self)
         return cached
 
-    def parse_move(self, text: str) -> Move:
+    def parse_move(self, text: str) -> ProtocolMove:
         """Reads a move; during setup ``merchant@SQ`` also means the starting merchant.
 
         Raises:
@@ -300,7 +306,7 @@ class State(StateDefaults):
             return _notation.as_start(move)
         return move
 
-    def move_to_str(self, move: Move) -> str:
+    def move_to_str(self, move: ProtocolMove) -> str:
         """The notation of ``move``."""
         return _notation.move_to_str(move)
 

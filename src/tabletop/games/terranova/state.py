@@ -55,7 +55,7 @@ OVER: Final = "over"
 
 TOTAL_STONES: Final = 80
 PIONEERS_PER_PLAYER: Final = {2: 13, 3: 10, 4: 8}
-COLOURS: Final = ("yellow", "red", "blue", "green")
+SEAT_COLORS: Final = ("yellow", "red", "blue", "green")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -69,7 +69,7 @@ class Context:
         board: the board tables.
         rules: the resolved rule flags.
         num_players: number of seats.
-        colours: display colour name per seat.
+        seat_colors: display colour name per seat.
     """
 
     game: Game
@@ -77,10 +77,10 @@ class Context:
     board: Board
     rules: RuleSet
     num_players: int
-    colours: tuple[str, ...]
+    seat_colors: tuple[str, ...]
 
     def _key(self) -> tuple[Board, RuleSet, int, tuple[str, ...]]:
-        return (self.board, self.rules, self.num_players, self.colours)
+        return (self.board, self.rules, self.num_players, self.seat_colors)
 
     # Two games on the same map with the same rules are the same game for position
     # equality, whatever the config spelling (e.g. a map inlined by a record).
