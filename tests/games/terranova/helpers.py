@@ -14,7 +14,7 @@ from typing import Any
 from tabletop.core.protocol import GameConfig, OptionValue
 from tabletop.games.terranova import GAME, State, board_for
 from tabletop.games.terranova.ruleset import resolve_ruleset
-from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context
+from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context, initial
 from tabletop.grid.hex import disc
 
 LANDSCAPES: dict[str, dict[str, Any]] = {
@@ -125,35 +125,14 @@ def position(
     stone_mask = 0
     for h in stones:
         stone_mask |= 1 << board.index[h]
-    filled = stone_mask
-    for own in pioneers:
-        filled |= own
-    return State(
+    return initial(
         context,
-        to_move,
-        PLAY,
-        tuple(pioneers),
-        stone_mask,
-        0,
-        80 - stone_mask.bit_count() if supply is None else supply,
-        (0,) * num_players,
-        (0,) * num_players,
-        (0,) * num_players,
-        (),
-        0,
-        (),
-        0,
-        -1,
-        100,
-        0,
-        0,
-        0,
-        None,
-        tuple(board.to_lines(own) for own in pioneers),
-        board.to_lattice(stone_mask),
-        filled,
-        board.to_lines(board.all_cells & ~filled),
-        0,
+        current_player=to_move,
+        phase=PLAY,
+        pioneers=tuple(pioneers),
+        stones=stone_mask,
+        supply=80 - stone_mask.bit_count() if supply is None else supply,
+        turn=100,
     )
 
 

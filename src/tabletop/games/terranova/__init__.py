@@ -45,7 +45,7 @@ from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
 from tabletop.games.terranova.scoring import ScoredArea, describe_score
-from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, PLACEMENT, SEAT_COLORS, TOTAL_STONES, Context, State
+from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, PLACEMENT, SEAT_COLORS, Context, State, initial
 
 DEFAULT_MAP: Final = "isola"
 
@@ -97,32 +97,13 @@ class TerraNovaGame:
         elif isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < n:
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, not {start!r}")
         context = Context(self, config, board, rules, n, SEAT_COLORS[:n])
-        return State(
+        return initial(
             context,
-            start,
-            PLACEMENT,
-            (0,) * n,
-            0,
-            0,
-            TOTAL_STONES,
-            (0,) * n,
-            (each,) * n,
-            (0,) * n,
-            (),
-            0,
-            (),
-            0,
-            -1,
-            0,
-            0,
-            0,
-            start,
-            None,
-            (0,) * n,
-            0,
-            0,
-            board.line_all,
-            0,
+            current_player=start,
+            phase=PLACEMENT,
+            pioneers=(0,) * n,
+            in_hand=(each,) * n,
+            start_player=start,
         )
 
     @property
