@@ -10,7 +10,7 @@ calls them on every step).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import Move
@@ -186,10 +186,10 @@ def build(new: S) -> S:
     return freeze(new)
 
 
-def memoize(state: FrozenState, name: str, value: T) -> T:
-    """Stores a derived value in the memo slot ``name`` of a published state; returns it."""
-    object.__setattr__(state, name, value)
-    return value
+set_memo: Final[Callable[[object, str, object], None]] = object.__setattr__
+"""``set_memo(state, name, value)`` stores a derived value in the memo slot ``name`` of a
+state, published or not: the one write a frozen state allows (the plain slot setter,
+bound once: this runs several times per action)."""
 
 
 def _restore(cls: type[S], values: tuple[object, ...]) -> S:

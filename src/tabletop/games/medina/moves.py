@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, overload
 
 from tabletop.core.protocol import Move as ProtocolMove
+from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
     BUILDING,
     NUM_SQUARES,
@@ -361,15 +362,15 @@ def placement_sources(s: State, player: int) -> Sources:
         if m:
             out["dome"] = ((DOME_MOVES, m),)
     if sup[STABLE]:
-        m = s._stable_squares or stable_squares(s)
+        m = s.known_stable_squares or stable_squares(s)
         if m:
             out["stable"] = ((STABLE_MOVES, m),)
     if sup[MERCHANT]:
-        m = s._merchant_squares or merchant_squares(s)
+        m = s.known_merchant_squares or merchant_squares(s)
         if m:
             out["merchant"] = ((MERCHANT_MOVES, m),)
     if sup[WALL]:
-        m = s._wall_squares or wall_squares(s)
+        m = s.known_wall_squares or wall_squares(s)
         if m:
             out["wall"] = ((WALL_MOVES, m),)
     return out
@@ -391,7 +392,7 @@ def _build(sources: Sequence[MoveSource]) -> tuple[Move, ...]:
 def _sources(s: State) -> Sources:
     """The move sources of the current player (cached); empty when the moves must be listed
     in full (a pending dome obligation, a pass, game over)."""
-    got = s._sources
+    got = s.known_sources
     if got is None:
         if s.phase == PLAY and not s.obligation:
             got = placement_sources(s, s.current_player)  # empty: the pass case
@@ -399,7 +400,7 @@ def _sources(s: State) -> Sources:
             got = {"merchant_start": ((START_MOVES, start_squares(s.rules) & ~s.occupied),)}
         else:
             got = {}
-        s._sources = got
+        set_memo(s, "known_sources", got)
     return got
 
 
@@ -409,19 +410,20 @@ def keep_sources(s: State, sources: Sources) -> None:
 
     ``rules.py`` has to find them anyway to know whether that player can place (§5.1).
     """
-    s._sources = sources
+    set_memo(s, "known_sources", sources)
     if sources:
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        s._kinds = tuple(sources)
+        set_memo(s, "known_kinds", tuple(sources))
 
 
 def legal_kinds(s: State) -> tuple[str, ...]:
     """The kinds of the current player's legal moves, in ``moves.KINDS`` order (cached)."""
-    got = s._kinds
+    got = s.known_kinds
     if got is None:
         sources = _sources(s)
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        got = s._kinds = tuple(sources) if sources else tuple(legal_by_kind(s))
+        got = tuple(sources) if sources else tuple(legal_by_kind(s))
+        set_memo(s, "known_kinds", got)
     return got
 
 
@@ -431,7 +433,7 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[Move]:
     Not cached: built from the cached move sources, which costs less than caching it
     (kind-first play asks once per state).
     """
-    sources = s._sources
+    sources = s.known_sources
     if sources is None:
         sources = _sources(s)
     if not sources:
@@ -457,7 +459,7 @@ _SMALL: Final = 4
 
 def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
     """The current player's legal moves by kind, kinds in ``moves.KINDS`` order (cached)."""
-    got = s._by_kind
+    got = s.known_by_kind
     if got is not None:
         return got
     if s.phase == OVER:
@@ -471,7 +473,7 @@ def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
             if s.obligation:
                 by_kind = _apply_obligation(s, by_kind)
             got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
-    s._by_kind = got
+    set_memo(s, "known_by_kind", got)
     return got
 
 
@@ -526,16 +528,16 @@ def is_legal(s: State, move: ProtocolMove) -> bool:
     tp = type(move)
     # The most frequent kinds first; cached square sets are read without a call.
     if tp is Wall:
-        return bool(sup[base + WALL] and bit & (s._wall_squares or wall_squares(s)))
+        return bool(sup[base + WALL] and bit & (s.known_wall_squares or wall_squares(s)))
     if tp is Merchant:
-        return bool(sup[base + MERCHANT] and bit & (s._merchant_squares or merchant_squares(s)))
+        return bool(sup[base + MERCHANT] and bit & (s.known_merchant_squares or merchant_squares(s)))
     if tp is PalacePiece:
         col = move.color  # type: ignore[attr-defined]
         if type(col) is not int or not 0 <= col < 4 or not sup[base + col]:
             return False
         return bool(bit & (s.ext[col] if s.unfinished[col] >= 0 else new_palace_squares(s)))
     if tp is Stable:
-        return bool(sup[base + STABLE] and bit & (s._stable_squares or stable_squares(s)))
+        return bool(sup[base + STABLE] and bit & (s.known_stable_squares or stable_squares(s)))
     if tp is Dome:
         return bool(sup[base + DOME] and bit & dome_targets(s, s.current_player))
     return False
