@@ -8,11 +8,11 @@ import pytest
 
 from tabletop.ai.agent import random_move
 from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from tabletop.core.moves import LazyMoves
 from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
-from tabletop.games.terranova.moves import SlideList
 from tabletop.testing.conformance import check_game
 from tests.builders import terranova_position
 
@@ -177,7 +177,7 @@ def test_finished_game() -> None:
 def test_slide_list_is_a_sequence() -> None:
     state = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
     slides = state.legal_moves_of_kind("move")
-    assert isinstance(slides, SlideList)
+    assert isinstance(slides, LazyMoves)
     listed = list(slides)
     assert len(slides) == len(listed) == 17
     assert [slides[i] for i in range(len(slides))] == listed

@@ -6,7 +6,7 @@ one shared instance per (kind, square) so move generation only looks them up.
 
 Legal moves combine the supply with the placement rules of each piece
 (``placement.py``): :func:`legal_kinds`, then :func:`legal_moves_of_kind` (a lazy
-:class:`MoveList`), as kind-first play asks for them; :func:`legal_by_kind` lists every
+:class:`~tabletop.core.moves.LazyMoves`), as kind-first play asks for them; :func:`legal_by_kind` lists every
 move, the last-player dome obligation (§5.2) applied.  :func:`is_legal` is a bitset
 test; :func:`illegal_reason` says why a move is not legal.  :func:`is_able` (§5.1)
 tells whether a player can place anything.  Applying a move is ``rules.py``.
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, overload
+from functools import partial
+from typing import TYPE_CHECKING, Final
 
+from tabletop.core.moves import LazyMoves
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
@@ -189,77 +191,40 @@ Sources = dict[str, Sequence[MoveSource]]
 """The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
 
 
-class MoveList(Sequence[Move]):
-    """An immutable sequence of moves read lazily from (table, square set) pairs.
+def move_list(sources: Sequence[MoveSource]) -> LazyMoves[Move]:
+    """The moves of (table, square set) pairs, listed lazily (:class:`~tabletop.core.moves.LazyMoves`).
 
-    Like python-chess's ``LegalMoveGenerator``: ``len`` and indexing need no list of moves
-    (``len`` is a popcount, ``[i]`` finds the i-th square), so kind-first random play
-    (``rng.choice``) never builds one.  Iterating or comparing builds the tuple once.
-    It compares equal to any tuple or list with the same moves.
+    ``len`` is a popcount and ``[i]`` finds the i-th square, so kind-first random play
+    (``rng.choice``) never builds the list of moves.
     """
+    srcs = tuple(sources)
+    count = 0
+    for _, mask in srcs:
+        count += mask.bit_count()
+    if len(srcs) == 1:
+        # The common case (a one-piece kind): one table, one mask.
+        table, mask = srcs[0]
+        return LazyMoves(count, partial(_nth_of_one, table, mask), partial(_walk_moves, srcs))
+    return LazyMoves(count, partial(_nth_move, srcs), partial(_walk_moves, srcs))
 
-    __slots__ = ("_items", "_len", "_sources")
 
-    def __init__(self, sources: Sequence[MoveSource]) -> None:
-        srcs = self._sources = tuple(sources)
-        count = 0
-        for _, mask in srcs:
-            count += mask.bit_count()
-        self._len = count
-        self._items: tuple[Move, ...] | None = None
+def _nth_of_one(table: tuple[Move, ...], mask: Mask, i: int) -> Move:
+    return table[nth_square(mask, i)]
 
-    def __len__(self) -> int:
-        return self._len
 
-    @overload
-    def __getitem__(self, index: int) -> Move: ...
+def _nth_move(srcs: tuple[MoveSource, ...], i: int) -> Move:
+    for table, mask in srcs:
+        count = mask.bit_count()
+        if i < count:
+            return table[nth_square(mask, i)]
+        i -= count
+    raise IndexError("move index out of range")  # pragma: no cover - guarded by LazyMoves
 
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
-        srcs = self._sources
-        if type(index) is int and 0 <= index < self._len and len(srcs) == 1:
-            # The common case (``rng.choice`` on a one-piece kind): one table, one mask.
-            table, mask = srcs[0]
-            return table[nth_square(mask, index)]
-        if isinstance(index, slice):
-            return self.to_tuple()[index]
-        i = index + self._len if index < 0 else index
-        if not 0 <= i < self._len:
-            raise IndexError("move index out of range")
-        for table, mask in self._sources:
-            count = mask.bit_count()
-            if i < count:
-                return table[nth_square(mask, i)]
-            i -= count
-        raise IndexError("move index out of range")  # pragma: no cover - guarded by _len
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self.to_tuple())
-
-    def __contains__(self, move: object) -> bool:
-        return move in self.to_tuple()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, MoveList | tuple | list):
-            return self.to_tuple() == tuple(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"MoveList({list(self.to_tuple())!r})"
-
-    def to_tuple(self) -> tuple[Move, ...]:
-        """The moves as a tuple (built once)."""
-        items = self._items
-        if items is None:
-            out: list[Move] = []
-            for table, mask in self._sources:
-                out += [table[sq] for sq in squares_of(mask)]
-            items = self._items = tuple(out)
-        return items
+def _walk_moves(srcs: tuple[MoveSource, ...]) -> Iterator[Move]:
+    for table, mask in srcs:
+        for sq in squares_of(mask):
+            yield table[sq]
 
 
 def nth_square(mask: Mask, i: int) -> Square:
@@ -428,7 +393,7 @@ def legal_kinds(s: State) -> tuple[str, ...]:
 
 
 def legal_moves_of_kind(s: State, kind: str) -> Sequence[Move]:
-    """The current player's legal moves of one kind (a lazy :class:`MoveList` if many).
+    """The current player's legal moves of one kind (a lazy :class:`~tabletop.core.moves.LazyMoves` if many).
 
     Not cached: built from the cached move sources, which costs less than caching it
     (kind-first play asks once per state).
@@ -450,11 +415,11 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[Move]:
             small.append(table[low.bit_length() - 1])
             mask ^= low
         return tuple(small)
-    return MoveList(src)
+    return move_list(src)
 
 
 _SMALL: Final = 4
-"""Up to this many moves of a kind are listed at once as a tuple; more make a MoveList."""
+"""Up to this many moves of a kind are listed at once as a tuple; more make a lazy list."""
 
 
 def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
