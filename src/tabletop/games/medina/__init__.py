@@ -5,7 +5,7 @@ Modules: ``board.py`` (the grid, regions and neighbour tables as bitsets), ``sta
 rules), ``moves.py`` (the move types, legal move generation, legality with reasons),
 ``rules.py`` (setup, ``apply``: palaces, tiles, towers, turn order and game end),
 ``scoring.py`` (final scoring), ``notation.py``, ``render.py``, ``heuristics.py``,
-``ruleset.py`` (the variant flags) and ``position.py`` (test positions).
+and ``ruleset.py`` (the variant flags).  Test positions: ``tests/builders.py``.
 
 >>> from tabletop.core.protocol import GameConfig
 >>> from tabletop.core.registry import make

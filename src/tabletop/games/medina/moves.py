@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from tabletop.core.moves import LazyMoves
@@ -191,7 +190,7 @@ Sources = dict[str, Sequence[MoveSource]]
 """The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
 
 
-def move_list(sources: Sequence[MoveSource]) -> LazyMoves[Move]:
+def move_list(sources: Sequence[MoveSource]) -> LazyMoves[Move, tuple[MoveSource, ...]]:
     """The moves of (table, square set) pairs, listed lazily (:class:`~tabletop.core.moves.LazyMoves`).
 
     ``len`` is a popcount and ``[i]`` finds the i-th square, so kind-first random play
@@ -201,14 +200,12 @@ def move_list(sources: Sequence[MoveSource]) -> LazyMoves[Move]:
     count = 0
     for _, mask in srcs:
         count += mask.bit_count()
-    if len(srcs) == 1:
-        # The common case (a one-piece kind): one table, one mask.
-        table, mask = srcs[0]
-        return LazyMoves(count, partial(_nth_of_one, table, mask), partial(_walk_moves, srcs))
-    return LazyMoves(count, partial(_nth_move, srcs), partial(_walk_moves, srcs))
+    return LazyMoves(count, _nth_of_one if len(srcs) == 1 else _nth_move, _walk_moves, srcs)
 
 
-def _nth_of_one(table: tuple[Move, ...], mask: Mask, i: int) -> Move:
+def _nth_of_one(srcs: tuple[MoveSource, ...], i: int) -> Move:
+    # The common case (a one-piece kind): one table, one mask.
+    table, mask = srcs[0]
     return table[nth_square(mask, i)]
 
 

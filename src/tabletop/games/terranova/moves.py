@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import compress
 from typing import TYPE_CHECKING, ClassVar, Final
 
@@ -96,7 +95,12 @@ _PASS_ONLY: Final = (PASS,)
 # Move generation
 
 
-def slide_list(board: Board, own: int, targets: int) -> LazyMoves[Slide]:
+_SlideData = tuple["Board", int, int]
+"""What the lazy slide list reads: the board, the movable pioneers and every destination
+(both in the lines layout)."""
+
+
+def slide_list(board: Board, own: int, targets: int) -> LazyMoves[Slide, _SlideData]:
     """The legal slides, listed lazily (:class:`~tabletop.core.moves.LazyMoves`).
 
     Slides are found bit-parallel in the board's lines layout (six copies of the board,
@@ -107,12 +111,11 @@ def slide_list(board: Board, own: int, targets: int) -> LazyMoves[Slide]:
     from the chosen destination to its pioneer.  A random choice therefore never builds
     every move.
     """
-    return LazyMoves(
-        targets.bit_count(), partial(_nth_slide, board, own, targets), partial(_walk_slides, board, own, targets)
-    )
+    return LazyMoves(targets.bit_count(), _nth_slide, _walk_slides, (board, own, targets))
 
 
-def _nth_slide(board: Board, own: int, targets: int, index: int) -> Slide:
+def _nth_slide(data: _SlideData, index: int) -> Slide:
+    board, own, targets = data
     # Select the index-th set bit: halve the range by popcounts, then step.
     mask = targets
     base = 0
@@ -145,7 +148,8 @@ def _nth_slide(board: Board, own: int, targets: int, index: int) -> Slide:
         return move
 
 
-def _walk_slides(board: Board, own: int, targets: int) -> Iterator[Slide]:
+def _walk_slides(data: _SlideData) -> Iterator[Slide]:
+    board, own, targets = data
     cells = board.line_cells
     n = board.num_cells
     table = board.slide_moves
@@ -199,7 +203,7 @@ def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
     return ()
 
 
-def _legal_slides(state: State) -> LazyMoves[Slide]:
+def _legal_slides(state: State) -> LazyMoves[Slide, _SlideData]:
     board = state.context.board
     if state.pending_return >= 0:
         own = board.line_bits[state.pending_return]
