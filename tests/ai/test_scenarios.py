@@ -1,32 +1,19 @@
 """Bots on real positions whose best play is known: score now what can be scored now.
 
-Positions come from the engines' own test helpers (Terra Nova's ``position`` builder in
-``tests/games/terranova/helpers.py``, Medina's ``build_position``); the bots themselves
-only ever see the protocol.
+Positions come from the shared test position builders (``tests/builders.py``); the bots
+themselves only ever see the protocol.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from tests.builders import medina_position, terranova_position
+from tests.games.terranova.helpers import parallelogram
 
 from tabletop.ai.agent import make_agent
 from tabletop.core.protocol import State
-from tabletop.games.medina.position import build_position
 
 BOTS = ["greedy", "mcts:2"]
-
-
-def _terranova_helpers() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "games" / "terranova" / "helpers.py"
-    spec = importlib.util.spec_from_file_location("terranova_test_helpers", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def play_turn(spec: str, state: State) -> State:
@@ -48,9 +35,8 @@ def test_terranova_closes_the_forest_for_points_now(spec: str, points: int) -> N
     # Yellow's other pioneer (6,1) cannot reach the forest: with it able to slide in,
     # closing 5 cells with both pioneers would end the game at once (only red could
     # still move, end condition E2) with yellow ahead 15-0, which MCTS rightly prefers.
-    helpers = _terranova_helpers()
-    state = helpers.position(
-        helpers.parallelogram(7, 3, "FFMAPSH"),
+    state = terranova_position(
+        parallelogram(7, 3, "FFMAPSH"),
         {0: [(1, 1), (6, 1)], 1: [(4, 1), (6, 0), (3, 2), (5, 2)]},
         stones=[(2, 0), (2, 1)],
     )
@@ -65,6 +51,6 @@ def test_medina_claims_the_big_palace_before_the_next_player_can(spec: str) -> N
     # An unfinished orange palace of 4 pieces with 2 merchants beside it is worth
     # 6 points plus the orange tile (4).  Every seat holds domes: if seat 0 does not
     # dome it this turn, seat 1 will.
-    state = build_position("orange:E5 E6 E7 F7", "M:D5 D6", num_players=3)
+    state = medina_position("orange:E5 E6 E7 F7", "M:D5 D6", num_players=3)
     after = play_turn(spec, state)
     assert after.scores()[0] >= 10

@@ -25,9 +25,9 @@ from tabletop.games.medina.moves import (
     WALL_MOVES,
 )
 from tabletop.games.medina.placement import claimable, merchant_squares, stable_squares, wall_squares
-from tabletop.games.medina.position import build_position
 from tabletop.games.medina.rules import BOX, SUPPLY
 from tabletop.games.medina.scoring import score_sheet
+from tests.builders import medina_position
 
 GAME = make("medina")
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -195,7 +195,7 @@ def check_rebuild(state: State) -> None:
     others = [p["square"] for p in view["pieces"] if p["type"] == "merchant" and p["square"] not in chain]
     layout.append("M:" + " ".join(others + chain))
     domes = {d["square"]: d["player"] for d in view["domes"]}
-    rebuilt = build_position(*layout, num_players=state.num_players, domes=domes, variants=dict(state.config.variants))
+    rebuilt = medina_position(*layout, num_players=state.num_players, domes=domes, variants=dict(state.config.variants))
 
     def shape(s: State) -> set[tuple[int, int, int, int, bool]]:
         return {(p.color, p.pieces, p.stables, p.owner, p.abandoned) for p in s.palaces}
@@ -267,12 +267,12 @@ def test_handed_on_values_match_a_fresh_computation(num_players: int, seed: int,
     state: State = GAME.new_initial_state(GameConfig(num_players=num_players, variants=flags))  # type: ignore[assignment]
     while not state.is_terminal():
         state = state.apply(random_move(state, rng))  # type: ignore[assignment]
-        fresh = state._copy()  # the same position, nothing derived yet
+        fresh = state.replace()  # the same position, nothing derived yet
         handed_on = [
-            (state._wall_squares, wall_squares),
-            (state._stable_squares, stable_squares),
-            (state._merchant_squares, merchant_squares),
-            (state._claimable, claimable),
+            (state.known_wall_squares, wall_squares),
+            (state.known_stable_squares, stable_squares),
+            (state.known_merchant_squares, merchant_squares),
+            (state.known_claimable, claimable),
         ]
         for value, compute in handed_on:
             assert value is None or value == compute(fresh)
@@ -332,7 +332,7 @@ def test_copied_and_unpickled_states_keep_their_moves() -> None:
     they were made before anything was derived or after."""
     states, _ = play(3, 7)
     for state in states[::10]:
-        fresh = state._copy()  # nothing derived known yet
+        fresh = state.replace()  # nothing derived known yet
         state.legal_kinds()  # derived values cached
         clones = [copy.deepcopy(s) for s in (fresh, state)]
         clones += [pickle.loads(pickle.dumps(s)) for s in (fresh, state)]

@@ -12,8 +12,8 @@ from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.games.medina import State
 from tabletop.games.medina.board import diagram
-from tabletop.games.medina.position import build_position
 from tabletop.testing.playthrough import check_golden_file
+from tests.builders import medina_position
 
 GAME = make("medina")
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "medina"
@@ -28,7 +28,7 @@ def _midgame(seed: int = 3, plies: int = 60) -> State:
 
 
 def test_text_shows_coordinates_supplies_and_tiles() -> None:
-    state = build_position(
+    state = medina_position(
         "gray:E5 E6", "S:D5", "M:H8 H9", "W:B1 C1", domes={"E5": 1}, palace_tiles={"gray": 1}, tower_tiles={"A1": 2}
     )
     text = GAME.render_text(state)
@@ -80,7 +80,7 @@ def test_json_view_is_complete_and_serialisable() -> None:
 
 
 def test_describe_score_and_evaluate() -> None:
-    state = build_position("gray:E5 F5 F6", "S:F4", "M:E6 G4 G7", domes={"E5": 0})
+    state = medina_position("gray:E5 F5 F6", "S:F4", "M:E6 G4 G7", domes={"E5": 0})
     assert "3 pieces + 1 stables + 2 merchants + 0 walls = 6" in GAME.describe_score(state)
     values = GAME.evaluate(state)
     assert len(values) == 4 and all(isinstance(v, float) for v in values)
@@ -88,7 +88,7 @@ def test_describe_score_and_evaluate() -> None:
 
 def test_copy_keeps_every_field() -> None:
     state = _midgame()
-    assert state._copy() == state and hash(state._copy()) == hash(state)
+    assert state.replace() == state and hash(state.replace()) == hash(state)
 
 
 def test_board_diagram() -> None:

@@ -14,16 +14,16 @@ from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.games.medina import State
-from tabletop.games.medina.position import build_position, with_turn
 from tabletop.games.medina.scoring import palace_score, score_sheet
+from tests.builders import medina_position, medina_with_turn
 
 RED, BLUE, GREEN, YELLOW = 0, 1, 2, 3
 
 
 def _position(case: dict[str, Any]) -> State:
     kwargs = {k: v for k, v in case.items() if k not in ("layout", "checks", "id", "player")}
-    state = build_position(*case.get("layout", ()), **kwargs)
-    return with_turn(state, case.get("player", RED))
+    state = medina_position(*case.get("layout", ()), **kwargs)
+    return medina_with_turn(state, case.get("player", RED))
 
 
 # Each case: a position and a list of (move, legal?) checks, each on the same position.
@@ -220,7 +220,7 @@ def test_9_colour_retirement_three_players() -> None:
     assert [after.supply[p * 8] for p in range(3)] == [0, 0, 0]
     assert after.retired[0] == 3 * 6
     for seat in range(3):
-        probe = with_turn(after, seat)
+        probe = medina_with_turn(after, seat)
         assert "palace" not in probe.legal_kinds() or all(m.color != 0 for m in probe.legal_moves_of_kind("palace"))  # type: ignore[attr-defined]
 
 
@@ -228,7 +228,7 @@ def test_9_colour_not_retired_with_four_players() -> None:
     state = _position({"layout": ["gray:E5", "gray:K5", "gray:K8"], "domes": {"E5": RED, "K5": BLUE}, "player": GREEN})
     after = state.apply(state.parse_move("dome@K8"))
     assert after.supply[YELLOW * 8] == 5
-    yellow = with_turn(after, YELLOW)
+    yellow = medina_with_turn(after, YELLOW)
     assert yellow.is_legal(yellow.parse_move("gray@E3"))
 
 
@@ -279,7 +279,7 @@ def test_palace_tile_moves_only_to_a_strictly_larger_palace() -> None:
     )
     tie = state.apply(state.parse_move("dome@K5"))
     assert tie.palace_tiles[0] == RED
-    larger = with_turn(tie, BLUE).apply(tie.parse_move("stable@K7"))
+    larger = medina_with_turn(tie, BLUE).apply(tie.parse_move("stable@K7"))
     assert larger.palace_tiles[0] == BLUE
 
 
@@ -423,11 +423,11 @@ def test_25_seed_example_palace_scores() -> None:
 def test_25_seed_example_tiles_from_the_claims() -> None:
     state = _position({"layout": [*SEED_EXAMPLE, "S:F2"]})
     for seat, dome in ((GREEN, "B2"), (BLUE, "B4"), (RED, "P2")):
-        state = with_turn(state, seat).apply(state.parse_move(f"dome@{dome}"))
+        state = medina_with_turn(state, seat).apply(state.parse_move(f"dome@{dome}"))
         if dome == "B2":
             assert state.tower_tiles[0] == GREEN and state.palace_tiles[0] == GREEN
     for stable in ("P3", "O2"):
-        state = with_turn(state, RED).apply(state.parse_move(f"stable@{stable}"))
+        state = medina_with_turn(state, RED).apply(state.parse_move(f"stable@{stable}"))
     assert state.palace_tiles == (GREEN, BLUE, -1, RED)
     assert state.tower_tiles[:2] == (BLUE, RED)
     assert state.scores() == (17, 16, 14, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabletop.games.medina.position import build_position, with_turn
+from tests.builders import medina_position, medina_with_turn
 
 EMPTY = {"gray": 0, "black": 0, "brown": 0, "orange": 0, "dome": 0, "stable": 0, "merchant": 0, "wall": 0}
 
@@ -14,13 +14,13 @@ def _merchant_squares(state: object) -> set[str]:
 def test_a2_new_chain_next_to_one_merchant() -> None:
     # The active chain B2 is boxed in by the black palace; the old chain H8-H10 is dead.
     layout = ["black:B3 C3 C2", "M:H8 H9 H10", "M:B2"]
-    default = build_position(*layout)
+    default = medina_position(*layout)
     squares = _merchant_squares(default)
     assert "K5" in squares and "G9" not in squares and "H7" not in squares
-    a2 = build_position(*layout, variants={"new_chain_may_touch_one": True})
+    a2 = medina_position(*layout, variants={"new_chain_may_touch_one": True})
     squares = _merchant_squares(a2)
     assert {"G9", "H7", "K5"} <= squares and "B4" in squares
-    after = with_turn(a2.apply(a2.parse_move("merchant@G9")), 0)
+    after = medina_with_turn(a2.apply(a2.parse_move("merchant@G9")), 0)
     # The merged group is the active chain, grown only from the new merchant.
     assert _merchant_squares(after) == {"F9"}
     assert after.to_json()["merchant_chain"]["squares"] == ["H8", "G9", "H9", "H10"]
@@ -32,7 +32,7 @@ def test_a7_obligation_by_supply() -> None:
     yellow = {**EMPTY, "merchant": 1}
     layout = ["gray:E5", "gray:K8", "M:M11"]
     for by_supply, expected in ((False, True), (True, False)):
-        state = build_position(
+        state = medina_position(
             *layout,
             domes={"E5": 1},
             supplies=[red, blue, EMPTY, yellow],

@@ -8,13 +8,10 @@ s(X) is each pioneer's listed cell.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from tabletop.core.protocol import GameConfig, OptionValue
-from tabletop.games.terranova import GAME, State, board_for
-from tabletop.games.terranova.ruleset import resolve_ruleset
-from tabletop.games.terranova.state import COLOURS, PLAY, Context
+from tabletop.games.terranova import State
 from tabletop.grid.hex import disc
 
 LANDSCAPES: dict[str, dict[str, Any]] = {
@@ -85,76 +82,6 @@ def holey() -> dict[str, Any]:
         angle = math.atan2(1.5 * r, math.sqrt(3) * (q + r / 2))
         cells.append((q, r, "FMAPSL"[int((angle + math.pi) / (2 * math.pi) * 6) % 6]))
     return map_from_cells("holey", cells)
-
-
-def position(
-    board_map: Mapping[str, Any],
-    pieces: Mapping[int, Iterable[tuple[int, int]]],
-    *,
-    stones: Iterable[tuple[int, int]] = (),
-    num_players: int = 2,
-    to_move: int = 0,
-    supply: int | None = None,
-    variants: Mapping[str, OptionValue] | None = None,
-    ruleset: str = "default",
-) -> State:
-    """A play-phase position built directly (spec §7 conventions).
-
-    Args:
-        board_map: the map JSON object.
-        pieces: seat -> the axial cells of that seat's pioneers.
-        stones: axial cells holding stones.
-        num_players: seats.
-        to_move: the seat about to take action 1.
-        supply: stones left (default 80 minus the stones on the board).
-        variants: rule flags.
-        ruleset: preset.
-    """
-    config = GameConfig(
-        num_players, ruleset=ruleset, variants=dict(variants or {}), map=dict(board_map), start_player=0
-    )
-    # Built directly: test boards may be smaller than a full setup needs (spec §2.5).
-    board = board_for(config.map)
-    context = Context(
-        GAME, config, board, resolve_ruleset(ruleset, config.variants), num_players, COLOURS[:num_players]
-    )
-    pioneers = [0] * num_players
-    for seat, cells in pieces.items():
-        for h in cells:
-            pioneers[seat] |= 1 << board.index[h]
-    stone_mask = 0
-    for h in stones:
-        stone_mask |= 1 << board.index[h]
-    filled = stone_mask
-    for own in pioneers:
-        filled |= own
-    return State(
-        context,
-        to_move,
-        PLAY,
-        tuple(pioneers),
-        stone_mask,
-        0,
-        80 - stone_mask.bit_count() if supply is None else supply,
-        (0,) * num_players,
-        (0,) * num_players,
-        (0,) * num_players,
-        (),
-        0,
-        (),
-        0,
-        -1,
-        100,
-        0,
-        0,
-        0,
-        None,
-        tuple(board.to_lines(own) for own in pioneers),
-        board.to_lattice(stone_mask),
-        filled,
-        board.to_lines(board.all_cells & ~filled),
-        0,
-    )
 
 
 def cell(state: State, h: tuple[int, int]) -> int:

@@ -8,14 +8,15 @@ import pytest
 
 from tabletop.ai.agent import random_move
 from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from tabletop.core.moves import LazyMoves
 from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
-from tabletop.games.terranova.moves import SlideList
 from tabletop.testing.conformance import check_game
+from tests.builders import terranova_position
 
-from .helpers import d37, disc168, parallelogram, position
+from .helpers import d37, disc168, parallelogram
 
 
 def test_registered_under_its_id() -> None:
@@ -113,7 +114,7 @@ def test_record_with_custom_map_replays() -> None:
 
 
 def test_to_json_has_what_a_client_needs() -> None:
-    state = position(d37(), {0: [(0, 0)], 1: [(3, -3)]}, stones=[(1, 0)])
+    state = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]}, stones=[(1, 0)])
     state = state.apply(state.parse_move("d4-d6"))
     data = state.to_json()
     assert {
@@ -146,7 +147,7 @@ def test_to_json_has_what_a_client_needs() -> None:
 
 
 def test_describe_score_lists_areas_and_awards() -> None:
-    state = position(
+    state = terranova_position(
         parallelogram(9, 3, "FFMMAPSHR"),
         {2: [(0, 1), (2, 2)], 1: [(1, 0), (7, 1)]},
         stones=[(4, 0), (4, 1)],
@@ -163,7 +164,7 @@ def test_describe_score_lists_areas_and_awards() -> None:
 
 
 def test_finished_game() -> None:
-    state = position(parallelogram(7, 1, "AABCDDE"), {0: [(0, 0), (1, 0)], 1: [(6, 0)]})
+    state = terranova_position(parallelogram(7, 1, "AABCDDE"), {0: [(0, 0), (1, 0)], 1: [(6, 0)]})
     state = state.apply(state.parse_move("b1-c1")).apply(state.parse_move("#d1"))
     assert state.is_terminal() and state.current_player == TERMINAL and state.phase == "over"
     assert state.returns() == (0.5, 0.5)
@@ -174,9 +175,9 @@ def test_finished_game() -> None:
 
 
 def test_slide_list_is_a_sequence() -> None:
-    state = position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
+    state = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
     slides = state.legal_moves_of_kind("move")
-    assert isinstance(slides, SlideList)
+    assert isinstance(slides, LazyMoves)
     listed = list(slides)
     assert len(slides) == len(listed) == 17
     assert [slides[i] for i in range(len(slides))] == listed
@@ -193,7 +194,7 @@ def test_foreign_objects_are_illegal_not_crashes() -> None:
         state.apply("a1")
     with pytest.raises(InvalidMoveError, match="'zz99'"):
         state.parse_move("zz99")
-    play = position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
+    play = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
     for bad in (Slide("a", 3), Slide(18, 99), Stone(-1), Place(500), Slide(18, None)):  # type: ignore[arg-type]
         assert not play.is_legal(bad)
         with pytest.raises(IllegalMoveError, match=r"there is no cell|pioneers are already|first action"):

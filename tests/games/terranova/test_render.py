@@ -114,7 +114,7 @@ def test_svg_panel_shows_scores_turn_and_supply() -> None:
     state, _ = midgame()
     root = parse(render_svg(state))
     texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    for seat, colour in enumerate(state.context.colours):
+    for seat, colour in enumerate(state.context.seat_colors):
         assert f"{colour}: {state.points[seat]} pts" in texts
     assert f"Stones in supply: {state.supply}" in texts
     assert len(root.findall(".//svg:g[@class='score']", NS)) == state.num_players
@@ -190,8 +190,8 @@ def test_text_status_lines() -> None:
     state, _ = midgame()
     text = render_text(state)
     assert f"stones in supply {state.supply}" in text
-    assert f"{state.context.colours[state.current_player]} to act" in text or "game over" in text
-    for seat, colour in enumerate(state.context.colours):
+    assert f"{state.context.seat_colors[state.current_player]} to act" in text or "game over" in text
+    for seat, colour in enumerate(state.context.seat_colors):
         assert re.search(rf"{colour}\s+{state.points[seat]} points", text)
     assert "f Forest" in text and "## stone" in text
     placement = render_text(GAME.new_initial_state(GameConfig(3, seed=2)))

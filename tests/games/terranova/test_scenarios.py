@@ -11,8 +11,9 @@ from tabletop.core.protocol import GameConfig
 from tabletop.games.terranova import GAME, PASS, Slide, State
 from tabletop.games.terranova.moves import Move
 from tabletop.games.terranova.scoring import zones
+from tests.builders import terranova_position
 
-from .helpers import d37, disc168, parallelogram, position
+from .helpers import d37, disc168, parallelogram
 from .scenarios import SCENARIOS
 
 SEATS = {"Y": 0, "R": 1, "B": 2, "G": 3}
@@ -34,7 +35,7 @@ def _initial(scenario: dict[str, Any]) -> State:
             setup["num_players"], map=_board_map(setup["board"]), start_player=setup.get("start_player", 0)
         )
         return GAME.new_initial_state(config)
-    return position(
+    return terranova_position(
         _board_map(scenario["board"]),
         {SEATS[k]: v for k, v in scenario["pieces"].items()},
         stones=scenario.get("stones", ()),
@@ -136,7 +137,7 @@ def _step(state: State, step: tuple[Any, ...]) -> State:
         assert state.phase == args[0]
     elif kind == "counts":
         assert state.in_hand == (args[0],) * state.num_players
-        assert list(state.context.colours) == args[1]
+        assert list(state.context.seat_colors) == args[1]
     elif kind == "place_all":
         n = state.num_players
         while state.phase == "placement":

@@ -5,7 +5,7 @@ Modules: ``board.py`` (the grid, regions and neighbour tables as bitsets), ``sta
 rules), ``moves.py`` (the move types, legal move generation, legality with reasons),
 ``rules.py`` (setup, ``apply``: palaces, tiles, towers, turn order and game end),
 ``scoring.py`` (final scoring), ``notation.py``, ``render.py``, ``heuristics.py``,
-``ruleset.py`` (the variant flags) and ``position.py`` (test positions).
+and ``ruleset.py`` (the variant flags).  Test positions: ``tests/builders.py``.
 
 >>> from tabletop.core.protocol import GameConfig
 >>> from tabletop.core.registry import make
@@ -24,15 +24,16 @@ from dataclasses import replace
 from typing import Final
 
 from tabletop.core.errors import ConfigError, short_repr
-from tabletop.core.protocol import GameConfig, Move, OptionSpec, OptionValue
+from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
+from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
 from tabletop.games.medina.moves import (
-    COLORS,
+    PALACE_COLORS,
     Dome,
-    MedinaMove,
     Merchant,
+    Move,
     PalacePiece,
     Pass,
     Stable,
@@ -40,7 +41,7 @@ from tabletop.games.medina.moves import (
     Wall,
 )
 from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, make_ruleset
-from tabletop.games.medina.state import State
+from tabletop.games.medina.state import SEAT_COLORS, State
 from tabletop.render.svg import SvgImage
 
 
@@ -96,7 +97,7 @@ class MedinaGame:
         config = self.canonical_config(config)
         return rules.initial_state(self, config, self.ruleset(config))
 
-    def parse_move(self, text: str) -> MedinaMove:
+    def parse_move(self, text: str) -> Move:
         """Reads context-free move notation (``gray@E5``, ``dome@E5``, ``pass`` ...).
 
         Raises:
@@ -106,19 +107,19 @@ class MedinaGame:
 
     def render_text(self, state: ProtocolState, *, color: bool = False) -> str:
         """The city for a terminal, with coordinates, supplies and tile holders."""
-        return render.to_text(_medina(state), color=color)
+        return render.render_text(_medina(state), color=color)
 
-    def render_svg(self, state: ProtocolState, *, last_moves: Sequence[Move] = ()) -> SvgImage:
+    def render_svg(self, state: ProtocolState, *, last_moves: Sequence[ProtocolMove] = ()) -> SvgImage:
         """The position as a standalone SVG document."""
-        return render.to_svg(_medina(state), last_moves=last_moves)
+        return render.render_svg(_medina(state), last_moves=last_moves)
 
     def describe_score(self, state: ProtocolState) -> str:
         """The per-palace breakdown (pieces, stables, merchants, walls) plus tiles."""
-        return scoring.describe(_medina(state))
+        return scoring.describe_score(_medina(state))
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Dome colours in seat order (red, blue, green, yellow)."""
-        return render.PLAYER_NAMES[:num_players]
+        return SEAT_COLORS[:num_players]
 
     def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
         """Each seat's score if the game ended now (see ``heuristics.evaluate``)."""
@@ -134,12 +135,12 @@ def _medina(state: ProtocolState) -> State:
 GAME: Final = register(MedinaGame())
 
 __all__ = [
-    "COLORS",
     "GAME",
+    "PALACE_COLORS",
     "Dome",
     "MedinaGame",
-    "MedinaMove",
     "Merchant",
+    "Move",
     "PalacePiece",
     "Pass",
     "RuleSet",

@@ -6,7 +6,7 @@ one shared instance per (kind, square) so move generation only looks them up.
 
 Legal moves combine the supply with the placement rules of each piece
 (``placement.py``): :func:`legal_kinds`, then :func:`legal_moves_of_kind` (a lazy
-:class:`MoveList`), as kind-first play asks for them; :func:`legal_by_kind` lists every
+:class:`~tabletop.core.moves.LazyMoves`), as kind-first play asks for them; :func:`legal_by_kind` lists every
 move, the last-player dome obligation (§5.2) applied.  :func:`is_legal` is a bitset
 test; :func:`illegal_reason` says why a move is not legal.  :func:`is_able` (§5.1)
 tells whether a player can place anything.  Applying a move is ``rules.py``.
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, overload
+from typing import TYPE_CHECKING, Final
 
-from tabletop.core.protocol import Move
+from tabletop.core.moves import LazyMoves
+from tabletop.core.protocol import Move as ProtocolMove
+from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
     BUILDING,
     NUM_SQUARES,
@@ -44,7 +46,7 @@ from tabletop.games.medina.placement import (
 if TYPE_CHECKING:
     from tabletop.games.medina.state import State
 
-COLORS: Final = ("gray", "black", "brown", "orange")
+PALACE_COLORS: Final = ("gray", "black", "brown", "orange")
 """Palace colours by index; the palace tile of colour ``c`` is worth ``c + 1``."""
 
 # Supply slots per player: the four palace colours, then the other piece kinds.
@@ -53,7 +55,7 @@ STABLE: Final = 5
 MERCHANT: Final = 6
 WALL: Final = 7
 NUM_SLOTS: Final = 8
-SLOT_NAMES: Final = (*COLORS, "dome", "stable", "merchant", "wall")
+SLOT_NAMES: Final = (*PALACE_COLORS, "dome", "stable", "merchant", "wall")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,7 @@ class StartMerchant:
 
 @dataclass(frozen=True, slots=True)
 class PalacePiece:
-    """A palace piece of colour ``color`` (index into :data:`COLORS`) on a building square."""
+    """A palace piece of colour ``color`` (index into :data:`PALACE_COLORS`) on a building square."""
 
     color: int
     square: Square
@@ -84,7 +86,7 @@ class PalacePiece:
         return "palace"
 
     def __str__(self) -> str:
-        return f"{COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
+        return f"{PALACE_COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +162,7 @@ class Pass:
         return "pass"
 
 
-MedinaMove = StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass
+Move = StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass
 """Any Medina move."""
 
 KINDS: Final = ("merchant_start", "palace", "dome", "stable", "merchant", "wall", "pass")
@@ -169,96 +171,57 @@ KINDS: Final = ("merchant_start", "palace", "dome", "stable", "merchant", "wall"
 PASS: Final = Pass()
 
 START_MOVES: Final = tuple(StartMerchant(sq) for sq in range(NUM_SQUARES))
-PALACE_MOVES: Final = tuple(tuple(PalacePiece(c, sq) for sq in range(NUM_SQUARES)) for c in range(len(COLORS)))
+PALACE_MOVES: Final = tuple(tuple(PalacePiece(c, sq) for sq in range(NUM_SQUARES)) for c in range(len(PALACE_COLORS)))
 DOME_MOVES: Final = tuple(Dome(sq) for sq in range(NUM_SQUARES))
 STABLE_MOVES: Final = tuple(Stable(sq) for sq in range(NUM_SQUARES))
 MERCHANT_MOVES: Final = tuple(Merchant(sq) for sq in range(NUM_SQUARES))
 WALL_MOVES: Final = tuple(Wall(sq) for sq in range(NUM_SQUARES))
 
 
-def moves_on(table: tuple[MedinaMove, ...], mask: Mask) -> list[MedinaMove]:
+def moves_on(table: tuple[Move, ...], mask: Mask) -> list[Move]:
     """The shared move instances of ``table`` for every square of ``mask``, in square order."""
     return [table[sq] for sq in squares_of(mask)]
 
 
-MoveSource = tuple[tuple[MedinaMove, ...], Mask]
+MoveSource = tuple[tuple[Move, ...], Mask]
 """A move table (one move per square) and the squares where those moves are legal."""
 
 Sources = dict[str, Sequence[MoveSource]]
 """The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
 
 
-class MoveList(Sequence[MedinaMove]):
-    """An immutable sequence of moves read lazily from (table, square set) pairs.
+def move_list(sources: Sequence[MoveSource]) -> LazyMoves[Move, tuple[MoveSource, ...]]:
+    """The moves of (table, square set) pairs, listed lazily (:class:`~tabletop.core.moves.LazyMoves`).
 
-    Like python-chess's ``LegalMoveGenerator``: ``len`` and indexing need no list of moves
-    (``len`` is a popcount, ``[i]`` finds the i-th square), so kind-first random play
-    (``rng.choice``) never builds one.  Iterating or comparing builds the tuple once.
-    It compares equal to any tuple or list with the same moves.
+    ``len`` is a popcount and ``[i]`` finds the i-th square, so kind-first random play
+    (``rng.choice``) never builds the list of moves.
     """
+    srcs = tuple(sources)
+    count = 0
+    for _, mask in srcs:
+        count += mask.bit_count()
+    return LazyMoves(count, _nth_of_one if len(srcs) == 1 else _nth_move, _walk_moves, srcs)
 
-    __slots__ = ("_items", "_len", "_sources")
 
-    def __init__(self, sources: Sequence[MoveSource]) -> None:
-        srcs = self._sources = tuple(sources)
-        count = 0
-        for _, mask in srcs:
-            count += mask.bit_count()
-        self._len = count
-        self._items: tuple[MedinaMove, ...] | None = None
+def _nth_of_one(srcs: tuple[MoveSource, ...], i: int) -> Move:
+    # The common case (a one-piece kind): one table, one mask.
+    table, mask = srcs[0]
+    return table[nth_square(mask, i)]
 
-    def __len__(self) -> int:
-        return self._len
 
-    @overload
-    def __getitem__(self, index: int) -> MedinaMove: ...
+def _nth_move(srcs: tuple[MoveSource, ...], i: int) -> Move:
+    for table, mask in srcs:
+        count = mask.bit_count()
+        if i < count:
+            return table[nth_square(mask, i)]
+        i -= count
+    raise IndexError("move index out of range")  # pragma: no cover - guarded by LazyMoves
 
-    @overload
-    def __getitem__(self, index: slice) -> tuple[MedinaMove, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> MedinaMove | tuple[MedinaMove, ...]:
-        srcs = self._sources
-        if type(index) is int and 0 <= index < self._len and len(srcs) == 1:
-            # The common case (``rng.choice`` on a one-piece kind): one table, one mask.
-            table, mask = srcs[0]
-            return table[nth_square(mask, index)]
-        if isinstance(index, slice):
-            return self.to_tuple()[index]
-        i = index + self._len if index < 0 else index
-        if not 0 <= i < self._len:
-            raise IndexError("move index out of range")
-        for table, mask in self._sources:
-            count = mask.bit_count()
-            if i < count:
-                return table[nth_square(mask, i)]
-            i -= count
-        raise IndexError("move index out of range")  # pragma: no cover - guarded by _len
-
-    def __iter__(self) -> Iterator[MedinaMove]:
-        return iter(self.to_tuple())
-
-    def __contains__(self, move: object) -> bool:
-        return move in self.to_tuple()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, MoveList | tuple | list):
-            return self.to_tuple() == tuple(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"MoveList({list(self.to_tuple())!r})"
-
-    def to_tuple(self) -> tuple[MedinaMove, ...]:
-        """The moves as a tuple (built once)."""
-        items = self._items
-        if items is None:
-            out: list[MedinaMove] = []
-            for table, mask in self._sources:
-                out += [table[sq] for sq in squares_of(mask)]
-            items = self._items = tuple(out)
-        return items
+def _walk_moves(srcs: tuple[MoveSource, ...]) -> Iterator[Move]:
+    for table, mask in srcs:
+        for sq in squares_of(mask):
+            yield table[sq]
 
 
 def nth_square(mask: Mask, i: int) -> Square:
@@ -361,28 +324,28 @@ def placement_sources(s: State, player: int) -> Sources:
         if m:
             out["dome"] = ((DOME_MOVES, m),)
     if sup[STABLE]:
-        m = s._stable_squares or stable_squares(s)
+        m = s.known_stable_squares or stable_squares(s)
         if m:
             out["stable"] = ((STABLE_MOVES, m),)
     if sup[MERCHANT]:
-        m = s._merchant_squares or merchant_squares(s)
+        m = s.known_merchant_squares or merchant_squares(s)
         if m:
             out["merchant"] = ((MERCHANT_MOVES, m),)
     if sup[WALL]:
-        m = s._wall_squares or wall_squares(s)
+        m = s.known_wall_squares or wall_squares(s)
         if m:
             out["wall"] = ((WALL_MOVES, m),)
     return out
 
 
-_COLOR_INDICES: Final = tuple(range(len(COLORS)))
+_COLOR_INDICES: Final = tuple(range(len(PALACE_COLORS)))
 
 
-def _build(sources: Sequence[MoveSource]) -> tuple[MedinaMove, ...]:
+def _build(sources: Sequence[MoveSource]) -> tuple[Move, ...]:
     if len(sources) == 1:
         table, mask = sources[0]
         return tuple(moves_on(table, mask))
-    out: list[MedinaMove] = []
+    out: list[Move] = []
     for table, mask in sources:
         out += moves_on(table, mask)
     return tuple(out)
@@ -391,7 +354,7 @@ def _build(sources: Sequence[MoveSource]) -> tuple[MedinaMove, ...]:
 def _sources(s: State) -> Sources:
     """The move sources of the current player (cached); empty when the moves must be listed
     in full (a pending dome obligation, a pass, game over)."""
-    got = s._sources
+    got = s.known_sources
     if got is None:
         if s.phase == PLAY and not s.obligation:
             got = placement_sources(s, s.current_player)  # empty: the pass case
@@ -399,7 +362,7 @@ def _sources(s: State) -> Sources:
             got = {"merchant_start": ((START_MOVES, start_squares(s.rules) & ~s.occupied),)}
         else:
             got = {}
-        s._sources = got
+        set_memo(s, "known_sources", got)
     return got
 
 
@@ -409,29 +372,30 @@ def keep_sources(s: State, sources: Sources) -> None:
 
     ``rules.py`` has to find them anyway to know whether that player can place (§5.1).
     """
-    s._sources = sources
+    set_memo(s, "known_sources", sources)
     if sources:
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        s._kinds = tuple(sources)
+        set_memo(s, "known_kinds", tuple(sources))
 
 
 def legal_kinds(s: State) -> tuple[str, ...]:
     """The kinds of the current player's legal moves, in ``moves.KINDS`` order (cached)."""
-    got = s._kinds
+    got = s.known_kinds
     if got is None:
         sources = _sources(s)
         # The sources are built in ``KINDS`` order, so their keys are the kinds in order.
-        got = s._kinds = tuple(sources) if sources else tuple(legal_by_kind(s))
+        got = tuple(sources) if sources else tuple(legal_by_kind(s))
+        set_memo(s, "known_kinds", got)
     return got
 
 
-def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
-    """The current player's legal moves of one kind (a lazy :class:`MoveList` if many).
+def legal_moves_of_kind(s: State, kind: str) -> Sequence[Move]:
+    """The current player's legal moves of one kind (a lazy :class:`~tabletop.core.moves.LazyMoves` if many).
 
     Not cached: built from the cached move sources, which costs less than caching it
     (kind-first play asks once per state).
     """
-    sources = s._sources
+    sources = s.known_sources
     if sources is None:
         sources = _sources(s)
     if not sources:
@@ -442,22 +406,22 @@ def legal_moves_of_kind(s: State, kind: str) -> Sequence[MedinaMove]:
     if len(src) == 1 and src[0][1].bit_count() <= _SMALL:
         # A few moves: a plain tuple is cheaper to build than the lazy list is to read.
         table, mask = src[0]
-        small: list[MedinaMove] = []
+        small: list[Move] = []
         while mask:
             low = mask & -mask
             small.append(table[low.bit_length() - 1])
             mask ^= low
         return tuple(small)
-    return MoveList(src)
+    return move_list(src)
 
 
 _SMALL: Final = 4
-"""Up to this many moves of a kind are listed at once as a tuple; more make a MoveList."""
+"""Up to this many moves of a kind are listed at once as a tuple; more make a lazy list."""
 
 
-def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
+def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
     """The current player's legal moves by kind, kinds in ``moves.KINDS`` order (cached)."""
-    got = s._by_kind
+    got = s.known_by_kind
     if got is not None:
         return got
     if s.phase == OVER:
@@ -471,11 +435,11 @@ def legal_by_kind(s: State) -> dict[str, tuple[MedinaMove, ...]]:
             if s.obligation:
                 by_kind = _apply_obligation(s, by_kind)
             got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
-    s._by_kind = got
+    set_memo(s, "known_by_kind", got)
     return got
 
 
-def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[str, list[MedinaMove]]:
+def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, list[Move]]:
     """Filters placements by the last-player dome obligation (§5.2, A8)."""
     domes = by_kind.get("dome")
     if s.placements_left == 1:
@@ -485,7 +449,7 @@ def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[st
     if not s.rules.dome_obligation_lookahead:
         return by_kind
     player = s.current_player
-    out: dict[str, list[MedinaMove]] = {}
+    out: dict[str, list[Move]] = {}
     for kind, moves in by_kind.items():
         if kind == "dome":
             out[kind] = moves
@@ -499,7 +463,7 @@ def _apply_obligation(s: State, by_kind: dict[str, list[MedinaMove]]) -> dict[st
 # --- legality with reasons -------------------------------------------------------------------
 
 
-def illegal_reason(s: State, move: Move) -> str | None:
+def illegal_reason(s: State, move: ProtocolMove) -> str | None:
     """Why ``move`` is illegal now, or ``None`` if it is legal."""
     if not isinstance(move, StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass):
         return f"{move!r} is not a Medina move"
@@ -507,12 +471,12 @@ def illegal_reason(s: State, move: Move) -> str | None:
         return None
     if not isinstance(move, Pass) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
         return f"no square with index {move.square!r}"
-    if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(COLORS)):
+    if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(PALACE_COLORS)):
         return f"no palace colour with index {move.color!r}"
     return _explain(s, move, legal_by_kind(s))
 
 
-def is_legal(s: State, move: Move) -> bool:
+def is_legal(s: State, move: ProtocolMove) -> bool:
     """Whether ``move`` is legal in ``s``: a bitset test, without listing the moves."""
     if s.phase != PLAY or s.obligation or isinstance(move, Pass):
         kind = getattr(move, "kind", None)
@@ -526,28 +490,28 @@ def is_legal(s: State, move: Move) -> bool:
     tp = type(move)
     # The most frequent kinds first; cached square sets are read without a call.
     if tp is Wall:
-        return bool(sup[base + WALL] and bit & (s._wall_squares or wall_squares(s)))
+        return bool(sup[base + WALL] and bit & (s.known_wall_squares or wall_squares(s)))
     if tp is Merchant:
-        return bool(sup[base + MERCHANT] and bit & (s._merchant_squares or merchant_squares(s)))
+        return bool(sup[base + MERCHANT] and bit & (s.known_merchant_squares or merchant_squares(s)))
     if tp is PalacePiece:
         col = move.color  # type: ignore[attr-defined]
         if type(col) is not int or not 0 <= col < 4 or not sup[base + col]:
             return False
         return bool(bit & (s.ext[col] if s.unfinished[col] >= 0 else new_palace_squares(s)))
     if tp is Stable:
-        return bool(sup[base + STABLE] and bit & (s._stable_squares or stable_squares(s)))
+        return bool(sup[base + STABLE] and bit & (s.known_stable_squares or stable_squares(s)))
     if tp is Dome:
         return bool(sup[base + DOME] and bit & dome_targets(s, s.current_player))
     return False
 
 
-def _in_sources(sources: Sources, move: MedinaMove) -> bool:
+def _in_sources(sources: Sources, move: Move) -> bool:
     """Whether ``move`` is one of the moves described by ``sources``."""
     sq = getattr(move, "square", -1)
     return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
 
 
-def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]]) -> str:
+def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> str:
     """A human-readable reason for an illegal move (only called for illegal moves)."""
     if s.phase == OVER:
         return "the game is over"
@@ -597,7 +561,7 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
         if pal.owner >= 0:
             return f"the palace at {name} is already owned"
         if s.owned[player * 4 + pal.color] >= 0:
-            return f"you already own a {COLORS[pal.color]} palace"
+            return f"you already own a {PALACE_COLORS[pal.color]} palace"
         return f"the palace at {name} is abandoned (it can no longer grow) and cannot be claimed"
     if s.occupied & bit:
         return f"{name} is occupied"
@@ -605,13 +569,13 @@ def _explain(s: State, move: MedinaMove, legal: dict[str, tuple[MedinaMove, ...]
         col = move.color
         if s.supply[base + col] == 0:
             if s.retired[col]:
-                return f"{COLORS[col]} is retired (every player owns a {COLORS[col]} palace)"
-            return f"no {COLORS[col]} palace pieces left in supply"
+                return f"{PALACE_COLORS[col]} is retired (every player owns a {PALACE_COLORS[col]} palace)"
+            return f"no {PALACE_COLORS[col]} palace pieces left in supply"
         if s.unfinished[col] >= 0:
             if s.contested & bit:
                 return f"street rule: {name} touches another palace"
-            return f"must extend the unfinished {COLORS[col]} palace (a square next to one of its pieces)"
-        return f"street rule: a new {COLORS[col]} palace on {name} would touch a palace piece or stable"
+            return f"must extend the unfinished {PALACE_COLORS[col]} palace (a square next to one of its pieces)"
+        return f"street rule: a new {PALACE_COLORS[col]} palace on {name} would touch a palace piece or stable"
     if isinstance(move, Stable):
         if not s.supply[base + STABLE]:
             return "no stables left in supply"

@@ -1,6 +1,6 @@
 """Medina's move notation and the JSON view of a position.
 
-Move notation (``docs/notation.md``, Medina section): ``<piece>@<square>`` or ``pass``.
+ProtocolMove notation (``docs/notation.md``, Medina section): ``<piece>@<square>`` or ``pass``.
 
 =============  ======================================  ==============
 piece          meaning                                 example
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tabletop.core.errors import InvalidMoveError
-from tabletop.core.protocol import Move
+from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.games.medina.board import (
     BUILDING,
     RUN_TOWER,
@@ -36,23 +36,23 @@ from tabletop.games.medina.board import (
     squares_of,
 )
 from tabletop.games.medina.moves import (
-    COLORS,
     DOME_MOVES,
     MERCHANT_MOVES,
+    PALACE_COLORS,
     PALACE_MOVES,
     PASS,
     SLOT_NAMES,
     STABLE_MOVES,
     START_MOVES,
     WALL_MOVES,
-    MedinaMove,
     Merchant,
+    Move,
 )
 
 if TYPE_CHECKING:
     from tabletop.games.medina.state import State
 
-_TABLES: dict[str, tuple[MedinaMove, ...]] = {
+_TABLES: dict[str, tuple[Move, ...]] = {
     "gray": PALACE_MOVES[0],
     "grey": PALACE_MOVES[0],
     "black": PALACE_MOVES[1],
@@ -68,7 +68,7 @@ _TABLES: dict[str, tuple[MedinaMove, ...]] = {
 PIECE_WORDS = ("gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall", "start")
 
 
-def parse_move(text: str) -> MedinaMove:
+def parse_move(text: str) -> Move:
     """Reads ``<piece>@<square>`` or ``pass``.
 
     >>> str(parse_move("Gray @ e5"))
@@ -97,12 +97,12 @@ def parse_move(text: str) -> MedinaMove:
     return table[sq]
 
 
-def move_to_str(move: Move) -> str:
+def move_to_str(move: ProtocolMove) -> str:
     """The notation of a Medina move (``str(move)``)."""
     return str(move)
 
 
-def as_start(move: MedinaMove) -> MedinaMove:
+def as_start(move: Move) -> Move:
     """The starting-merchant move on the square of a merchant move."""
     assert isinstance(move, Merchant)
     return START_MOVES[move.square]
@@ -127,7 +127,6 @@ def state_to_json(s: State) -> dict[str, Any]:
     ``scores``, ``legal_moves`` and ``outcome``.
     """
     from tabletop.games.medina.moves import legal_by_kind
-    from tabletop.games.medina.state import PHASE_NAMES
 
     values = s.rules.tower_value_tuple()
     palaces = []
@@ -137,7 +136,7 @@ def state_to_json(s: State) -> dict[str, Any]:
         palaces.append(
             {
                 "id": pid,
-                "color": COLORS[pal.color],
+                "color": PALACE_COLORS[pal.color],
                 "pieces": _names(pal.pieces),
                 "stables": _names(pal.stables),
                 "owner": pal.owner if pal.owner >= 0 else None,
@@ -148,7 +147,8 @@ def state_to_json(s: State) -> dict[str, Any]:
             }
         )
         pieces += [
-            {"square": n, "type": "palace", "color": COLORS[pal.color], "palace": pid} for n in _names(pal.pieces)
+            {"square": n, "type": "palace", "color": PALACE_COLORS[pal.color], "palace": pid}
+            for n in _names(pal.pieces)
         ]
         pieces += [{"square": n, "type": "stable", "palace": pid} for n in _names(pal.stables)]
     pieces += [{"square": n, "type": "merchant", "active": n in _names(s.chain)} for n in _names(s.merchants)]
@@ -186,13 +186,15 @@ def state_to_json(s: State) -> dict[str, Any]:
         "merchant_chain": {"squares": _names(s.chain), "ends": _names(s.chain_ends)},
         "start_merchant": SQUARE_NAMES[s.start_square] if s.start_square >= 0 else None,
         "supplies": supplies,
-        "retired": {COLORS[c]: n for c, n in enumerate(s.retired)},
-        "palace_tiles": {COLORS[c]: {"value": c + 1, "holder": _holder(h)} for c, h in enumerate(s.palace_tiles)},
+        "retired": {PALACE_COLORS[c]: n for c, n in enumerate(s.retired)},
+        "palace_tiles": {
+            PALACE_COLORS[c]: {"value": c + 1, "holder": _holder(h)} for c, h in enumerate(s.palace_tiles)
+        },
         "tower_tiles": {
             SQUARE_NAMES[sq]: {"value": values[t], "holder": _holder(s.tower_tiles[t])}
             for t, sq in enumerate(TOWER_SQUARES)
         },
-        "phase": PHASE_NAMES[s.phase],
+        "phase": s.phase,
         "current_player": s.current_player,
         "placements_left": s.placements_left,
         "obligation": s.obligation,

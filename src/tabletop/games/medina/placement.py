@@ -2,7 +2,7 @@
 
 One function per piece (spec §2.1, §3.1-3.5), read by legal move generation
 (``moves.py``); the stable, merchant and wall squares and the claimable palaces are
-cached per state (``State._stable_squares`` etc.), since kind-first play asks on every step:
+memoized per state (``State.known_stable_squares`` etc.), since kind-first play asks on every step:
 
 * starting merchant (§2.1, A10): :func:`start_squares`;
 * palace piece (§3.1): :func:`new_palace_squares` for a new palace (street rule);
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
     BUILDING,
     HORIZONTAL_WALLS,
@@ -49,54 +50,54 @@ def new_palace_squares(s: State) -> Mask:
 
 def stable_squares(s: State) -> Mask:
     """Empty squares next to a palace piece that touch no other palace (§3.3)."""
-    m = s._stable_squares
+    m = s.known_stable_squares
     if m is None:
         m = ortho_dilate(s.palace_mask) & ~s.occupied & ~s.contested
-        s._stable_squares = m
+        set_memo(s, "known_stable_squares", m)
     return m
 
 
 def merchant_squares(s: State) -> Mask:
     """Where a merchant may go: the active chain's extensions, else new-chain squares (§3.4)."""
-    m = s._merchant_squares
+    m = s.known_merchant_squares
     if m is None:
         free = BUILDING & ~s.occupied
         crowded = two_or_more_neighbors(s.merchants)
         m = ortho_dilate(s.chain_ends) & free & ~crowded if s.chain_ends else 0
         if not m:
             m = free & ~crowded if s.rules.new_chain_may_touch_one else free & ~ortho_dilate(s.merchants)
-        s._merchant_squares = m
+        set_memo(s, "known_merchant_squares", m)
     return m
 
 
 def wall_squares(s: State) -> Mask:
     """Empty wall spaces next to exactly one of {tower, wall piece} along the side (§3.5)."""
-    m = s._wall_squares
+    m = s.known_wall_squares
     if m is None:
         occ = s.walls | TOWERS
         m = (
             (HORIZONTAL_WALLS & ((occ << 1) ^ (occ >> 1))) | (VERTICAL_WALLS & ((occ << WIDTH) ^ (occ >> WIDTH)))
         ) & ~s.walls
-        s._wall_squares = m
+        set_memo(s, "known_wall_squares", m)
     return m
 
 
 def claimable(s: State) -> list[int]:
     """Ids of the palaces a dome may claim (ignoring the one-per-colour rule) (§3.2, A1)."""
-    ids = s._claimable
+    ids = s.known_claimable
     if ids is None:
         if s.rules.abandoned_palace_claimable:
             ids = [i for i, p in enumerate(s.palaces) if p.owner < 0]
         else:
             ids = [i for i in s.unfinished if i >= 0]
             ids.sort()
-        s._claimable = ids
+        set_memo(s, "known_claimable", ids)
     return ids
 
 
 def dome_targets(s: State, player: int) -> Mask:
     """Palace pieces the player may dome: claimable palaces of colours they don't own yet."""
-    ids = s._claimable
+    ids = s.known_claimable
     if ids is None:
         ids = claimable(s)
     if not ids:

@@ -17,15 +17,13 @@ from tabletop.games.medina.board import (
     square,
     squares_of,
 )
-from tabletop.games.medina.moves import COLORS, SLOT_NAMES
+from tabletop.games.medina.moves import PALACE_COLORS, SLOT_NAMES
+from tabletop.games.medina.state import SEAT_COLORS, START
 from tabletop.render.svg import SvgImage, to_svg_image
 
 if TYPE_CHECKING:
-    from tabletop.core.protocol import Move
+    from tabletop.core.protocol import Move as ProtocolMove
     from tabletop.games.medina.state import State
-
-PLAYER_NAMES = ("red", "blue", "green", "yellow")
-"""Display colour of each seat (domes and markers)."""
 
 PLAYER_FILL = ("#d62828", "#1d4ed8", "#2a9d3c", "#e9c21b")
 PALACE_FILL = ("#9aa0a6", "#2b2b2b", "#8b5a2b", "#f28c28")
@@ -54,7 +52,7 @@ def _cells(s: State) -> dict[int, tuple[str, int, int]]:
     return cells
 
 
-def to_text(s: State, *, color: bool = False) -> str:
+def render_text(s: State, *, color: bool = False) -> str:
     """The city with coordinates, supplies and tile holders.
 
     Symbols: palace pieces ``g k b o`` (gray, black, brown, orange), a domed piece shows the
@@ -76,11 +74,11 @@ def to_text(s: State, *, color: bool = False) -> str:
     lines.append(_status_line(s))
     for seat in range(s.num_players):
         sup = ", ".join(f"{name} {s.supply[seat * 8 + i]}" for i, name in enumerate(SLOT_NAMES))
-        label = f"P{seat + 1} ({PLAYER_NAMES[seat]})"
+        label = f"P{seat + 1} ({SEAT_COLORS[seat]})"
         if color:
             label = f"{_ANSI_PLAYER[seat]}{label}{_ANSI_RESET}"
         lines.append(f"{label}: {sup}; score {s.scores()[seat]}")
-    tiles = [f"{COLORS[c]}({c + 1}): {_who(h)}" for c, h in enumerate(s.palace_tiles)]
+    tiles = [f"{PALACE_COLORS[c]}({c + 1}): {_who(h)}" for c, h in enumerate(s.palace_tiles)]
     lines.append("palace tiles: " + ", ".join(tiles))
     towers = [f"{SQUARE_NAMES[sq]}({values[t]}): {_who(s.tower_tiles[t])}" for t, sq in enumerate(TOWER_SQUARES)]
     lines.append("tower tiles: " + ", ".join(towers))
@@ -94,7 +92,7 @@ def _who(holder: int) -> str:
 def _status_line(s: State) -> str:
     if s.is_terminal():
         return f"game over after {s.ply} moves; scores {list(s.scores())}"
-    if s.phase == 0:
+    if s.phase == START:
         return f"P{s.current_player + 1} places the starting merchant"
     extra = " (dome obligation)" if s.obligation else ""
     return f"turn {s.turn}: P{s.current_player + 1} to place, {s.placements_left} placement(s) left{extra}"
@@ -140,7 +138,7 @@ def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) 
     return e
 
 
-def to_svg(s: State, *, last_moves: Sequence[Move] = ()) -> SvgImage:
+def render_svg(s: State, *, last_moves: Sequence[ProtocolMove] = ()) -> SvgImage:
     """The position as a standalone SVG document (board, pieces, tiles and a supply panel)."""
     values = s.rules.tower_value_tuple()
     width = 2 * MARGIN + WIDTH * CELL + PANEL
@@ -232,7 +230,7 @@ def _panel(root: ET.Element, s: State, values: Sequence[int]) -> None:
     for seat in range(s.num_players):
         marker = " ◀" if seat == s.current_player else ""
         _el(g, "rect", x=x0, y=y, width=12, height=12, fill=PLAYER_FILL[seat])
-        _el(g, "text", f"P{seat + 1} {PLAYER_NAMES[seat]}: {scores[seat]} points{marker}", x=x0 + 18, y=y + 10)
+        _el(g, "text", f"P{seat + 1} {SEAT_COLORS[seat]}: {scores[seat]} points{marker}", x=x0 + 18, y=y + 10)
         sup = s.supply[seat * 8 : seat * 8 + 8]
         _el(g, "text", "palace " + " ".join(f"{PALACE_LETTER[c]}{sup[c]}" for c in range(4)), x=x0 + 18, y=y + 24)
         _el(g, "text", f"dome {sup[4]}  stable {sup[5]}  merchant {sup[6]}  wall {sup[7]}", x=x0 + 18, y=y + 38)
@@ -243,7 +241,7 @@ def _panel(root: ET.Element, s: State, values: Sequence[int]) -> None:
         holder = s.palace_tiles[c]
         _el(g, "rect", x=x0, y=y, width=14, height=14, fill=PALACE_FILL[c])
         _el(g, "text", PALACE_LETTER[c], x=x0 + 7, y=y + 11, fill=PALACE_TEXT[c], text_anchor="middle")
-        _el(g, "text", f"{COLORS[c]} ({c + 1}): {_holder_name(holder)}", x=x0 + 20, y=y + 11)
+        _el(g, "text", f"{PALACE_COLORS[c]} ({c + 1}): {_holder_name(holder)}", x=x0 + 20, y=y + 11)
         y += 18
     _el(g, "text", "Tower tiles", x=x0, y=y + 10, font_weight="bold")
     y += 16
@@ -255,4 +253,4 @@ def _panel(root: ET.Element, s: State, values: Sequence[int]) -> None:
 
 
 def _holder_name(holder: int) -> str:
-    return f"P{holder + 1} ({PLAYER_NAMES[holder]})" if holder >= 0 else "supply"
+    return f"P{holder + 1} ({SEAT_COLORS[holder]})" if holder >= 0 else "supply"

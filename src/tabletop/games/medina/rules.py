@@ -18,7 +18,9 @@ import random
 from typing import Any
 
 from tabletop.core.errors import IllegalMoveError
-from tabletop.core.protocol import TERMINAL, GameConfig, Move
+from tabletop.core.protocol import TERMINAL, GameConfig
+from tabletop.core.protocol import Move as ProtocolMove
+from tabletop.core.state_base import blank, build, draft, freeze
 from tabletop.games.medina.board import (
     ADJACENT_WALL_SPACES,
     BUILDING,
@@ -42,8 +44,8 @@ from tabletop.games.medina.moves import (
     STABLE,
     WALL,
     Dome,
-    MedinaMove,
     Merchant,
+    Move,
     PalacePiece,
     Pass,
     Stable,
@@ -75,7 +77,7 @@ BOX = (20, 20, 20, 20, 16, 12, 25, 32)
 def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     """The position before the starting merchant (or after it, with ``start_merchant="random"``)."""
     n = config.num_players
-    s = State.__new__(State)
+    s = blank(State)
     s.game = game
     s.config = config
     s.rules = rules
@@ -98,20 +100,19 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     s.palace_tiles = (-1, -1, -1, -1)
     s.tower_tiles = (-1, -1, -1, -1)
     s.start_square = -1
-    s._clear_caches()
     if rules.start_merchant == "random":
         # The engine stays deterministic: no seed means seed 0.
         rng = random.Random(config.seed if config.seed is not None else 0)
         squares = squares_of(start_squares(rules))
-        s = _place_start(s, squares[rng.randrange(len(squares))])
+        s = _place_start(build(s), squares[rng.randrange(len(squares))])
         s.ply = 0
-    return s
+    return build(s)
 
 
 # --- applying moves ------------------------------------------------------------------------------
 
 
-def apply(s: State, move: Move) -> State:
+def apply(s: State, move: ProtocolMove) -> State:
     """The state after ``move`` (the turn order, game end and obligation included).
 
     Raises:
@@ -124,22 +125,21 @@ def apply(s: State, move: Move) -> State:
     # A legal move is exactly one of the move classes (the legality test compares types).
     tp = type(move)
     if tp is Pass:
-        new = s._copy()
+        new = draft(s)
         new.ply += 1
         _start_next_turn(new, player)
-        return new
+        return freeze(new)
     if tp is StartMerchant:
-        new = _place_start(s, move.square)  # type: ignore[attr-defined]
-        return new
+        return freeze(_place_start(s, move.square))  # type: ignore[attr-defined]
     new = place_piece(s, player, move)  # type: ignore[arg-type]
     if s.placements_left == 2:
         new.placements_left = 1
         if tp is Dome:
             new.obligation = False
         if _can_continue(new, player):
-            return new
+            return freeze(new)
     _start_next_turn(new, player)
-    return new
+    return freeze(new)
 
 
 def _text(move: object) -> str:
@@ -208,7 +208,8 @@ _OTHERS = {n: tuple(tuple((p + k) % n for k in range(1, n)) for p in range(n)) f
 
 
 def _place_start(s: State, sq: int) -> State:
-    new = s._copy()
+    """A draft of the state after the starting merchant on ``sq``."""
+    new = draft(s)
     bit = 1 << sq
     new.merchants = bit
     new.occupied = s.occupied | bit
@@ -341,8 +342,9 @@ _SLOT: dict[type, int] = {Merchant: MERCHANT, Wall: WALL, Stable: STABLE, Dome: 
 """The supply slot of each non-palace piece."""
 
 
-def place_piece(s: State, player: int, move: MedinaMove) -> State:
-    """The state after ``player`` puts ``move``'s piece on the board (no turn bookkeeping).
+def place_piece(s: State, player: int, move: Move) -> State:
+    """A draft of the state after ``player`` puts ``move``'s piece on the board (no turn
+    bookkeeping); :func:`apply` finishes and freezes it.
 
     ``move`` must be a legal placement (not a pass or the starting merchant).
 
@@ -360,7 +362,7 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
     * the claimable palaces read the palaces and the unfinished ones: kept while both
       are the same objects (a merchant that abandons a palace replaces them).
     """
-    new = s._copy()
+    new = draft(s)
     new.ply = s.ply + 1
     sq = move.square  # type: ignore[union-attr]
     bit = 1 << sq
@@ -380,10 +382,10 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=False)
         _update_status(new)
-        new._wall_squares = s._wall_squares
-        merchant = s._merchant_squares
+        new.known_wall_squares = s.known_wall_squares
+        merchant = s.known_merchant_squares
         if merchant:
-            new._merchant_squares = merchant & ~bit or None
+            new.known_merchant_squares = merchant & ~bit or None
     elif tp is Merchant:
         new.merchants = s.merchants | bit
         new.occupied = s.occupied | bit
@@ -398,16 +400,16 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
             new.chain_ends = bit
             new.chain = _merchant_group(new.merchants, bit)
         _shrink_status(new, bit)
-        new._wall_squares = s._wall_squares
-        stable = s._stable_squares
+        new.known_wall_squares = s.known_wall_squares
+        stable = s.known_stable_squares
         if stable is not None:
-            new._stable_squares = stable & ~bit
+            new.known_stable_squares = stable & ~bit
         if new.palaces is s.palaces:  # no palace abandoned
-            new._claimable = s._claimable
+            new.known_claimable = s.known_claimable
     elif tp is Wall:
-        new._stable_squares = s._stable_squares
-        new._merchant_squares = s._merchant_squares
-        new._claimable = s._claimable
+        new.known_stable_squares = s.known_stable_squares
+        new.known_merchant_squares = s.known_merchant_squares
+        new.known_claimable = s.known_claimable
         new.walls = s.walls | bit
         # The run on the side of its neighbour (a tower or a wall piece; a legal wall piece
         # has exactly one).
@@ -430,10 +432,10 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
         pal = s.palaces[pid]
         _add_component(new, sq, pal, pid, is_stable=True)
         _update_status(new)
-        new._wall_squares = s._wall_squares
-        merchant = s._merchant_squares
+        new.known_wall_squares = s.known_wall_squares
+        merchant = s.known_merchant_squares
         if merchant:
-            new._merchant_squares = merchant & ~bit or None
+            new.known_merchant_squares = merchant & ~bit or None
         if pal.owner >= 0:
             _check_palace_tile(new, pid)
             if ADJACENT_WALL_SPACES[sq] & s.walls:
@@ -441,9 +443,9 @@ def place_piece(s: State, player: int, move: MedinaMove) -> State:
                 after = _connection_keys(new, pal.pieces | pal.stables | bit)
                 _take_towers(new, pal.owner, after - before)
     elif tp is Dome:
-        new._wall_squares = s._wall_squares
-        new._stable_squares = s._stable_squares
-        new._merchant_squares = s._merchant_squares
+        new.known_wall_squares = s.known_wall_squares
+        new.known_stable_squares = s.known_stable_squares
+        new.known_merchant_squares = s.known_merchant_squares
         pid = palace_at(s, bit)
         pal = s.palaces[pid]
         pal = Palace(pal.color, pal.pieces, pal.stables, pal.touch, player, sq, pal.abandoned)

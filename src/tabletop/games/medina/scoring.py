@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tabletop.games.medina.board import SQUARE_NAMES, TOWER_SQUARES, ortho_dilate, ortho_dilate_any
-from tabletop.games.medina.moves import COLORS
+from tabletop.games.medina.moves import PALACE_COLORS
 from tabletop.games.medina.state import State
 
 
@@ -118,7 +118,7 @@ def scores(s: State) -> tuple[int, ...]:
     return tuple(totals)
 
 
-def describe(s: State) -> str:
+def describe_score(s: State) -> str:
     """A human-readable per-palace breakdown with tiles and totals."""
     sheet = score_sheet(s)
     values = s.rules.tower_value_tuple()
@@ -131,10 +131,10 @@ def describe(s: State) -> str:
                 continue
             pal = s.palaces[ps.palace]
             lines.append(
-                f"  {COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {ps.pieces} pieces + {ps.stables} stables"
-                f" + {ps.merchants} merchants + {ps.walls} walls = {ps.total}"
+                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {ps.pieces} pieces"
+                f" + {ps.stables} stables + {ps.merchants} merchants + {ps.walls} walls = {ps.total}"
             )
-        tiles = [f"{COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
+        tiles = [f"{PALACE_COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
         tiles += [
             f"tower {SQUARE_NAMES[TOWER_SQUARES[t]]} tile ({values[t]})"
             for t, h in enumerate(s.tower_tiles)

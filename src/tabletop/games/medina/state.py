@@ -1,38 +1,60 @@
 """Medina's immutable position: pieces as bitsets, palace records, supplies and tile holders.
 
-A :class:`State` is never changed once it is handed out: :meth:`State.apply` builds a new
-one (see :mod:`tabletop.games.medina.rules`).  The legal kinds, where the legal moves lie
-(``moves.Sources``) and the derived square sets are cached per state in private slots,
-since kind-first random play asks for them on every step; ``rules.py`` hands the next
-state those a move leaves unchanged and the legal moves it found while ending the turn.
+A :class:`State` is immutable (:class:`~tabletop.core.state_base.FrozenState`):
+:meth:`State.apply` builds a new one (see :mod:`tabletop.games.medina.rules`), naming
+the fields that change on a draft of the old one.  The legal kinds, where the legal
+moves lie (``moves.Sources``) and the derived square sets are memo fields (``known_*``):
+computed on first use, since kind-first random play asks for them on every step, and
+never part of the value; ``rules.py`` hands the next state those a move leaves unchanged
+and the legal moves it found while ending the turn.  Read them through the properties
+(:attr:`State.wall_squares` ...) or the move functions, which compute what is missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from tabletop.core.outcome import Outcome
-from tabletop.core.protocol import GameConfig, Move
-from tabletop.core.state_base import StateDefaults
+from tabletop.core.protocol import GameConfig
+from tabletop.core.protocol import Move as ProtocolMove
+from tabletop.core.state_base import FrozenState, StateDefaults, set_memo
 from tabletop.games.medina.board import Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
     from tabletop.games.medina import MedinaGame
-    from tabletop.games.medina.moves import MedinaMove, Sources
+    from tabletop.games.medina.moves import Move, Sources
 
-START, PLAY, OVER = 0, 1, 2
-"""Phases: the starting merchant, the turns, game over."""
+START: Final = "start_merchant"
+"""Phase: the start player places the starting merchant."""
+PLAY: Final = "play"
+"""Phase: the turns."""
+OVER: Final = "over"
+"""Phase: the game is over."""
 
-PHASE_NAMES = ("start_merchant", "play", "over")
+MEMO_FIELDS: Final = (
+    "known_kinds",
+    "known_sources",
+    "known_by_kind",
+    "known_moves",
+    "known_wall_squares",
+    "known_stable_squares",
+    "known_merchant_squares",
+    "known_claimable",
+    "known_scores",
+)
+"""The memo slots of :class:`State` (derived values, ``None`` until computed)."""
+
+SEAT_COLORS: Final = ("red", "blue", "green", "yellow")
+"""Display colour of each seat (domes and markers)."""
 
 
 class Palace(NamedTuple):
     """One palace: a maximal orthogonally connected set of same-colour palace pieces.
 
     Attributes:
-        color: colour index (see ``moves.COLORS``).
+        color: colour index (see ``moves.PALACE_COLORS``).
         pieces: its palace pieces (bitset).
         stables: its stables (bitset).
         touch: its components plus every square touching one (the street-rule zone).
@@ -60,8 +82,8 @@ class Palace(NamedTuple):
         return (self.pieces | self.stables).bit_count()
 
 
-class State(StateDefaults):
-    """A Medina position.  Treat every attribute as read-only.
+class State(FrozenState, StateDefaults):
+    """A Medina position (immutable).
 
     Board attributes are bitsets over :mod:`~tabletop.games.medina.board` square indices.
 
@@ -98,51 +120,44 @@ class State(StateDefaults):
     """
 
     __slots__ = (
-        "_all_moves",
-        "_by_kind",
-        "_claimable",
-        "_kinds",
-        "_merchant_squares",
-        "_scores",
-        "_sources",
-        "_stable_squares",
-        "_wall_squares",
+        "game",
+        "config",
+        "rules",
+        "num_players",
+        "phase",
+        "current_player",
+        "placements_left",
+        "obligation",
+        "turn",
+        "ply",
+        "palace_mask",
+        "stables",
+        "merchants",
+        "walls",
+        "occupied",
+        "forbid",
+        "contested",
+        "palaces",
+        "unfinished",
+        "ext",
+        "owned",
         "chain",
         "chain_ends",
-        "config",
-        "contested",
-        "current_player",
-        "ext",
-        "forbid",
-        "game",
-        "merchants",
-        "num_players",
-        "obligation",
-        "occupied",
-        "owned",
-        "palace_mask",
-        "palace_tiles",
-        "palaces",
-        "phase",
-        "placements_left",
-        "ply",
-        "retired",
-        "rules",
         "runs",
-        "stables",
-        "start_square",
         "supply",
+        "retired",
+        "palace_tiles",
         "tower_tiles",
-        "turn",
-        "unfinished",
-        "walls",
+        "start_square",
+        *MEMO_FIELDS,
     )
+    MEMO = MEMO_FIELDS
 
     game: MedinaGame
     config: GameConfig
     rules: RuleSet
     num_players: int
-    phase: int
+    phase: str
     current_player: int
     placements_left: int
     obligation: bool
@@ -167,60 +182,33 @@ class State(StateDefaults):
     palace_tiles: tuple[int, ...]
     tower_tiles: tuple[int, ...]
     start_square: Square
-    # Derived values (None: not known yet), computed when first needed (``moves.py``,
+    # Memo fields (None: not known yet), computed when first needed (``moves.py``,
     # ``placement.py``, ``scoring.py``); ``rules.py`` hands some on to the next state
     # where a placement leaves them unchanged.
-    _kinds: tuple[str, ...] | None
-    _sources: Sources | None  # empty: the moves are listed in full (``moves._sources``)
-    _by_kind: dict[str, tuple[MedinaMove, ...]] | None
-    _all_moves: tuple[MedinaMove, ...] | None
-    _wall_squares: Mask | None
-    _stable_squares: Mask | None
-    _merchant_squares: Mask | None
-    _claimable: list[int] | None
-    _scores: tuple[int, ...] | None
+    known_kinds: tuple[str, ...] | None
+    known_sources: Sources | None  # empty: the moves are listed in full (``moves._sources``)
+    known_by_kind: dict[str, tuple[Move, ...]] | None
+    known_moves: tuple[Move, ...] | None
+    known_wall_squares: Mask | None
+    known_stable_squares: Mask | None
+    known_merchant_squares: Mask | None
+    known_claimable: list[int] | None
+    known_scores: tuple[int, ...] | None
 
-    def _copy(self) -> State:
-        """A shallow copy with nothing derived known (for building the next state)."""
-        new = State.__new__(State)
-        new.chain = self.chain
-        new.chain_ends = self.chain_ends
-        new.config = self.config
-        new.contested = self.contested
-        new.current_player = self.current_player
-        new.ext = self.ext
-        new.forbid = self.forbid
-        new.game = self.game
-        new.merchants = self.merchants
-        new.num_players = self.num_players
-        new.obligation = self.obligation
-        new.occupied = self.occupied
-        new.owned = self.owned
-        new.palace_mask = self.palace_mask
-        new.palace_tiles = self.palace_tiles
-        new.palaces = self.palaces
-        new.phase = self.phase
-        new.placements_left = self.placements_left
-        new.ply = self.ply
-        new.retired = self.retired
-        new.rules = self.rules
-        new.runs = self.runs
-        new.stables = self.stables
-        new.start_square = self.start_square
-        new.supply = self.supply
-        new.tower_tiles = self.tower_tiles
-        new.turn = self.turn
-        new.unfinished = self.unfinished
-        new.walls = self.walls
-        # Nothing derived is known yet (as _clear_caches, inlined: this runs on every move).
-        new._kinds = new._sources = new._by_kind = new._all_moves = new._scores = None
-        new._wall_squares = new._stable_squares = new._merchant_squares = new._claimable = None
-        return new
+    @property
+    def wall_squares(self) -> Mask:
+        """Where a wall piece may go (``placement.wall_squares``)."""
+        return _placement.wall_squares(self)
 
-    def _clear_caches(self) -> None:
-        """Forgets every derived value (for a state whose fields were just set)."""
-        self._kinds = self._sources = self._by_kind = self._all_moves = self._scores = None
-        self._wall_squares = self._stable_squares = self._merchant_squares = self._claimable = None
+    @property
+    def stable_squares(self) -> Mask:
+        """Where a stable may go (``placement.stable_squares``)."""
+        return _placement.stable_squares(self)
+
+    @property
+    def merchant_squares(self) -> Mask:
+        """Where a merchant may go (``placement.merchant_squares``)."""
+        return _placement.merchant_squares(self)
 
     def _key(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in _KEY_FIELDS)
@@ -234,37 +222,39 @@ class State(StateDefaults):
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"<medina.State turn={self.turn} ply={self.ply} player={self.current_player}>"
+        scores = "-".join(map(str, self.scores()))
+        return f"<medina.State turn={self.turn} ply={self.ply} player={self.current_player} scores={scores}>"
 
     def __str__(self) -> str:
-        return _render.to_text(self)
+        return _render.render_text(self)
 
     def _repr_svg_(self) -> str:
-        return str(_render.to_svg(self))
+        return str(_render.render_svg(self))
 
     # --- protocol ----------------------------------------------------------------------
 
-    def legal_moves(self) -> Sequence[Move]:
+    def legal_moves(self) -> Sequence[ProtocolMove]:
         """Every legal move, kinds in ``moves.KINDS`` order, squares in index order."""
-        moves = self._all_moves
+        moves = self.known_moves
         if moves is None:
             by_kind = _moves.legal_by_kind(self)
-            moves = self._all_moves = tuple(m for ms in by_kind.values() for m in ms)
+            moves = tuple(m for ms in by_kind.values() for m in ms)
+            set_memo(self, "known_moves", moves)
         return moves
 
     def legal_kinds(self) -> Sequence[str]:
         """The kinds that have at least one legal move, in ``moves.KINDS`` order."""
         return _moves.legal_kinds(self)
 
-    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
+    def legal_moves_of_kind(self, kind: str) -> Sequence[ProtocolMove]:
         """The legal moves of one kind (empty for a kind with none)."""
         return _moves.legal_moves_of_kind(self, kind)
 
-    def is_legal(self, move: Move) -> bool:
+    def is_legal(self, move: ProtocolMove) -> bool:
         """Whether ``move`` may be applied now."""
         return _moves.illegal_reason(self, move) is None
 
-    def apply(self, move: Move) -> State:
+    def apply(self, move: ProtocolMove) -> State:
         """The state after ``move``.
 
         Raises:
@@ -284,12 +274,13 @@ class State(StateDefaults):
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's score if the game ended now (final scores once over)."""
-        cached = self._scores
+        cached = self.known_scores
         if cached is None:
-            cached = self._scores = _scoring.scores(self)
+            cached = _scoring.scores(self)
+            set_memo(self, "known_scores", cached)
         return cached
 
-    def parse_move(self, text: str) -> Move:
+    def parse_move(self, text: str) -> ProtocolMove:
         """Reads a move; during setup ``merchant@SQ`` also means the starting merchant.
 
         Raises:
@@ -300,7 +291,7 @@ class State(StateDefaults):
             return _notation.as_start(move)
         return move
 
-    def move_to_str(self, move: Move) -> str:
+    def move_to_str(self, move: ProtocolMove) -> str:
         """The notation of ``move``."""
         return _notation.move_to_str(move)
 
@@ -309,12 +300,14 @@ class State(StateDefaults):
         return _notation.state_to_json(self)
 
 
-_FIELDS = tuple(name for name in State.__slots__ if not name.startswith("_"))
-_KEY_FIELDS = tuple(name for name in _FIELDS if name not in ("game", "config", "rules"))
+# Equality and hashing leave out the game and the config (an unhashable mapping of
+# flags): two states of one ruleset are equal when their positions are.
+_KEY_FIELDS = tuple(name for name in State.FIELDS if name not in ("game", "config", "rules"))
 
 # Late imports: these modules build and read States, and State delegates to them.
 from tabletop.games.medina import moves as _moves  # noqa: E402
 from tabletop.games.medina import notation as _notation  # noqa: E402
+from tabletop.games.medina import placement as _placement  # noqa: E402
 from tabletop.games.medina import render as _render  # noqa: E402
 from tabletop.games.medina import rules as _rules  # noqa: E402
 from tabletop.games.medina import scoring as _scoring  # noqa: E402

@@ -42,15 +42,15 @@ from tabletop.games.terranova.mapfile import (
 )
 from tabletop.games.terranova.maplint import LintReport, lint
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
-from tabletop.games.terranova.notation import cell_name, describe_score, parse_cell
+from tabletop.games.terranova.notation import cell_name, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
-from tabletop.games.terranova.scoring import ScoredArea
-from tabletop.games.terranova.state import COLOURS, PIONEERS_PER_PLAYER, PLACEMENT, TOTAL_STONES, Context, State
+from tabletop.games.terranova.scoring import ScoredArea, describe_score
+from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, PLACEMENT, SEAT_COLORS, Context, State, initial
 
 DEFAULT_MAP: Final = "isola"
 
 
-class TerraNova:
+class TerraNovaGame:
     """The Terra Nova game: metadata, the initial-state factory and the hooks."""
 
     id: Final = "terranova"
@@ -96,33 +96,14 @@ class TerraNova:
                 start = random.Random(config.seed).randrange(n)
         elif isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < n:
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, not {start!r}")
-        context = Context(self, config, board, rules, n, COLOURS[:n])
-        return State(
+        context = Context(self, config, board, rules, n, SEAT_COLORS[:n])
+        return initial(
             context,
-            start,
-            PLACEMENT,
-            (0,) * n,
-            0,
-            0,
-            TOTAL_STONES,
-            (0,) * n,
-            (each,) * n,
-            (0,) * n,
-            (),
-            0,
-            (),
-            0,
-            -1,
-            0,
-            0,
-            0,
-            start,
-            None,
-            (0,) * n,
-            0,
-            0,
-            board.line_all,
-            0,
+            current_player=start,
+            phase=PLACEMENT,
+            pioneers=(0,) * n,
+            in_hand=(each,) * n,
+            start_player=start,
         )
 
     @property
@@ -218,7 +199,7 @@ class TerraNova:
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Pioneer colours in seat order (§1.2: yellow, red, blue, green)."""
-        return COLOURS[:num_players]
+        return SEAT_COLORS[:num_players]
 
     def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
         """Heuristic final-score estimate per seat (``heuristics.evaluate``)."""
@@ -226,10 +207,10 @@ class TerraNova:
         return _evaluate(state)
 
     def __repr__(self) -> str:
-        return "TerraNova()"
+        return "TerraNovaGame()"
 
 
-GAME: Final = register(TerraNova())
+GAME: Final = register(TerraNovaGame())
 """The registered game object."""
 
 __all__ = [
@@ -247,7 +228,7 @@ __all__ = [
     "Slide",
     "State",
     "Stone",
-    "TerraNova",
+    "TerraNovaGame",
     "board_for",
     "cell_name",
     "load_map",

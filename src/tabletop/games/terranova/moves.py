@@ -8,7 +8,7 @@ Kinds: ``"place"`` (setup placement), ``"move"`` (slide a pioneer), ``"stone"`` 
 border stone) and ``"pass"`` (a turn with no possible action).
 
 Generation is kind-first, as random play asks for it: :func:`legal_kinds`, then
-:func:`legal_moves_of_kind` (slides as a lazy :class:`SlideList`), then one move is
+:func:`legal_moves_of_kind` (slides as a lazy :class:`~tabletop.core.moves.LazyMoves`), then one move is
 applied (``rules.py``).  It works on int bitsets in the board's lines layout (§3.3-3.6,
 the return rule §3.5 included).  :func:`illegal_reason` says why a move is not legal.
 """
@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import TYPE_CHECKING, ClassVar, Final, overload
+from typing import TYPE_CHECKING, ClassVar, Final
 
+from tabletop.core.moves import LazyMoves
 from tabletop.games.terranova.board import bit_indices
 from tabletop.grid.hex import direction_between
 
@@ -94,113 +95,85 @@ _PASS_ONLY: Final = (PASS,)
 # Move generation
 
 
-class SlideList(Sequence[Slide]):
-    """The legal slides, listed lazily.
+_SlideData = tuple["Board", int, int]
+"""What the lazy slide list reads: the board, the movable pioneers and every destination
+(both in the lines layout)."""
+
+
+def slide_list(board: Board, own: int, targets: int) -> LazyMoves[Slide, _SlideData]:
+    """The legal slides, listed lazily (:class:`~tabletop.core.moves.LazyMoves`).
 
     Slides are found bit-parallel in the board's lines layout (six copies of the board,
-    one per direction, where a step is a one-bit shift): one bitset holds every
-    destination in every direction.  Two pioneers never reach the same cell in the same
-    direction (one would block the other), so a destination bit names one slide, the
-    count is a popcount, and indexing walks back from the chosen destination to its
-    pioneer.  A random choice therefore never builds every move.
+    one per direction, where a step is a one-bit shift): ``targets`` holds every
+    destination in every direction, ``own`` the movable pioneers.  Two pioneers never
+    reach the same cell in the same direction (one would block the other), so a
+    destination bit names one slide, the count is a popcount, and indexing walks back
+    from the chosen destination to its pioneer.  A random choice therefore never builds
+    every move.
     """
+    return LazyMoves(targets.bit_count(), _nth_slide, _walk_slides, (board, own, targets))
 
-    __slots__ = ("_board", "_len", "_own", "_targets")
 
-    def __init__(self, board: Board, own: int, targets: int) -> None:
-        self._board = board
-        self._own = own  # the movable pioneers, lines layout
-        self._targets = targets  # every destination, lines layout
-        self._len = targets.bit_count()
+def _nth_slide(data: _SlideData, index: int) -> Slide:
+    board, own, targets = data
+    # Select the index-th set bit: halve the range by popcounts, then step.
+    mask = targets
+    base = 0
+    size = mask.bit_length()
+    while size > 48:
+        half = size >> 1
+        low = mask & ((1 << half) - 1)
+        count = low.bit_count()
+        if index < count:
+            mask = low
+            size = half
+        else:
+            index -= count
+            mask >>= half
+            base += half
+            size -= half
+    for _ in range(index):
+        mask &= mask - 1
+    dst = base + (mask & -mask).bit_length() - 1
+    src = dst - 1
+    while not own >> src & 1:
+        src -= 1
+    cells = board.line_cells
+    key = cells[src] * board.num_cells + cells[dst]
+    try:
+        return board.slide_moves[key]
+    except KeyError:  # made on first use
+        move = board.slide_at(key)
+        assert move is not None
+        return move
 
-    def __len__(self) -> int:
-        return self._len
 
-    @overload
-    def __getitem__(self, index: int) -> Slide: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Slide]: ...
-
-    def __getitem__(self, index: int | slice) -> Slide | Sequence[Slide]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError("slide index out of range")
-        # Select the index-th set bit: halve the range by popcounts, then step.
-        mask = self._targets
-        base = 0
-        size = mask.bit_length()
-        while size > 48:
-            half = size >> 1
-            low = mask & ((1 << half) - 1)
-            count = low.bit_count()
-            if index < count:
-                mask = low
-                size = half
-            else:
-                index -= count
-                mask >>= half
-                base += half
-                size -= half
-        for _ in range(index):
-            mask &= mask - 1
-        return self._slide(base + (mask & -mask).bit_length() - 1)
-
-    def _slide(self, dst: int) -> Slide:
-        own = self._own
-        src = dst - 1
-        while not own >> src & 1:
-            src -= 1
-        board = self._board
-        cells = board.line_cells
-        key = cells[src] * board.num_cells + cells[dst]
+def _walk_slides(data: _SlideData) -> Iterator[Slide]:
+    board, own, targets = data
+    cells = board.line_cells
+    n = board.num_cells
+    table = board.slide_moves
+    mask = targets
+    previous = src = -2
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        dst = low.bit_length() - 1
+        if dst != previous + 1:
+            # A run of consecutive destinations belongs to one pioneer, which usually
+            # sits right before it (not when a forbidden return cut the run).
+            back = dst - 1
+            while not own >> back & 1:
+                back -= 1
+            src = cells[back] * n
+        previous = dst
         try:
-            return board.slide_moves[key]
+            move = table[src + cells[dst]]
         except KeyError:  # made on first use
-            move = board.slide_at(key)
-            assert move is not None
-            return move
-
-    def __iter__(self) -> Iterator[Slide]:
-        board = self._board
-        cells = board.line_cells
-        n = board.num_cells
-        table = board.slide_moves
-        own = self._own
-        mask = self._targets
-        previous = src = -2
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            dst = low.bit_length() - 1
-            if dst != previous + 1:
-                # A run of consecutive destinations belongs to one pioneer, which usually
-                # sits right before it (not when a forbidden return cut the run).
-                back = dst - 1
-                while not own >> back & 1:
-                    back -= 1
-                src = cells[back] * n
-            previous = dst
-            try:
-                move = table[src + cells[dst]]
-            except KeyError:  # made on first use
-                made = board.slide_at(src + cells[dst])
-                assert made is not None
-                move = made
-            yield move
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, SlideList | list | tuple):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # a sequence value, like list
-
-    def __repr__(self) -> str:
-        return f"SlideList({list(self)!r})"
+            made = board.slide_at(src + cells[dst])
+            assert made is not None
+            move = made
+        yield move
 
 
 def _slide_targets(own: int, free: int) -> int:
@@ -230,11 +203,11 @@ def _forbidden_returns(state: State) -> tuple[tuple[int, int], ...]:
     return ()
 
 
-def _legal_slides(state: State) -> SlideList:
+def _legal_slides(state: State) -> LazyMoves[Slide, _SlideData]:
     board = state.context.board
     if state.pending_return >= 0:
         own = board.line_bits[state.pending_return]
-        return SlideList(board, own, _slide_targets(own, state.line_free))
+        return slide_list(board, own, _slide_targets(own, state.line_free))
     own = state.line_pioneers[state.current_player]
     targets = _slide_targets(own, state.line_free)
     if state.action:
@@ -246,7 +219,7 @@ def _legal_slides(state: State) -> SlideList:
                 if path is not None and not path[0] & occ:
                     # The return is among the slides: s(X) reached in its direction.
                     targets &= ~(1 << board.line_positions[path[1]][start])
-    return SlideList(board, own, targets)
+    return slide_list(board, own, targets)
 
 
 def has_slide(state: State) -> bool:

@@ -151,7 +151,7 @@ def state_to_json(state: State) -> dict[str, Any]:
         "players": [
             {
                 "seat": p,
-                "colour": context.colours[p],
+                "colour": context.seat_colors[p],
                 "pioneers": _names(board, own),
                 "in_hand": state.in_hand[p],
                 "removed": state.removed[p],
@@ -195,38 +195,10 @@ def summary(state: State) -> str:
     scores = "-".join(str(s) for s in state.points)
     if state.result is not None:
         return f"Terra Nova {context.num_players}p over ({state.result.termination}), scores {scores}"
-    who = context.colours[state.current_player]
+    who = context.seat_colors[state.current_player]
     if state.phase == "placement":
         return f"Terra Nova {context.num_players}p placement, {who} to place, {sum(state.in_hand)} pioneers left"
     return (
         f"Terra Nova {context.num_players}p turn {state.turn}, {who} to act "
         f"(action {state.action + 1} of 3), supply {state.supply}, scores {scores}"
     )
-
-
-def describe_score(state: State) -> str:
-    """Per-seat scores and every scored area: size, landscapes, value and who got what."""
-    context = state.context
-    board = context.board
-    lines = []
-    for p, points in enumerate(state.points):
-        lines.append(
-            f"{context.colours[p]:<7} {points:>4} points  ({state.pioneers[p].bit_count()} pioneers on the board, "
-            f"{state.removed[p]} removed)"
-        )
-    if not state.areas:
-        lines.append("No area scored yet.")
-    for k, area in enumerate(state.areas, start=1):
-        awards = ", ".join(f"{context.colours[p]} +{a}" for p, a in enumerate(area.awards) if a) or "nobody scores"
-        holders = ", ".join(f"{context.colours[p]} {c}" for p, c in enumerate(area.counts) if c) or "no pioneers"
-        first = board.names[area.cells[0]]
-        lines.append(
-            f"area {k} (turn {area.turn}, at {first}): {area.size} cells, landscapes {''.join(area.landscapes)} "
-            f"(t={area.t}), value {area.value}; pioneers: {holders}; {awards}"
-        )
-    if state.result is not None:
-        winners = " and ".join(context.colours[p] for p in state.result.winners)
-        lines.append(
-            f"Game over ({state.result.termination}): {winners} win{'s' if len(state.result.winners) == 1 else ''}."
-        )
-    return "\n".join(lines)

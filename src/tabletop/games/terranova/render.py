@@ -53,12 +53,12 @@ _RESET: Final = "\x1b[0m"
 
 def player_letter(state: State, seat: int) -> str:
     """The letter of a seat's colour (``Y``, ``R``, ``B``, ``G``)."""
-    return state.context.colours[seat][:1].upper()
+    return state.context.seat_colors[seat][:1].upper()
 
 
 def player_color(state: State, seat: int) -> str:
     """The display colour of a seat as ``#rrggbb`` (or the colour name itself)."""
-    name = state.context.colours[seat]
+    name = state.context.seat_colors[seat]
     return PLAYER_COLORS.get(name, name)
 
 
@@ -177,7 +177,7 @@ def _rgb(color: str) -> tuple[int, int, int] | None:
 
 
 def _status_lines(state: State) -> list[str]:
-    names = state.context.colours
+    names = state.context.seat_colors
     head = f"{state.board.map.name}, {state.num_players} players, turn {state.turn}: "
     if state.result is not None:
         winners = " and ".join(names[p] for p in state.result.winners)
@@ -275,10 +275,10 @@ def _points(points: Iterable[tuple[float, float]]) -> str:
 
 
 def _short_status(state: State) -> str:
-    scores = ", ".join(f"{name} {points}" for name, points in zip(state.context.colours, state.points, strict=True))
+    scores = ", ".join(f"{name} {points}" for name, points in zip(state.context.seat_colors, state.points, strict=True))
     if state.result is not None:
         return f"game over, {scores}"
-    return f"turn {state.turn}, {state.context.colours[state.current_player]} to act, {scores}"
+    return f"turn {state.turn}, {state.context.seat_colors[state.current_player]} to act, {scores}"
 
 
 def _add_pattern(defs: ET.Element, pattern_id: str, color: str, kind: str) -> None:
@@ -439,7 +439,7 @@ def _draw_pieces(root: ET.Element, state: State, layout: Layout) -> None:
             token.set("class", "pioneer")
             token.set("data-cell", board.names[i])
             token.set("data-seat", str(seat))
-            ET.SubElement(token, "title").text = f"{state.context.colours[seat]} pioneer on {board.names[i]}"
+            ET.SubElement(token, "title").text = f"{state.context.seat_colors[seat]} pioneer on {board.names[i]}"
 
 
 def _token(parent: ET.Element, state: State, seat: int, x: float, y: float, radius: float) -> ET.Element:
@@ -532,7 +532,7 @@ def _draw_labels(root: ET.Element, board: Board, layout: Layout) -> None:
 
 def _draw_panel(root: ET.Element, state: State, left: float) -> None:
     """Scores, whose turn, the supply and the legend, to the right of the board."""
-    names = state.context.colours
+    names = state.context.seat_colors
     panel = ET.SubElement(root, "g", {"class": "panel", "font-size": "13", "fill": "#222"})
     x0, y = left, 28.0
 

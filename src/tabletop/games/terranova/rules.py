@@ -20,6 +20,7 @@ from typing import Final
 from tabletop.core.errors import IllegalMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import TERMINAL
+from tabletop.core.state_base import draft, freeze
 from tabletop.games.terranova.board import Board, flood_fill
 from tabletop.games.terranova.moves import (
     Pass,
@@ -82,33 +83,17 @@ def _apply_place(state: State, cell: int) -> State:
     in_hand = list(state.in_hand)
     in_hand[p] -= 1
     done = not any(in_hand)
-    following = State(
-        state.context,
-        state.start_player if done else (p + 1) % n,
-        PLAY if done else PLACEMENT,
-        tuple(pioneers),
-        state.stones,
-        state.closed,
-        state.supply,
-        state.points,
-        tuple(in_hand),
-        state.removed,
-        state.areas,
-        0,
-        (),
-        0,
-        -1,
-        state.turn + 1,
-        state.ply + 1,
-        0,
-        state.start_player,
-        None,
-        tuple(lines),
-        state.lattice_blocked,
-        state.filled | (1 << cell),
-        state.line_free & ~line_bit,
-        0,
-    )
+    following = draft(state)  # setup: no turn progress, stall and turn stones to reset
+    following.current_player = state.start_player if done else (p + 1) % n
+    following.phase = PLAY if done else PLACEMENT
+    following.pioneers = tuple(pioneers)
+    following.in_hand = tuple(in_hand)
+    following.turn = state.turn + 1
+    following.ply = state.ply + 1
+    following.line_pioneers = tuple(lines)
+    following.filled = state.filled | (1 << cell)
+    following.line_free = state.line_free & ~line_bit
+    following = freeze(following)
     if done:  # §1.3.4: the end checks run once after setup
         termination = _termination(following)
         if termination is not None:
@@ -136,33 +121,17 @@ def _apply_slide(state: State, move: Slide) -> State:
         movers.append((dst, src))
     action = state.action + 1
     pending = dst if dst == start and state.context.rules.return_rule == "end_of_turn" else -1
-    following = State(
-        state.context,
-        p,
-        PLAY,
-        tuple(pioneers),
-        state.stones,
-        state.closed,
-        state.supply,
-        state.points,
-        state.in_hand,
-        state.removed,
-        state.areas,
-        action,
-        tuple(movers),
-        state.moves_made + 1,
-        pending,
-        state.turn,
-        state.ply + 1,
-        state.stall,
-        state.start_player,
-        None,
-        tuple(lines),
-        state.lattice_blocked,
-        state.filled ^ ((1 << src) | (1 << dst)),
-        state.line_free ^ step,
-        state.turn_stones,
-    )
+    following = draft(state)
+    following.pioneers = tuple(pioneers)
+    following.action = action
+    following.movers = tuple(movers)
+    following.moves_made = state.moves_made + 1
+    following.pending_return = pending
+    following.ply = state.ply + 1
+    following.line_pioneers = tuple(lines)
+    following.filled = state.filled ^ ((1 << src) | (1 << dst))
+    following.line_free = state.line_free ^ step
+    following = freeze(following)
     # After a move a stone is always possible while stones remain: the cell the mover
     # just left (or passed over last) is empty and next to it (§3.3 note).
     if action < 3 and (state.supply > 0 or pending >= 0 or has_slide(following)):
@@ -197,33 +166,24 @@ def _apply_stone(state: State, cell: int) -> State:
             own = pioneers[state.current_player]
             movers = tuple(m for m in movers if own >> m[0] & 1)
     action = state.action + 1
-    following = State(
-        context,
-        state.current_player,
-        PLAY,
-        pioneers,
-        stones,
-        closed,
-        state.supply - 1,
-        points,
-        state.in_hand,
-        removed,
-        areas,
-        action,
-        movers,
-        state.moves_made,
-        -1,
-        state.turn,
-        state.ply + 1,
-        state.stall,
-        state.start_player,
-        None,
-        lines,
-        blocked,
-        state.filled | (1 << cell) | closed,
-        free,
-        state.turn_stones | (1 << cell),
-    )
+    following = draft(state)
+    following.pioneers = pioneers
+    following.stones = stones
+    following.closed = closed
+    following.supply = state.supply - 1
+    following.points = points
+    following.removed = removed
+    following.areas = areas
+    following.action = action
+    following.movers = movers
+    following.pending_return = -1
+    following.ply = state.ply + 1
+    following.line_pioneers = lines
+    following.lattice_blocked = blocked
+    following.filled = state.filled | (1 << cell) | closed
+    following.line_free = free
+    following.turn_stones = state.turn_stones | (1 << cell)
+    following = freeze(following)
     if action < 3 and (stone_targets(following, board.all_cells & ~following.filled) or has_slide(following)):
         return following
     return _finish_turn(following, placed_stone=True)
@@ -257,33 +217,28 @@ def _finish_turn(state: State, *, placed_stone: bool) -> State:
             lines = tuple(board.to_lines(own) for own in pioneers)
             blocked = board.to_lattice(state.stones | closed)
             free &= ~board.to_lines(closed)
-    following = State(
-        context,
-        (state.current_player + 1) % context.num_players,
-        PLAY,
-        pioneers,
-        state.stones,
-        closed,
-        state.supply,
-        points,
-        state.in_hand,
-        removed,
-        areas,
-        0,
-        (),
-        0,
-        -1,
-        state.turn + 1,
-        state.ply if state.action else state.ply + 1,  # a pass is a move of its own
-        0 if placed_stone else state.stall + 1,
-        state.start_player,
-        None,
-        lines,
-        blocked,
-        state.filled | closed,
-        free,
-        0,
-    )
+    following = draft(state)
+    following.current_player = (state.current_player + 1) % context.num_players
+    following.phase = PLAY
+    following.pioneers = pioneers
+    following.closed = closed
+    following.points = points
+    following.removed = removed
+    following.areas = areas
+    following.action = 0
+    following.movers = ()
+    following.moves_made = 0
+    following.pending_return = -1
+    following.turn_stones = 0
+    following.turn = state.turn + 1
+    if not state.action:
+        following.ply = state.ply + 1  # a pass is a move of its own
+    following.stall = 0 if placed_stone else state.stall + 1
+    following.line_pioneers = lines
+    following.lattice_blocked = blocked
+    following.filled = state.filled | closed
+    following.line_free = free
+    following = freeze(following)
     termination = _termination(following)
     if termination is not None:
         return _game_over(following, termination)
@@ -305,7 +260,7 @@ def _split_off(board: Board, zone: int, open_cells: int, turn_stones: int) -> bo
 
 
 def _game_over(state: State, termination: str) -> State:
-    return state._replace(
+    return state.replace(
         current_player=TERMINAL,
         phase=OVER,
         action=0,

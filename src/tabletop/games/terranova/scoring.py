@@ -11,9 +11,13 @@ scoring, heuristics).  The flood fills work in the board's lattice layout (``boa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill, spread
 from tabletop.games.terranova.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from tabletop.games.terranova.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,3 +252,31 @@ def score_parts(
         landscape_ids = tuple(ls.id for i, ls in enumerate(board.landscapes) if lands >> i & 1)
         new_areas.append(ScoredArea(tuple(bit_indices(cells)), landscape_ids, t, value, counts, tuple(awards), turn))
     return tuple(pioneer_list), closed, tuple(point_list), tuple(removed_list), tuple(new_areas)
+
+
+def describe_score(state: State) -> str:
+    """Per-seat scores and every scored area: size, landscapes, value and who got what."""
+    context = state.context
+    board = context.board
+    lines = []
+    for p, points in enumerate(state.points):
+        lines.append(
+            f"{context.seat_colors[p]:<7} {points:>4} points  ({state.pioneers[p].bit_count()} pioneers on the board, "
+            f"{state.removed[p]} removed)"
+        )
+    if not state.areas:
+        lines.append("No area scored yet.")
+    for k, area in enumerate(state.areas, start=1):
+        awards = ", ".join(f"{context.seat_colors[p]} +{a}" for p, a in enumerate(area.awards) if a) or "nobody scores"
+        holders = ", ".join(f"{context.seat_colors[p]} {c}" for p, c in enumerate(area.counts) if c) or "no pioneers"
+        first = board.names[area.cells[0]]
+        lines.append(
+            f"area {k} (turn {area.turn}, at {first}): {area.size} cells, landscapes {''.join(area.landscapes)} "
+            f"(t={area.t}), value {area.value}; pioneers: {holders}; {awards}"
+        )
+    if state.result is not None:
+        winners = " and ".join(context.seat_colors[p] for p in state.result.winners)
+        lines.append(
+            f"Game over ({state.result.termination}): {winners} win{'s' if len(state.result.winners) == 1 else ''}."
+        )
+    return "\n".join(lines)

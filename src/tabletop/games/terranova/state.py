@@ -1,6 +1,7 @@
 """The immutable Terra Nova position.
 
-A :class:`State` is an immutable value (a named tuple): ``apply`` returns a new one.  Cells are board
+A :class:`State` is an immutable value (:class:`~tabletop.core.state_base.FrozenState`):
+``apply`` returns a new one.  Cells are board
 indices and piece sets are Python-int bitsets (bit ``i`` = cell ``i``, see ``board.py``).
 
 Public fields (stable; the renderer and clients read them):
@@ -36,10 +37,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
+from tabletop.core.state_base import FrozenState, blank, build
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.ruleset import RuleSet
 from tabletop.games.terranova.scoring import ScoredArea
@@ -55,7 +57,7 @@ OVER: Final = "over"
 
 TOTAL_STONES: Final = 80
 PIONEERS_PER_PLAYER: Final = {2: 13, 3: 10, 4: 8}
-COLOURS: Final = ("yellow", "red", "blue", "green")
+SEAT_COLORS: Final = ("yellow", "red", "blue", "green")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -69,7 +71,7 @@ class Context:
         board: the board tables.
         rules: the resolved rule flags.
         num_players: number of seats.
-        colours: display colour name per seat.
+        seat_colors: display colour name per seat.
     """
 
     game: Game
@@ -77,10 +79,10 @@ class Context:
     board: Board
     rules: RuleSet
     num_players: int
-    colours: tuple[str, ...]
+    seat_colors: tuple[str, ...]
 
     def _key(self) -> tuple[Board, RuleSet, int, tuple[str, ...]]:
-        return (self.board, self.rules, self.num_players, self.colours)
+        return (self.board, self.rules, self.num_players, self.seat_colors)
 
     # Two games on the same map with the same rules are the same game for position
     # equality, whatever the config spelling (e.g. a map inlined by a record).
@@ -91,12 +93,41 @@ class Context:
         return hash(self._key())
 
 
-class State(NamedTuple):
+class State(FrozenState):
     """A Terra Nova position (see the module docstring for the fields).
 
-    A named tuple rather than a frozen dataclass: building one is about four times
-    faster, and every action builds one (measured in ``docs/terranova.md``).
+    Immutable (:class:`~tabletop.core.state_base.FrozenState`): ``rules.py`` builds each
+    successor by naming the fields that change on a draft of the previous state;
+    :func:`initial` builds a state from its public fields.
     """
+
+    __slots__ = (
+        "action",
+        "areas",
+        "closed",
+        "context",
+        "current_player",
+        "filled",
+        "in_hand",
+        "lattice_blocked",
+        "line_free",
+        "line_pioneers",
+        "movers",
+        "moves_made",
+        "pending_return",
+        "phase",
+        "pioneers",
+        "ply",
+        "points",
+        "removed",
+        "result",
+        "stall",
+        "start_player",
+        "stones",
+        "supply",
+        "turn",
+        "turn_stones",
+    )
 
     context: Context
     current_player: int
@@ -113,16 +144,21 @@ class State(NamedTuple):
     movers: tuple[tuple[int, int], ...]
     moves_made: int
     pending_return: int
+    turn_stones: int
     turn: int
     ply: int
     stall: int
     start_player: int
     result: Outcome | None
+    # Derived from the fields above (set with them by ``rules.py``, or by ``initial``).
     line_pioneers: tuple[int, ...]
     lattice_blocked: int
     filled: int
     line_free: int
-    turn_stones: int
+
+    def __repr__(self) -> str:
+        scores = "-".join(map(str, self.points))
+        return f"<terranova.State turn={self.turn} ply={self.ply} player={self.current_player} scores={scores}>"
 
     # -- static context -------------------------------------------------------------
 
@@ -251,6 +287,65 @@ class State(NamedTuple):
 
     def __str__(self) -> str:
         return _notation.summary(self)
+
+
+def initial(
+    context: Context,
+    *,
+    current_player: int,
+    phase: str,
+    pioneers: tuple[int, ...],
+    stones: int = 0,
+    closed: int = 0,
+    supply: int = TOTAL_STONES,
+    points: tuple[int, ...] | None = None,
+    in_hand: tuple[int, ...] | None = None,
+    removed: tuple[int, ...] | None = None,
+    areas: tuple[ScoredArea, ...] = (),
+    turn: int = 0,
+    ply: int = 0,
+    stall: int = 0,
+    start_player: int = 0,
+    result: Outcome | None = None,
+) -> State:
+    """A state at the start of a turn (or of setup) from its public fields.
+
+    The derived fields (the lines and lattice layouts, ``filled``) are computed here;
+    turn progress is empty.  For the initial state and for test positions; ``rules.py``
+    builds successors incrementally instead.
+    """
+    board = context.board
+    n = context.num_players
+    s = blank(State)
+    s.context = context
+    s.current_player = current_player
+    s.phase = phase
+    s.pioneers = pioneers
+    s.stones = stones
+    s.closed = closed
+    s.supply = supply
+    s.points = points if points is not None else (0,) * n
+    s.in_hand = in_hand if in_hand is not None else (0,) * n
+    s.removed = removed if removed is not None else (0,) * n
+    s.areas = areas
+    s.action = 0
+    s.movers = ()
+    s.moves_made = 0
+    s.pending_return = -1
+    s.turn_stones = 0
+    s.turn = turn
+    s.ply = ply
+    s.stall = stall
+    s.start_player = start_player
+    s.result = result
+    filled = stones | closed
+    for own in pioneers:
+        filled |= own
+    s.line_pioneers = tuple(board.to_lines(own) for own in pioneers)
+    s.lattice_blocked = board.to_lattice(stones | closed)
+    s.filled = filled
+    s.line_free = board.to_lines(board.all_cells & ~filled)
+    return build(s)
 
 
 # Late imports (cycle: these modules use State, and State delegates to them).

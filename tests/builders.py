@@ -1,20 +1,22 @@
-"""Building Medina positions directly from a piece layout (for tests, puzzles and analysis).
+"""The position builders for the tests of both games: a mid-game position straight from
+a layout, without playing up to it (spec §7 of Terra Nova, §8 of Medina).
 
-:func:`build_position` takes the spec's scenario notation (§8)::
-
-    build_position("gray:E5 E6", "black:H6", "S:G6", "M:E6 E5", "W:B1 C1", domes={"E5": 0})
-
-and derives everything the engine tracks incrementally (palaces, street-rule sets,
-palace status, merchant chains, wall runs).  Tile holders depend on history, so they are
-given explicitly (default: all tiles in the supply).
+Both take the same scenario words (``docs/architecture.md``): the pieces per seat (Terra
+Nova: ``pieces`` seat -> axial cells; Medina: ``layout`` items in the spec's notation),
+``stones``/``domes`` and the tiles, ``to_move`` and ``variants``; :func:`position` reads
+one scenario dict for either game.  Test maps for Terra Nova are in
+``tests/games/terranova/helpers.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from tabletop.core.protocol import GameConfig
+from tabletop.core.protocol import GameConfig, OptionValue
+from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import make
+from tabletop.core.state_base import draft, freeze
 from tabletop.games.medina.board import (
     BUILDING,
     SIDE_NEIGHBORS,
@@ -29,8 +31,115 @@ from tabletop.games.medina.board import (
     squares_of,
     two_or_more_neighbors,
 )
-from tabletop.games.medina.moves import COLORS, NUM_SLOTS, SLOT_NAMES
-from tabletop.games.medina.state import PLAY, Palace, State
+from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, SLOT_NAMES
+from tabletop.games.medina.state import PLAY as MEDINA_PLAY
+from tabletop.games.medina.state import Palace
+from tabletop.games.medina.state import State as MedinaState
+from tabletop.games.terranova import GAME as TERRANOVA
+from tabletop.games.terranova import State as TerraNovaState
+from tabletop.games.terranova import board_for
+from tabletop.games.terranova.ruleset import resolve_ruleset
+from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context, initial
+
+SEATS = {"Y": 0, "R": 1, "B": 2, "G": 3}
+"""Terra Nova seat letters (yellow, red, blue, green), as the spec's scenarios name them."""
+
+
+def position(game_id: str, scenario: Mapping[str, Any], board_map: Mapping[str, Any] | None = None) -> ProtocolState:
+    """The position of a scenario dict, for either game.
+
+    Keys: Terra Nova ``pieces`` ({seat letter: [axial cells]}), ``stones``, ``players``,
+    ``supply``; Medina ``layout`` (items such as ``"gray:E5 E6"``), ``domes``,
+    ``palace_tiles``, ``tower_tiles``, ``supplies``, ``active_chain``, ``players``,
+    ``placements_left``, ``obligation``; both: ``to_move`` (a seat number, or a Terra Nova
+    seat letter) and ``variants``.  Terra Nova needs ``board_map`` (the map object).
+    """
+    to_move = scenario.get("to_move", 0)
+    if isinstance(to_move, str):
+        to_move = SEATS[to_move]
+    if game_id == "terranova":
+        assert board_map is not None, "a Terra Nova position needs its map"
+        return terranova_position(
+            board_map,
+            {SEATS[k] if isinstance(k, str) else k: v for k, v in scenario.get("pieces", {}).items()},
+            stones=scenario.get("stones", ()),
+            num_players=scenario.get("players", 2),
+            to_move=to_move,
+            supply=scenario.get("supply"),
+            variants=scenario.get("variants"),
+            ruleset=scenario.get("ruleset", "default"),
+        )
+    if game_id == "medina":
+        state = medina_position(
+            *scenario.get("layout", ()),
+            num_players=scenario.get("players", 4),
+            domes=scenario.get("domes"),
+            palace_tiles=scenario.get("palace_tiles"),
+            tower_tiles=scenario.get("tower_tiles"),
+            supplies=scenario.get("supplies"),
+            active_chain=scenario.get("active_chain"),
+            current_player=to_move,
+            placements_left=scenario.get("placements_left", 2),
+            obligation=scenario.get("obligation", False),
+            variants=scenario.get("variants"),
+        )
+        return state
+    raise ValueError(f"no position builder for {game_id!r}")
+
+
+# --- Terra Nova ------------------------------------------------------------------------
+
+
+def terranova_position(
+    board_map: Mapping[str, Any],
+    pieces: Mapping[int, Iterable[tuple[int, int]]],
+    *,
+    stones: Iterable[tuple[int, int]] = (),
+    num_players: int = 2,
+    to_move: int = 0,
+    supply: int | None = None,
+    variants: Mapping[str, OptionValue] | None = None,
+    ruleset: str = "default",
+) -> TerraNovaState:
+    """A play-phase position built directly (spec §7 conventions).
+
+    Args:
+        board_map: the map JSON object.
+        pieces: seat -> the axial cells of that seat's pioneers.
+        stones: axial cells holding stones.
+        num_players: seats.
+        to_move: the seat about to take action 1.
+        supply: stones left (default 80 minus the stones on the board).
+        variants: rule flags.
+        ruleset: preset.
+    """
+    config = GameConfig(
+        num_players, ruleset=ruleset, variants=dict(variants or {}), map=dict(board_map), start_player=0
+    )
+    # Built directly: test boards may be smaller than a full setup needs (spec §2.5).
+    board = board_for(config.map)
+    context = Context(
+        TERRANOVA, config, board, resolve_ruleset(ruleset, config.variants), num_players, SEAT_COLORS[:num_players]
+    )
+    pioneers = [0] * num_players
+    for seat, cells in pieces.items():
+        for h in cells:
+            pioneers[seat] |= 1 << board.index[h]
+    stone_mask = 0
+    for h in stones:
+        stone_mask |= 1 << board.index[h]
+    return initial(
+        context,
+        current_player=to_move,
+        phase=PLAY,
+        pioneers=tuple(pioneers),
+        stones=stone_mask,
+        supply=80 - stone_mask.bit_count() if supply is None else supply,
+        turn=100,
+    )
+
+
+# --- Medina ---------------------------------------------------------------------------
 
 _LABELS = {"S": "stable", "M": "merchant", "W": "wall"}
 
@@ -61,7 +170,7 @@ def _groups(mask: Mask) -> list[Mask]:
     return groups
 
 
-def build_position(
+def medina_position(
     *layout: str,
     num_players: int = 4,
     domes: Mapping[str, int] | None = None,
@@ -73,7 +182,7 @@ def build_position(
     placements_left: int = 2,
     obligation: bool = False,
     variants: Mapping[str, bool | int | str] | None = None,
-) -> State:
+) -> MedinaState:
     """A mid-game position built from a layout.
 
     Args:
@@ -100,8 +209,7 @@ def build_position(
     """
     game = make("medina")
     config = GameConfig(num_players=num_players, variants=dict(variants or {}))
-    s: State = game.new_initial_state(config)  # type: ignore[assignment]
-    s = s._copy()
+    s: MedinaState = draft(game.new_initial_state(config))  # type: ignore[arg-type]
     colours: list[Mask] = [0, 0, 0, 0]
     stables = merchants = walls = 0
     last_merchant = -1
@@ -112,8 +220,8 @@ def build_position(
             raise ValueError(f"bad layout item {item!r}")
         squares = _squares(rest)
         m = mask_of(squares)
-        if label.lower() in COLORS:
-            colours[COLORS.index(label.lower())] |= m
+        if label.lower() in PALACE_COLORS:
+            colours[PALACE_COLORS.index(label.lower())] |= m
         elif label == "S":
             stables |= m
         elif label == "M":
@@ -176,7 +284,7 @@ def build_position(
         e = ortho_dilate(p.pieces) & free
         if e:
             if unfinished[p.color] >= 0:
-                raise ValueError(f"two unfinished {COLORS[p.color]} palaces")
+                raise ValueError(f"two unfinished {PALACE_COLORS[p.color]} palaces")
             unfinished[p.color] = i
             ext[p.color] = e
         else:
@@ -204,17 +312,16 @@ def build_position(
         for name, count in overrides.items():
             sup[seat * NUM_SLOTS + SLOT_NAMES.index(name)] = count
     s.supply = tuple(sup)
-    s.palace_tiles = tuple((palace_tiles or {}).get(c, -1) for c in COLORS)
+    s.palace_tiles = tuple((palace_tiles or {}).get(c, -1) for c in PALACE_COLORS)
     names = ("A1", "R1", "A13", "R13")
     s.tower_tiles = tuple((tower_tiles or {}).get(n, -1) for n in names)
-    s.phase = PLAY
+    s.phase = MEDINA_PLAY
     s.turn = 1
     s.current_player = current_player
     s.placements_left = placements_left
     s.obligation = obligation
     s.start_square = -1
-    s._clear_caches()
-    return s
+    return freeze(s)
 
 
 def _run_of(walls: Mask, sq: int) -> int:
@@ -231,13 +338,9 @@ def _run_of(walls: Mask, sq: int) -> int:
     raise ValueError(f"wall piece on square {sq} is not connected to a tower")
 
 
-def with_turn(s: State, player: int, placements_left: int = 2) -> State:
+def medina_with_turn(s: MedinaState, player: int, placements_left: int = 2) -> MedinaState:
     """A copy of ``s`` with ``player`` to act and ``placements_left`` placements left.
 
     Lets scenario tests make placements for any seat without playing the others' turns.
     """
-    new = s._copy()
-    new.current_player = player
-    new.placements_left = placements_left
-    new.obligation = False
-    return new
+    return s.replace(current_player=player, placements_left=placements_left, obligation=False)
