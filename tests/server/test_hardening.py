@@ -398,3 +398,11 @@ def test_a_stored_match_the_engine_now_refuses_neither_stops_the_server_nor_give
         with c.websocket_connect("/api/matches/oldmatch/ws") as ws:
             assert ws.receive_json()["error"] == "unavailable_match"
         assert create_toy(c)["id"]
+
+
+def test_an_unknown_page_gets_the_app_with_404_and_the_api_keeps_json(client: TestClient) -> None:
+    r = client.get("/no/such/page")
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert '<script type="module" src="/static/app.js">' in r.text
+    assert client.get("/api/no/such").json()["error"] == "not_found"
+    assert client.get("/static/nothing.js").status_code == 404

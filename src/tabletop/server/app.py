@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    index = settings.static_dir / "index.html"
     app.add_middleware(RequestGuard, settings=settings)
 
     @app.exception_handler(RoomError)
@@ -84,7 +85,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(status_code=422, content={"error": "bad_request", "detail": describe_errors(exc.errors())})
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
+        if exc.status_code == 404 and request.method in ("GET", "HEAD") and not path.startswith(("/api/", "/static/")):
+            # A person who mistypes a page's address gets the app, which says so; the API
+            # and the static files keep their plain 404s.
+            return FileResponse(index, status_code=404, headers={"Cache-Control": "no-cache"})
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse(
             status_code=exc.status_code,
@@ -101,8 +107,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(matches.router)
     app.include_router(records.router)
     app.include_router(ws_router)
-
-    index = settings.static_dir / "index.html"
 
     @app.get("/", include_in_schema=False)
     @app.get("/play/{match_id}", include_in_schema=False)

@@ -1,5 +1,6 @@
 // Entry point: picks the page from the URL.
-import { LANGUAGES, pickLanguage, setLanguage } from "./i18n.js";
+import { toast } from "./dom.js";
+import { LANGUAGES, pickLanguage, setLanguage, t } from "./i18n.js";
 import { showLobby } from "./lobby.js";
 import { showGame } from "./game.js";
 import { showReplay } from "./replay.js";
@@ -20,7 +21,11 @@ async function start() {
   const play = location.pathname.match(/^\/play\/([\w-]+)/);
   if (play) rerender = showGame(main, play[1]);
   else if (location.pathname === "/replay") rerender = showReplay(main);
-  else rerender = showLobby(main);
+  else {
+    // Any other address: the server answered 404 with this page; say so, then offer the lobby.
+    if (location.pathname !== "/") toast(t("error.no_such_page", { path: location.pathname }), "error", 8000);
+    rerender = showLobby(main);
+  }
 }
 
 start();
