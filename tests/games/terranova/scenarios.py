@@ -1,24 +1,25 @@
-"""Spec §7 conformance scenarios as data (run by ``test_scenarios.py``).
+"""Terra Nova's spec §7 conformance scenarios as data (run by ``test_scenarios.py``).
 
-Each scenario builds a position directly (``helpers.position``) or starts a new game
-(``"setup"``), then runs ``steps`` in order.  Cells are axial ``(q, r)``; seats are
-``Y``=0, ``R``=1, ``B``=2, ``G``=3.  Step vocabulary (first item names the step):
+One scenario style for both games (``tests/scenarios.py``): a position, then ``steps``.
+The position is the spec's: cells are axial ``(q, r)``, seats ``Y``=0, ``R``=1, ``B``=2,
+``G``=3, the named player (``to_move``, default Y) about to take action 1; ``board`` is
+a test map (``D37``, ``"disc168"``, or ``("P", W, H, columns, missing)`` for the spec's
+``P(W,H) "columns"``); ``setup`` starts a new game instead (``num_players``, ``board``,
+``start_player``).  Moves are in the game's notation (``docs/notation.md``: ``d4-f4``,
+``#e4``, ``d4`` for a placement, ``pass``): column letter ``a`` is the smallest q on the
+map, row ``1`` the smallest r, so on ``D37`` the centre (0, 0) is ``d4`` and on
+``P(W,H)`` the cell (q, r) is letter q + 1, row r + 1.  The comments give the spec's axial
+cells.
 
-* ``("move", a, b)`` / ``("stone", c)`` / ``("place", c)`` / ``("pass",)``: apply a
-  legal action (the test fails if it is illegal).
-* ``("illegal_move", a, b, why)`` / ``("illegal_stone", c, why)`` /
-  ``("illegal_place", c, why)`` / ``("illegal_pass", why)``: the action is illegal and
-  the error message contains ``why``; the state is unchanged.
-* ``("legal_move", a, b)`` / ``("legal_stone", c)``: legal, not applied.
-* ``("destinations", a, [cells])``: exactly these slide destinations from ``a``.
-* ``("count_moves_from", a, n)``: ``n`` legal slides from ``a``.
-* ``("stones", [cells])``: exactly these legal stone cells.
-* ``("kinds", [kinds])``: ``legal_kinds()``.
-* ``("to_move", seat, action)``: current player and 1-based action number.
-* ``("scores", [...])``, ``("supply", n)``, ``("closed", n)``, ``("on_board", seat, n)``,
-  ``("removed", seat, n)``, ``("area", k, size, "lands", value, [awards])``,
-  ``("zones", [sizes])`` (sizes of the open zones, largest first).
-* ``("over", termination, [winners])`` / ``("not_over",)`` / ``("ply", n)``.
+Steps: the shared words of ``tests/scenarios.py`` (``play``, ``legal``, ``illegal``,
+``moves``, ``count``, ``kinds``, ``to_move``, ``scores``, ``ply``, ``phase``, ``over``,
+``not_over``, ``describe``) and Terra Nova's own (``test_scenarios.py``):
+
+* ``("action", n)``: the current player is about to take action ``n`` (1-3).
+* ``("supply", n)``, ``("closed", n)`` (closed cells), ``("on_board", seat, n)``,
+  ``("removed", seat, n)``, ``("area", k, size, "lands", value, [awards])`` (the k-th
+  scored area), ``("zones", [sizes])`` (sizes of the open zones, largest first),
+  ``("counts", n, [colours])`` (pioneers in hand per seat, seat colours).
 * ``("place_all",)``: finish the placement phase on the first empty cells, checking
   the seat order.
 * ``("mmm_turns", n)``: play ``n`` turns of three moves each (first legal slide).
@@ -31,14 +32,17 @@ from typing import Any
 D37 = "D3-7"
 T14_MAP = ("P", 9, 3, "FFMMAPSHR", ())
 
-D_T04 = [(1, 0), (1, -1), (2, -2), (3, -3), (-1, 1), (-2, 2), (-3, 3), (0, 1), (0, 2), (0, 3)]
-
 SCENARIOS: list[dict[str, Any]] = [
     {
         "id": "T01-2p",
         "title": "setup counts, 2 players",
         "setup": {"num_players": 2, "board": "disc168"},
-        "steps": [("counts", 13, ["yellow", "red"]), ("supply", 80), ("scores", [0, 0]), ("phase", "placement")],
+        "steps": [
+            ("counts", 13, ["yellow", "red"]),
+            ("supply", 80),
+            ("scores", [0, 0]),
+            ("phase", "placement"),
+        ],
     },
     {
         "id": "T01-3p",
@@ -67,16 +71,17 @@ SCENARIOS: list[dict[str, Any]] = [
         "title": "placement order and occupied cells",
         "setup": {"num_players": 3, "board": D37, "start_player": 0},
         "steps": [
-            ("to_move", 0, None),
-            ("place", (0, 0)),
-            ("to_move", 1, None),
-            ("illegal_place", (0, 0), "occupied"),
+            ("to_move", 0),
+            ("play", "d4"),  # (0, 0)
+            ("to_move", 1),
+            ("illegal", "d4", "occupied"),  # (0, 0)
             ("place_all",),
             ("ply", 30),
             ("phase", "play"),
             ("scores", [0, 0, 0]),
             ("closed", 0),
-            ("to_move", 0, 1),
+            ("to_move", 0),
+            ("action", 1),
         ],
     },
     {
@@ -85,9 +90,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0)]},
         "steps": [
-            ("count_moves_from", (0, 0), 18),
-            ("illegal_move", (0, 0), (1, 1), "straight line"),
-            ("illegal_move", (0, 0), (0, 0), "at least one cell"),
+            ("count", "d4-", 18),  # from (0, 0)
+            ("illegal", "d4-e5", "straight line"),  # (0, 0)-(1, 1)
+            ("illegal", "d4-d4", "at least one cell"),  # (0, 0)-(0, 0)
         ],
     },
     {
@@ -97,10 +102,23 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(3, 0)]},
         "steps": [
             (
-                "destinations",
-                (3, 0),
-                [(2, 0), (1, 0), (0, 0), (-1, 0), (-2, 0), (-3, 0), (3, -1), (3, -2), (3, -3), (2, 1), (1, 2), (0, 3)],
-            )
+                "moves",
+                "g4-",
+                [
+                    "g4-f4",
+                    "g4-e4",
+                    "g4-d4",
+                    "g4-c4",
+                    "g4-b4",
+                    "g4-a4",
+                    "g4-g3",
+                    "g4-g2",
+                    "g4-g1",
+                    "g4-f5",
+                    "g4-e6",
+                    "g4-d7",
+                ],
+            ),  # from (3, 0)
         ],
     },
     {
@@ -110,10 +128,14 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0), (-1, 0)], "R": [(2, 0)]},
         "stones": [(0, -1)],
         "steps": [
-            ("destinations", (0, 0), D_T04),
-            ("illegal_move", (0, 0), (3, 0), "pioneer at d4 cannot reach g4: path blocked at f4"),
-            ("illegal_move", (0, 0), (0, -2), "path blocked"),
-            ("illegal_move", (0, 0), (-2, 0), "path blocked"),
+            (
+                "moves",
+                "d4-",
+                ["d4-e4", "d4-e3", "d4-f2", "d4-g1", "d4-c5", "d4-b6", "d4-a7", "d4-d5", "d4-d6", "d4-d7"],
+            ),  # from (0, 0)
+            ("illegal", "d4-g4", "pioneer at d4 cannot reach g4: path blocked at f4"),  # (0, 0)-(3, 0)
+            ("illegal", "d4-d2", "path blocked"),  # (0, 0)-(0, -2)
+            ("illegal", "d4-b4", "path blocked"),  # (0, 0)-(-2, 0)
         ],
     },
     {
@@ -122,8 +144,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": ("P", 5, 3, "ABCDE", ((2, 1),)),
         "pieces": {"Y": [(0, 1)]},
         "steps": [
-            ("destinations", (0, 1), [(1, 1), (1, 0), (0, 0), (0, 2)]),
-            ("illegal_move", (0, 1), (3, 1), "leaves the board"),
+            ("moves", "a2-", ["a2-b2", "a2-b1", "a2-a1", "a2-a3"]),  # from (0, 1)
+            ("illegal", "a2-d2", "leaves the board"),  # (0, 1)-(3, 1)
         ],
     },
     {
@@ -131,7 +153,11 @@ SCENARIOS: list[dict[str, Any]] = [
         "title": "the first action is a move",
         "board": D37,
         "pieces": {"Y": [(0, 0)], "R": [(3, -3)]},
-        "steps": [("kinds", ["move"]), ("illegal_stone", (1, 0), "first action"), ("illegal_pass", "you can move")],
+        "steps": [
+            ("kinds", ["move"]),
+            ("illegal", "#e4", "first action"),  # P@(1, 0)
+            ("illegal", "pass", "you can move"),
+        ],
     },
     {
         "id": "T07",
@@ -142,9 +168,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "stones": [(1, 0), (1, -1), (0, -1)],
         "steps": [
             ("kinds", ["pass"]),
-            ("illegal_move", (0, 0), (0, -2), "path blocked"),
-            ("pass",),
-            ("to_move", 1, 1),
+            ("illegal", "d4-d2", "path blocked"),  # (0, 0)-(0, -2)
+            ("play", "pass"),
+            ("to_move", 1),
+            ("action", 1),
             ("not_over",),
             ("supply", 77),
         ],
@@ -155,11 +182,12 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(3, 0), (2, 0)], "R": [(3, -1), (2, 1)]},
         "steps": [
-            ("destinations", (3, 0), []),
-            ("move", (2, 0), (1, 0)),
-            ("destinations", (3, 0), [(2, 0)]),
-            ("move", (3, 0), (2, 0)),
-            ("to_move", 0, 3),
+            ("moves", "g4-", []),  # from (3, 0)
+            ("play", "f4-e4"),  # (2, 0)-(1, 0)
+            ("moves", "g4-", ["g4-f4"]),  # from (3, 0)
+            ("play", "g4-f4"),  # (3, 0)-(2, 0)
+            ("to_move", 0),
+            ("action", 3),
         ],
     },
     {
@@ -168,12 +196,12 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (0, -3), (-2, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (0, -3), (0, -2)),
-            ("legal_stone", (1, 0)),
-            ("legal_stone", (0, -3)),
-            ("illegal_stone", (-1, 2), "must touch a pioneer you moved this turn"),
-            ("illegal_stone", (0, -2), "occupied"),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "d1-d2"),  # (0, -3)-(0, -2)
+            ("legal", "#e4", True),  # P@(1, 0)
+            ("legal", "#d1", True),  # P@(0, -3)
+            ("illegal", "#c6", "must touch a pioneer you moved this turn"),  # P@(-1, 2)
+            ("illegal", "#d2", "occupied"),  # P@(0, -2)
         ],
     },
     {
@@ -182,16 +210,17 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(1, 0), (3, -3)], "R": [(1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]},
         "steps": [
-            ("move", (1, 0), (0, 0)),
-            ("stones", [(1, 0)]),
-            ("stone", (1, 0)),
+            ("play", "e4-d4"),  # (1, 0)-(0, 0)
+            ("moves", "#", ["#e4"]),
+            ("play", "#e4"),  # P@(1, 0)
             ("closed", 0),
-            ("to_move", 0, 3),
+            ("to_move", 0),
+            ("action", 3),
             ("kinds", ["move"]),
-            ("stones", []),
-            ("count_moves_from", (3, -3), 7),
-            ("count_moves_from", (0, 0), 0),
-            ("illegal_pass", "cannot be ended voluntarily"),
+            ("moves", "#", []),
+            ("count", "g1-", 7),  # from (3, -3)
+            ("count", "d4-", 0),  # from (0, 0)
+            ("illegal", "pass", "cannot be ended voluntarily"),
         ],
     },
     {
@@ -200,7 +229,12 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(1, 0)], "R": [(1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]},
         # Y's turn ends after two actions; Y is then stuck, so E2 ends the game.
-        "steps": [("move", (1, 0), (0, 0)), ("stone", (1, 0)), ("ply", 2), ("over", "one_mobile_player", [0, 1])],
+        "steps": [
+            ("play", "e4-d4"),  # (1, 0)-(0, 0)
+            ("play", "#e4"),  # P@(1, 0)
+            ("ply", 2),
+            ("over", "one_mobile_player", [0, 1]),
+        ],
     },
     {
         "id": "T11",
@@ -208,17 +242,19 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)], "R": [(-2, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (2, 0), (0, 0)),
-            ("to_move", 0, 3),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "f4-d4"),  # (2, 0)-(0, 0)
+            ("to_move", 0),
+            ("action", 3),
             ("kinds", ["move"]),
-            ("illegal_stone", (1, 0), "must move again"),
-            ("illegal_move", (-3, 3), (-3, 2), "must move again"),
-            ("count_moves_from", (-3, 3), 0),
-            ("legal_move", (0, 0), (0, 2)),
-            ("illegal_pass", "cannot be ended voluntarily"),
-            ("move", (0, 0), (0, 2)),
-            ("to_move", 1, 1),
+            ("illegal", "#e4", "must move again"),  # P@(1, 0)
+            ("illegal", "a7-a6", "must move again"),  # (-3, 3)-(-3, 2)
+            ("count", "a7-", 0),  # from (-3, 3)
+            ("legal", "d4-d6", True),  # (0, 0)-(0, 2)
+            ("illegal", "pass", "cannot be ended voluntarily"),
+            ("play", "d4-d6"),  # (0, 0)-(0, 2)
+            ("to_move", 1),
+            ("action", 1),
         ],
     },
     {
@@ -227,31 +263,31 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (2, 0), (0, 0)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "f4-d4"),  # (2, 0)-(0, 0)
             (
-                "destinations",
-                (0, 0),
+                "moves",
+                "d4-",
                 [
-                    (1, 0),
-                    (2, 0),
-                    (3, 0),
-                    (1, -1),
-                    (2, -2),
-                    (3, -3),
-                    (0, -1),
-                    (0, -2),
-                    (0, -3),
-                    (-1, 0),
-                    (-2, 0),
-                    (-3, 0),
-                    (-1, 1),
-                    (-2, 2),
-                    (0, 1),
-                    (0, 2),
-                    (0, 3),
+                    "d4-e4",
+                    "d4-f4",
+                    "d4-g4",
+                    "d4-e3",
+                    "d4-f2",
+                    "d4-g1",
+                    "d4-d3",
+                    "d4-d2",
+                    "d4-d1",
+                    "d4-c4",
+                    "d4-b4",
+                    "d4-a4",
+                    "d4-c5",
+                    "d4-b6",
+                    "d4-d5",
+                    "d4-d6",
+                    "d4-d7",
                 ],
-            ),
+            ),  # from (0, 0)
         ],
     },
     {
@@ -260,10 +296,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("stone", (3, 0)),
-            ("illegal_move", (2, 0), (0, 0), "may not end the turn on its start cell"),
-            ("legal_move", (2, 0), (1, 0)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "#g4"),  # P@(3, 0)
+            ("illegal", "f4-d4", "may not end the turn on its start cell"),  # (2, 0)-(0, 0)
+            ("legal", "f4-e4", True),  # (2, 0)-(1, 0)
         ],
     },
     {
@@ -272,9 +308,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (2, 0), (2, -2)),
-            ("illegal_move", (2, -2), (0, 0), "start cell"),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "f4-f2"),  # (2, 0)-(2, -2)
+            ("illegal", "f2-d4", "start cell"),  # (2, -2)-(0, 0)
         ],
     },
     {
@@ -283,10 +319,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (-3, 3), (-2, 3)),
-            ("illegal_move", (2, 0), (0, 0), "may not end the turn on its start cell"),
-            ("legal_move", (2, 0), (1, 0)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "a7-b7"),  # (-3, 3)-(-2, 3)
+            ("illegal", "f4-d4", "may not end the turn on its start cell"),  # (2, 0)-(0, 0)
+            ("legal", "f4-e4", True),  # (2, 0)-(1, 0)
         ],
     },
     {
@@ -295,7 +331,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "variants": {"return_rule": "strict"},
-        "steps": [("move", (0, 0), (2, 0)), ("illegal_move", (2, 0), (0, 0), "strict")],
+        "steps": [
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("illegal", "f4-d4", "strict"),  # (2, 0)-(0, 0)
+        ],
     },
     {
         "id": "T11-english",
@@ -303,7 +342,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)], "R": [(3, -3)]},
         "ruleset": "english",
-        "steps": [("move", (0, 0), (2, 0)), ("illegal_move", (2, 0), (0, 0), "strict")],
+        "steps": [
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("illegal", "f4-d4", "strict"),  # (2, 0)-(0, 0)
+        ],
     },
     {
         "id": "T11-three-moves-only",
@@ -312,10 +354,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "variants": {"return_rule": "three_moves_only"},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("move", (2, 0), (2, -2)),
-            ("illegal_move", (2, -2), (0, 0), "third move"),
-            ("legal_move", (2, -2), (0, -2)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "f4-f2"),  # (2, 0)-(2, -2)
+            ("illegal", "f2-d4", "third move"),  # (2, -2)-(0, 0)
+            ("legal", "f2-d2", True),  # (2, -2)-(0, -2)
         ],
     },
     {
@@ -324,14 +366,23 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 3)]},
         "variants": {"return_rule": "three_moves_only"},
-        "steps": [("move", (0, 0), (2, 0)), ("stone", (3, 0)), ("move", (2, 0), (0, 0)), ("ply", 3)],
+        "steps": [
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "#g4"),  # P@(3, 0)
+            ("play", "f4-d4"),  # (2, 0)-(0, 0)
+            ("ply", 3),
+        ],
     },
     {
         "id": "T13",
         "title": "another pioneer may end on s(X)",
         "board": D37,
         "pieces": {"Y": [(0, 0), (-3, 0)]},
-        "steps": [("move", (0, 0), (0, 2)), ("legal_move", (-3, 0), (0, 0)), ("move", (-3, 0), (0, 0))],
+        "steps": [
+            ("play", "d4-d6"),  # (0, 0)-(0, 2)
+            ("legal", "a4-d4", True),  # (-3, 0)-(0, 0)
+            ("play", "a4-d4"),  # (-3, 0)-(0, 0)
+        ],
     },
     {
         "id": "T14",
@@ -342,8 +393,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 1), (2, 2)], "R": [(1, 0), (7, 1)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (7, 1), (5, 1)),
-            ("stone", (4, 2)),
+            ("play", "h2-f2"),  # (7, 1)-(5, 1)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 24]),
             ("area", 0, 12, "FM", 24, [0, 0, 24]),
             ("closed", 12),
@@ -353,7 +404,8 @@ SCENARIOS: list[dict[str, Any]] = [
             ("removed", 1, 1),
             ("zones", [12]),
             ("supply", 77),
-            ("to_move", 1, 3),
+            ("to_move", 1),
+            ("action", 3),
         ],
     },
     {
@@ -365,14 +417,15 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 1), (2, 1)], "R": [(1, 2), (7, 1)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (1, 2), (3, 2)),
-            ("stone", (4, 2)),
+            ("play", "b3-d3"),  # (1, 2)-(3, 2)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 24]),
             ("removed", 1, 1),
-            ("to_move", 1, 3),
+            ("to_move", 1),
+            ("action", 3),
             ("kinds", ["move"]),
-            ("stones", []),
-            ("illegal_stone", (5, 2), "must touch a pioneer you moved this turn"),
+            ("moves", "#", []),
+            ("illegal", "#f3", "must touch a pioneer you moved this turn"),  # P@(5, 2)
         ],
     },
     {
@@ -384,8 +437,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 0), (5, 0)], "R": [(1, 2)]},
         "stones": [(2, 1), (2, 2)],
         "steps": [
-            ("move", (5, 0), (4, 0)),
-            ("stone", (3, 0)),
+            ("play", "f1-e1"),  # (5, 0)-(4, 0)
+            ("play", "#d1"),  # P@(3, 0)
             ("scores", [0, 10, 10]),
             ("area", 0, 7, "L", 21, [0, 10, 10]),
             ("closed", 7),
@@ -400,7 +453,11 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 0), (5, 0)], "R": [(1, 2)]},
         "stones": [(2, 1), (2, 2)],
         "variants": {"lake_is_landscape": False},
-        "steps": [("move", (5, 0), (4, 0)), ("stone", (3, 0)), ("scores", [0, 10, 10])],
+        "steps": [
+            ("play", "f1-e1"),  # (5, 0)-(4, 0)
+            ("play", "#d1"),  # P@(3, 0)
+            ("scores", [0, 10, 10]),
+        ],
     },
     {
         "id": "T18",
@@ -411,8 +468,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"R": [(7, 1)], "Y": [(8, 2)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (7, 1), (5, 1)),
-            ("stone", (4, 2)),
+            ("play", "h2-f2"),  # (7, 1)-(5, 1)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 0]),
             ("area", 0, 12, "FM", 24, [0, 0, 0]),
             ("closed", 12),
@@ -426,7 +483,13 @@ SCENARIOS: list[dict[str, Any]] = [
         "to_move": "R",
         "pieces": {"B": [(4, 2)], "R": [(0, 0), (8, 1)]},
         "stones": [(4, 0), (4, 1)],
-        "steps": [("move", (8, 1), (7, 1)), ("stone", (7, 0)), ("scores", [0, 0, 0]), ("closed", 0), ("zones", [24])],
+        "steps": [
+            ("play", "i2-h2"),  # (8, 1)-(7, 1)
+            ("play", "#h1"),  # P@(7, 0)
+            ("scores", [0, 0, 0]),
+            ("closed", 0),
+            ("zones", [24]),
+        ],
     },
     {
         "id": "T21",
@@ -434,8 +497,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": ("P", 7, 1, "AABCDDE", ()),
         "pieces": {"Y": [(0, 0), (1, 0)], "R": [(6, 0)]},
         "steps": [
-            ("move", (1, 0), (2, 0)),
-            ("stone", (3, 0)),
+            ("play", "b1-c1"),  # (1, 0)-(2, 0)
+            ("play", "#d1"),  # P@(3, 0)
             ("scores", [6, 6]),
             ("zones", []),
             ("over", "board_divided", [0, 1]),
@@ -448,9 +511,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"R": [(0, 0)], "Y": [(-1, 0), (-1, 1), (0, 1), (3, -3)]},
         "stones": [(1, 0), (1, -1), (0, -1)],
         "steps": [
-            ("move", (3, -3), (3, -1)),
-            ("stone", (3, -2)),
-            ("stone", (3, 0)),
+            ("play", "g1-g3"),  # (3, -3)-(3, -1)
+            ("play", "#g2"),  # P@(3, -2)
+            ("play", "#g4"),  # P@(3, 0)
             ("scores", [0, 0]),
             ("closed", 0),
             ("over", "one_mobile_player", [0, 1]),
@@ -464,14 +527,16 @@ SCENARIOS: list[dict[str, Any]] = [
         "stones": [(1, 0), (1, -1), (0, -1)],
         "variants": {"mobility_test": "potential"},
         "steps": [
-            ("move", (3, -3), (3, -1)),
-            ("stone", (3, -2)),
-            ("stone", (3, 0)),
+            ("play", "g1-g3"),  # (3, -3)-(3, -1)
+            ("play", "#g2"),  # P@(3, -2)
+            ("play", "#g4"),  # P@(3, 0)
             ("not_over",),
-            ("to_move", 1, 1),
+            ("to_move", 1),
+            ("action", 1),
             ("kinds", ["pass"]),
-            ("pass",),
-            ("to_move", 0, 1),
+            ("play", "pass"),
+            ("to_move", 0),
+            ("action", 1),
         ],
     },
     {
@@ -481,15 +546,15 @@ SCENARIOS: list[dict[str, Any]] = [
         "supply": 1,
         "pieces": {"Y": [(0, 0), (-3, 3)], "R": [(-3, 0)]},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("stone", (3, 0)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "#g4"),  # P@(3, 0)
             ("supply", 0),
             ("kinds", ["move"]),
-            ("illegal_stone", (1, 0), "supply is empty"),
-            ("illegal_move", (2, 0), (0, 0), "start cell"),
-            ("legal_move", (2, 0), (1, 0)),
-            ("legal_move", (-3, 3), (-2, 3)),
-            ("move", (2, 0), (1, 0)),
+            ("illegal", "#e4", "supply is empty"),  # P@(1, 0)
+            ("illegal", "f4-d4", "start cell"),  # (2, 0)-(0, 0)
+            ("legal", "f4-e4", True),  # (2, 0)-(1, 0)
+            ("legal", "a7-b7", True),  # (-3, 3)-(-2, 3)
+            ("play", "f4-e4"),  # (2, 0)-(1, 0)
             ("over", "stones_exhausted", [0, 1]),
         ],
     },
@@ -501,11 +566,12 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0), (-3, 3)], "R": [(-3, 0)]},
         "variants": {"end_on_stones_exhausted": False},
         "steps": [
-            ("move", (0, 0), (2, 0)),
-            ("stone", (3, 0)),
-            ("move", (2, 0), (1, 0)),
+            ("play", "d4-f4"),  # (0, 0)-(2, 0)
+            ("play", "#g4"),  # P@(3, 0)
+            ("play", "f4-e4"),  # (2, 0)-(1, 0)
             ("not_over",),
-            ("to_move", 1, 1),
+            ("to_move", 1),
+            ("action", 1),
         ],
     },
     {
@@ -513,7 +579,13 @@ SCENARIOS: list[dict[str, Any]] = [
         "title": "stall guard: 20 turns without a stone end a 2-player game",
         "board": D37,
         "pieces": {"Y": [(0, 0)], "R": [(-3, 3)]},
-        "steps": [("mmm_turns", 19), ("not_over",), ("mmm_turns", 1), ("over", "stall", [0, 1]), ("scores", [0, 0])],
+        "steps": [
+            ("mmm_turns", 19),
+            ("not_over",),
+            ("mmm_turns", 1),
+            ("over", "stall", [0, 1]),
+            ("scores", [0, 0]),
+        ],
     },
     {
         "id": "T25-off",
@@ -521,7 +593,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": D37,
         "pieces": {"Y": [(0, 0)], "R": [(-3, 3)]},
         "variants": {"stall_limit_rounds": None},
-        "steps": [("mmm_turns", 60), ("not_over",)],
+        "steps": [
+            ("mmm_turns", 60),
+            ("not_over",),
+        ],
     },
     {
         "id": "E3-english",
@@ -533,10 +608,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 1), (2, 2)], "R": [(1, 0), (7, 1)], "Y": [(8, 2)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (7, 1), (5, 1)),
-            ("stone", (4, 2)),
+            ("play", "h2-f2"),  # (7, 1)-(5, 1)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 24]),
-            ("move", (5, 1), (5, 2)),
+            ("play", "f2-f3"),  # (5, 1)-(5, 2)
             ("over", "player_eliminated", [2]),
         ],
     },
@@ -546,11 +621,11 @@ SCENARIOS: list[dict[str, Any]] = [
         "board": ("P", 4, 2, "ABCD", ()),
         "pieces": {"Y": [(0, 0), (3, 1)], "R": [(1, 1), (1, 0)]},
         "steps": [
-            ("move", (3, 1), (2, 1)),
-            ("legal_stone", (3, 1)),
-            ("stone", (3, 0)),
+            ("play", "d2-c2"),  # (3, 1)-(2, 1)
+            ("legal", "#d2", True),  # P@(3, 1)
+            ("play", "#d1"),  # P@(3, 0)
             ("closed", 0),
-            ("stone", (3, 1)),
+            ("play", "#d2"),  # P@(3, 1)
             ("area", 0, 6, "ABC", 6, [3, 3]),
             ("scores", [3, 3]),
             ("over", "board_divided", [0, 1]),
@@ -563,9 +638,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0), (3, 1)], "R": [(1, 1), (1, 0)]},
         "variants": {"score_on_type_reduction": False},
         "steps": [
-            ("move", (3, 1), (2, 1)),
-            ("stone", (3, 0)),
-            ("stone", (3, 1)),
+            ("play", "d2-c2"),  # (3, 1)-(2, 1)
+            ("play", "#d1"),  # P@(3, 0)
+            ("play", "#d2"),  # P@(3, 1)
             ("closed", 0),
             ("scores", [0, 0]),
             ("not_over",),
@@ -581,14 +656,15 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 1), (2, 2)], "R": [(1, 0), (7, 1)], "Y": [(8, 2)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (7, 1), (5, 1)),
-            ("stone", (4, 2)),
+            ("play", "h2-f2"),  # (7, 1)-(5, 1)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 0]),
             ("closed", 0),
-            ("move", (5, 1), (6, 1)),
+            ("play", "f2-g2"),  # (5, 1)-(6, 1)
             ("scores", [0, 0, 24]),
             ("closed", 12),
-            ("to_move", 2, 1),
+            ("to_move", 2),
+            ("action", 1),
         ],
     },
     {
@@ -598,10 +674,11 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0), (3, 1)], "R": [(1, 1), (1, 0)]},
         "variants": {"scoring_timing": "end_of_turn", "score_on_type_reduction": False},
         "steps": [
-            ("move", (3, 1), (2, 1)),
-            ("stone", (3, 0)),
-            ("stone", (3, 1)),
-            ("to_move", 1, 1),
+            ("play", "d2-c2"),  # (3, 1)-(2, 1)
+            ("play", "#d1"),  # P@(3, 0)
+            ("play", "#d2"),  # P@(3, 1)
+            ("to_move", 1),
+            ("action", 1),
             ("closed", 0),
             ("scores", [0, 0]),
             ("not_over",),
@@ -617,10 +694,10 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"B": [(0, 1), (2, 2)], "R": [(1, 0), (7, 1)], "Y": [(8, 2)]},
         "stones": [(4, 0), (4, 1)],
         "steps": [
-            ("move", (7, 1), (5, 1)),
-            ("stone", (4, 2)),
+            ("play", "h2-f2"),  # (7, 1)-(5, 1)
+            ("play", "#e3"),  # P@(4, 2)
             ("scores", [0, 0, 0]),
-            ("move", (5, 1), (6, 1)),
+            ("play", "f2-g2"),  # (5, 1)-(6, 1)
             ("scores", [0, 0, 24]),
             ("closed", 12),
         ],
@@ -632,8 +709,8 @@ SCENARIOS: list[dict[str, Any]] = [
         "pieces": {"Y": [(0, 0)], "R": [(3, 1)]},
         "variants": {"lake_is_landscape": False},
         "steps": [
-            ("move", (0, 0), (0, 1)),
-            ("stone", (0, 0)),
+            ("play", "a1-a2"),  # (0, 0)-(0, 1)
+            ("play", "#a1"),  # P@(0, 0)
             ("area", 0, 7, "ABCL", 7, [3, 3]),
             ("over", "board_divided", [0, 1]),
         ],

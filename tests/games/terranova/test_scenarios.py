@@ -1,22 +1,22 @@
-"""Spec §7 scenarios T01-T25 (plus variant cases), driven by the table in ``scenarios.py``."""
+"""Spec §7 scenarios T01-T25 (plus variant cases): the data in ``scenarios.py``, run by
+the shared scenario runner (``tests/scenarios.py``) with Terra Nova's own step words."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
-from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig
-from tabletop.games.terranova import GAME, PASS, Slide, State
-from tabletop.games.terranova.moves import Move
+from tabletop.core.protocol import State as ProtocolState
+from tabletop.games.terranova import GAME, State
 from tabletop.games.terranova.scoring import zones
-from tests.builders import terranova_position
+from tests.builders import position
+from tests.scenarios import ScenarioRunner, StepFunction, expect
 
 from .helpers import d37, disc168, parallelogram
 from .scenarios import SCENARIOS
-
-SEATS = {"Y": 0, "R": 1, "B": 2, "G": 3}
 
 
 def _board_map(spec: Any) -> dict[str, Any]:
@@ -28,145 +28,96 @@ def _board_map(spec: Any) -> dict[str, Any]:
     return parallelogram(width, height, columns, missing)
 
 
-def _initial(scenario: dict[str, Any]) -> State:
+def start(scenario: Mapping[str, Any]) -> ProtocolState:
+    """A new game (``setup``) or the scenario's position on its test map (``board``)."""
     if "setup" in scenario:
-        setup = scenario["setup"]
-        config = GameConfig(
-            setup["num_players"], map=_board_map(setup["board"]), start_player=setup.get("start_player", 0)
-        )
-        return GAME.new_initial_state(config)
-    return terranova_position(
-        _board_map(scenario["board"]),
-        {SEATS[k]: v for k, v in scenario["pieces"].items()},
-        stones=scenario.get("stones", ()),
-        num_players=scenario.get("players", 2),
-        to_move=SEATS[scenario.get("to_move", "Y")],
-        supply=scenario.get("supply"),
-        variants=scenario.get("variants"),
-        ruleset=scenario.get("ruleset", "default"),
+        setup = dict(scenario["setup"])
+        setup["map"] = _board_map(setup.pop("board"))
+        return GAME.new_initial_state(GameConfig(**setup))
+    return position("terranova", scenario, _board_map(scenario["board"]))
+
+
+def action(state: State, n: int) -> None:
+    expect(state.action + 1, n, "action number")
+
+
+def supply(state: State, n: int) -> None:
+    expect(state.supply, n, "stone supply")
+
+
+def closed(state: State, n: int) -> None:
+    expect(state.closed.bit_count(), n, "closed cells")
+
+
+def on_board(state: State, seat: int, n: int) -> None:
+    expect(state.pioneers[seat].bit_count(), n, f"pioneers of seat {seat} on the board")
+
+
+def removed(state: State, seat: int, n: int) -> None:
+    expect(state.removed[seat], n, f"pioneers of seat {seat} removed")
+
+
+def area(state: State, k: int, size: int, lands: str, value: int, awards: Sequence[int]) -> None:
+    assert k < len(state.areas), f"only {len(state.areas)} areas scored"
+    got = state.areas[k]
+    expect(
+        (got.size, "".join(got.landscapes), got.value, list(got.awards)),
+        (size, lands, value, list(awards)),
+        f"area {k} (size, landscapes, value, awards)",
     )
 
 
-def _slide(state: State, a: tuple[int, int], b: tuple[int, int]) -> Slide:
-    board = state.board
-    src, dst = board.index[a], board.index[b]
-    return board.slide(src, dst) or Slide(src, dst)
+def zone_sizes(state: State, sizes: Sequence[int]) -> None:
+    got = sorted((z.bit_count() for z in zones(state.board, state.open_cells)), reverse=True)
+    expect(got, list(sizes), "open zone sizes")
 
 
-def _expect_illegal(state: State, move: Move, why: str) -> None:
-    before = state.to_json()
-    assert not state.is_legal(move), f"{move} should be illegal"
-    with pytest.raises(IllegalMoveError) as info:
-        state.apply(move)
-    assert why in str(info.value), f"{str(info.value)!r} does not mention {why!r}"
-    assert state.to_json() == before
+def counts(state: State, in_hand: int, colours: Sequence[str]) -> None:
+    expect(state.in_hand, (in_hand,) * state.num_players, "pioneers in hand")
+    expect(list(state.context.seat_colors), list(colours), "seat colours")
 
 
-def _destinations(state: State, a: tuple[int, int]) -> set[tuple[int, int]]:
-    board = state.board
-    src = board.index[a]
-    moves = [m for m in state.legal_moves() if isinstance(m, Slide) and m.src == src]
-    return {board.coords[m.dst] for m in moves}
-
-
-def _step(state: State, step: tuple[Any, ...]) -> State:
-    board = state.board
-    kind, *args = step
-    if kind == "move":
-        move = _slide(state, args[0], args[1])
-        assert state.is_legal(move), f"{move} should be legal"
-        return state.apply(move)
-    if kind == "stone":
-        return state.apply(board.stone_moves[board.index[args[0]]])
-    if kind == "place":
-        return state.apply(board.place_moves[board.index[args[0]]])
-    if kind == "pass":
-        return state.apply(PASS)
-    if kind == "illegal_move":
-        _expect_illegal(state, _slide(state, args[0], args[1]), args[2])
-    elif kind == "illegal_stone":
-        _expect_illegal(state, board.stone_moves[board.index[args[0]]], args[1])
-    elif kind == "illegal_place":
-        _expect_illegal(state, board.place_moves[board.index[args[0]]], args[1])
-    elif kind == "illegal_pass":
-        _expect_illegal(state, PASS, args[0])
-    elif kind == "legal_move":
-        assert state.is_legal(_slide(state, args[0], args[1]))
-    elif kind == "legal_stone":
-        assert state.is_legal(board.stone_moves[board.index[args[0]]])
-    elif kind == "destinations":
-        assert _destinations(state, args[0]) == set(args[1])
-    elif kind == "count_moves_from":
-        src = board.index[args[0]]
-        assert len([m for m in state.legal_moves() if isinstance(m, Slide) and m.src == src]) == args[1]
-    elif kind == "stones":
-        legal = {board.coords[m.cell] for m in state.legal_moves_of_kind("stone")}  # type: ignore[attr-defined]
-        assert legal == set(args[0])
-    elif kind == "kinds":
-        assert list(state.legal_kinds()) == args[0]
-    elif kind == "to_move":
-        assert state.current_player == args[0]
-        if args[1] is not None:
-            assert state.action + 1 == args[1]
-    elif kind == "scores":
-        assert list(state.scores()) == args[0]
-    elif kind == "supply":
-        assert state.supply == args[0]
-    elif kind == "closed":
-        assert state.closed.bit_count() == args[0]
-    elif kind == "on_board":
-        assert state.pioneers[args[0]].bit_count() == args[1]
-    elif kind == "removed":
-        assert state.removed[args[0]] == args[1]
-    elif kind == "area":
-        area = state.areas[args[0]]
-        assert (area.size, "".join(area.landscapes), area.value, list(area.awards)) == tuple(args[1:])
-    elif kind == "zones":
-        sizes = sorted((z.bit_count() for z in zones(board, state.open_cells)), reverse=True)
-        assert sizes == args[0]
-    elif kind == "over":
-        outcome = state.outcome()
-        assert outcome is not None, "the game should be over"
-        assert (outcome.termination, list(outcome.winners)) == (args[0], args[1])
-        assert state.legal_moves() == []
-    elif kind == "not_over":
-        assert not state.is_terminal()
-    elif kind == "ply":
-        assert state.ply == args[0]
-    elif kind == "phase":
-        assert state.phase == args[0]
-    elif kind == "counts":
-        assert state.in_hand == (args[0],) * state.num_players
-        assert list(state.context.seat_colors) == args[1]
-    elif kind == "place_all":
-        n = state.num_players
-        while state.phase == "placement":
-            expected = (state.start_player + state.ply) % n
-            assert state.current_player == expected
-            assert state.legal_kinds() == ("place",)
-            state = state.apply(state.legal_moves()[0])
-            assert not state.areas
-    elif kind == "mmm_turns":
-        for _ in range(args[0]):
-            turn = state.turn
-            for _action in range(3):
-                assert state.turn == turn
-                state = state.apply(state.legal_moves_of_kind("move")[0])
-                if state.is_terminal():
-                    break
-            assert state.turn == turn + 1 or state.is_terminal()
-            if state.is_terminal():
-                break
-    else:  # pragma: no cover - a typo in the table
-        raise AssertionError(f"unknown step {kind!r}")
+def place_all(state: State) -> State:
+    """Finishes the placement phase on the first empty cells, checking the seat order."""
+    n = state.num_players
+    while state.phase == "placement":
+        expect(state.current_player, (state.start_player + state.ply) % n, f"seat placing at ply {state.ply}")
+        expect(state.legal_kinds(), ("place",), "legal kinds during placement")
+        state = state.apply(state.legal_moves()[0])
+        expect(len(state.areas), 0, "areas scored during placement")
     return state
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def mmm_turns(state: State, turns: int) -> State:
+    """Plays ``turns`` turns of three moves each (the first legal slide)."""
+    for _ in range(turns):
+        turn = state.turn
+        for _action in range(3):
+            expect(state.turn, turn, "turn number within the turn")
+            state = state.apply(state.legal_moves_of_kind("move")[0])
+            if state.is_terminal():
+                return state
+        expect(state.turn, turn + 1, "turn number after three moves")
+    return state
+
+
+STEPS: dict[str, StepFunction] = {
+    "action": action,
+    "supply": supply,
+    "closed": closed,
+    "on_board": on_board,
+    "removed": removed,
+    "area": area,
+    "zones": zone_sizes,
+    "counts": counts,
+    "place_all": place_all,
+    "mmm_turns": mmm_turns,
+}
+"""Terra Nova's own step words (``scenarios.py`` describes them)."""
+
+RUNNER = ScenarioRunner("terranova", STEPS, start)
+
+
+@pytest.mark.parametrize("scenario", RUNNER.params(SCENARIOS))
 def test_scenario(scenario: dict[str, Any]) -> None:
-    state = _initial(scenario)
-    for i, step in enumerate(scenario["steps"]):
-        try:
-            state = _step(state, step)
-        except AssertionError as exc:
-            raise AssertionError(f"{scenario['id']} step {i} {step}: {exc}") from exc
+    RUNNER.run(scenario)
