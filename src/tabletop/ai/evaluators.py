@@ -147,6 +147,10 @@ class TruncatedRollout:
         return self.value(estimate)
 
 
+DEFAULT_ROLLOUT_HORIZON = 200
+"""For a game without a ``rollout_horizon`` of its own: rollouts up to 200 moves."""
+
+
 @dataclass(frozen=True, slots=True)
 class AdaptiveRollout:
     """Random rollouts where the rest of the game is short, the heuristic where it is long.
@@ -159,21 +163,26 @@ class AdaptiveRollout:
     remainder, where a random playout costs much and says little, gets the heuristic.
 
     Attributes:
-        max_length: the longest remainder for which rollouts are used.
+        max_length: the longest remainder for which rollouts are used; ``None`` takes
+            the game's own ``rollout_horizon`` (an optional ``Game`` hook: what is
+            "short" depends on the game), else :data:`DEFAULT_ROLLOUT_HORIZON`.
         value: maps (estimated) scores to values.
         margin_weight: weight of the margin term for finished games.
         policy: the rollout policy (kind-first random by default).
     """
 
-    max_length: int = 160
+    max_length: int | None = None
     value: ScoreValue = ScoreValue()
     margin_weight: float = 0.1
     policy: RolloutPolicy = random_move
 
     def for_search(self, root: State, rng: random.Random) -> Evaluator:
         """Probes the remaining length from ``root`` and picks the evaluator."""
-        if playout(root, self.policy, rng, self.max_length).is_terminal():
-            return RandomRollout(self.policy, self.value, self.margin_weight, self.max_length)
+        horizon = self.max_length
+        if horizon is None:
+            horizon = int(getattr(root.game, "rollout_horizon", DEFAULT_ROLLOUT_HORIZON))
+        if playout(root, self.policy, rng, horizon).is_terminal():
+            return RandomRollout(self.policy, self.value, self.margin_weight, horizon)
         return TruncatedRollout(0, self.value, self.policy, self.margin_weight)
 
     def evaluate(self, state: State, rng: random.Random) -> tuple[float, ...]:

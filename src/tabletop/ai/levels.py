@@ -27,7 +27,7 @@ def _level(simulations: int, *, margin_weight: float = 0.1) -> MCTSConfig:
     return MCTSConfig(
         simulations=simulations,
         uct_c=0.5,
-        evaluator=AdaptiveRollout(max_length=160, value=_VALUE, margin_weight=margin_weight),
+        evaluator=AdaptiveRollout(value=_VALUE, margin_weight=margin_weight),
         widening=1.5,
     )
 

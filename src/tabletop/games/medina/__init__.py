@@ -55,6 +55,10 @@ class MedinaGame:
     options: Final[tuple[OptionSpec, ...]] = OPTIONS
     rulesets: Final[Mapping[str, Mapping[str, OptionValue]]] = PRESETS
     bench_player_counts: Final = (3, 4)
+    rollout_horizon: Final = 160
+    """The longest rest of a game that the MCTS levels value by random rollouts (longer
+    rests get the evaluation): an optional hook read by ``ai.evaluators.AdaptiveRollout``,
+    tuned on this game (docs/bots.md)."""
 
     def ruleset(self, config: GameConfig) -> RuleSet:
         """The :class:`RuleSet` of a configuration.

@@ -58,6 +58,10 @@ class TerraNovaGame:
     min_players: Final = 2
     max_players: Final = 4
     bench_player_counts: Final = (2, 3, 4)
+    rollout_horizon: Final = 160
+    """The longest rest of a game that the MCTS levels value by random rollouts (longer
+    rests get the evaluation): an optional hook read by ``ai.evaluators.AdaptiveRollout``,
+    tuned on this game (docs/bots.md)."""
 
     @property
     def options(self) -> tuple[OptionSpec, ...]:
