@@ -179,22 +179,18 @@ class TerraNovaGame:
         return parse_move(board, text)
 
     def render_text(self, state: ProtocolState, *, color: bool = False) -> str:
-        """The position as terminal text (``terranova.render``; a summary until it exists)."""
+        """The position as terminal text (``terranova.render``)."""
         assert isinstance(state, State)
-        try:
-            from tabletop.games.terranova import render  # type: ignore[attr-defined,unused-ignore]
-        except ImportError:
-            return str(state)
-        text: str = render.render_text(state, color=color)
-        return text
+        from tabletop.games.terranova import render  # here: render imports this package
+
+        return render.render_text(state, color=color)
 
     def render_svg(self, state: ProtocolState, *, last_moves: Sequence[ProtocolMove] = ()) -> str:
         """The position as an SVG document (``terranova.render``)."""
         assert isinstance(state, State)
-        from tabletop.games.terranova import render  # type: ignore[attr-defined,unused-ignore]
+        from tabletop.games.terranova import render  # here: render imports this package
 
-        image: str = render.render_svg(state, last_moves=tuple(last_moves))
-        return image
+        return str(render.render_svg(state, last_moves=tuple(last_moves)))
 
     def describe_score(self, state: ProtocolState) -> str:
         """Scores per seat and every scored area with its value and awards."""

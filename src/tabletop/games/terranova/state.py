@@ -280,10 +280,9 @@ class State(FrozenState):
 
     def render_svg(self, *, last_moves: Sequence[Move] = ()) -> SvgImage:
         """The position as SVG (drawn by ``terranova.render``)."""
-        from tabletop.games.terranova.render import render_svg  # type: ignore[import-not-found,unused-ignore]
+        from tabletop.games.terranova.render import render_svg  # here: render imports this module
 
-        image: SvgImage = render_svg(self, last_moves=last_moves)
-        return image
+        return render_svg(self, last_moves=last_moves)
 
     def __str__(self) -> str:
         return _notation.summary(self)
