@@ -11,6 +11,7 @@ import dataclasses
 import json
 import logging
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -387,15 +388,17 @@ def test_unknown_api_paths_and_methods_answer_in_the_error_shape(client: TestCli
 
 def test_a_stored_match_the_engine_now_refuses_neither_stops_the_server_nor_gives_500(settings: Settings) -> None:
     # A row written by an older server: a map named by path, and a bot to move first.
+    # A random id: on a shared PostgreSQL database the row outlives the test.
+    old = f"old{secrets.token_hex(4)}"
     store = Store(settings.db_url)
     config = {"num_players": 2, "ruleset": "default", "variants": {}, "map": "/etc/passwd", "seed": 1}
     seats = [SeatRow(0, "Bot", "random", None), SeatRow(1, "A", "human", "0" * 64)]
-    store.create_match("oldmatch", "terranova", config, False, seats)
+    store.create_match(old, "terranova", config, False, seats)
     store.close()
     with TestClient(create_app(settings)) as c:  # start-up resumes bot matches: this one is skipped
-        r = c.get("/api/matches/oldmatch")
+        r = c.get(f"/api/matches/{old}")
         assert r.status_code == 410 and r.json()["error"] == "unavailable_match"
-        with c.websocket_connect("/api/matches/oldmatch/ws") as ws:
+        with c.websocket_connect(f"/api/matches/{old}/ws") as ws:
             assert ws.receive_json()["error"] == "unavailable_match"
         assert create_toy(c)["id"]
 

@@ -7,6 +7,10 @@ compare-and-set, so a crash (``kill -9``) never loses an acknowledged action and
 half-applies one.  SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed
 transaction survives the death of the process (only an OS crash could drop the last
 commits), which is the guarantee the issue asks for at a fraction of FULL's cost.
+
+The tables are made and changed only by the migrations (:mod:`tabletop.server.migrate`),
+which the store runs on start; a change to a table here needs a new migration
+(``tests/server/test_migrations.py`` fails without one).
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
+
+from tabletop.server import migrate
 
 metadata = MetaData()
 
@@ -138,7 +144,11 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.engine = make_engine(url)
-        metadata.create_all(self.engine)
+        try:
+            migrate.upgrade(self.engine)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         """Releases the connection pool."""
