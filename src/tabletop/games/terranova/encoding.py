@@ -193,6 +193,12 @@ class TerraNovaEncoding:
             elif kind == "stone":
                 stone0 = self._stone0
                 out += [stone0 + m.cell for m in moves]  # type: ignore[union-attr]
+            elif kind == "move":
+                n = self.board.num_cells
+                known = self._slide_index
+                for m in moves:
+                    index = known.get(m.src * n + m.dst)  # type: ignore[union-attr]
+                    out.append(encode(m) if index is None else index)
             else:
                 out += map(encode, moves)
         out.sort()
