@@ -107,9 +107,10 @@ class TabletopAECEnv(AECEnv[str, common.Observation, int]):  # type: ignore[misc
             return
         before = self.state_now
         encoding = self._setup.encoding
-        if action is None or not encoding.action_mask(before)[int(action)]:
+        move = None if action is None else common.legal_move(encoding, before, action)
+        if move is None:
             raise ValueError(f"action {action!r} is not legal for {agent} (see the action_mask)")
-        after = before.apply(encoding.decode(int(action)))
+        after = before.apply(move)
         self._state = after
         self._cumulative_rewards[agent] = 0.0
         for name, value in zip(self.possible_agents, common.rewards(self._reward, before, after), strict=True):

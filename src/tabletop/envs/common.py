@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from tabletop.core.encoding import Encoding, encoding_of
 from tabletop.core.errors import ConfigError
-from tabletop.core.protocol import Game, GameConfig, OptionValue, State
+from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.registry import make
 
 REWARDS: Final = ("win", "score")
@@ -127,6 +127,16 @@ def observe(encoding: Encoding, state: State, seat: int, *, mask: bool) -> Obser
             np.frombuffer(encoding.action_mask(state), dtype=np.int8) if mask else np.zeros(size, dtype=np.int8)
         ),
     }
+
+
+def legal_move(encoding: Encoding, state: State, action: Any) -> Move | None:
+    """The move of ``action`` if it is legal in ``state``, else ``None`` (cheaper than the
+    whole mask: one decode and one legality test)."""
+    try:
+        move = encoding.decode(int(action))
+    except (ValueError, TypeError):
+        return None
+    return move if not state.is_terminal() and state.is_legal(move) else None
 
 
 def rewards(reward: str, before: State, after: State) -> tuple[float, ...]:

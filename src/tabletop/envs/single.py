@@ -111,15 +111,15 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
             raise RuntimeError("the episode is over: call reset()")
         before = self.state_now
         encoding = self._setup.encoding
-        a = int(action)
-        if not (0 <= a < encoding.num_distinct_actions and encoding.action_mask(before)[a]):
+        move = common.legal_move(encoding, before, action)
+        if move is None:
             if self._illegal == "raise":
-                raise ValueError(f"action {a} is not legal now (see the action_mask)")
+                raise ValueError(f"action {action!r} is not legal now (see the action_mask)")
             self._done = True
             info = self._info(before, before)
             info["illegal_action"] = True
             return self._observe(before), ILLEGAL_REWARD, True, False, info
-        state = before.apply(encoding.decode(a))
+        state = before.apply(move)
         state = self._play_bots(state)
         self._state = state
         self._done = state.is_terminal()
