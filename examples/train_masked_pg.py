@@ -10,8 +10,9 @@ the observation's planes at square q and their 3x3 neighbourhood sums, and ``v``
 global numbers (scaled); the pass has its own bias.  About 1,500 weights, trained by
 REINFORCE with a running-mean baseline on the win share at the end of each game.
 
-Afterwards the policy plays arena games (``tabletop.arena.tournament``, seats rotated)
-against ``random`` and against ``greedy``.  Written to ``--out`` (default
+Before and after training the policy plays arena games (``tabletop.arena.tournament``,
+seats rotated, the same seeds): 300 against ``random`` bots and 20 against ``greedy``
+bots (Medina's greedy bot takes seconds a game).  Written to ``--out`` (default
 ``examples/out``): ``learning_curve.svg`` (the win share over training, a rolling mean),
 ``policy.npz`` (the weights) and ``results.json`` (every number the summary prints).
 """
@@ -185,23 +186,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=3.0, help="training time (default 3)")
     parser.add_argument("--episodes", type=int, default=1_000_000, help="at most this many training games")
-    parser.add_argument("--eval-games", type=int, default=150, help="arena games against each opponent")
+    parser.add_argument("--eval-games", type=int, default=300, help="arena games against random (before and after)")
+    parser.add_argument(
+        "--greedy-games", type=int, default=20, help="arena games against greedy (before and after; about 7 s each)"
+    )
     parser.add_argument("--lr", type=float, default=0.02)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
-    parser.add_argument("--quick", action="store_true", help="a few seconds: 20 games, 2 arena games each")
+    parser.add_argument("--quick", action="store_true", help="a few seconds (what CI runs)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.minutes, args.episodes, args.eval_games = 0.2, 20, 2
+        args.minutes, args.episodes, args.eval_games, args.greedy_games = 0.2, 20, 2, 1
     args.out.mkdir(parents=True, exist_ok=True)
     enc = encoding_of(make(GAME), GameConfig(num_players=PLAYERS))
     policy = Policy(len(enc.spec.planes), len(enc.spec.vector), np.random.default_rng(args.seed))
 
-    before = {opp: arena(policy, opp, args.eval_games, seed=1) for opp in ("random", "greedy")}
+    games = {"random": args.eval_games, "greedy": args.greedy_games}
+    before = {opp: arena(policy, opp, n, seed=1) for opp, n in games.items()}
     start = time.perf_counter()
     wins = train(policy, args.minutes * 60, args.episodes, args.seed, args.lr)
     seconds = time.perf_counter() - start
-    after = {opp: arena(policy, opp, args.eval_games, seed=1) for opp in ("random", "greedy")}
+    after = {opp: arena(policy, opp, n, seed=1) for opp, n in games.items()}
 
     window = max(1, min(200, len(wins) // 10))
     curve_svg(wins, window, args.out / "learning_curve.svg")
