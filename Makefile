@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format typecheck install install-dev golden clean
+.PHONY: run test lint format typecheck install install-dev golden example clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,rl]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -37,6 +37,10 @@ test: install-dev
 format: install-dev
 	$(BIN)/ruff format src tests
 	$(BIN)/ruff check --fix src tests
+
+## The worked example of docs/research.md in full (3 minutes of training, then arena games).
+example: install-dev
+	$(BIN)/python examples/train_masked_pg.py
 
 ## Regenerates the golden playthroughs in tests/golden/.
 golden: install

@@ -22,7 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"core", "ai", "testing"},
     "arena": {"core", "render", "ai", "arena"},
     "server": {"core", "ai", "server"},
-    "bench": {"core", "ai", "server", "bench"},
+    "envs": {"core", "ai", "envs"},
+    "bench": {"core", "ai", "server", "envs", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli"},
     "": {"core"},  # tabletop/__init__.py: the public API re-exports core
 }

@@ -15,7 +15,7 @@ from tabletop.cli.checks import check_players, check_seconds, load_game
 from tabletop.cli.output import console, fail, say_err
 
 bench_app = typer.Typer(
-    help="Benchmarks: engine speed (random games), search speed (MCTS), the web server under load.",
+    help="Benchmarks: engine speed (random games), search speed (MCTS), research environments, the web server.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -75,6 +75,48 @@ def search(
         for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
             table.add_row(
                 str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
+            )
+    console.print(table)
+
+
+@bench_app.command()
+def env(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    seconds: SecondsOpt = 5.0,
+    seed: SeedOpt = 0,
+    adapters: Annotated[
+        str, typer.Option("--adapters", help="Comma-separated: engine, encoding, pettingzoo, gymnasium, openspiel.")
+    ] = "engine,encoding,pettingzoo,gymnasium,openspiel",
+) -> None:
+    """Steps per second through each research environment against the raw engine, on one core.
+
+    Uniformly random legal actions; the ratio column is each adapter's speed over the
+    engine's in the same run.  The library adapters need the rl extra.
+    """
+    from tabletop.bench.env import ADAPTERS, bench_env
+
+    check_seconds(seconds, "--seconds")
+    game = load_game(game_id)
+    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    chosen = [a.strip() for a in adapters.split(",") if a.strip()]
+    unknown = [a for a in chosen if a not in ADAPTERS]
+    if unknown or not chosen:
+        fail(f"--adapters: unknown {', '.join(unknown) or 'empty list'} (known: {', '.join(ADAPTERS)})")
+    table = Table("players", "adapter", "games", "steps", "steps/s", "vs engine", title=f"{game.name} environments")
+    for count in counts:
+        base = None
+        for adapter in chosen:
+            try:
+                result = bench_env(game, count, adapter, seconds=seconds, seed=seed)
+            except ImportError as exc:
+                say_err(f"bench env: {adapter} left out: {exc}")
+                continue
+            if adapter == "engine":
+                base = result.steps_per_second
+            ratio = f"{result.steps_per_second / base:.3f}" if base else "-"
+            table.add_row(
+                str(count), adapter, str(result.games), str(result.steps), f"{result.steps_per_second:,.0f}", ratio
             )
     console.print(table)
 

@@ -29,6 +29,7 @@ from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
+from tabletop.games.medina.encoding import MedinaEncoding, encoding_for
 from tabletop.games.medina.moves import (
     PALACE_COLORS,
     Dome,
@@ -128,6 +129,15 @@ class MedinaGame:
     def evaluate(self, state: ProtocolState) -> tuple[float, ...]:
         """Each seat's score if the game ended now (see ``heuristics.evaluate``)."""
         return heuristics.evaluate(_medina(state))
+
+    def encoding(self, config: GameConfig) -> MedinaEncoding:
+        """The fixed action space and observation tensors (``encoding.py``; an optional
+        hook for ``tabletop.envs``, see ``core.encoding``).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        return encoding_for(config.num_players, self.new_initial_state(config).supply)
 
 
 def _medina(state: ProtocolState) -> State:

@@ -29,6 +29,7 @@ from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.games.terranova.board import Board, board_for
+from tabletop.games.terranova.encoding import TerraNovaEncoding, encoding_for
 from tabletop.games.terranova.heuristics import evaluate as _evaluate
 from tabletop.games.terranova.mapfile import (
     IslandMap,
@@ -205,6 +206,16 @@ class TerraNovaGame:
         """Heuristic final-score estimate per seat (``heuristics.evaluate``)."""
         assert isinstance(state, State)
         return _evaluate(state)
+
+    def encoding(self, config: GameConfig) -> TerraNovaEncoding:
+        """The fixed action space and observation tensors of ``config``'s map
+        (``encoding.py``; an optional hook for ``tabletop.envs``, see ``core.encoding``).
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
+        """
+        context = self.new_initial_state(config).context
+        return encoding_for(context.board, context.rules, context.num_players)
 
     def __repr__(self) -> str:
         return "TerraNovaGame()"

@@ -1,0 +1,118 @@
+"""The standard environment APIs of game-AI research, for every game with an encoding.
+
+Needs the ``rl`` extra (``pip install 'tabletop[rl]'``: NumPy, PettingZoo, Gymnasium,
+OpenSpiel).  The entry points import their library only when called:
+
+* :func:`aec_env`: a PettingZoo ``AECEnv`` (``tabletop.envs.aec``);
+* :func:`gym_env` / :func:`gym_vector_env`: a Gymnasium ``Env`` for one learner against
+  tabletop's bots, and many of them at once (``tabletop.envs.single``);
+* :func:`register_openspiel`: the games as OpenSpiel Python games
+  (``tabletop.envs.openspiel_game``).
+
+Actions and observations are the game's own encoding (``Game.encoding``,
+``tabletop.core.encoding``); ``docs/research.md`` documents them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import gymnasium
+
+    from tabletop.envs.aec import TabletopAECEnv
+    from tabletop.envs.single import TabletopGymEnv
+
+RL_PACKAGES: Final = ("numpy", "gymnasium", "pettingzoo", "pyspiel")
+"""The modules the ``rl`` extra installs (``pyspiel`` comes with ``open_spiel``)."""
+
+
+class MissingExtraError(ImportError):
+    """A library of the ``rl`` extra is not installed."""
+
+
+def require(module: str) -> None:
+    """Imports ``module`` or says how to install it.
+
+    Raises:
+        MissingExtraError: if it is not installed.
+    """
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"tabletop.envs needs {module!r} from the rl extra: pip install 'tabletop[rl]' ({exc})"
+        ) from exc
+
+
+def aec_env(game_id: str, **config: Any) -> TabletopAECEnv:
+    """A PettingZoo AEC environment of ``game_id``.
+
+    Keyword arguments: ``num_players``, ``reward`` (``"win"`` or ``"score"``),
+    ``render_mode`` (``"ansi"``, ``"rgb_array"``, ``"svg"``), ``ruleset``, ``variants``, ``map``.
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game or configuration.
+    """
+    for module in ("numpy", "gymnasium", "pettingzoo"):
+        require(module)
+    from tabletop.envs.aec import TabletopAECEnv
+
+    return TabletopAECEnv(game_id, **config)
+
+
+def gym_env(game_id: str, opponents: Sequence[str] = ("random",), seat: int = 0, **config: Any) -> TabletopGymEnv:
+    """A Gymnasium environment: one learner in ``seat`` against tabletop bots.
+
+    ``opponents`` are agent specs (``random``, ``greedy``, ``mcts:2`` ...), one per other
+    seat, cycled if fewer.  Other keyword arguments as :func:`aec_env`, plus
+    ``illegal_action`` (``"lose"``: the episode ends with reward -1; ``"raise"``).
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game, configuration or bot spec.
+    """
+    for module in ("numpy", "gymnasium"):
+        require(module)
+    from tabletop.envs.single import TabletopGymEnv
+
+    return TabletopGymEnv(game_id, opponents=tuple(opponents), seat=seat, **config)
+
+
+def gym_vector_env(
+    game_id: str, num_envs: int, *, vectorization_mode: str = "sync", **kwargs: Any
+) -> gymnasium.vector.VectorEnv[Any, Any, Any]:
+    """``num_envs`` :func:`gym_env` games at once (``"sync"``: one process; ``"async"``: one
+    process per game), as a Gymnasium vector environment (batched observations and masks).
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game or configuration (checked before any process starts).
+    """
+    for module in ("numpy", "gymnasium"):
+        require(module)
+    from tabletop.envs.single import vector_env
+
+    return vector_env(game_id, num_envs, vectorization_mode=vectorization_mode, **kwargs)
+
+
+def register_openspiel() -> tuple[str, ...]:
+    """Registers ``python_tabletop_terranova`` and ``python_tabletop_medina`` with OpenSpiel
+    (``pyspiel.load_game("python_tabletop_medina(players=4)")`` then works) and returns
+    the names.  Calling it again does nothing.
+
+    Raises:
+        MissingExtraError: without the rl extra.
+    """
+    for module in ("numpy", "pyspiel"):
+        require(module)
+    from tabletop.envs.openspiel_game import register
+
+    return register()
+
+
+__all__ = ["MissingExtraError", "aec_env", "gym_env", "gym_vector_env", "register_openspiel", "require"]

@@ -1,0 +1,245 @@
+"""The games as OpenSpiel Python games (``tabletop.envs.register_openspiel``).
+
+``python_tabletop_terranova`` and ``python_tabletop_medina``: sequential, deterministic,
+perfect information, general sum (the ``utility`` parameter: ``win`` pays each seat its
+win share, which sums to 1; ``score`` pays the final scores), terminal rewards.
+Parameters: ``players``, ``seed`` (Terra Nova draws its start player from it; 0 by
+default, so a game is deterministic), ``ruleset``, ``utility`` and, for Terra Nova,
+``map`` (a built-in map id).  Actions are the game's encoding (``Game.encoding``);
+the observation tensor is the planes then the vector, flat.
+
+States are pickled by OpenSpiel's serialization (``pyspiel.serialize_game_and_state``):
+the tabletop state inside pickles as its game's config and its moves, and is replayed
+when loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from tabletop.core.encoding import Encoding
+from tabletop.core.protocol import GameConfig, State
+from tabletop.core.registry import make
+from tabletop.envs.common import setup
+
+GAMES: Final = ("terranova", "medina")
+UTILITIES: Final = ("win", "score")
+MAX_SCORE: Final = 1000.0
+"""OpenSpiel's ``max_utility`` under ``utility=score``: a bound no game reaches."""
+
+
+def short_name(game_id: str) -> str:
+    """The OpenSpiel name of a game: ``python_tabletop_<id>``."""
+    return f"python_tabletop_{game_id}"
+
+
+def _defaults(game_id: str) -> dict[str, Any]:
+    game = make(game_id)
+    params: dict[str, Any] = {"players": game.min_players, "seed": 0, "ruleset": "default", "utility": "win"}
+    if getattr(game, "maps", None):
+        params["map"] = "isola"
+    return params
+
+
+def _game_type(game_id: str) -> pyspiel.GameType:
+    game = make(game_id)
+    return pyspiel.GameType(
+        short_name=short_name(game_id),
+        long_name=f"Python tabletop {game.name}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_players,
+        min_num_players=game.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_defaults(game_id),
+    )
+
+
+class TabletopGame(pyspiel.Game):  # type: ignore[misc]
+    """A tabletop game for OpenSpiel (one class serves both games: ``game_id``)."""
+
+    game_id: str = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        merged = {**_defaults(self.game_id), **(params or {})}
+        if merged["utility"] not in UTILITIES:
+            raise ValueError(f"utility must be one of {', '.join(UTILITIES)}, not {merged['utility']!r}")
+        self.utility: str = merged["utility"]
+        self.setup = setup(
+            self.game_id, int(merged["players"]), ruleset=str(merged["ruleset"]), map=merged.get("map") or None
+        )
+        self.config: GameConfig = self.setup.config(int(merged["seed"]))
+        self.initial: State = self.setup.game.new_initial_state(self.config)
+        encoding = self.setup.encoding
+        info = pyspiel.GameInfo(
+            num_distinct_actions=encoding.num_distinct_actions,
+            max_chance_outcomes=0,
+            num_players=self.setup.num_players,
+            min_utility=0.0,
+            max_utility=1.0 if self.utility == "win" else MAX_SCORE,
+            utility_sum=None,
+            max_game_length=encoding.max_game_length,
+        )
+        super().__init__(_TYPES[self.game_id], info, params or {})
+
+    @property
+    def encoding(self) -> Encoding:
+        """The game's action and observation encoding."""
+        return self.setup.encoding
+
+    def new_initial_state(self) -> TabletopState:
+        """The initial state of the configured game."""
+        return TabletopState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
+        """The planes-and-vector observer (perfect information: everyone sees everything)."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return TabletopObserver(self.encoding, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class _Position:
+    """The tabletop state of an OpenSpiel state; pickles as (game id, config, moves)."""
+
+    __slots__ = ("actions", "state", "text")
+
+    def __init__(self, state: State, actions: tuple[int, ...], text: str = "") -> None:
+        self.state = state
+        self.actions = actions
+        self.text = text  # the moves in notation, space-separated
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
+        return self  # immutable: OpenSpiel's clone shares it
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = self.state
+        return (_replay, (state.game.id, state.game.canonical_config(state.config).to_json(), self.actions))
+
+
+def _replay(game_id: str, config: dict[str, Any], actions: tuple[int, ...]) -> _Position:
+    game = make(game_id)
+    config_ = GameConfig.from_json(config)
+    state = game.new_initial_state(config_)
+    encoding = game.encoding(config_)  # type: ignore[attr-defined]
+    texts = []
+    for action in actions:
+        move = encoding.decode(action)
+        texts.append(state.move_to_str(move))
+        state = state.apply(move)
+    return _Position(state, actions, " ".join(texts))
+
+
+class TabletopState(pyspiel.State):  # type: ignore[misc]
+    """A position; ``tabletop_state`` is the tabletop State inside."""
+
+    def __init__(self, game: TabletopGame) -> None:
+        super().__init__(game)
+        self._position = _Position(game.initial, ())
+        self._utility = game.utility
+
+    @property
+    def tabletop_state(self) -> State:
+        """The tabletop state (immutable)."""
+        return self._position.state
+
+    def _encoding(self) -> Encoding:
+        encoding: Encoding = self.get_game().encoding
+        return encoding
+
+    def current_player(self) -> int:
+        """The seat to act, or ``pyspiel.PlayerId.TERMINAL``."""
+        state = self._position.state
+        return int(pyspiel.PlayerId.TERMINAL) if state.is_terminal() else state.current_player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        state = self._position.state
+        if state.is_terminal() or player != state.current_player:
+            return []
+        return self._encoding().legal_actions(state)
+
+    def _apply_action(self, action: int) -> None:
+        position = self._position
+        move = self._encoding().decode(action)
+        text = position.state.move_to_str(move)
+        state = position.state.apply(move)
+        joined = f"{position.text} {text}" if position.text else text
+        self._position = _Position(state, (*position.actions, int(action)), joined)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._encoding().action_to_str(action)
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self._position.state.is_terminal()
+
+    def returns(self) -> list[float]:
+        """Win shares (``utility=win``) or final scores (``utility=score``) once over, else zeros."""
+        state = self._position.state
+        if not state.is_terminal():
+            return [0.0] * state.num_players
+        if self._utility == "score":
+            return [float(s) for s in state.scores()]
+        return [float(r) for r in state.returns()]
+
+    def __str__(self) -> str:
+        """The moves so far in the game's notation (OpenSpiel asks for this string often:
+        drawing the board each time would cost more than the game; ``render()`` draws it)."""
+        position = self._position
+        return f"{position.state!r} moves: {position.text}"
+
+    def render(self) -> str:
+        """The board as the terminal draws it."""
+        state = self._position.state
+        return state.game.render_text(state)
+
+
+class TabletopObserver:
+    """OpenSpiel's PyObserver: ``tensor`` (planes then vector, flat) with the views
+    ``dict["planes"]`` (planes × height × width) and ``dict["vector"]``."""
+
+    def __init__(self, encoding: Encoding, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        self._encoding = encoding
+        spec = encoding.spec
+        size = len(spec.planes) * spec.plane_size
+        self.tensor = np.zeros(size + len(spec.vector), np.float32)
+        self.dict = {"planes": self.tensor[:size].reshape(spec.shape), "vector": self.tensor[size:]}
+        self._size = size
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        """Fills the tensor with ``state`` seen by ``player``."""
+        planes, vector = self._encoding.observe(state.tabletop_state, player)
+        self.tensor[: self._size] = np.frombuffer(planes, np.float32)
+        self.tensor[self._size :] = np.frombuffer(vector, np.float32)
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        """The moves so far in the game's notation (the same for every player: perfect
+        information; the drawing is ``str(state)``)."""
+        return str(state)
+
+
+_TYPES: dict[str, pyspiel.GameType] = {}
+
+
+def register() -> tuple[str, ...]:
+    """Registers both games with OpenSpiel once; returns their OpenSpiel names."""
+    names = []
+    for game_id in GAMES:
+        name = short_name(game_id)
+        if game_id not in _TYPES:
+            _TYPES[game_id] = _game_type(game_id)
+            cls = type(f"TabletopGame_{game_id}", (TabletopGame,), {"game_id": game_id})
+            pyspiel.register_game(_TYPES[game_id], cls)
+        names.append(name)
+    return tuple(names)

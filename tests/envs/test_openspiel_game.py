@@ -1,0 +1,54 @@
+"""OpenSpiel's own ``random_sim_test`` (with serialization) on both games at every player
+count (``tabletop.envs.register_openspiel``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.envs.cases import CASES, IDS, need
+
+need("pyspiel")
+
+import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
+
+from tabletop.envs import register_openspiel  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered() -> None:
+    register_openspiel()
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES, ids=IDS)
+def test_random_sim_test_with_serialization(game_id: str, players: int) -> None:
+    game = pyspiel.load_game(f"python_tabletop_{game_id}(players={players})")
+    assert game.num_players() == players
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_game_facts_and_observation() -> None:
+    game = pyspiel.load_game("python_tabletop_medina", {"players": 4, "utility": "score"})
+    kind = game.get_type()
+    assert kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert kind.utility == pyspiel.GameType.Utility.GENERAL_SUM
+    assert (game.num_distinct_actions(), game.num_players()) == (2107, 4)
+    state = game.new_initial_state()
+    assert state.observation_tensor(0) == pytest.approx(np.asarray(state.observation_tensor(0)))
+    assert len(state.observation_tensor(0)) == 29 * 13 * 18 + 90
+    state.apply_action(state.legal_actions()[0])
+    text = pyspiel.serialize_game_and_state(game, state)
+    _, state2 = pyspiel.deserialize_game_and_state(text)
+    assert state2.history() == state.history()
+    assert state2.legal_actions() == state.legal_actions()
+
+
+def test_an_openspiel_algorithm_runs() -> None:
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("python_tabletop_medina(players=3)")
+    rng = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, 2.0, 20, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    state = game.new_initial_state()
+    action = bot.step(state)
+    assert action in state.legal_actions()
