@@ -171,9 +171,13 @@ def curve_svg(wins: list[float], window: int, path: Path) -> None:
         line.set("stroke", "#999" if y == 1 / 3 else "#ddd")
         if y == 1 / 3:
             line.set("stroke-dasharray", "4 3")
-        label = ET.SubElement(svg, "text", x=str(left - 6), y=f"{py + 4:.1f}", fill="#555")
+        if y == 1 / 3:  # inside the plot, under its line: the axis labels' column is too narrow
+            label = ET.SubElement(svg, "text", x=str(left + w - 4), y=f"{py + 14:.1f}", fill="#555")
+            label.text = "chance (1/3)"
+        else:
+            label = ET.SubElement(svg, "text", x=str(left - 6), y=f"{py + 4:.1f}", fill="#555")
+            label.text = f"{y:.2f}"
         label.set("text-anchor", "end")
-        label.text = "1/3 (chance)" if y == 1 / 3 else f"{y:.2f}"
     points = " ".join("{:.1f},{:.1f}".format(*xy(i, y)) for i, y in enumerate(rolling(wins, window)))
     ET.SubElement(svg, "polyline", points=points, fill="none", stroke="#c0392b")
     axis = ET.SubElement(svg, "text", x=str(left + w / 2), y=str(height - 8), fill="#555")
