@@ -15,8 +15,9 @@ from tabletop.ai.agent import make_agent
 from tabletop.core.protocol import GameConfig
 from tabletop.games.terranova import GAME, State
 from tabletop.games.terranova.heuristics import URGENCY, evaluate, going_on, territories
+from tests.builders import terranova_position as position
 
-from .helpers import d37, disc168, parallelogram, position
+from .helpers import d37, disc168, parallelogram
 
 
 def margin(state: State, seat: int = 0) -> float:
@@ -100,9 +101,9 @@ def test_dead_ground_is_worth_nothing_and_a_finished_game_is_its_score() -> None
 
 def test_waiting_loses_value_as_the_stall_rule_nears() -> None:
     state = position(d37(), {0: [(-3, 0), (-2, 1), (0, 0)], 1: [(3, 0)]})
-    fresh, late = state._replace(stall=0), state._replace(stall=18)
+    fresh, late = state.replace(stall=0), state.replace(stall=18)
     assert margin(late) < margin(fresh)
-    assert evaluate(state._replace(stall=20))[0] == 0.0  # E5 is due: nothing more will score
+    assert evaluate(state.replace(stall=20))[0] == 0.0  # E5 is due: nothing more will score
 
 
 def test_a_seat_that_cannot_move_threatens_the_end() -> None:
