@@ -409,3 +409,9 @@ def test_an_unknown_page_gets_the_app_with_404_and_the_api_keeps_json(client: Te
     assert '<script type="module" src="/static/app.js">' in r.text
     assert client.get("/api/no/such").json()["error"] == "not_found"
     assert client.get("/static/nothing.js").status_code == 404
+
+
+def test_the_pages_answer_head(client: TestClient) -> None:
+    for path in ("/", "/replay", "/play/abc"):
+        r = client.head(path)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path

@@ -108,9 +108,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(records.router)
     app.include_router(ws_router)
 
-    @app.get("/", include_in_schema=False)
-    @app.get("/play/{match_id}", include_in_schema=False)
-    @app.get("/replay", include_in_schema=False)
+    # HEAD too: uptime monitors and link checkers ask for the page that way.
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    @app.api_route("/play/{match_id}", methods=["GET", "HEAD"], include_in_schema=False)
+    @app.api_route("/replay", methods=["GET", "HEAD"], include_in_schema=False)
     async def page(match_id: str | None = None) -> FileResponse:
         # One page; the client reads the path and the #t=token fragment itself.
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
