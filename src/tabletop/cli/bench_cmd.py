@@ -13,6 +13,7 @@ from rich.table import Table
 
 from tabletop.cli.checks import check_players, check_seconds, load_game
 from tabletop.cli.output import console, fail, say_err
+from tabletop.core.protocol import Game
 
 bench_app = typer.Typer(
     help="Benchmarks: engine speed (random games), search speed (MCTS), research environments, the web server.",
@@ -28,6 +29,13 @@ SecondsOpt = Annotated[float, typer.Option("--seconds", help="Time per measureme
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")]
 
 
+def _game_and_counts(game_id: str, players: list[int] | None, seconds: float) -> tuple[Game, list[int]]:
+    """The game and the player counts to measure, after checking the options (one-line errors)."""
+    check_seconds(seconds, "--seconds")
+    game = load_game(game_id)
+    return game, [check_players(game, n) for n in players or game.bench_player_counts]
+
+
 @bench_app.callback()
 def bench_group() -> None:
     """Benchmarks of the engines, the search and the server."""
@@ -38,9 +46,7 @@ def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5
     """Complete kind-first random games on one core: games/s, actions/s, how games ended."""
     from tabletop.bench.engine import bench_playouts
 
-    check_seconds(seconds, "--seconds")
-    game = load_game(game_id)
-    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    game, counts = _game_and_counts(game_id, players, seconds)
     table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
     for count in counts:
         result = bench_playouts(game, count, seconds=seconds, seed=seed)
@@ -67,9 +73,7 @@ def search(
     """MCTS simulations per second from a fixed mid-game position, on one core."""
     from tabletop.bench.search import bench_mcts
 
-    check_seconds(seconds, "--seconds")
-    game = load_game(game_id)
-    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    game, counts = _game_and_counts(game_id, players, seconds)
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in counts:
         for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
@@ -96,9 +100,7 @@ def env(
     """
     from tabletop.bench.env import ADAPTERS, bench_env
 
-    check_seconds(seconds, "--seconds")
-    game = load_game(game_id)
-    counts = [check_players(game, n) for n in players or game.bench_player_counts]
+    game, counts = _game_and_counts(game_id, players, seconds)
     chosen = [a.strip() for a in adapters.split(",") if a.strip()]
     unknown = [a for a in chosen if a not in ADAPTERS]
     if unknown or not chosen:
