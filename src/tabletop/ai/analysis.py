@@ -15,7 +15,8 @@ are not judged.
 **The value of a turn** is the mover's estimated final-score margin once the turn is
 over *and the next player has answered*: ``Game.evaluate``'s estimate of the mover's
 final score minus the best rival's, in points (the real scores once the game is over),
-after the next seat's turn played by :data:`REPLY_SPEC` (one-ply greedy).  It is the
+after the next seat's turn, each of its actions the one that raises that seat's own
+margin most at once (:func:`reply_move`: the cheapest answer that takes what is offered).  It is the
 same for every judging bot and reads like a score ("+6: I expect to win by six").  The
 answer matters: valued straight after the turn, a Medina turn that leaves a big palace
 for the next player to dome, or a Terra Nova slide that lets the rival close an area,
@@ -65,9 +66,6 @@ DEFAULT_FRACTIONS: Final = (0.04, 0.08, 0.15)
 In a Terra Nova game won with 80 points a turn that costs 3.2 points against the bot's
 is an inaccuracy, 6.4 a mistake and 12 (a big area lost) a blunder; in a Medina game won
 with 25, 1, 2 and 3.75 points (a palace given away is a blunder)."""
-
-REPLY_SPEC: Final = "greedy:1"
-"""The bot that plays the answers a turn is valued after: cheap, and it takes what is offered."""
 
 DEFAULT_REPLIES: Final = 1
 """Turns of answer played before a turn is valued (the next seat's)."""
@@ -120,21 +118,37 @@ def margin(state: State, seat: int) -> float:
     return float(scores[seat]) - float(rival)
 
 
-def turn_value(after: State, seat: int, replies: int = DEFAULT_REPLIES, *, seed: int = 0) -> float:
+def reply_move(state: State) -> Move:
+    """The answer's action: the legal move after which the mover's margin is largest.
+
+    One evaluation per legal move, no look-ahead (half the cost of ``greedy:1``, which
+    also completes the turn of its best candidate); ties go to the first in the game's
+    order, so the answer is deterministic.
+    """
+    moves = state.legal_moves()
+    if len(moves) == 1:
+        return moves[0]
+    seat = state.current_player
+    return max(moves, key=lambda move: margin(state.apply(move), seat))
+
+
+def turn_value(after: State, seat: int, replies: int = DEFAULT_REPLIES) -> float:
     """The value of the position ``after`` a turn of ``seat``: its margin once ``replies``
-    turns of answer (by :data:`REPLY_SPEC`) are played.
+    turns of answer (each action by :func:`reply_move`) are played.
 
     Args:
         after: the position straight after ``seat``'s turn.
         seat: the seat whose turn is valued.
         replies: how many following turns are played first (0: value ``after`` itself).
-        seed: seeds the answering bot (only ties between equal answers depend on it).
     """
     state = after
     for _ in range(replies):
         if state.is_terminal():
             break
-        state = _apply_all(state, play_turn(make_agent(REPLY_SPEC, seed=seed), state))
+        replier, turn, actions = state.current_player, state.turn, 0
+        while _is_same_turn(state, replier, turn) and actions < MAX_TURN_ACTIONS:
+            state = state.apply(reply_move(state))
+            actions += 1
     return margin(state, seat)
 
 
@@ -232,7 +246,7 @@ def hint(
     seat = state.current_player
     moves = play_turn(agent, state, deadline_of=_per_action(time_per_action))
     after = _apply_all(state, moves)
-    value = turn_value(after, seat, replies, seed=seed)
+    value = turn_value(after, seat, replies)
     return Hint(seat, agent.name, _texts(state, moves), value, margin(state, seat))
 
 
@@ -437,8 +451,8 @@ def analyse(
         seat = start.current_player
         played_end, best_end = _apply_all(start, played), _apply_all(start, best)
         same = played_end == best_end
-        played_value = turn_value(played_end, seat, replies, seed=seed + index)
-        best_value = played_value if same else turn_value(best_end, seat, replies, seed=seed + index)
+        played_value = turn_value(played_end, seat, replies)
+        best_value = played_value if same else turn_value(best_end, seat, replies)
         reviews.append(
             (ply, start.turn, seat, _texts(start, played), _texts(start, best), played_value, best_value, same)
         )

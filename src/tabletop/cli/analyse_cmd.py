@@ -50,9 +50,13 @@ def analyse(
     ] = DEFAULT_REPLIES,
     thresholds: Annotated[
         str | None,
-        typer.Option("--thresholds", help="Inaccuracy,mistake,blunder in points (default: scaled to the winner's score)."),
+        typer.Option(
+            "--thresholds", help="Inaccuracy,mistake,blunder in points (default: scaled to the winner's score)."
+        ),
     ] = None,
-    every_turn: Annotated[bool, typer.Option("--all", help="List every judged turn, not only the marked ones.")] = False,
+    every_turn: Annotated[
+        bool, typer.Option("--all", help="List every judged turn, not only the marked ones.")
+    ] = False,
 ) -> None:
     """Judge every turn of every seat against a bot's: inaccuracies, mistakes, blunders and better turns."""
     try:
