@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -117,6 +119,16 @@ def test_the_answer_catches_the_greedy_trap() -> None:
     review = analyse(trap, [LEFT], "mcts:2").turns[0]
     assert review.best == ("R",)
     assert review.mark is not None
+
+
+def test_turns_not_begun_by_the_deadline_are_not_judged() -> None:
+    state = GAME.new_initial_state(GameConfig(num_players=2, seed=4))
+    moves = [LEFT] * 8
+    result = analyse(state, moves, "greedy", deadline=time.monotonic() - 1.0)  # passed already
+    assert result.turns == () and result.judged_until == 0 and not result.complete
+    assert result.to_json()["complete"] is False
+    whole = analyse(state, moves, "greedy")
+    assert whole.complete and whole.judged_until == 8 and len(whole.turns) == 7  # the last coin is forced
 
 
 def test_margin_is_own_estimate_minus_the_best_rival() -> None:

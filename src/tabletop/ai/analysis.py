@@ -33,8 +33,8 @@ Medina (in the twenties): see :data:`DEFAULT_FRACTIONS`.
 **Cost.**  A hint costs the bot one search per action of the turn; an analysis one per
 action of every judged turn.  ``time_per_action`` and ``deadline`` bound it for bots
 that take deadlines (every search bot here): ``analyse`` shares what is left of
-``deadline`` among the actions still to think about, so an analysis always finishes on
-time, thinking less per action when the game is long.
+``deadline`` among the actions still to think about, thinking less per action when the
+game is long; turns not begun by the deadline are left unjudged (``judged_until``).
 
 Everything is deterministic for a given seed and simulation budget: each turn gets a
 fresh agent seeded from ``seed`` and the turn's index.
@@ -345,6 +345,9 @@ class Analysis:
         turns: the judged turns, in order.
         seats: one summary per seat.
         actions: how many actions the game had.
+        judged_until: the turns starting before this ply were judged: ``actions``
+            unless the deadline came first (the rest of the game is not judged).
+        players: the display names, if known.
     """
 
     game: str
@@ -353,7 +356,13 @@ class Analysis:
     turns: tuple[TurnReview, ...]
     seats: tuple[SeatSummary, ...]
     actions: int
+    judged_until: int
     players: tuple[str, ...] = field(default=())
+
+    @property
+    def complete(self) -> bool:
+        """Whether every turn was judged (no deadline cut the analysis short)."""
+        return self.judged_until >= self.actions
 
     def to_json(self) -> dict[str, Any]:
         """The analysis as JSON (``docs/analysis.md`` describes the fields)."""
@@ -361,6 +370,8 @@ class Analysis:
             "game": self.game,
             "level": self.level,
             "actions": self.actions,
+            "judged_until": self.judged_until,
+            "complete": self.complete,
             "players": list(self.players),
             "thresholds": dict(zip(MARKS, self.thresholds.as_tuple(), strict=True)),
             "seats": [s.to_json() for s in self.seats],
@@ -423,7 +434,8 @@ def analyse(
             winner's final score (the best estimated final score if unfinished).
         time_per_action: the most seconds the bot thinks per action.
         deadline: a :func:`time.monotonic` instant by which the analysis ends; what is
-            left of it is shared evenly among the actions still to think about.
+            left of it is shared evenly among the actions still to think about, and a
+            turn not begun by then is not judged (``Analysis.judged_until``).
         progress: told ``(actions done, actions in all)`` after each turn.
         players: display names, kept in the result.
         replies: turns of answer played before a turn is valued (:func:`turn_value`).
@@ -439,7 +451,11 @@ def analyse(
     done = 0
     reviews: list[tuple[int, int, int, tuple[str, ...], tuple[str, ...], float, float, bool]] = []
     name = spec
+    judged_until = len(moves)
     for index, (ply, start, played) in judged:
+        if deadline is not None and time.monotonic() >= deadline:
+            judged_until = ply
+            break
         agent = make_agent(spec, seed=seed + index)
         name = agent.name
         actions_left = total - done
@@ -471,6 +487,7 @@ def analyse(
         turns=reviewed,
         seats=tuple(_summary(seat, reviewed) for seat in range(initial.num_players)),
         actions=len(moves),
+        judged_until=judged_until,
         players=tuple(players),
     )
 

@@ -106,6 +106,8 @@ def print_analysis(result: Analysis, record: GameRecord, *, every_turn: bool = F
             f"{s.accuracy:.0f}%",
         )
     console.print(table)
+    if not result.complete:
+        note(f"time ran out: the turns from action {result.judged_until} of {result.actions} on are not judged")
     shown = [t for t in result.turns if every_turn or t.mark is not None]
     if not shown:
         console.print("No turn lost enough against the bot's to be marked.", markup=False)

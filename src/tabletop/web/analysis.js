@@ -155,6 +155,7 @@ export function createAnalysis(source, rerender, onPick = null) {
               h("td", {}, h("span", { class: `swatch p${s.seat}` }), ` ${players[s.seat]?.name ?? ""}`),
               h("td", { text: String(s.inaccuracies) }), h("td", { text: String(s.mistakes) }), h("td", { text: String(s.blunders) }),
               h("td", { text: `${Math.round(s.accuracy)}%` })))));
+        if (!result.complete) children.push(h("p.analysis-partial", { id: "analysis-partial", text: t("analysis.partial", { n: result.judged_until, total: result.actions }) }));
         const marked = result.turns.filter((x) => x.mark);
         children.push(marked.length
           ? h("ol.analysis-turns", { id: "analysis-turns" }, marked.map((x) => turnItem(x, players)))
