@@ -40,6 +40,9 @@ def test_hint_draws_a_legal_suggested_move_on_the_board(page: Any, server: str) 
     square = re.search(r"[A-Z]+\d+", suggested or "")
     assert square is not None
     assert page.query_selector(f'#board [data-cell="{square.group(0)}"].hint') is not None
+    # ... with its value written on the board.
+    page.wait_for_selector("#board #hint-value")
+    assert re.fullmatch(r"[+-]?\d+\.\d", page.text_content("#board #hint-value") or "")
 
 
 def test_analyse_a_finished_game_and_step_to_a_marked_turn(page: Any, server: str) -> None:

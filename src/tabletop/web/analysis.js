@@ -1,7 +1,7 @@
 // Hints and post-game analysis (docs/analysis.md): a bot's suggested turn drawn on the
 // board, and every turn of a finished game judged against the bot's, with the better turn.
 import { api } from "./api.js";
-import { h, toast } from "./dom.js";
+import { h, s, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
 const CELL = /[A-Za-z]+\d+/g;
@@ -29,17 +29,30 @@ function levelPicker(id, current, onchange) {
   return h("label.level", {}, h("span", { text: t("analysis.level") }), select);
 }
 
-/** Marks the cells named by `actions` on a drawn board (class "hint", numbered in order). */
-export function markCells(drawn, cellNames, actions, cls = "hint") {
+/**
+ * Marks the cells named by `actions` on a drawn board (class "hint", numbered in order);
+ * `label` (e.g. the value) is written over the first of them once the board is on screen.
+ */
+export function markCells(drawn, cellNames, actions, cls = "hint", label = null) {
   const known = new Set(cellNames);
+  let first = null;
   actions.forEach((action, k) => {
     for (const c of action.match(CELL) || []) {
       const g = known.has(c) ? drawn.cells.get(c) : null;
       if (!g) continue;
       g.classList.add(cls);
       if (!g.dataset.hintStep) g.dataset.hintStep = String(k + 1);
+      first ??= g;
     }
   });
+  if (first && label) {
+    // A cell's place is known only once the board is laid out.
+    requestAnimationFrame(() => {
+      if (!first.isConnected) return;
+      const box = first.getBBox();
+      drawn.svg.append(s("text", { class: "hint-value", id: "hint-value", x: box.x + box.width / 2, y: box.y - 3, "text-anchor": "middle", text: label }));
+    });
+  }
 }
 
 function signed(x) {
@@ -89,7 +102,7 @@ export function createHints(matchId, rerender) {
     },
     mark(drawn, view, names) {
       const shown = current(view);
-      if (shown) markCells(drawn, names, shown.actions);
+      if (shown) markCells(drawn, names, shown.actions, "hint", signed(shown.value));
     },
   };
 }
