@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress
 from rich.table import Table
 
 from tabletop.ai.agent import make_agent
 from tabletop.ai.analysis import DEFAULT_REPLIES, Analysis, Thresholds, analyse_record
-from tabletop.cli.output import console, fail, note
+from tabletop.cli.output import console, err_console, fail, note
 from tabletop.core.errors import TabletopError
 from tabletop.core.record import GameRecord
 
@@ -72,7 +73,19 @@ def analyse(
     if not as_json:
         note(f"analysing {len(record.actions)} actions with {level} (see docs/analysis.md for what it costs)")
     try:
-        result = analyse_record(record, level, seed=seed, thresholds=limits, replies=replies)
+        if err_console.is_terminal:  # a long game takes minutes: show how far it is
+            with Progress(console=err_console, transient=True) as bar:
+                task = bar.add_task("analysing", total=len(record.actions))
+                result = analyse_record(
+                    record,
+                    level,
+                    seed=seed,
+                    thresholds=limits,
+                    replies=replies,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+        else:
+            result = analyse_record(record, level, seed=seed, thresholds=limits, replies=replies)
     except TabletopError as exc:
         message = str(exc)
         fail(f"{record_path}: {message}")
