@@ -176,9 +176,12 @@ export function createAnalysis(source, rerender, onPick = null) {
       }
       return h("details.analysis", { id: "analysis", open: true }, h("summary", { text: t("analysis.heading") }), ...children);
     },
-    /** On the replay page: draws the better turn over the position before the picked turn. */
+    /** On the replay page: draws the played and the better turn over the position before the picked turn. */
     mark(drawn, ply, names) {
-      if (picked && picked.ply === ply) markCells(drawn, names, picked.best, "better");
+      if (picked && picked.ply === ply) {
+        markCells(drawn, names, picked.played, "played");
+        markCells(drawn, names, picked.best, "better", `−${picked.loss.toFixed(1)}`);
+      }
     },
   };
 }
