@@ -101,12 +101,12 @@ def print_analysis(result: Analysis, record: GameRecord, *, every_turn: bool = F
     low, mid, high = result.thresholds.as_tuple()
     console.print(
         f"Judged by {result.level}: a turn losing {low:g}+ points against the bot's is an inaccuracy, "
-        f"{mid:g}+ a mistake, {high:g}+ a blunder.",
+        f"{mid:g}+ a mistake, {high:g}+ a blunder (?!, ? and ?? below).",
         markup=False,
         highlight=False,
         soft_wrap=True,
     )
-    table = Table("seat", "player", "turns", "inaccuracies", "mistakes", "blunders", "avg loss", "accuracy")
+    table = Table("seat", "player", "turns", "?!", "?", "??", "avg loss", "accuracy")
     for s in result.seats:
         table.add_row(
             str(s.seat + 1),
