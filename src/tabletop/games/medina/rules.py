@@ -120,7 +120,7 @@ def apply(s: State, move: ProtocolMove) -> State:
     """
     if not is_legal(s, move):
         reason = illegal_reason(s, move)
-        raise IllegalMoveError(f"illegal move {_text(move)!r}: {reason}")
+        raise IllegalMoveError(f"illegal move {_text(move)!r}: {reason}", reason=reason)
     player = s.current_player
     # A legal move is exactly one of the move classes (the legality test compares types).
     tp = type(move)

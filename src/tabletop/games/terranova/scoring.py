@@ -11,7 +11,7 @@ scoring, heuristics).  The flood fills work in the board's lattice layout (``boa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill, spread
 from tabletop.games.terranova.ruleset import RuleSet
@@ -280,3 +280,55 @@ def describe_score(state: State) -> str:
             f"Game over ({state.result.termination}): {winners} win{'s' if len(state.result.winners) == 1 else ''}."
         )
     return "\n".join(lines)
+
+
+def score_sheet(state: State) -> dict[str, Any]:
+    """The data of :func:`describe_score` as tables the web client translates.
+
+    Each table has a ``caption`` and ``headers`` (i18n keys) and ``rows`` of cells: a
+    number, plain text (cell names, landscape letters), ``{"seat": p}`` (shown by the
+    player's name), ``{"seat": p, "gain": n}``, ``{"seat": p, "count": n}`` or a list
+    of these.  Seats are never named by colour: the page shows names.
+    """
+    board = state.context.board
+    players = [
+        [{"seat": p}, points, state.pioneers[p].bit_count(), state.removed[p]] for p, points in enumerate(state.points)
+    ]
+    areas = [
+        [
+            k,
+            area.turn,
+            board.names[area.cells[0]],
+            area.size,
+            "".join(area.landscapes),
+            area.value,
+            [{"seat": p, "count": c} for p, c in enumerate(area.counts) if c],
+            [{"seat": p, "gain": a} for p, a in enumerate(area.awards) if a],
+        ]
+        for k, area in enumerate(state.areas, start=1)
+    ]
+    return {
+        "tables": [
+            {
+                "id": "players",
+                "caption": "sheet.players",
+                "headers": ["sheet.player", "sheet.points", "sheet.pioneers_on_board", "sheet.pioneers_removed"],
+                "rows": players,
+            },
+            {
+                "id": "areas",
+                "caption": "sheet.areas",
+                "headers": [
+                    "sheet.area",
+                    "sheet.turn",
+                    "sheet.at",
+                    "sheet.cells",
+                    "sheet.landscapes",
+                    "sheet.value",
+                    "sheet.pioneers",
+                    "sheet.awards",
+                ],
+                "rows": areas,
+            },
+        ]
+    }
