@@ -70,7 +70,7 @@ def first_state(game_id: str, seed: int, plies: int) -> State:
     for _ in range(plies):
         if state.is_terminal():
             break
-        state = state.apply(rng.choice(list(state.legal_moves)))
+        state = state.apply(rng.choice(list(state.legal_moves())))
     return state
 
 
@@ -83,7 +83,7 @@ def first_state(game_id: str, seed: int, plies: int) -> State:
 )
 def test_every_refusal_carries_a_catalogued_code(game_id: str, seed: int, plies: int, cell_pick: int) -> None:
     state = first_state(game_id, seed, plies)
-    legal = {state.move_to_str(m) for m in state.legal_moves} if not state.is_terminal() else set()
+    legal = {state.move_to_str(m) for m in state.legal_moves()} if not state.is_terminal() else set()
     names = sorted(set(re.findall(r"[A-Za-z]+\d+", " ".join(legal)))) or ["a1", "E5"]
     cell = names[cell_pick % len(names)]
     candidates = [cell, f"#{cell}", f"{cell}-{cell}", f"gray@{cell}", f"stable@{cell}", f"wall@{cell}", "pass"]
@@ -108,11 +108,11 @@ def test_terranova_stone_away_from_movers_says_why() -> None:
     state = first_state("terranova", 1, 0)
     rng = random.Random(2)
     while state.legal_kinds() != ("move",) and not state.is_terminal():  # play through setup
-        state = state.apply(rng.choice(list(state.legal_moves)))
+        state = state.apply(rng.choice(list(state.legal_moves())))
     slide = next(iter(state.legal_moves_of_kind("move")))
     after = state.apply(slide)
     stones = {after.move_to_str(m) for m in after.legal_moves_of_kind("stone")}
-    all_cells = re.findall(r"[a-z]+\d+", " ".join(after.move_to_str(m) for m in after.legal_moves))
+    all_cells = re.findall(r"[a-z]+\d+", " ".join(after.move_to_str(m) for m in after.legal_moves()))
     far = next(f"#{c}" for c in sorted(set(all_cells)) if f"#{c}" not in stones and c not in after.move_to_str(slide))
     with pytest.raises(IllegalMoveError) as info:
         after.apply(after.parse_move(far))
