@@ -1,6 +1,6 @@
 """Medina's rules: setup, applying a move (palaces, tiles, towers) and turn order.
 
-The spec (``shared/rules/medina.md``) is the authority; section numbers below refer to it.
+The spec (``docs/rules/medina.md``) is the authority; section numbers below refer to it.
 Where each piece may go is ``placement.py``; legal moves and the reasons a move is
 illegal are ``moves.py``; final scoring is ``scoring.py``.  Here :func:`apply` checks a
 move, places the piece and keeps the derived state up to date: palace records and their
