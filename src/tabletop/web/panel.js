@@ -115,7 +115,7 @@ export function scoreSheet(sheet, players) {
       h("caption", { text: t(table.caption) }),
       h("thead", {}, h("tr", {}, table.headers.map((key) => h("th", { scope: "col", text: t(key) })))),
       h("tbody", {}, table.rows.length
-        ? table.rows.map((row) => h("tr", {}, row.map((cell) => h(typeof cell === "number" ? "td.num" : "td", {}, sheetCell(cell, players)))))
+        ? table.rows.map((row) => h("tr", {}, row.map((cell, i) => h(typeof cell === "number" ? "td.num" : "td", { "data-label": t(table.headers[i]) }, sheetCell(cell, players)))))
         : h("tr", {}, h("td", { colspan: table.headers.length, text: t("sheet.none") }))))));
 }
 
