@@ -119,7 +119,8 @@ export function showGame(main, matchId) {
     try {
       const answers = await Promise.all(actions.slice(0, 8).map((action) => socket.send({ type: "explain", action })));
       const texts = [...new Set(answers.map((a) => a.message).filter(Boolean).map((m) => tm(m)))];
-      if (texts.length === 1) say(cell ? t("game.why_not", { cell, reason: texts[0] }) : texts[0]);
+      // "c4: c4 is occupied" would say the cell twice: the cell is added only where the reason lacks it.
+      if (texts.length === 1) say(cell && !texts[0].includes(cell) ? t("game.why_not", { cell, reason: texts[0] }) : texts[0]);
       else if (texts.length > 1) say(t("game.choose_piece"));
       else say(t("game.illegal"));
     } catch {

@@ -138,5 +138,6 @@ export function endScreen(view, actions = {}) {
     h("p", { id: "end-reason", text: t("game.end_reason", { reason: endReason(view.game, view.outcome.termination) }) }),
     h("div.end-actions", {},
       Object.entries(actions).filter(([, fn]) => fn).map(([id, fn]) => h("button", { id: `end-${id}`, class: id === "rematch" ? "primary" : "", onclick: fn, text: t(`game.${id}`) }))),
-    view.score_sheet ? h("details.final", { open: true, id: "final-table" }, h("summary", { text: t("game.final_table") }), scoreSheet(view.score_sheet, view.players)) : null);
+    // Open beside a wide board; folded on a phone, where it would push the board a screen down.
+    view.score_sheet ? h("details.final", { open: window.matchMedia("(min-width: 801px)").matches, id: "final-table" }, h("summary", { text: t("game.final_table") }), scoreSheet(view.score_sheet, view.players)) : null);
 }
