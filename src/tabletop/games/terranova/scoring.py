@@ -274,11 +274,8 @@ def describe_score(state: State) -> str:
             f"area {k} (turn {area.turn}, at {first}): {area.size} cells, landscapes {''.join(area.landscapes)} "
             f"(t={area.t}), value {area.value}; pioneers: {holders}; {awards}"
         )
-    if state.result is not None:
-        winners = " and ".join(context.seat_colors[p] for p in state.result.winners)
-        lines.append(
-            f"Game over ({state.result.termination}): {winners} win{'s' if len(state.result.winners) == 1 else ''}."
-        )
+    # The winners and the end reason are said once, by whoever shows the game's end (the
+    # terminal names the players; the web page words the reason in the player's language).
     return "\n".join(lines)
 
 
