@@ -308,3 +308,14 @@ def test_corrupt_record_and_bad_map_in_plain_words(page_at: Any, server: str, tm
     page.wait_for_selector("#lobby-problem")
     check = httpx2.post(f"{server}/api/games/terranova/maps/check", json=json.loads(bad_map.read_text()), timeout=10)
     assert check.json()["detail"] in (page.text_content("#lobby-problem") or "")
+
+
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+def test_lobby_fits(page_at: Any, server: str, size: str) -> None:
+    page = page_at(VIEWPORTS[size])
+    page.goto(server + "/")
+    page.wait_for_selector("#create")
+    page.select_option("#game-select", "medina")
+    page.select_option("#players-select", "4")
+    page.click("summary:has-text('Variants')")
+    assert_fits(page)
