@@ -131,3 +131,12 @@ def reason_of(error: BaseException) -> Message | None:
     """The coded reason an engine error carries, if any (see :class:`Message`)."""
     reason = getattr(error, "reason", None)
     return reason if isinstance(reason, Message) else None
+
+
+def count_of(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` with ``word`` in English singular or plural: ``count_of(1, "cell") == "1 cell"``.
+
+    For the English texts of the engines (terminal, logs); the web client has its own
+    plural rules per language.
+    """
+    return f"{n} {word if n == 1 else plural or word + 's'}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tabletop.core.errors import count_of
 from tabletop.games.medina.board import SQUARE_NAMES, TOWER_SQUARES, ortho_dilate, ortho_dilate_any
 from tabletop.games.medina.moves import PALACE_COLORS
 from tabletop.games.medina.state import State
@@ -132,8 +133,9 @@ def describe_score(s: State) -> str:
                 continue
             pal = s.palaces[ps.palace]
             lines.append(
-                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {ps.pieces} pieces"
-                f" + {ps.stables} stables + {ps.merchants} merchants + {ps.walls} walls = {ps.total}"
+                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {count_of(ps.pieces, 'piece')}"
+                f" + {count_of(ps.stables, 'stable')} + {count_of(ps.merchants, 'merchant')}"
+                f" + {count_of(ps.walls, 'wall')} = {ps.total}"
             )
         tiles = [f"{PALACE_COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
         tiles += [

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tabletop.core.errors import count_of
 from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill, spread
 from tabletop.games.terranova.ruleset import RuleSet
 
@@ -260,9 +261,9 @@ def describe_score(state: State) -> str:
     board = context.board
     lines = []
     for p, points in enumerate(state.points):
+        on_board = count_of(state.pioneers[p].bit_count(), "pioneer")
         lines.append(
-            f"{context.seat_colors[p]:<7} {points:>4} points  ({state.pioneers[p].bit_count()} pioneers on the board, "
-            f"{state.removed[p]} removed)"
+            f"{context.seat_colors[p]:<7} {points:>4} points  ({on_board} on the board, {state.removed[p]} removed)"
         )
     if not state.areas:
         lines.append("No area scored yet.")
@@ -270,8 +271,9 @@ def describe_score(state: State) -> str:
         awards = ", ".join(f"{context.seat_colors[p]} +{a}" for p, a in enumerate(area.awards) if a) or "nobody scores"
         holders = ", ".join(f"{context.seat_colors[p]} {c}" for p, c in enumerate(area.counts) if c) or "no pioneers"
         first = board.names[area.cells[0]]
+        size = count_of(area.size, "cell")
         lines.append(
-            f"area {k} (turn {area.turn}, at {first}): {area.size} cells, landscapes {''.join(area.landscapes)} "
+            f"area {k} (turn {area.turn}, at {first}): {size}, landscapes {''.join(area.landscapes)} "
             f"(t={area.t}), value {area.value}; pioneers: {holders}; {awards}"
         )
     # The winners and the end reason are said once, by whoever shows the game's end (the
