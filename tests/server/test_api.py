@@ -189,3 +189,23 @@ def test_pages_and_static_are_served(client: TestClient) -> None:
     assert client.get("/").status_code == 200
     assert client.get("/play/abc").status_code == 200
     assert client.get("/static/index.html").status_code == 200
+
+
+def test_map_check_uses_the_loader_words(client: TestClient) -> None:
+    r = client.post("/api/games/terranova/maps/check", json={"id": "x", "cells": "nonsense"})
+    assert r.status_code == 200 and r.json()["ok"] is False and r.json()["detail"]
+    good = client.get("/api/games").json()
+    assert any(g["id"] == "terranova" for g in good)
+    assert client.post("/api/games/nosuch/maps/check", json={}).json()["error"] == "unknown_game"
+
+
+def test_record_text_upload_gets_the_command_lines_words(client: TestClient) -> None:
+    from tabletop.core.errors import RecordError
+    from tabletop.core.record import GameRecord
+
+    r = client.post("/api/replay/text", json={"text": "{not json"})
+    assert r.status_code == 422 and r.json()["error"] == "bad_record"
+    try:
+        GameRecord.loads("{not json")
+    except RecordError as exc:
+        assert r.json()["detail"] == str(exc)

@@ -124,3 +124,51 @@ def test_finished_match_leaves_memory_when_nobody_watches(client: TestClient) ->
     assert not rooms.is_loaded(m["id"])
     again = client.get(f"/api/matches/{m['id']}").json()  # reloaded from the database
     assert again["terminal"] and [e["action"] for e in again["log"]] == list("abcdef")
+
+
+def create_terranova(client: TestClient) -> dict[str, Any]:
+    seats = [{"name": "A", "agent": "human"}, {"name": "B", "agent": "human"}]
+    r = client.post("/api/matches", json={"game": "terranova", "seats": seats, "start_player": 0, "seed": 1})
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_refused_move_carries_the_engines_coded_reason(client: TestClient) -> None:
+    m = create_terranova(client)
+    token = m["seats"][0]["token"]
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        view = ws.receive_json()
+        taken = view["legal"]["place"][0]
+        ws.send_json({"type": "act", "req": 1, "token": token, "version": 0, "action": taken})
+        recv_until(ws, "ack")
+        ws.send_json({"type": "act", "req": 2, "token": m["seats"][1]["token"], "version": 1, "action": taken})
+        err = recv_until(ws, "error")
+        assert err["error"] == "illegal_move"
+        assert err["message"] == {
+            "code": "terranova.occupied",
+            "params": {"cell": taken},
+            "text": f"{taken} is occupied",
+        }
+        ws.send_json({"type": "act", "req": 3, "token": m["seats"][1]["token"], "version": 1, "action": "a1b"})
+        assert recv_until(ws, "error")["message"]["code"] == "terranova.bad_cell_name"
+
+
+def test_explain_says_why_without_changing_anything(client: TestClient) -> None:
+    m = create_terranova(client)
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        view = ws.receive_json()
+        ws.send_json({"type": "explain", "req": 7, "action": "#" + view["legal"]["place"][0]})
+        answer = recv_until(ws, "explained")
+        assert answer["req"] == 7 and answer["message"]["code"] == "terranova.no_stone_in_setup"
+        ws.send_json({"type": "explain", "req": 8, "action": view["legal"]["place"][0]})
+        assert recv_until(ws, "explained") == {"type": "explained", "req": 8, "message": None}
+        ws.send_json({"type": "explain", "req": 9})
+        assert recv_until(ws, "error")["error"] == "bad_message"
+    assert client.get(f"/api/matches/{m['id']}").json()["version"] == 0
+
+
+def test_finished_match_view_has_the_score_sheet(client: TestClient) -> None:
+    m = create_toy(client)
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+        assert ws.receive_json()["score_sheet"] is None

@@ -122,6 +122,9 @@ class ToyGame:
     def describe_score(self, state: State) -> str:
         return str(state.scores())
 
+    def score_sheet(self, state: State) -> dict[str, Any]:
+        return {"tables": []}
+
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         return ("red", "blue", "green")[:num_players]
 

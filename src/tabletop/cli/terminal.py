@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tabletop.ai.agent import Agent
 from tabletop.ai.analysis import hint
-from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, reason_of
 from tabletop.core.protocol import Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 
@@ -84,7 +84,8 @@ class TerminalGame:
         if outcome is not None:
             winners = " and ".join(self._name(w) for w in outcome.winners)
             verb = "share the win" if len(outcome.winners) > 1 else "wins"
-            self.say(f"Game over ({outcome.termination}). {winners} {verb} with {max(outcome.scores)} points.")
+            reason = outcome.termination.replace("_", " ")
+            self.say(f"Game over ({reason}). {winners} {verb} with {max(outcome.scores)} points.")
         return True
 
     @property
@@ -146,7 +147,8 @@ class TerminalGame:
                     try:
                         self.state.apply(move)
                     except IllegalMoveError as exc:
-                        self.say(f"Illegal: {exc}")
+                        # The engine's reason alone: the move was just typed, and "illegal move" twice says nothing.
+                        self.say(f"Illegal: {reason_of(exc) or exc}")
                         continue
                 return move
 

@@ -289,6 +289,16 @@ class Game(Protocol):
         """A human-readable breakdown of the current or final scores."""
         ...
 
+    def score_sheet(self, state: State) -> dict[str, Any]:
+        """:meth:`describe_score` as data for a translated table (JSON-ready).
+
+        ``{"tables": [{"id", "caption", "headers", "rows"}]}``: captions and headers
+        are i18n keys of the web client; a cell is a number, plain text, ``{"seat": p}``
+        (shown by the player's name), ``{"seat": p, "gain" or "count": n}``,
+        ``{"text": key, "params": {...}}`` or a list of cells.
+        """
+        ...
+
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """The colour name each seat plays, as the board shows it (display data only)."""
         ...

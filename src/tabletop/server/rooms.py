@@ -22,7 +22,15 @@ from functools import partial
 from typing import Any, TypeVar
 
 from tabletop.ai.agent import make_agent
-from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, TabletopError, short_repr
+from tabletop.core.errors import (
+    ConfigError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Message,
+    TabletopError,
+    reason_of,
+    short_repr,
+)
 from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
@@ -43,19 +51,33 @@ class RoomError(Exception):
 
     The detail is clipped (:data:`~tabletop.server.guard.MAX_DETAIL`), so an error never
     carries a client's oversized value back.  ``retry_after`` (seconds) is set on 429s.
+    ``reason`` is the engine's coded reason for a refused move, sent as ``message``
+    (``{"code", "params", "text"}``) so the client can say it in the player's language.
     """
 
-    def __init__(self, status: int, code: str, detail: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        retry_after: float | None = None,
+        reason: Message | None = None,
+    ) -> None:
         detail = clip(detail, MAX_DETAIL)
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.retry_after = retry_after
+        self.reason = reason
 
     def to_json(self) -> dict[str, Any]:
         """The error body sent to clients."""
-        return {"error": self.code, "detail": self.detail}
+        body: dict[str, Any] = {"error": self.code, "detail": self.detail}
+        if self.reason is not None:
+            body["message"] = self.reason.to_json()
+        return body
 
 
 def hash_token(token: str) -> str:
@@ -205,6 +227,8 @@ class Room:
             "undoable_by": self.undoable_by(),
             # The engine's own breakdown of the final scores (English), shown after the game.
             "score_text": self.game.describe_score(state) if outcome is not None else None,
+            # The same as data: translated tables the page draws in the player's language.
+            "score_sheet": self.game.score_sheet(state) if outcome is not None else None,
         }
 
     def view_text(self) -> str:
@@ -480,6 +504,25 @@ class RoomManager:
         self._after_change(room, origin)
         return room
 
+    async def explain(self, match_id: str, action: str) -> Message | None:
+        """Why ``action`` would be refused now (the engine's coded reason), or ``None`` if legal.
+
+        Changes nothing and needs no token: the web page asks it when a click matches no
+        legal move, to show the engine's reason in the player's language.
+
+        Raises:
+            RoomError: 404 unknown match; 409 when the game is over.
+        """
+        room = await self.get(match_id)
+        state = room.state
+        if state.is_terminal():
+            raise RoomError(409, "game_over", "the game is over")
+        try:
+            state.apply(state.parse_move(action))
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            return reason_of(exc) or Message("core.refused", str(exc), {"text": clip(str(exc), MAX_DETAIL)})
+        return None
+
     def seat_for_token(self, room: Room, token: str, client: str = "") -> int:
         """The seat ``token`` acts for in ``room``, counting wrong tokens per client.
 
@@ -515,11 +558,11 @@ class RoomManager:
         try:
             move = state.parse_move(action)
         except InvalidMoveError as exc:
-            raise RoomError(422, "invalid_move", str(exc)) from None
+            raise RoomError(422, "invalid_move", str(exc), reason=reason_of(exc)) from None
         try:
             new_state = state.apply(move)
         except IllegalMoveError as exc:
-            raise RoomError(422, "illegal_move", str(exc)) from None
+            raise RoomError(422, "illegal_move", str(exc), reason=reason_of(exc)) from None
         text = state.move_to_str(move)
         outcome = new_state.outcome()
         try:

@@ -21,6 +21,10 @@ class ErrorBody(BaseModel):
 
     error: str = Field(description="machine-readable code, e.g. 'bad_token', 'stale_version'")
     detail: str = Field(description="what went wrong, in English, quoting at most a short prefix of the input")
+    message: dict[str, Any] | None = Field(
+        default=None,
+        description="for a refused move: the engine's reason as {code, params, text}, for translation",
+    )
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -5,9 +5,12 @@ Protocol (JSON text frames, documented in docs/api.md):
 * client → ``{"type": "act", "req": 1, "token": "...", "version": 7, "action": "c7"}``
 * client → ``{"type": "undo", "req": 2, "token": "...", "version": 8}``
 * client → ``{"type": "ping"}``
+* client → ``{"type": "explain", "req": 3, "action": "#c7"}`` (why it would be refused)
 * server → ``{"type": "state", ...}`` on connect and after every change (the match view)
 * server → ``{"type": "ack", "req": 1, "version": 8}`` once the action is committed
+* server → ``{"type": "explained", "req": 3, "message": {"code", "params", "text"} or null}``
 * server → ``{"type": "error", "req": 1, "status": 409, "error": "stale_version", "detail": "..."}``
+  (a refused move adds the engine's coded reason as ``message``)
 
 Each connection has one writer task fed by a queue, so broadcasts never wait on a slow
 client and frames are never interleaved.  Every bad frame (binary, oversized, not JSON,
@@ -148,8 +151,17 @@ async def _handle(
     kind = msg.get("type")
     if kind == "ping":
         return {"type": "pong", "req": req}
+    if kind == "explain":
+        action = msg.get("action")
+        if not isinstance(action, str) or not action:
+            return _error(req, 400, "bad_message", "'action' (string) is required")
+        try:
+            reason = await rooms.explain(match_id, action)
+        except RoomError as exc:
+            return _error(req, exc.status, exc.code, exc.detail)
+        return {"type": "explained", "req": req, "message": reason.to_json() if reason is not None else None}
     if kind not in ("act", "undo"):
-        return _error(req, 400, "bad_message", "'type' must be 'act', 'undo' or 'ping'")
+        return _error(req, 400, "bad_message", "'type' must be 'act', 'undo', 'explain' or 'ping'")
     token, version = msg.get("token"), msg.get("version")
     if not isinstance(token, str) or not isinstance(version, int) or isinstance(version, bool):
         return _error(req, 400, "bad_message", "'token' (string) and 'version' (integer) are required")
@@ -162,7 +174,9 @@ async def _handle(
         else:
             room = await rooms.undo(match_id, token, version, client=client, origin=origin)
     except RoomError as exc:
-        extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
+        extra: dict[str, Any] = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
+        if exc.reason is not None:
+            extra["message"] = exc.reason.to_json()
         return _error(req, exc.status, exc.code, exc.detail, **extra)
     except Exception:  # an engine bug must not cut the connection; the match is unchanged
         # The message holds the seat's token: name the match and the kind only.

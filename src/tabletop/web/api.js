@@ -2,7 +2,9 @@
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body?.detail ? `${body.detail}` : `HTTP ${status}`);
+    // FastAPI's own 422s carry a list of problems as `detail`: never show "[object Object]".
+    const detail = body?.detail;
+    super(typeof detail === "string" ? detail : Array.isArray(detail) ? detail.map((d) => d.msg ?? JSON.stringify(d)).join("; ") : `HTTP ${status}`);
     this.status = status;
     this.body = body;
   }

@@ -2,9 +2,11 @@
 import { createAnalysis, createHints } from "./analysis.js";
 import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
-import { applySeatColors, h, toast } from "./dom.js";
-import { t } from "./i18n.js";
-import { analyseMoves, cellFreeMoves, clickCell, flatLegal, nextTargets, pieceChoices } from "./moves.js";
+import { attachCursor } from "./cursor.js";
+import { applySeatColors, h } from "./dom.js";
+import { t, tm } from "./i18n.js";
+import { analyseMoves, cellFreeMoves, clickCell, explainCandidates, flatLegal, nextTargets, pieceChoices } from "./moves.js";
+import { endActions, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
 function readTokens(matchId) {
@@ -27,19 +29,31 @@ export function showGame(main, matchId) {
   let recent = new Set();
   let scoreFlash = new Map(); // seat -> points just scored
   let busy = false;
+  let positions = null; // every position so far ({ply, seat, action, state, scores}), once loaded
+  let viewing = null; // the ply shown from the move list; null: the live position
+  let notice = null; // {text, kind}: the last refusal or problem, shown above the controls
+  let badToken = false; // the link's token is not a seat of this match
+  const cursor = { cursor: null }; // the keyboard cursor's cell, kept across redraws
 
   const hints = createHints(matchId, () => render());
   const analysis = createAnalysis({ matchId }, () => render());
   const root = h("section.game", { id: "game" });
-  main.replaceChildren(root);
+  // Turn changes and score events for screen readers: one region that outlives redraws.
+  const announcer = h("div.sr-only", { id: "announce", "aria-live": "polite", role: "status" });
+  main.replaceChildren(root, announcer);
 
   const socket = new MatchSocket(matchId, {
     onState: (v) => {
       const old = view;
       view = v;
       applySeatColors(v.colors);
-      if (!old || old.version !== v.version) sel = { piece: null, picked: [], choose: null };
+      if (!old || old.version !== v.version) {
+        sel = { piece: null, picked: [], choose: null };
+        if (old) notice = null;
+      }
+      syncHistory(v);
       noteChanges(old, v);
+      announce(old, v);
       render();
     },
     onStatus: (ok, err) => {
@@ -53,20 +67,76 @@ export function showGame(main, matchId) {
     tokens.map((tok) =>
       api(`/api/matches/${matchId}/seat`, { method: "POST", body: { token: tok } }).then(
         (r) => mySeats.set(r.seat, tok),
-        () => null,
+        (err) => {
+          if (err.status === 403) badToken = true; // say so: never a silent spectator
+        },
       ),
     ),
   ).then(render);
+
+  loadHistory();
+
+  /** Every position of the match so far, for the move list and the score feed. */
+  function loadHistory() {
+    api(`/api/matches/${matchId}/replay`).then(
+      (d) => {
+        positions = d.steps.map(({ ply, seat, action, state, scores }) => ({ ply, seat, action, state, scores }));
+        if (view) syncHistory(view);
+        render();
+      },
+      () => null, // the live page works without it: no feed positions, no past positions
+    );
+  }
+
+  function syncHistory(v) {
+    if (!positions) return;
+    if (v.ply < positions.length - 1) positions.length = v.ply + 1; // an undo
+    const last = v.log[v.ply - 1];
+    const step = { ply: v.ply, seat: last?.seat ?? null, action: last?.action ?? null, state: v.state, scores: v.scores };
+    if (v.ply === positions.length) positions.push(step);
+    else if (v.ply === positions.length - 1) positions[v.ply] = step;
+    else {
+      positions = null; // missed several positions: fetch them all again
+      loadHistory();
+    }
+    if (viewing != null && viewing > v.ply) viewing = null;
+  }
+
+  function announce(old, v) {
+    const parts = [];
+    if (old) for (const [seat, gained] of scoreFlash) parts.push(t("game.feed_scored", { name: v.players[seat].name, n: gained }));
+    if (v.terminal && (!old || !old.terminal)) parts.push(t("game.over"));
+    else if (!v.terminal && (!old || old.current_player !== v.current_player)) parts.push(t("game.turn_of", { name: v.players[v.current_player].name }));
+    if (parts.length) announcer.textContent = parts.join(". ");
+  }
+
+  function say(text, kind = "warn") {
+    notice = { text, kind };
+    render();
+  }
+
+  /** Asks the engine why a click or typed text matches no legal move, and shows its reason. */
+  async function explain(actions, cell) {
+    if (!actions.length) return say(t("game.illegal"));
+    // Several pieces may be meant (no piece chosen): a reason is shown only when they agree.
+    try {
+      const answers = await Promise.all(actions.slice(0, 8).map((action) => socket.send({ type: "explain", action })));
+      const texts = [...new Set(answers.map((a) => a.message).filter(Boolean).map((m) => tm(m)))];
+      // "c4: c4 is occupied" would say the cell twice: the cell is added only where the reason lacks it.
+      if (texts.length === 1) say(cell && !texts[0].includes(cell) ? t("game.why_not", { cell, reason: texts[0] }) : texts[0]);
+      else if (texts.length > 1) say(t("game.choose_piece"));
+      else say(t("game.illegal"));
+    } catch {
+      say(t("game.illegal"));
+    }
+  }
 
   function noteChanges(old, v) {
     scoreFlash = new Map();
     if (old && old.scores && v.ply >= old.ply) {
       v.scores.forEach((sc, i) => {
         const gained = sc - (old.scores[i] ?? 0);
-        if (gained > 0) {
-          scoreFlash.set(i, gained);
-          toast(t("game.scored", { name: v.players[i].name, points: gained }), "score");
-        }
+        if (gained > 0) scoreFlash.set(i, gained); // shown in the panel and the feed, never over the controls
       });
     }
     // "What the others just did": the actions since my own last one (for spectators: the last turn).
@@ -99,7 +169,7 @@ export function showGame(main, matchId) {
     try {
       await socket.send({ type: "act", token, version: view.version, action });
     } catch (err) {
-      toast(t("error.generic", { detail: err.message }), "error");
+      say(err.body?.message ? tm(err.body.message) : t("error.generic", { detail: err.message }), "error");
     } finally {
       busy = false;
     }
@@ -111,20 +181,21 @@ export function showGame(main, matchId) {
     try {
       await socket.send({ type: "undo", token, version: view.version });
     } catch (err) {
-      toast(t("error.generic", { detail: err.message }), "error");
+      say(t("error.generic", { detail: err.message }), "error");
     }
   }
 
   function onCell(name) {
-    if (!actingToken()) return;
+    if (!actingToken() || viewing != null) return;
     const moves = analyseMoves(view.legal, boardFor(view.game).cellNames(view.state));
     let res = clickCell(moves, sel.picked, sel.piece, name);
+    const tried = sel.picked;
     if (res.kind === "none" && sel.picked.length) {
       sel.picked = []; // a click elsewhere starts a new selection
       res = clickCell(moves, [], sel.piece, name);
     }
     if (res.kind === "none") {
-      toast(t("game.illegal"), "warn", 1500);
+      explain(explainCandidates(moves, tried, sel.piece, name), name);
       sel = { ...sel, picked: [], choose: null };
     } else if (res.kind === "submit") submit(res.move);
     else if (res.kind === "choose") sel = { ...sel, picked: [...sel.picked, name], choose: res.moves };
@@ -140,28 +211,12 @@ export function showGame(main, matchId) {
     if (exact) return submit(exact);
     const cell = boardFor(view.game).cellNames(view.state).find((c) => c.toLowerCase() === text.toLowerCase());
     if (cell) return onCell(cell);
-    toast(t("game.illegal"), "warn", 1500);
-  }
-
-  function playerList() {
-    return h("ol.players", {},
-      view.players.map((p) => {
-        const isTurn = view.current_player === p.seat;
-        const won = view.outcome && view.outcome.winners.includes(p.seat);
-        const gained = scoreFlash.get(p.seat);
-        return h(`li.player.p${p.seat}`, { class: `player p${p.seat}${isTurn ? " to-move" : ""}${won ? " winner" : ""}`, "data-seat": p.seat },
-          h("span", { class: `swatch p${p.seat}`, "aria-hidden": "true" }),
-          h("span.name", { text: p.name + (p.agent !== "human" ? ` (${t("game.bot")}: ${p.agent})` : "") + (mySeats.has(p.seat) ? " ★" : "") }),
-          h("span.score", { "data-seat": p.seat, text: String(view.scores[p.seat]) }),
-          gained ? h("span.gain", { text: `+${gained}` }) : null);
-      }));
+    explain([text]);
   }
 
   function statusLine() {
     if (view.terminal) {
-      const names = view.outcome.winners.map((w) => view.players[w].name).join(", ");
-      return h("div.status.over", { id: "status" },
-        h("strong", { text: t("game.over") }), " ", h("span", { id: "winner", text: t("game.winner", { names }) }));
+      return h("div.status.over", { id: "status" }, h("strong", { text: t("game.over") }));
     }
     const cp = view.players[view.current_player];
     let text;
@@ -169,8 +224,59 @@ export function showGame(main, matchId) {
     else if (mySeats.size) text = t("game.waiting", { name: cp.name });
     else text = `${t("game.spectating")} · ${t("game.turn_of", { name: cp.name })}`;
     return h("div.status", { id: "status", class: `status to-move-p${view.current_player}` },
-      h("span", { class: `swatch p${view.current_player}` }), " ", text,
+      h("span", { class: `swatch p${view.current_player}`, "aria-hidden": "true" }), " ", text,
       connected ? null : h("span.offline", { text: ` · ${t("game.connection_lost")}` }));
+  }
+
+  /** A link whose token is not a seat: say so, and offer to watch instead. */
+  function tokenBanner() {
+    if (!badToken) return null;
+    return h("div.banner.warn", { id: "bad-token", role: "alert" },
+      h("span", { text: t("game.bad_token") }), " ",
+      h("button", { id: "watch-instead", onclick: () => {
+        localStorage.removeItem(`tabletop.tokens.${matchId}`);
+        window.history.replaceState(null, "", location.pathname);
+        badToken = false;
+        render();
+      }, text: t("game.watch_instead") }));
+  }
+
+  /** The position chosen in the move list, with the way back to the live game. */
+  function viewingBar() {
+    if (viewing == null) return null;
+    return h("div.banner.viewing", { id: "viewing" },
+      h("span", { text: t("game.viewing", { ply: viewing, n: view.log.length }) }), " ",
+      h("button", { id: "back-live", onclick: () => { viewing = null; render(); }, text: t("game.back_live") }));
+  }
+
+  function noticeLine() {
+    return h("p", { id: "notice", class: `notice ${notice ? notice.kind : "empty"}`, role: "status", "aria-live": "polite", text: notice ? notice.text : "" });
+  }
+
+  function pickPly(ply) {
+    // Before the positions have arrived the banner shows at once; the board follows when they do.
+    viewing = ply >= view.ply ? null : ply;
+    render();
+  }
+
+  /** Buttons of the end screen: rematch when every person of the match plays on this page. */
+  function endButtons() {
+    const humans = view.players.filter((p) => p.agent === "human");
+    const rematch = humans.length && humans.every((p) => mySeats.has(p.seat)) ? () => startRematch() : null;
+    const extra = Object.fromEntries(Object.entries(endActions).map(([id, make]) => [id, make(view)]));
+    return { rematch, ...extra };
+  }
+
+  async function startRematch() {
+    const cfg = view.config || {};
+    const body = { game: view.game, seats: view.players.map((p) => ({ name: p.name, agent: p.agent })), ruleset: cfg.ruleset || "default", variants: cfg.variants || {}, hotseat: !!view.hotseat };
+    if (cfg.map) body.map = cfg.map;
+    try {
+      const m = await api("/api/matches", { method: "POST", body });
+      location.href = m.hotseat_link || m.seats.find((x) => x.link)?.link || m.spectator_link;
+    } catch (err) {
+      say(t("error.generic", { detail: err.message }), "error");
+    }
   }
 
   function controls(moves) {
@@ -209,24 +315,17 @@ export function showGame(main, matchId) {
     return text === key ? pattern.replace("·", "").replace(/[@:]$/, "") : text;
   }
 
-  function logList() {
-    const ol = h("ol.log", { id: "log" },
-      view.log.map((e) => h(`li.p${e.seat}`, { class: `p${e.seat}${recent.size && !mySeats.has(e.seat) && e.ply >= view.log.length - 6 ? " recent" : ""}` },
-        h("span", { class: `swatch p${e.seat}` }), ` ${view.players[e.seat].name}: `, h("code", { text: e.action }))));
-    requestAnimationFrame(() => (ol.scrollTop = ol.scrollHeight));
-    return ol;
-  }
-
   function render() {
     if (!view) return;
     const board = boardFor(view.game);
     const names = board.cellNames(view.state);
     const moves = analyseMoves(view.legal, names);
-    const mine = !!actingToken();
-    const drawn = board.draw(view.state, view);
-    hints.mark(drawn, view, names);
+    const past = viewing != null && positions ? positions[viewing] : null; // a position from the move list
+    const mine = viewing == null && !!actingToken();
+    const drawn = past ? board.draw(past.state, { ...view, state: past.state, scores: past.scores, legal: {} }) : board.draw(view.state, view);
+    if (!past) hints.mark(drawn, view, names);
     // Highlight: recent actions of others, the selection, and exactly the engine's next targets.
-    for (const c of recent) drawn.cells.get(c)?.classList.add("recent");
+    for (const c of past ? (past.action || "").match(/[A-Za-z]+\d+/g) || [] : recent) drawn.cells.get(c)?.classList.add("recent");
     for (const c of sel.picked) drawn.cells.get(c)?.classList.add("selected");
     if (mine) {
       // A cell that completes an action is a target; one that starts a longer action is a source.
@@ -240,34 +339,43 @@ export function showGame(main, matchId) {
       const g = e.target.closest("[data-cell]");
       if (g) onCell(g.dataset.cell);
     });
-    drawn.svg.addEventListener("keydown", (e) => {
-      const g = e.target.closest("[data-cell]");
-      if (g && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); onCell(g.dataset.cell); }
+    // Keyboard play: arrows move a cursor over every cell, Enter acts (cursor.js).
+    const playable = (c) => drawn.cells.get(c)?.classList.contains("target") || drawn.cells.get(c)?.classList.contains("source");
+    attachCursor(drawn.svg, drawn.cells, {
+      state: cursor,
+      onAct: onCell,
+      preferred: [...sel.picked, ...[...drawn.cells.keys()].filter(playable)],
+      label: (c) => (mine && playable(c) ? t("game.cell_target", { cell: c }) : t("game.cell_label", { cell: c })),
     });
-    if (mine) for (const g of drawn.cells.values()) if (g.classList.contains("source") || g.classList.contains("target")) g.setAttribute("tabindex", "0");
+    drawn.svg.setAttribute("aria-label", t("game.board_label"));
     drawn.svg.id = "board";
     drawn.svg.classList.add("board", mine ? "active" : "idle");
     root.dataset.version = String(view.version);
     root.dataset.mine = mine ? "1" : "0";
     const focusedCell = document.activeElement?.closest?.("[data-cell]")?.dataset.cell;
-    root.replaceChildren(
+    const events = positions ? scoreEvents(positions) : [];
+    const recentFrom = mySeats.size ? view.log.length - 6 : view.log.length;
+    root.replaceChildren(...[
       statusLine(),
+      tokenBanner(),
+      view.terminal ? endScreen(view, endButtons()) : null,
       h("div.layout", {},
-        h("div.board-wrap", {}, drawn.svg),
+        h("div.board-wrap", {}, viewingBar(), drawn.svg),
         h("aside.side", {},
-          playerList(),
-          board.panel ? board.panel(view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
-          controls(moves),
-          hints.panel(view, actingToken()),
+          noticeLine(),
+          viewing != null ? null : controls(moves),
+          viewing != null ? null : hints.panel(view, actingToken()),
+          playerList(past ? { ...view, scores: past.scores } : view, { mySeats, changes: lastChanges(events), justScored: scoreFlash }),
+          board.panel ? board.panel(past ? past.state : view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
+          scoreFeed(events, view.players),
           h("h3", { text: t("game.log") }),
-          logList(),
+          moveList(view, { viewing, recentFrom: recent.size ? recentFrom : Infinity, onPick: pickPly }),
           h("div.links", {},
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
           view.terminal ? analysis.panel(view.players) : null,
-          view.score_text ? h("details.score-text", { open: true }, h("summary", { text: t("game.final_scores") }), h("pre", { id: "score-text", text: view.score_text })) : null,
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
-    );
+    ].filter(Boolean));
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
   }
 

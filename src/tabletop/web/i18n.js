@@ -29,8 +29,42 @@ export async function setLanguage(code) {
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
 }
 
-/** Translates `key`, filling {placeholders} from `params`. */
+/**
+ * Translates `key`, filling {placeholders} from `params`.  A key with plural forms holds
+ * an object ({"one": ..., "other": ...}); the form is chosen by the language's own rules
+ * (Intl.PluralRules) for `params.n`.
+ */
 export function t(key, params = {}) {
-  const text = strings[key] ?? fallback[key] ?? key;
+  let text = strings[key] ?? fallback[key] ?? key;
+  if (typeof text === "object") text = text[pluralRules().select(Number(params.n ?? 0))] ?? text.other ?? key;
   return text.replace(/\{(\w+)\}/g, (_, k) => (k in params ? String(params[k]) : `{${k}}`));
+}
+
+let rules = null;
+function pluralRules() {
+  if (!rules || rules.resolvedOptions().locale.slice(0, 2) !== lang) rules = new Intl.PluralRules(lang);
+  return rules;
+}
+
+/** Whether `key` has a text in the current language or English. */
+export function has(key) {
+  return key in strings || key in fallback;
+}
+
+/**
+ * An engine message ({code, params, text}) in the page's language: the code's translation,
+ * with colour words translated too; the engine's English text for a code not translated.
+ */
+export function tm(message) {
+  if (!message) return "";
+  const key = `msg.${message.code}`;
+  if (!has(key)) return message.text ?? message.code;
+  const params = { ...message.params };
+  if (params.color && has(`color.${params.color}`)) params.color = t(`color.${params.color}`);
+  return t(key, params);
+}
+
+/** A number in the page's language (digits and separators). */
+export function num(n) {
+  return typeof n === "number" ? n.toLocaleString(lang) : String(n);
 }

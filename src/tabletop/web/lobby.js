@@ -8,6 +8,7 @@ export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
   let created = null;
+  let problem = null; // {where: "map" | "record" | "create", text}: shown in the form, in words
   const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [], seed: "" };
 
   function seatDefaults(n) {
@@ -47,7 +48,9 @@ export function showLobby(main) {
       }
       render();
     } catch (err) {
-      toast(t("error.generic", { detail: err.message }), "error");
+      problem = { where: "create", text: t("error.generic", { detail: err.message }) };
+      render();
+      toast(problem.text, "error");
     }
   }
 
@@ -123,12 +126,22 @@ export function showLobby(main) {
           onchange: async (e) => {
             const file = e.target.files[0];
             if (!file) return;
+            problem = null;
             try {
               form.map = JSON.parse(await file.text());
-              render();
             } catch (err) {
-              toast(t("error.generic", { detail: err.message }), "error");
+              form.map = "";
+              problem = { where: "map", text: t("error.bad_map_file", { detail: `${file.name}: ${t("error.not_json", { detail: err.message })}` }) };
+              return render();
             }
+            // The same loader as the command line and Create: its words, at once.
+            try {
+              const check = await api(`/api/games/${form.game}/maps/check`, { method: "POST", body: form.map });
+              if (!check.ok) problem = { where: "map", text: t("error.bad_map_file", { detail: `${file.name}: ${check.detail}` }) };
+            } catch (err) {
+              problem = { where: "map", text: t("error.bad_map_file", { detail: `${file.name}: ${err.message}` }) };
+            }
+            render();
           } }))]
       : null;
     const seats = form.seats.map((seat, i) => {
@@ -152,7 +165,16 @@ export function showLobby(main) {
       accept: "application/json,.json",
       onchange: async (e) => {
         const file = e.target.files[0];
-        if (file) startReplay(JSON.parse(await file.text()));
+        if (!file) return;
+        // Checked here, by the server's record reader (the command line's words), before leaving the lobby.
+        const text = await file.text();
+        try {
+          await api("/api/replay/text", { method: "POST", body: { text } });
+          startReplay(text);
+        } catch (err) {
+          problem = { where: "record", text: t("error.bad_record_file", { detail: `${file.name}: ${err.message}` }) };
+          render();
+        }
       },
     });
     main.append(
@@ -168,13 +190,15 @@ export function showLobby(main) {
           h("label.variant", {}, h("span", { text: t("lobby.seed") }),
             h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
         h("label.check", {}, hotseat, h("span", { text: t("lobby.hotseat") })),
+        problem && problem.where !== "record" ? h("p.error", { id: "lobby-problem", role: "alert", text: problem.text }) : null,
         h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
         created ? createdLinks(created) : null,
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
       ),
       h("section.lobby", {},
         h("h2", { text: t("lobby.replay_heading") }),
-        h("label", {}, h("span", { text: t("lobby.replay_upload") }), upload)),
+        h("label", {}, h("span", { text: t("lobby.replay_upload") }), upload),
+        problem && problem.where === "record" ? h("p.error", { id: "record-problem", role: "alert", text: problem.text }) : null),
     );
   }
 

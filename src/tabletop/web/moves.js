@@ -68,3 +68,20 @@ export function pieceChoices(moves) {
 export function cellFreeMoves(moves) {
   return moves.filter((m) => !m.cells.length).map((m) => m.move);
 }
+
+/**
+ * The move texts a click on `cell` may have meant when it matches no legal move, for
+ * asking the engine why not: every pattern of the chosen piece (or of any piece) with the
+ * picked cells and `cell` filled in.  A pattern with more cells than picked repeats `cell`
+ * (e.g. "c4-c4" for a slide's first click), which the engine refuses with the reason
+ * about the first cell (no pioneer there).
+ */
+export function explainCandidates(moves, picked, piece, cell) {
+  const path = [...picked, cell];
+  const patterns = new Set(moves.filter((m) => (!piece || m.pattern === piece) && m.cells.length >= path.length).map((m) => m.pattern));
+  if (!patterns.size && picked.length) return explainCandidates(moves, [], piece, cell);
+  return [...patterns].map((pattern) => {
+    let i = 0;
+    return pattern.replace(/·/g, () => path[Math.min(i++, path.length - 1)]);
+  });
+}

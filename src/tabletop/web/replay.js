@@ -2,12 +2,12 @@
 import { createAnalysis } from "./analysis.js";
 import { api } from "./api.js";
 import { boardFor } from "./boards/index.js";
-import { applySeatColors, h, toast } from "./dom.js";
+import { applySeatColors, h } from "./dom.js";
 import { t } from "./i18n.js";
 
-/** Opens the replay page for an uploaded record (kept in sessionStorage across the navigation). */
-export function startReplay(record) {
-  sessionStorage.setItem("tabletop.replay", JSON.stringify(record));
+/** Opens the replay page for an uploaded record file's text (kept in sessionStorage across the navigation). */
+export function startReplay(text) {
+  sessionStorage.setItem("tabletop.replay.text", text);
   location.href = "/replay";
 }
 
@@ -17,9 +17,15 @@ export function showReplay(main) {
   let analysis = null;
   const params = new URLSearchParams(location.search);
   const match = params.get("match");
-  const load = match
-    ? api(`/api/matches/${match}/replay`)
-    : api("/api/replay", { method: "POST", body: JSON.parse(sessionStorage.getItem("tabletop.replay") || "null") });
+  const text = sessionStorage.getItem("tabletop.replay.text");
+  if (!match && text == null) {
+    // Opened directly: nothing to show, and nothing went wrong either.
+    main.replaceChildren(h("section.lobby", { id: "replay-empty" },
+      h("p", { id: "replay-error", text: t("replay.nothing") }),
+      h("a", { href: "/", text: t("replay.to_lobby") })));
+    return () => {};
+  }
+  const load = match ? api(`/api/matches/${match}/replay`) : api("/api/replay/text", { method: "POST", body: { text } });
   load.then(
     (d) => {
       data = d;
@@ -30,8 +36,8 @@ export function showReplay(main) {
       render();
     },
     (err) => {
-      main.replaceChildren(h("p.error", { id: "replay-error", text: t("error.generic", { detail: err.message }) }));
-      toast(t("error.generic", { detail: err.message }), "error");
+      const words = err.body?.error === "bad_record" ? t("error.bad_record_file", { detail: err.message }) : t("error.generic", { detail: err.message });
+      main.replaceChildren(h("section.lobby", {}, h("p.error", { id: "replay-error", role: "alert", text: words }), h("a", { href: "/", text: t("replay.to_lobby") })));
     },
   );
 
@@ -40,12 +46,11 @@ export function showReplay(main) {
     render();
   }
 
+  const KEYS = { ArrowRight: () => i + 1, ArrowLeft: () => i - 1, Home: () => 0, End: () => data.steps.length - 1 };
   document.addEventListener("keydown", (e) => {
-    if (!data || e.target.tagName === "INPUT") return;
-    if (e.key === "ArrowRight") go(i + 1);
-    if (e.key === "ArrowLeft") go(i - 1);
-    if (e.key === "Home") go(0);
-    if (e.key === "End") go(data.steps.length - 1);
+    if (!data || e.target.tagName === "INPUT" || !(e.key in KEYS)) return;
+    e.preventDefault(); // step only: the page must not also scroll sideways
+    go(KEYS[e.key]());
   });
 
   function render() {

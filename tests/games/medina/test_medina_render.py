@@ -81,7 +81,7 @@ def test_json_view_is_complete_and_serialisable() -> None:
 
 def test_describe_score_and_evaluate() -> None:
     state = medina_position("gray:E5 F5 F6", "S:F4", "M:E6 G4 G7", domes={"E5": 0})
-    assert "3 pieces + 1 stables + 2 merchants + 0 walls = 6" in GAME.describe_score(state)
+    assert "3 pieces + 1 stable + 2 merchants + 0 walls = 6" in GAME.describe_score(state)
     values = GAME.evaluate(state)
     assert len(values) == 4 and all(isinstance(v, float) for v in values)
 

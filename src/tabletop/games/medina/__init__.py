@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from tabletop.core.errors import ConfigError, short_repr
 from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
@@ -121,6 +121,10 @@ class MedinaGame:
     def describe_score(self, state: ProtocolState) -> str:
         """The per-palace breakdown (pieces, stables, merchants, walls) plus tiles."""
         return scoring.describe_score(_medina(state))
+
+    def score_sheet(self, state: ProtocolState) -> dict[str, Any]:
+        """Per-seat totals with tiles, and every owned palace, as tables."""
+        return scoring.score_sheet_tables(_medina(state))
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Dome colours in seat order (red, blue, green, yellow)."""

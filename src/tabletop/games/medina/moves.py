@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from tabletop.core.errors import Message, short_repr
 from tabletop.core.moves import LazyMoves
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import set_memo
@@ -34,6 +35,7 @@ from tabletop.games.medina.board import (
     squares_of,
     two_or_more_neighbors,
 )
+from tabletop.games.medina.messages import SAY
 from tabletop.games.medina.placement import (
     dome_targets,
     merchant_squares,
@@ -463,16 +465,16 @@ def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, lis
 # --- legality with reasons -------------------------------------------------------------------
 
 
-def illegal_reason(s: State, move: ProtocolMove) -> str | None:
+def illegal_reason(s: State, move: ProtocolMove) -> Message | None:
     """Why ``move`` is illegal now, or ``None`` if it is legal."""
     if not isinstance(move, StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass):
-        return f"{move!r} is not a Medina move"
+        return SAY("not_a_move", move=short_repr(move))
     if is_legal(s, move):
         return None
     if not isinstance(move, Pass) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
-        return f"no square with index {move.square!r}"
+        return SAY("no_square_index", index=short_repr(move.square))
     if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(PALACE_COLORS)):
-        return f"no palace colour with index {move.color!r}"
+        return SAY("no_color_index", index=short_repr(move.color))
     return _explain(s, move, legal_by_kind(s))
 
 
@@ -511,86 +513,86 @@ def _in_sources(sources: Sources, move: Move) -> bool:
     return any(table[sq] == move and mask >> sq & 1 for table, mask in sources.get(move.kind, ()))
 
 
-def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> str:
+def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Message:
     """A human-readable reason for an illegal move (only called for illegal moves)."""
     if s.phase == OVER:
-        return "the game is over"
+        return SAY("game_over")
     if s.phase == START:
         if not isinstance(move, StartMerchant):
-            return "the start player must first place the starting merchant ('start@<square>')"
+            return SAY("start_first")
         if s.rules.start_merchant_anywhere:
-            return "the starting merchant must go on a building square (B2-Q12)"
-        return "the starting merchant must go on an inner square (C3-P11)"
+            return SAY("start_on_building")
+        return SAY("start_on_inner")
     if isinstance(move, StartMerchant):
-        return "the starting merchant has already been placed"
+        return SAY("start_done")
     if isinstance(move, Pass):
-        return "passing is allowed only when no placement is possible"
+        return SAY("pass_only_when_stuck")
     if "pass" in legal:
-        return "no placement is possible: the only legal move is pass"
+        return SAY("only_pass")
     sq = move.square
     if not 0 <= sq < len(SQUARE_NAMES):
-        return "no such square"
+        return SAY("no_such_square")
     name = SQUARE_NAMES[sq]
     player = s.current_player
     base = player * NUM_SLOTS
     bit = 1 << sq
     if s.obligation and move.kind != "dome" and _in_sources(placement_sources(s, player), move):
         if s.placements_left == 1:
-            return "last-player dome obligation: this placement must be a dome"
-        return "last-player dome obligation: this placement would leave no dome placement"
+            return SAY("dome_obligation")
+        return SAY("dome_obligation_lookahead")
     if isinstance(move, Wall):
         if not s.supply[base + WALL]:
-            return "no wall pieces left in supply"
+            return SAY("no_walls_left")
         if not WALL_SPACES & bit:
-            return f"{name} is not a wall space"
+            return SAY("not_wall_space", square=name)
         if s.walls & bit:
-            return f"{name} already holds a wall piece"
+            return SAY("wall_there", square=name)
         occ = s.walls | TOWERS
         touching = sum(1 for nb in SIDE_NEIGHBORS[sq] if occ >> nb & 1)
         if touching == 0:
-            return f"{name} is not next to a tower or a wall piece"
-        return f"gate rule: a wall piece on {name} would close the gate of its side"
+            return SAY("wall_not_connected", square=name)
+        return SAY("gate_rule", square=name)
     if not BUILDING & bit:
-        return f"{name} is not a building square"
+        return SAY("not_building", square=name)
     if isinstance(move, Dome):
         if not s.supply[base + DOME]:
-            return "no domes left in supply"
+            return SAY("no_domes_left")
         if not s.palace_mask & bit:
-            return f"a dome must go on a palace piece; {name} holds none"
+            return SAY("dome_needs_palace", square=name)
         pal = s.palaces[_rules.palace_at(s, bit)]
         if pal.owner >= 0:
-            return f"the palace at {name} is already owned"
+            return SAY("palace_owned", square=name)
         if s.owned[player * 4 + pal.color] >= 0:
-            return f"you already own a {PALACE_COLORS[pal.color]} palace"
-        return f"the palace at {name} is abandoned (it can no longer grow) and cannot be claimed"
+            return SAY("own_color_already", color=PALACE_COLORS[pal.color])
+        return SAY("palace_abandoned", square=name)
     if s.occupied & bit:
-        return f"{name} is occupied"
+        return SAY("occupied", square=name)
     if isinstance(move, PalacePiece):
         col = move.color
         if s.supply[base + col] == 0:
             if s.retired[col]:
-                return f"{PALACE_COLORS[col]} is retired (every player owns a {PALACE_COLORS[col]} palace)"
-            return f"no {PALACE_COLORS[col]} palace pieces left in supply"
+                return SAY("color_retired", color=PALACE_COLORS[col])
+            return SAY("no_color_left", color=PALACE_COLORS[col])
         if s.unfinished[col] >= 0:
             if s.contested & bit:
-                return f"street rule: {name} touches another palace"
-            return f"must extend the unfinished {PALACE_COLORS[col]} palace (a square next to one of its pieces)"
-        return f"street rule: a new {PALACE_COLORS[col]} palace on {name} would touch a palace piece or stable"
+                return SAY("touches_palace", square=name)
+            return SAY("must_extend", color=PALACE_COLORS[col])
+        return SAY("new_palace_touches", color=PALACE_COLORS[col], square=name)
     if isinstance(move, Stable):
         if not s.supply[base + STABLE]:
-            return "no stables left in supply"
+            return SAY("no_stables_left")
         if not ortho_dilate(s.palace_mask) & bit:
-            return f"a stable must be next to a palace piece; {name} is not"
-        return f"street rule: a stable on {name} would touch a second palace"
+            return SAY("stable_needs_palace", square=name)
+        return SAY("stable_two_palaces", square=name)
     if isinstance(move, Merchant):
         if not s.supply[base + MERCHANT]:
-            return "no merchants left in supply"
+            return SAY("no_merchants_left")
         if two_or_more_neighbors(s.merchants) & bit:
-            return f"a merchant on {name} would be next to two or more merchants"
+            return SAY("merchant_crowded", square=name)
         if s.chain_ends and ortho_dilate(s.chain_ends) & ~s.occupied & ~two_or_more_neighbors(s.merchants):
-            return "the active merchant chain can still grow: the merchant must extend one of its ends"
-        return f"a new merchant chain may not start next to a merchant ({name})"
-    return "illegal move"  # pragma: no cover - every kind is handled above
+            return SAY("extend_chain")
+        return SAY("new_chain_touches", square=name)
+    return SAY("illegal")  # pragma: no cover - every kind is handled above
 
 
 # Late imports: state.py and rules.py use this module (State delegates move generation

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tabletop.core.errors import InvalidMoveError
+from tabletop.core.errors import InvalidMoveError, short_repr
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.games.medina.board import (
     BUILDING,
@@ -35,6 +35,7 @@ from tabletop.games.medina.board import (
     parse_square,
     squares_of,
 )
+from tabletop.games.medina.messages import SAY
 from tabletop.games.medina.moves import (
     DOME_MOVES,
     MERCHANT_MOVES,
@@ -78,22 +79,22 @@ def parse_move(text: str) -> Move:
         InvalidMoveError: quoting ``text``, if it is not well-formed notation.
     """
     if not isinstance(text, str):
-        raise InvalidMoveError(f"a move must be text, got {text!r}")
+        raise InvalidMoveError(SAY("move_not_text", text=short_repr(text)))
     body = text.strip().lower()
     if body == "pass":
         return PASS
     piece, sep, where = body.partition("@")
     piece = piece.strip()
     if not sep:
-        raise InvalidMoveError(
-            f"not a Medina move: {text!r} (expected '<piece>@<square>' such as 'gray@E5', or 'pass')"
-        )
+        raise InvalidMoveError(SAY("not_medina_notation", text=short_repr(text)))
     table = _TABLES.get(piece)
     if table is None:
-        raise InvalidMoveError(f"unknown piece {piece!r} in {text!r} (expected one of {', '.join(PIECE_WORDS)})")
+        raise InvalidMoveError(
+            SAY("unknown_piece", piece=short_repr(piece), text=short_repr(text), pieces=", ".join(PIECE_WORDS))
+        )
     sq = parse_square(where)
     if sq is None:
-        raise InvalidMoveError(f"bad square {where.strip()!r} in {text!r} (expected A1-R13, e.g. 'E5')")
+        raise InvalidMoveError(SAY("bad_square", square=short_repr(where.strip()), text=short_repr(text)))
     return table[sq]
 
 

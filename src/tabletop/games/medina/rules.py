@@ -1,6 +1,6 @@
 """Medina's rules: setup, applying a move (palaces, tiles, towers) and turn order.
 
-The spec (``shared/rules/medina.md``) is the authority; section numbers below refer to it.
+The spec (``docs/rules/medina.md``) is the authority; section numbers below refer to it.
 Where each piece may go is ``placement.py``; legal moves and the reasons a move is
 illegal are ``moves.py``; final scoring is ``scoring.py``.  Here :func:`apply` checks a
 move, places the piece and keeps the derived state up to date: palace records and their
@@ -120,7 +120,7 @@ def apply(s: State, move: ProtocolMove) -> State:
     """
     if not is_legal(s, move):
         reason = illegal_reason(s, move)
-        raise IllegalMoveError(f"illegal move {_text(move)!r}: {reason}")
+        raise IllegalMoveError(f"illegal move {_text(move)!r}: {reason}", reason=reason)
     player = s.current_player
     # A legal move is exactly one of the move classes (the legality test compares types).
     tp = type(move)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from tabletop.core.errors import count_of
 from tabletop.games.medina.board import SQUARE_NAMES, TOWER_SQUARES, ortho_dilate, ortho_dilate_any
 from tabletop.games.medina.moves import PALACE_COLORS
 from tabletop.games.medina.state import State
@@ -131,8 +133,9 @@ def describe_score(s: State) -> str:
                 continue
             pal = s.palaces[ps.palace]
             lines.append(
-                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {ps.pieces} pieces"
-                f" + {ps.stables} stables + {ps.merchants} merchants + {ps.walls} walls = {ps.total}"
+                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {count_of(ps.pieces, 'piece')}"
+                f" + {count_of(ps.stables, 'stable')} + {count_of(ps.merchants, 'merchant')}"
+                f" + {count_of(ps.walls, 'wall')} = {ps.total}"
             )
         tiles = [f"{PALACE_COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
         tiles += [
@@ -143,3 +146,83 @@ def describe_score(s: State) -> str:
         if tiles:
             lines.append(f"  tiles: {', '.join(tiles)} = {sheet.palace_tiles[seat] + sheet.tower_tiles[seat]}")
     return "\n".join(lines)
+
+
+def score_sheet_tables(s: State) -> dict[str, Any]:
+    """The data of :func:`describe_score` as tables the web client translates.
+
+    The shape is Terra Nova's (``terranova.scoring.score_sheet``): i18n keys for
+    captions and headers, and cells that are numbers, square names, ``{"seat": p}`` or
+    ``{"text": key, "params": {...}}`` (a palace colour is the param ``color``).
+    """
+    sheet = score_sheet(s)
+    values = s.rules.tower_value_tuple()
+    totals = sheet.totals()
+    palaces = [
+        [
+            {"seat": ps.owner},
+            {"text": "sheet.palace", "params": {"color": PALACE_COLORS[ps.color]}},
+            SQUARE_NAMES[s.palaces[ps.palace].dome],
+            ps.pieces,
+            ps.stables,
+            ps.merchants,
+            ps.walls,
+            ps.total,
+        ]
+        for ps in sheet.palaces
+    ]
+    tiles = []
+    for seat in range(s.num_players):
+        palace_tiles = [
+            {"text": "sheet.palace_tile", "params": {"color": PALACE_COLORS[c], "value": c + 1}}
+            for c, holder in enumerate(s.palace_tiles)
+            if holder == seat
+        ]
+        tower_tiles = [
+            {"text": "sheet.tower_tile", "params": {"square": SQUARE_NAMES[TOWER_SQUARES[t]], "value": values[t]}}
+            for t, holder in enumerate(s.tower_tiles)
+            if holder == seat
+        ]
+        palace_points = totals[seat] - sheet.palace_tiles[seat] - sheet.tower_tiles[seat]
+        tiles.append(
+            [
+                {"seat": seat},
+                palace_points,
+                palace_tiles,
+                tower_tiles,
+                sheet.palace_tiles[seat] + sheet.tower_tiles[seat],
+                totals[seat],
+            ]
+        )
+    return {
+        "tables": [
+            {
+                "id": "players",
+                "caption": "sheet.players",
+                "headers": [
+                    "sheet.player",
+                    "sheet.palace_points",
+                    "sheet.palace_tiles",
+                    "sheet.tower_tiles",
+                    "sheet.tile_points",
+                    "sheet.total",
+                ],
+                "rows": tiles,
+            },
+            {
+                "id": "palaces",
+                "caption": "sheet.palaces",
+                "headers": [
+                    "sheet.owner",
+                    "sheet.palace_header",
+                    "sheet.at",
+                    "sheet.pieces",
+                    "sheet.stables",
+                    "sheet.merchants",
+                    "sheet.walls",
+                    "sheet.total",
+                ],
+                "rows": palaces,
+            },
+        ]
+    }

@@ -45,7 +45,7 @@ from tabletop.games.terranova.maplint import LintReport, lint
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, parse_cell
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
-from tabletop.games.terranova.scoring import ScoredArea, describe_score
+from tabletop.games.terranova.scoring import ScoredArea, describe_score, score_sheet
 from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, PLACEMENT, SEAT_COLORS, Context, State, initial
 
 DEFAULT_MAP: Final = "isola"
@@ -197,6 +197,11 @@ class TerraNovaGame:
         """Scores per seat and every scored area with its value and awards."""
         assert isinstance(state, State)
         return describe_score(state)
+
+    def score_sheet(self, state: ProtocolState) -> dict[str, Any]:
+        """Scores per seat and every scored area, as tables (``scoring.score_sheet``)."""
+        assert isinstance(state, State)
+        return score_sheet(state)
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Pioneer colours in seat order (§1.2: yellow, red, blue, green)."""

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, ClassVar, Final
 
+from tabletop.core.errors import Message, short_repr
 from tabletop.core.moves import LazyMoves
 from tabletop.games.terranova.board import bit_indices
+from tabletop.games.terranova.messages import SAY
 from tabletop.grid.hex import direction_between
 
 if TYPE_CHECKING:
@@ -317,7 +319,7 @@ def _valid_cell(board: Board, cell: object) -> bool:
     return isinstance(cell, int) and 0 <= cell < board.num_cells
 
 
-def illegal_reason(state: State, move: object) -> str | None:
+def illegal_reason(state: State, move: object) -> Message | None:
     """Why ``move`` is illegal in ``state``, or ``None`` if it is legal."""
     board = state.context.board
     phase = state.phase
@@ -326,85 +328,83 @@ def illegal_reason(state: State, move: object) -> str | None:
     if isinstance(move, Stone):
         return stone_reason(state, board, move)
     if phase == OVER:
-        return "the game is over"
+        return SAY("game_over")
     if isinstance(move, Place):
         if phase != PLACEMENT:
-            return "all pioneers are already on the board"
+            return SAY("all_placed")
         if not _valid_cell(board, move.cell):
-            return f"there is no {_name(board, move.cell)} on this board"
+            return SAY("no_such_cell", cell=_name(board, move.cell))
         if state.filled >> move.cell & 1:
-            return f"{board.names[move.cell]} is occupied"
+            return SAY("occupied", cell=board.names[move.cell])
         return None
     if isinstance(move, Pass):
         if phase != PLAY:
-            return "no passing while placing pioneers"
+            return SAY("no_pass_in_setup")
         if state.action:
-            return "a turn cannot be ended voluntarily: an action is still possible"
+            return SAY("no_voluntary_end")
         if legal_kinds(state) != KIND_PASS:
-            return "you can move a pioneer, so you may not pass"
+            return SAY("must_move_not_pass")
         return None
-    return f"{move!r} is not a Terra Nova move"
+    return SAY("not_a_move", move=short_repr(move))
 
 
-def slide_reason(state: State, board: Board, move: Slide) -> str | None:
+def slide_reason(state: State, board: Board, move: Slide) -> Message | None:
     """Why the slide ``move`` is illegal, or ``None`` (:func:`illegal_reason` for a slide)."""
     if state.phase != PLAY:
-        return "the game is over" if state.phase == OVER else "pioneers cannot move while they are being placed"
+        return SAY("game_over") if state.phase == OVER else SAY("no_slide_in_setup")
     src, dst = move.src, move.dst
     n = board.num_cells
     if not (type(src) is int and type(dst) is int and 0 <= src < n and 0 <= dst < n):
-        return f"there is no {_name(board, src if not _valid_cell(board, src) else dst)} on this board"
+        return SAY("no_such_cell", cell=_name(board, src if not _valid_cell(board, src) else dst))
     names = board.names
     if not state.pioneers[state.current_player] >> src & 1:
-        return f"you have no pioneer at {names[src]}"
+        return SAY("no_pioneer_at", cell=names[src])
     if state.pending_return >= 0 and src != state.pending_return:
-        at = names[state.pending_return]
-        return f"the pioneer at {at} is back on its start cell and must move again as action 3"
+        return SAY("must_move_returned", cell=names[state.pending_return])
     path = board.paths.get(src * n + dst) or board.path_at(src * n + dst)
     if path is None:
         if src == dst:
-            return "a move must go at least one cell"
+            return SAY("zero_length")
         if direction_between(board.coords[src], board.coords[dst]) is not None:
-            return f"the line from {names[src]} to {names[dst]} leaves the board"
-        return f"{names[dst]} is not in a straight line from {names[src]}"
+            return SAY("leaves_board", src=names[src], dst=names[dst])
+        return SAY("not_straight", src=names[src], dst=names[dst])
     mask, direction, steps = path
     occ = state.filled
     if mask & occ:
         for cell in board.ray(src, direction)[:steps]:
             if occ >> cell & 1:
-                return f"pioneer at {names[src]} cannot reach {names[dst]}: path blocked at {names[cell]}"
+                return SAY("blocked", src=names[src], dst=names[dst], cell=names[cell])
     start = state.start_cell(src)
     if dst == start and start != src:
         rule = state.context.rules.return_rule
         if rule == "strict":
-            return f"the pioneer may not return to its start cell {names[dst]} (return_rule=strict)"
+            return SAY("no_return_strict", cell=names[dst])
         if rule == "end_of_turn" and state.action != 1:
-            return f"the pioneer may not end the turn on its start cell {names[dst]}"
+            return SAY("no_return_end_of_turn", cell=names[dst])
         if rule == "three_moves_only" and state.action == 2 and state.moves_made == 2 and len(state.movers) == 1:
-            return f"a third move of the same pioneer may not end on its start cell {names[dst]}"
+            return SAY("no_return_third_move", cell=names[dst])
     return None
 
 
-def stone_reason(state: State, board: Board, move: Stone) -> str | None:
+def stone_reason(state: State, board: Board, move: Stone) -> Message | None:
     """Why the stone ``move`` is illegal, or ``None`` (:func:`illegal_reason` for a stone)."""
     if state.phase != PLAY:
-        return "the game is over" if state.phase == OVER else "no stones while pioneers are being placed"
+        return SAY("game_over") if state.phase == OVER else SAY("no_stone_in_setup")
     if state.action == 0:
-        return "the first action of a turn must move a pioneer"
+        return SAY("first_action_moves")
     if state.pending_return >= 0:
-        at = board.names[state.pending_return]
-        return f"the pioneer at {at} is back on its start cell and must move again as action 3"
+        return SAY("must_move_returned", cell=board.names[state.pending_return])
     if state.supply <= 0:
-        return "the stone supply is empty"
+        return SAY("supply_empty")
     cell = move.cell
     if not _valid_cell(board, cell):
-        return f"there is no {_name(board, cell)} on this board"
+        return SAY("no_such_cell", cell=_name(board, cell))
     if state.closed >> cell & 1:
-        return f"{board.names[cell]} belongs to a scored area"
+        return SAY("scored_area", cell=board.names[cell])
     if state.filled >> cell & 1:
-        return f"{board.names[cell]} is occupied"
+        return SAY("occupied", cell=board.names[cell])
     if not stone_targets(state, 1 << cell):
-        return "a stone must touch a pioneer you moved this turn"
+        return SAY("stone_not_adjacent")
     return None
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final
 
-from tabletop.core.errors import InvalidMoveError
+from tabletop.core.errors import InvalidMoveError, reason_of, short_repr
 from tabletop.games.terranova.board import Board
+from tabletop.games.terranova.messages import SAY
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 
 if TYPE_CHECKING:
@@ -53,8 +54,8 @@ def parse_cell(board: Board, text: str) -> int:
     index = board.name_index.get(key)
     if index is None:
         if not _CELL_RE.fullmatch(key):
-            raise InvalidMoveError(f"{text!r} is not a cell name (expected a column letter and a row number, e.g. d4)")
-        raise InvalidMoveError(f"there is no cell {text!r} on map {board.map.id!r}")
+            raise InvalidMoveError(SAY("bad_cell_name", text=short_repr(text)))
+        raise InvalidMoveError(SAY("unknown_cell", text=short_repr(text), map=repr(board.map.id)))
     return index
 
 
@@ -72,7 +73,7 @@ def parse_move(board: Board, text: str) -> Move:
         InvalidMoveError: quoting ``text`` if it is not a well-formed action on ``board``.
     """
     if not isinstance(text, str):
-        raise InvalidMoveError(f"{text!r} is not move text")
+        raise InvalidMoveError(SAY("not_move_text", text=short_repr(text)))
     key = text.strip().lower().replace("->", "-").replace(" ", "")
     if key == "pass":
         return PASS
@@ -83,14 +84,15 @@ def parse_move(board: Board, text: str) -> Move:
         if "-" in key:
             parts = key.split("-")
             if len(parts) != 2:
-                raise InvalidMoveError("a move is two cells joined by '-'")
+                raise InvalidMoveError(SAY("two_cells"))
             src, dst = parse_cell(board, parts[0]), parse_cell(board, parts[1])
             move = board.slide(src, dst)
             # Not a straight line: still a well-formed move, rejected by the rules with a reason.
             return move if move is not None else Slide(src, dst, f"{board.names[src]}-{board.names[dst]}")
         return board.place_moves[parse_cell(board, key)]
     except InvalidMoveError as exc:
-        raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
+        # The English text keeps the whole story; the coded reason is the inner one.
+        raise InvalidMoveError(f"cannot read move {text!r}: {exc}", reason=reason_of(exc)) from None
 
 
 def move_to_str(board: Board, move: object) -> str:

@@ -69,7 +69,7 @@ def apply(state: State, move: object) -> State:
                 return _apply_place(state, move.cell)
             return _finish_turn(state, placed_stone=False)
     text = str(move) if isinstance(move, Place | Slide | Stone | Pass) else repr(move)
-    raise IllegalMoveError(f"{text!r}: {reason}")
+    raise IllegalMoveError(f"{text!r}: {reason}", reason=reason)
 
 
 def _apply_place(state: State, cell: int) -> State:

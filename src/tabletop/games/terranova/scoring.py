@@ -11,8 +11,9 @@ scoring, heuristics).  The flood fills work in the board's lattice layout (``boa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from tabletop.core.errors import count_of
 from tabletop.games.terranova.board import RING_ARCS, Board, bit_indices, flood_fill, spread
 from tabletop.games.terranova.ruleset import RuleSet
 
@@ -260,9 +261,9 @@ def describe_score(state: State) -> str:
     board = context.board
     lines = []
     for p, points in enumerate(state.points):
+        on_board = count_of(state.pioneers[p].bit_count(), "pioneer")
         lines.append(
-            f"{context.seat_colors[p]:<7} {points:>4} points  ({state.pioneers[p].bit_count()} pioneers on the board, "
-            f"{state.removed[p]} removed)"
+            f"{context.seat_colors[p]:<7} {points:>4} points  ({on_board} on the board, {state.removed[p]} removed)"
         )
     if not state.areas:
         lines.append("No area scored yet.")
@@ -270,13 +271,63 @@ def describe_score(state: State) -> str:
         awards = ", ".join(f"{context.seat_colors[p]} +{a}" for p, a in enumerate(area.awards) if a) or "nobody scores"
         holders = ", ".join(f"{context.seat_colors[p]} {c}" for p, c in enumerate(area.counts) if c) or "no pioneers"
         first = board.names[area.cells[0]]
+        size = count_of(area.size, "cell")
         lines.append(
-            f"area {k} (turn {area.turn}, at {first}): {area.size} cells, landscapes {''.join(area.landscapes)} "
+            f"area {k} (turn {area.turn}, at {first}): {size}, landscapes {''.join(area.landscapes)} "
             f"(t={area.t}), value {area.value}; pioneers: {holders}; {awards}"
         )
-    if state.result is not None:
-        winners = " and ".join(context.seat_colors[p] for p in state.result.winners)
-        lines.append(
-            f"Game over ({state.result.termination}): {winners} win{'s' if len(state.result.winners) == 1 else ''}."
-        )
+    # The winners and the end reason are said once, by whoever shows the game's end (the
+    # terminal names the players; the web page words the reason in the player's language).
     return "\n".join(lines)
+
+
+def score_sheet(state: State) -> dict[str, Any]:
+    """The data of :func:`describe_score` as tables the web client translates.
+
+    Each table has a ``caption`` and ``headers`` (i18n keys) and ``rows`` of cells: a
+    number, plain text (cell names, landscape letters), ``{"seat": p}`` (shown by the
+    player's name), ``{"seat": p, "gain": n}``, ``{"seat": p, "count": n}`` or a list
+    of these.  Seats are never named by colour: the page shows names.
+    """
+    board = state.context.board
+    players = [
+        [{"seat": p}, points, state.pioneers[p].bit_count(), state.removed[p]] for p, points in enumerate(state.points)
+    ]
+    areas = [
+        [
+            k,
+            area.turn,
+            board.names[area.cells[0]],
+            area.size,
+            "".join(area.landscapes),
+            area.value,
+            [{"seat": p, "count": c} for p, c in enumerate(area.counts) if c],
+            [{"seat": p, "gain": a} for p, a in enumerate(area.awards) if a],
+        ]
+        for k, area in enumerate(state.areas, start=1)
+    ]
+    return {
+        "tables": [
+            {
+                "id": "players",
+                "caption": "sheet.players",
+                "headers": ["sheet.player", "sheet.points", "sheet.pioneers_on_board", "sheet.pioneers_removed"],
+                "rows": players,
+            },
+            {
+                "id": "areas",
+                "caption": "sheet.areas",
+                "headers": [
+                    "sheet.area",
+                    "sheet.turn",
+                    "sheet.at",
+                    "sheet.cells",
+                    "sheet.landscapes",
+                    "sheet.value",
+                    "sheet.pioneers",
+                    "sheet.awards",
+                ],
+                "rows": areas,
+            },
+        ]
+    }

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body
 
 from tabletop.ai.agent import agent_kinds, make_agent
-from tabletop.core.errors import ConfigError
-from tabletop.core.protocol import Game
+from tabletop.core.errors import ConfigError, UnknownGameError
+from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import available_games, make
+from tabletop.server.rooms import RoomError
+from tabletop.server.schemas import errors
 
 router = APIRouter(prefix="/api", tags=["games"])
 log = logging.getLogger("tabletop.server")
@@ -92,3 +94,21 @@ def _accepts(spec: str) -> bool:
 def list_agents() -> dict[str, Any]:
     """The bot specs a seat can be given (plus ``human``)."""
     return {"agents": ["human", *bot_specs()]}
+
+
+@router.post("/games/{game_id}/maps/check", responses=errors(404))
+def check_map(game_id: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom
+    """Whether a map file (its JSON object) can be played, checked by the same loader as
+    the command line's and the create form's, so the words match: ``{"ok", "detail"}``.
+
+    The lobby calls it as soon as a map file is chosen, not only on Create.
+    """
+    try:
+        game = make(game_id)
+    except UnknownGameError as exc:
+        raise RoomError(404, "unknown_game", str(exc)) from None
+    try:
+        game.new_initial_state(GameConfig(game.min_players, map=body))
+    except ConfigError as exc:
+        return {"ok": False, "detail": str(exc)}
+    return {"ok": True, "detail": None}
