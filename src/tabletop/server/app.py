@@ -22,8 +22,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
+from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import games, matches, records
+from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
@@ -48,15 +50,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_client=settings.max_sockets_per_client,
         )
         app.state.rooms = rooms
+        lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
+        app.state.lobby = lobby
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
+        await lobby.start()
         gc.freeze()
         try:
             yield
         finally:
+            await lobby.close()
             await rooms.close()
             bots.shutdown()
             store.close()
@@ -106,13 +112,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(records.router)
+    app.include_router(lobby_routes.router)
     app.include_router(ws_router)
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     @app.api_route("/play/{match_id}", methods=["GET", "HEAD"], include_in_schema=False)
     @app.api_route("/replay", methods=["GET", "HEAD"], include_in_schema=False)
-    async def page(match_id: str | None = None) -> FileResponse:
+    @app.api_route("/lobby/{game_id}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def page(match_id: str | None = None, game_id: str | None = None) -> FileResponse:
         # One page; the client reads the path and the #t=token fragment itself.
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
