@@ -23,7 +23,6 @@ import dataclasses
 import json
 import logging
 import secrets
-import unicodedata
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from tabletop.core.errors import ConfigError, TabletopError, short_repr
 from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.registry import make
 from tabletop.server import lobby_store as db
+from tabletop.server.chat import Chat, ChatMessage
 from tabletop.server.clocks import REALTIME, TURN, ClockSettings, MatchClock, catch_up, to_ms
 from tabletop.server.config import Settings
 from tabletop.server.guard import SlidingWindow
@@ -160,17 +160,6 @@ class LobbyGame:
 
 
 @dataclass(slots=True)
-class ChatMessage:
-    n: int
-    seat: int
-    text: str
-    at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, "seat": self.seat, "text": self.text, "at": self.at}
-
-
-@dataclass(slots=True)
 class MatchTable:
     """A started lobby match's clock, seats, end, rematch and chat."""
 
@@ -187,6 +176,7 @@ class MatchTable:
     present: dict[int, set[Subscriber]] = field(default_factory=dict)
     gone_since_ms: dict[int, int] = field(default_factory=dict)
     chat: deque[ChatMessage] | None = None
+    """The last messages, once loaded (:mod:`tabletop.server.chat`)."""
     chat_next: int = 0
 
     def row_values(self) -> dict[str, Any]:
@@ -197,16 +187,6 @@ class MatchTable:
             "ended": self.ended,
             "rematch": self.rematch,
         }
-
-
-def clean_chat_text(text: str) -> str:
-    """A chat line as plain text: control and format characters removed, spaces collapsed.
-
-    The client shows it as text (``textContent``), never as HTML, so markup is harmless;
-    removing controls keeps a line from breaking the page's layout or the logs.
-    """
-    kept = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in text)
-    return " ".join(kept.split())
 
 
 class Lobby(RoomHooks):
@@ -220,7 +200,7 @@ class Lobby(RoomHooks):
         self.tables: dict[str, MatchTable] = {}
         self._creations = SlidingWindow(settings.matches_per_minute)
         self._joins = SlidingWindow(settings.joins_per_minute)
-        self._chats = SlidingWindow(settings.chat_messages_per_minute)
+        self.chat = Chat(self)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._keeper: asyncio.Task[None] | None = None
         self._started: dict[str, LobbyGame] = {}
@@ -604,7 +584,7 @@ class Lobby(RoomHooks):
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
-        await self._load_chat(table)
+        await self.chat.load(table)
         with contextlib.suppress(Exception):
             send(self._table_text(room, table))
             send(json.dumps({"type": "chat", "match": room.id, "messages": [m.to_json() for m in table.chat or ()]}))
@@ -670,10 +650,10 @@ class Lobby(RoomHooks):
 
     def _send_table(self, room: Room, table: MatchTable) -> None:
         if room.subscribers:
-            self._send_all(room, self._table_text(room, table))
+            self.send_all(room, self._table_text(room, table))
 
     @staticmethod
-    def _send_all(room: Room, text: str) -> None:
+    def send_all(room: Room, text: str) -> None:
         for send in list(room.subscribers):
             try:
                 send(text)
@@ -821,6 +801,17 @@ class Lobby(RoomHooks):
         self._send_table(room, table)
         return room, table
 
+    def forfeited_seats(self, match_id: str) -> set[int]:
+        """The seats whose person timed out, dropped or resigned and did not come back.
+
+        For ratings: they rank last, whatever the bot that played them scored
+        (docs/server.md, "Takeover and ratings").
+        """
+        table = self.tables.get(match_id)
+        if table is None:
+            return set()
+        return {i for i, status in enumerate(table.seat_status) if status in (*TAKEN_OVER, RESIGNED)}
+
     def _end(self, room: Room, table: MatchTable, ended: dict[str, Any]) -> None:
         room.ended = table.ended = ended
         if table.clock is not None:
@@ -894,53 +885,3 @@ class Lobby(RoomHooks):
             if not lg.is_waiting():
                 await self._start(lg)
         return lg, new_seat, new_token
-
-    # ----- chat ----------------------------------------------------------------------
-
-    async def _load_chat(self, table: MatchTable) -> None:
-        if table.chat is not None:
-            return
-        rows, next_n = await self.rooms.run_db(
-            db.load_chat, self.rooms.store.engine, table.match_id, self.settings.chat_history
-        )
-        if table.chat is None:  # another request may have loaded it meanwhile
-            table.chat = deque((ChatMessage(*r) for r in rows), maxlen=self.settings.chat_history)
-            table.chat_next = next_n
-
-    async def chat_history(self, match_id: str) -> list[dict[str, Any]]:
-        """The match's last ``chat_history`` messages, oldest first."""
-        _, table = await self.table(match_id)
-        await self._load_chat(table)
-        return [m.to_json() for m in table.chat or ()]
-
-    async def say(self, match_id: str, token: str, text: str, client: str) -> dict[str, Any]:
-        """Posts a chat line for the token's seat (players only; spectators read).
-
-        Raises:
-            RoomError: 403 bad token, 404 no such lobby match, 422 empty or too long,
-                429 more than ``chat_messages_per_minute`` from this seat.
-        """
-        room, table = await self.table(match_id)
-        seat = self.rooms.seat_for_token(room, token, client)
-        line = clean_chat_text(text)
-        if not line:
-            raise RoomError(422, "empty_message", "the message is empty")
-        if len(line) > self.settings.chat_max_chars:
-            raise RoomError(
-                422, "message_too_long", f"a message may be at most {self.settings.chat_max_chars} characters"
-            )
-        key = f"{match_id}:{seat}"
-        wait = self._chats.retry_after(key)
-        if wait is not None:
-            raise RoomError(429, "too_many_messages", "too many chat messages; wait a little", retry_after=wait)
-        self._chats.hit(key)
-        await self._load_chat(table)
-        assert table.chat is not None
-        message = ChatMessage(table.chat_next, seat, line, iso_now())
-        table.chat_next += 1
-        table.chat.append(message)
-        await self.rooms.run_db(
-            db.insert_chat, self.rooms.store.engine, match_id, message.n, seat, message.text, message.at
-        )
-        self._send_all(room, json.dumps({"type": "chat", "match": match_id, "messages": [message.to_json()]}))
-        return message.to_json()

@@ -163,10 +163,10 @@ async def rematch(match_id: str, body: TokenBody, lobby: LobbyDep, client: Clien
 @router.get("/api/matches/{match_id}/chat", responses=errors(404))
 async def get_chat(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """The match's last chat messages, oldest first (plain text: show it as text, never HTML)."""
-    return {"messages": await lobby.chat_history(match_id)}
+    return {"messages": await lobby.chat.history(match_id)}
 
 
 @router.post("/api/matches/{match_id}/chat", status_code=status.HTTP_201_CREATED, responses=errors(403, 404))
 async def post_chat(match_id: str, body: ChatBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
     """Posts a chat line for the token's seat; everyone watching gets ``{"type": "chat"}``."""
-    return await lobby.say(match_id, body.token, body.text, client)
+    return await lobby.chat.say(match_id, body.token, body.text, client)
