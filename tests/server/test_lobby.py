@@ -288,6 +288,10 @@ def test_a_dropped_realtime_seat_is_taken_over_after_the_grace_period(app_client
     clock.advance(1)
     assert check(app_client) == 1
     assert table(app_client, match_id)["seats"][0]["status"] == "dropped"
+    # While the bot plays Ann's seat, her token does not move for it.
+    version = app_client.get(f"/api/matches/{match_id}").json()["version"]
+    r = app_client.post(f"/api/matches/{match_id}/actions", json={"token": ann, "version": version, "action": "f"})
+    assert r.status_code == 409 and r.json()["error"] in ("bot_plays", "stale_version")
     # Bob never said hello on a socket: his clock alone decides.
     assert app_client.post(f"/api/matches/{match_id}/reclaim", json={"token": ann}).status_code == 200
 

@@ -520,6 +520,8 @@ class RoomManager:
         async with room.lock:
             seat = self.seat_for_token(room, token, client)
             self._check_version(room, version)
+            if room.seats[seat].is_bot:
+                raise RoomError(409, "bot_plays", "a bot plays this seat now: take it back first")
             await self._apply(room, seat, action)
         self._after_change(room, origin)
         return room

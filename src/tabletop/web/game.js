@@ -3,6 +3,7 @@ import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
 import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { createTable } from "./table.js";
 import { analyseMoves, cellFreeMoves, clickCell, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
@@ -29,6 +30,7 @@ export function showGame(main, matchId) {
 
   const root = h("section.game", { id: "game" });
   main.replaceChildren(root);
+  const table = createTable(matchId, { getView: () => view, mySeats });
 
   const socket = new MatchSocket(matchId, {
     onState: (v) => {
@@ -39,8 +41,10 @@ export function showGame(main, matchId) {
       noteChanges(old, v);
       render();
     },
+    onOther: (msg) => table.onMessage(msg),
     onStatus: (ok, err) => {
       connected = ok;
+      if (ok) table.hello(socket);
       if (err) root.replaceChildren(h("p.error", { text: t("error.generic", { detail: err.detail }) }));
       else render();
     },
@@ -53,7 +57,10 @@ export function showGame(main, matchId) {
         () => null,
       ),
     ),
-  ).then(render);
+  ).then(() => {
+    if (connected) table.hello(socket);
+    render();
+  });
 
   function noteChanges(old, v) {
     scoreFlash = new Map();
@@ -256,6 +263,7 @@ export function showGame(main, matchId) {
           controls(moves),
           h("h3", { text: t("game.log") }),
           logList(),
+          table.element,
           h("div.links", {},
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
@@ -263,6 +271,7 @@ export function showGame(main, matchId) {
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     );
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
+    table.render();
   }
 
   return render;
