@@ -96,11 +96,14 @@ class MatchClock:
     ply: int
     """The number of actions the clock has seen (to tell a stale stored clock after a crash)."""
     timed_out: set[int] = field(default_factory=set)
+    started_ms: int = 0
+    """When the game's clock started (for the benchmark's drift check: every moment since
+    is charged to exactly one seat while people alone play)."""
 
     @classmethod
     def start(cls, settings: ClockSettings, num_seats: int, first: int | None, now_ms: int) -> MatchClock:
         """A fresh clock whose first turn (``first``'s, unless ``None``) begins at ``now_ms``."""
-        return cls(settings, [settings.initial_ms()] * num_seats, first, now_ms, 0)
+        return cls(settings, [settings.initial_ms()] * num_seats, first, now_ms, 0, started_ms=now_ms)
 
     def left_ms(self, seat: int, now_ms: int) -> int:
         """Seat ``seat``'s time left at ``now_ms`` (never below zero)."""
@@ -162,6 +165,8 @@ class MatchClock:
             "running": self.running,
             "server_now_ms": now_ms,
             "deadline_ms": self.deadline_ms(),
+            "turn_started_ms": self.turn_started_ms,
+            "started_ms": self.started_ms,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -173,6 +178,7 @@ class MatchClock:
             "turn_started_ms": self.turn_started_ms,
             "ply": self.ply,
             "timed_out": sorted(self.timed_out),
+            "started_ms": self.started_ms,
         }
 
     @classmethod
@@ -185,6 +191,7 @@ class MatchClock:
             int(data["turn_started_ms"]),
             int(data["ply"]),
             {int(s) for s in data.get("timed_out", ())},
+            int(data.get("started_ms", 0)),
         )
 
 
