@@ -91,7 +91,7 @@ async def create_lobby_game(body: CreateLobbyGame, lobby: LobbyDep, client: Clie
     return _seat_token(lg, seat, token)
 
 
-@router.get("/api/lobby/{game_id}", responses=errors(404))
+@router.get("/api/lobby/{game_id}", responses=errors(404, 410))
 async def get_lobby_game(game_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """A lobby game (open, or started: then ``match`` is the match's id)."""
     lg = lobby.games.get(game_id) or lobby.started_game(game_id)
@@ -125,48 +125,48 @@ async def cancel_lobby_game(game_id: str, body: CreatorBody, lobby: LobbyDep, cl
     return lg.view()
 
 
-@router.get("/api/matches/{match_id}/table", responses=errors(404))
+@router.get("/api/matches/{match_id}/table", responses=errors(404, 410))
 async def get_table(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """Clock (times left and the server's time), seat statuses, end and rematch of a lobby match."""
     room, table = await lobby.table(match_id)
     return lobby.table_view(room, table)
 
 
-@router.post("/api/matches/{match_id}/reclaim", responses=errors(403, 404, 409))
+@router.post("/api/matches/{match_id}/reclaim", responses=errors(403, 404, 409, 410))
 async def reclaim_seat(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
     """The person of a seat a bot took over plays it again."""
     room, table, _ = await lobby.reclaim(match_id, body.token, client)
     return lobby.table_view(room, table)
 
 
-@router.post("/api/matches/{match_id}/resign", responses=errors(403, 404, 409))
+@router.post("/api/matches/{match_id}/resign", responses=errors(403, 404, 409, 410))
 async def resign(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
     """The token's person resigns (two players: the match ends; more: a bot plays on)."""
     room, table = await lobby.resign(match_id, body.token, client)
     return lobby.table_view(room, table)
 
 
-@router.post("/api/matches/{match_id}/abort", responses=errors(403, 404, 409))
+@router.post("/api/matches/{match_id}/abort", responses=errors(403, 404, 409, 410))
 async def abort(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
     """Calls the match off early (before ``abort_before_actions`` actions); it is unrated."""
     room, table = await lobby.abort(match_id, body.token, client)
     return lobby.table_view(room, table)
 
 
-@router.post("/api/matches/{match_id}/rematch", responses=errors(403, 404, 409))
+@router.post("/api/matches/{match_id}/rematch", responses=errors(403, 404, 409, 410))
 async def rematch(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> SeatToken:
     """The same settings again, seats rotated: the token's person's new seat and token."""
     lg, seat, token = await lobby.rematch(match_id, body.token, client)
     return _seat_token(lg, seat, token)
 
 
-@router.get("/api/matches/{match_id}/chat", responses=errors(404))
+@router.get("/api/matches/{match_id}/chat", responses=errors(404, 410))
 async def get_chat(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """The match's last chat messages, oldest first (plain text: show it as text, never HTML)."""
     return {"messages": await lobby.chat.history(match_id)}
 
 
-@router.post("/api/matches/{match_id}/chat", status_code=status.HTTP_201_CREATED, responses=errors(403, 404))
+@router.post("/api/matches/{match_id}/chat", status_code=status.HTTP_201_CREATED, responses=errors(403, 404, 410))
 async def post_chat(match_id: str, body: ChatBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
     """Posts a chat line for the token's seat; everyone watching gets ``{"type": "chat"}``."""
     return await lobby.chat.say(match_id, body.token, body.text, client)
