@@ -581,6 +581,10 @@ class Lobby(RoomHooks):
                 if not sends:
                     table.gone_since_ms[seat] = self.now_ms()
                     self._send_table(room, table)
+        if not room.subscribers and room.state.is_terminal():
+            # The rooms forget a finished match nobody watches; its table goes with it
+            # (both come back from the store on the next visit).
+            self.tables.pop(room.id, None)
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
