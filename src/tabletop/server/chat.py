@@ -20,7 +20,7 @@ from tabletop.server.rooms import RoomError
 from tabletop.server.store import now as iso_now
 
 if TYPE_CHECKING:
-    from tabletop.server.lobby import Lobby, MatchTable
+    from tabletop.server.tables import MatchTable, Tables
 
 
 @dataclass(slots=True)
@@ -47,7 +47,7 @@ def clean_chat_text(text: str) -> str:
 class Chat:
     """The chat of every lobby match."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: Tables) -> None:
         self.lobby = lobby
         self._windows = SlidingWindow(lobby.settings.chat_messages_per_minute)
 
