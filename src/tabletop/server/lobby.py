@@ -376,7 +376,7 @@ class Lobby(Tables):
         self._started[lg.id] = lg
         if len(self._started) > STARTED_KEPT:
             self._started.pop(next(iter(self._started)))
-        log.info("lobby game %s started", lg.id)
+        log.debug("lobby game %s started", lg.id)
 
     def started_game(self, game_id: str) -> LobbyGame | None:
         """A lobby game that became a match while this server ran."""

@@ -160,8 +160,12 @@ class Tables(RoomHooks):
             return
         now_ms = self.now_ms()
         if table.clock is not None:
+            running = table.clock.running
             table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
-            self._save(table)
+            # Stored when the clock switches; an action within a turn changes only the
+            # action count, which a restart recovers from the moves (clocks.catch_up).
+            if table.clock.running != running:
+                self._save(table)
         self._note_turn(room, table, now_ms)
         self._send_table(room, table)
 
