@@ -92,7 +92,8 @@ export function showGame(main, matchId) {
   }
 
   function actingToken() {
-    if (!view || view.terminal || view.current_player == null) return null;
+    if (!view || view.terminal || view.ended || view.current_player == null) return null;
+    if (view.players[view.current_player]?.agent !== "human") return null; // a bot took the seat over
     return mySeats.get(view.current_player) ?? null;
   }
 

@@ -47,7 +47,9 @@ export function createTable(matchId, { getView, mySeats }) {
   async function rematch() {
     const r = await post("rematch", myToken());
     if (!r) return;
-    localStorage.setItem(`tabletop.lobby.${r.id}`, JSON.stringify({ token: r.token, seat: r.seat }));
+    // The first to ask opens the rematch and may start it with bots.
+    const creator = r.game.seats.filter((s) => s.state === "taken").length === 1;
+    localStorage.setItem(`tabletop.lobby.${r.id}`, JSON.stringify({ token: r.token, seat: r.seat, creator }));
     location.href = r.game.status === "started" ? r.play_link : r.lobby_link;
   }
 
