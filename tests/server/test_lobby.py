@@ -93,6 +93,16 @@ def act(client: TestClient, match_id: str, token: str, action: str) -> dict[str,
     return data
 
 
+def listed(client: TestClient, state: str = "open") -> list[str]:
+    """Every listed game id (all pages: on PostgreSQL the tests share one database)."""
+    ids: list[str] = []
+    while True:
+        page = client.get("/api/lobby", params={"state": state, "offset": len(ids), "limit": 50}).json()
+        ids += [g["id"] for g in page["games"]]
+        if not page["games"] or len(ids) >= page["total"]:
+            return ids
+
+
 def table(client: TestClient, match_id: str) -> dict[str, Any]:
     client.portal.call(lobby_of(client).settle)  # type: ignore[union-attr]
     r = client.get(f"/api/matches/{match_id}/table")
@@ -107,16 +117,16 @@ def table(client: TestClient, match_id: str) -> dict[str, Any]:
 def test_create_lists_then_join_starts_the_match(app_client: TestClient) -> None:
     created = open_game(app_client)
     assert created["seat"] == 0 and created["game"]["status"] == "open"
-    listed = app_client.get("/api/lobby").json()
-    assert [g["id"] for g in listed["games"]] == [created["id"]]
-    assert "token_hash" not in str(listed) and created["token"] not in str(listed)
+    assert created["id"] in listed(app_client)
+    shown = app_client.get(f"/api/lobby/{created['id']}").text
+    assert "token_hash" not in shown and created["token"] not in shown
     r = app_client.get(f"/api/matches/{created['id']}")
     assert r.status_code == 404  # no match before the seats are full
 
     joined = app_client.post(f"/api/lobby/{created['id']}/join", json={"name": "Bob"}).json()
     assert joined["seat"] == 1 and joined["play_link"] == f"/play/{created['id']}#t={joined['token']}"
     assert app_client.get(f"/api/lobby/{created['id']}").json()["match"] == created["id"]
-    assert app_client.get("/api/lobby").json()["games"] == []
+    assert created["id"] not in listed(app_client)
     view = act(app_client, created["id"], created["token"], "a")
     assert [p["name"] for p in view["players"]] == ["Ann", "Bob"]
     # Bob's token acts for Bob only.
@@ -165,11 +175,12 @@ def test_join_refuses_taken_seats_unknown_games_and_bad_names(app_client: TestCl
     ],
 )
 def test_create_refuses_bad_input(app_client: TestClient, body: dict[str, Any], status: int, code: str) -> None:
+    before = app_client.get("/api/lobby").json()["total"]
     full = {"game": "toy", "seats": [{"kind": "me", "name": "A"}, {"kind": "open"}], **body}
     r = app_client.post("/api/lobby", json=full)
     assert r.status_code == status, r.text
     assert r.json()["error"] == code
-    assert app_client.get("/api/lobby").json()["total"] == 0
+    assert app_client.get("/api/lobby").json()["total"] == before
 
 
 def test_only_the_creator_starts_with_bots_or_cancels(app_client: TestClient) -> None:
@@ -191,17 +202,19 @@ def test_only_the_creator_starts_with_bots_or_cancels(app_client: TestClient) ->
 
     other = open_game(app_client)
     assert app_client.post(f"/api/lobby/{other['id']}/cancel", json={"token": other["token"]}).status_code == 200
-    assert app_client.get("/api/lobby").json()["games"] == []
+    assert other["id"] not in listed(app_client)
 
 
 def test_listing_pages_filters_and_hides_link_only_games(app_client: TestClient) -> None:
+    before = app_client.get("/api/lobby").json()["total"]
     ids = [open_game(app_client)["id"] for _ in range(3)]
-    open_game(app_client, public=False)
+    hidden = open_game(app_client, public=False)["id"]
     page = app_client.get("/api/lobby", params={"limit": 2}).json()
-    assert page["total"] == 3 and len(page["games"]) == 2
+    assert page["total"] == before + 3 and [g["id"] for g in page["games"]] == ids[::-1][:2]  # newest first
     rest = app_client.get("/api/lobby", params={"limit": 2, "offset": 2}).json()
-    assert {g["id"] for g in page["games"] + rest["games"]} == set(ids)
-    assert app_client.get("/api/lobby", params={"game": "medina"}).json()["total"] == 0
+    assert rest["games"][0]["id"] == ids[0]
+    assert set(ids) <= set(listed(app_client)) and hidden not in listed(app_client)
+    assert not set(ids) & {g["id"] for g in app_client.get("/api/lobby", params={"game": "medina"}).json()["games"]}
     assert app_client.get("/api/lobby", params={"limit": 10**6}).status_code == 422
     assert app_client.get("/api/lobby", params={"offset": -1}).status_code == 422
     assert app_client.get("/api/lobby", params={"state": "secret"}).status_code == 422
@@ -211,10 +224,11 @@ def test_listing_pages_filters_and_hides_link_only_games(app_client: TestClient)
 
 def test_games_in_progress_are_listed_for_spectators(app_client: TestClient) -> None:
     public, _, _ = two_player_match(app_client)
-    two_player_match(app_client, public=False)
-    playing = app_client.get("/api/lobby", params={"state": "playing"}).json()
-    assert [g["id"] for g in playing["games"]] == [public]
-    assert [p["name"] for p in playing["games"][0]["players"]] == ["Ann", "Bob"]
+    hidden, _, _ = two_player_match(app_client, public=False)
+    ids = listed(app_client, "playing")
+    assert public in ids and hidden not in ids
+    newest = app_client.get("/api/lobby", params={"state": "playing", "limit": 1}).json()["games"][0]
+    assert newest["id"] == public and [p["name"] for p in newest["players"]] == ["Ann", "Bob"]
 
 
 # ----- clocks -------------------------------------------------------------------------
@@ -245,9 +259,10 @@ def test_turn_based_timeout_hands_the_seat_to_the_bot_and_the_person_takes_it_ba
     act(app_client, match_id, ann, "a")
     act(app_client, match_id, ann, "b")
     clock.advance(2 * HOUR - 1)
-    assert check(app_client) == 0
+    check(app_client)
+    assert table(app_client, match_id)["seats"][1]["status"] == "playing"
     clock.advance(1)
-    assert check(app_client) == 1
+    assert check(app_client) >= 1  # other tests' matches too, on a shared PostgreSQL
     t = table(app_client, match_id)
     assert t["seats"][1]["status"] == "timeout"
     # The bot plays Bob's turn (two claims); Ann is to move again.
@@ -284,9 +299,10 @@ def test_a_dropped_realtime_seat_is_taken_over_after_the_grace_period(app_client
                 break
         assert msg == {"type": "welcome", "req": 2, "seat": 0}
     clock.advance(29)
-    assert check(app_client) == 0
+    check(app_client)
+    assert table(app_client, match_id)["seats"][0]["status"] == "playing"
     clock.advance(1)
-    assert check(app_client) == 1
+    assert check(app_client) >= 1
     assert table(app_client, match_id)["seats"][0]["status"] == "dropped"
     # While the bot plays Ann's seat, her token does not move for it.
     version = app_client.get(f"/api/matches/{match_id}").json()["version"]
@@ -310,7 +326,7 @@ def test_clocks_and_takeover_survive_a_restart(lobby_settings: Settings, clock: 
         t = table(client, match_id)
         assert t["clock"]["remaining_ms"] == [103_000, 5_000]
         clock.advance(5)
-        assert check(client) == 1
+        assert check(client) >= 1
         assert table(client, match_id)["seats"][1]["status"] == "timeout"
 
 
@@ -328,7 +344,7 @@ def test_resign_ends_a_two_player_match_and_refuses_more_actions(app_client: Tes
     assert r.status_code == 409 and r.json()["error"] == "game_over"
     assert app_client.post(f"/api/matches/{match_id}/resign", json={"token": ann}).status_code == 409
     assert app_client.get(f"/api/matches/{match_id}").json()["ended"]["reason"] == "resigned"
-    assert app_client.get("/api/lobby", params={"state": "playing"}).json()["total"] == 0
+    assert match_id not in listed(app_client, "playing")
 
 
 def test_abort_only_early_and_unrated(app_client: TestClient) -> None:

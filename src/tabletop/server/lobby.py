@@ -323,8 +323,12 @@ class Lobby(Tables):
 
     def open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Public open games, newest first, and how many there are."""
+        # Newest first; games made in the same millisecond stay newest first too (the sort
+        # is stable, and the dict holds them in the order they were opened).
         found = [
-            g for g in self.games.values() if g.public and g.status == db.OPEN and (game is None or g.game == game)
+            g
+            for g in reversed(self.games.values())
+            if g.public and g.status == db.OPEN and (game is None or g.game == game)
         ]
         found.sort(key=lambda g: g.created, reverse=True)
         return [g.view() for g in found[offset : offset + limit]], len(found)
