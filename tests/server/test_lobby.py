@@ -205,6 +205,16 @@ def test_only_the_creator_starts_with_bots_or_cancels(app_client: TestClient) ->
     assert other["id"] not in listed(app_client)
 
 
+def test_open_games_per_address_are_capped(app_client: TestClient) -> None:
+    cap = app_client.app.state.settings.open_games_per_client  # type: ignore[attr-defined]
+    games = [open_game(app_client) for _ in range(cap)]
+    body = {"game": "toy", "seats": [{"kind": "me", "name": "A"}, {"kind": "open"}]}
+    r = app_client.post("/api/lobby", json=body)
+    assert r.status_code == 429 and r.json()["error"] == "too_many_open_games"
+    app_client.post(f"/api/lobby/{games[0]['id']}/cancel", json={"token": games[0]["token"]})
+    assert app_client.post("/api/lobby", json=body).status_code == 201
+
+
 def test_listing_pages_filters_and_hides_link_only_games(app_client: TestClient) -> None:
     before = app_client.get("/api/lobby").json()["total"]
     ids = [open_game(app_client)["id"] for _ in range(3)]

@@ -38,5 +38,6 @@ if __name__ == "__main__":
         matches_per_minute=10_000,
         requests_per_minute=1_000_000,
         joins_per_minute=10_000,
+        open_games_per_client=10_000,
     )
     uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")

@@ -110,6 +110,7 @@ def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
         "TABLETOP_MATCHES_PER_MINUTE": "100000",
         "TABLETOP_JOINS_PER_MINUTE": "100000",
         "TABLETOP_MAX_OPEN_GAMES": "100000",
+        "TABLETOP_OPEN_GAMES_PER_CLIENT": "100000",
     }
     return start_server(cmd, port, stdout=subprocess.DEVNULL, env={**os.environ, **lifted})
 

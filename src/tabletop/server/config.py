@@ -39,6 +39,7 @@ LIMIT_FIELDS = (
     # The lobby, clocks and chat (tabletop.server.lobby; docs/server.md, "Lobby").
     "joins_per_minute",
     "max_open_games",
+    "open_games_per_client",
     "lobby_page_size",
     "min_move_time_s",
     "max_move_time_s",
@@ -88,6 +89,7 @@ class Settings:
             games count too).
         joins_per_minute: lobby seats one client address may take in any 60 s.
         max_open_games: lobby games open (waiting for players) on the server at once.
+        open_games_per_client: lobby games one client address may have open at once.
         lobby_page_size: most games one ``GET /api/lobby`` lists.
         min_move_time_s, max_move_time_s: bounds of a turn-based game's time per turn
             (an hour to two weeks).
@@ -122,6 +124,7 @@ class Settings:
     matches_per_minute: int = 20
     joins_per_minute: int = 60
     max_open_games: int = 10_000
+    open_games_per_client: int = 10
     lobby_page_size: int = 50
     min_move_time_s: int = 3600
     max_move_time_s: int = 14 * 86400

@@ -77,6 +77,8 @@ class LobbyGame:
     creator_hash: str
     status: str = db.OPEN
     rematch_of: str | None = None
+    client: str = ""
+    """The creator's address (kept in memory only, for the per-address cap on open games)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def setup_json(self) -> dict[str, Any]:
@@ -184,6 +186,10 @@ class Lobby(Tables):
             raise RoomError(429, "too_many_matches", "too many games created from this address", retry_after=wait)
         if sum(1 for g in self.games.values() if g.status == db.OPEN) >= self.settings.max_open_games:
             raise RoomError(429, "lobby_full", "the lobby has as many open games as the server allows", retry_after=60)
+        if sum(1 for g in self.games.values() if g.client == client) >= self.settings.open_games_per_client:
+            raise RoomError(
+                429, "too_many_open_games", "this address has as many open games as it may: start or cancel one"
+            )
         game = self._game(game_id)
         if not game.min_players <= len(seats) <= game.max_players:
             raise RoomError(
@@ -235,6 +241,7 @@ class Lobby(Tables):
             grace_s,
             rated,
             hash_token(token),
+            client=client,
         )
         await self.rooms.run_db(db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), public)
         self.games[lg.id] = lg
