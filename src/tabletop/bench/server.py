@@ -184,6 +184,8 @@ class _Player:
                         return False
                     continue
                 text = raw if isinstance(raw, str) else raw.decode()
+                if text.startswith(('{"type":"table"', '{"type":"chat"', '{"type":"welcome"')):
+                    continue  # a clocked game's table: a browser shows it, the simulated player needs nothing
                 if text.startswith('{"type":"state"') and mine not in text and '"terminal":true' not in text:
                     continue  # another seat's turn: skip parsing (keeps the simulated clients cheap)
                 msg: dict[str, Any] = json.loads(text)
