@@ -5,10 +5,12 @@ restart in the middle of a clocked game."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -57,6 +59,13 @@ class ClockedServer:
         r = httpx2.post(self.base + path, json=body, timeout=10)
         assert r.status_code in (200, 201), r.text
         data: dict[str, Any] = r.json()
+        return data
+
+    def stored_clock(self, match_id: str) -> dict[str, Any]:
+        """The clock as the database holds it (the server writes switches every poll)."""
+        with sqlite3.connect(self.db.removeprefix("sqlite:///")) as conn:
+            row = conn.execute("SELECT clock FROM match_tables WHERE match_id = ?", (match_id,)).fetchone()
+        data: dict[str, Any] = json.loads(row[0])
         return data
 
     def table(self, match_id: str) -> dict[str, Any]:
@@ -198,6 +207,10 @@ def test_a_restart_mid_game_keeps_the_clocks(page: Any, clocked: ClockedServer) 
     play_api_turn(clocked, match_id, ann, 0, random.Random(6))  # Ann used 40 s, gains 5
     clocked.advance(25)  # Bob thinks for 25 s ...
     assert clocked.table(match_id)["clock"]["remaining_ms"] == [565_000, 575_000]
+    for _ in range(100):  # the switch to Bob is stored (switches are written every poll)
+        if clocked.stored_clock(match_id)["running"] == 1:
+            break
+        page.wait_for_timeout(50)
     clocked.kill()  # ... the server dies ...
     clocked.advance(10)  # ... and is down for 10 s, which count for Bob, whose turn it is
     clocked.start()

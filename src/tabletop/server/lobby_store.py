@@ -108,6 +108,15 @@ def save_table(
             conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
 
 
+def save_clocks(engine: Engine, clocks: list[tuple[str, dict[str, Any]]]) -> None:
+    """Writes the clocks of several matches in one transaction."""
+    if not clocks:
+        return
+    with engine.begin() as conn:
+        for match_id, clock in clocks:
+            conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
+
+
 def set_seat_agent(engine: Engine, match_id: str, seat: int, agent: str) -> None:
     """Who plays a seat now (a bot taking over, or a person back)."""
     with engine.begin() as conn:
