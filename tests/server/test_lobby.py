@@ -443,3 +443,18 @@ def test_table_endpoints_404_for_matches_not_from_the_lobby(app_client: TestClie
     for path in ("resign", "abort", "reclaim", "rematch", "chat"):
         body = {"token": token, "text": "x"} if path == "chat" else {"token": token}
         assert app_client.post(f"/api/matches/{match_id}/{path}", json=body).status_code == 404
+
+
+def test_a_bot_moving_first_hands_the_clock_to_the_person(app_client: TestClient, clock: FakeClock) -> None:
+    seats = [{"kind": "bot", "agent": "random"}, {"kind": "me", "name": "Ann"}]
+    created = open_game(app_client, seats=seats, clock={"kind": "realtime", "base_s": 300})
+    assert created["game"]["status"] == "started"  # no open seat: it starts at once
+    match_id = created["id"]
+    for _ in range(200):
+        if app_client.get(f"/api/matches/{match_id}").json()["current_player"] == 1:
+            break
+        app_client.portal.call(lobby_of(app_client).settle)  # type: ignore[union-attr]
+    clock.advance(4)
+    t = table(app_client, match_id)
+    assert t["clock"]["running"] == 1 and t["clock"]["remaining_ms"] == [300_000, 296_000]
+    assert t["seats"][0]["status"] == "bot"

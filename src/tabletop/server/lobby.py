@@ -379,6 +379,9 @@ class Lobby(Tables):
         row = dataclasses.replace(row, clock=table.clock.to_json() if table.clock else None)
         await self.rooms.run_db(db.insert_table, self.rooms.store.engine, row)
         self.tables[room.id] = table
+        # A bot in the first seat may have moved while the table was being stored: bring
+        # the clock up to the position (nothing changes if it did not).
+        self.changed(room)
         lg.status = db.STARTED
         await self._save_game(lg)
         # A started game is a match now; the lobby forgets it (GET /api/lobby/{id} then
