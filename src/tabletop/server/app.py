@@ -24,7 +24,7 @@ from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomError, RoomManager
-from tabletop.server.routes import games, matches, records
+from tabletop.server.routes import analysis, games, matches, records
 from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
@@ -52,12 +52,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
         app.state.lobby = lobby
+        app.state.analysis = analysis.AnalysisService(settings)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
+        await lobby.start()
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
-        await lobby.start()
         gc.freeze()
         try:
             yield
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await lobby.close()
             await rooms.close()
             bots.shutdown()
+            app.state.analysis.shutdown()
             store.close()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
@@ -113,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(matches.router)
     app.include_router(records.router)
     app.include_router(lobby_routes.router)
+    app.include_router(analysis.router)
     app.include_router(ws_router)
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
