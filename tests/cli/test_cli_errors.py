@@ -124,6 +124,8 @@ BAD_COMMAND_LINES = [
     "bench server --think 0",
     "bench server --game medina -n 2",
     "bench server --game nosuch",
+    "bench server --clock blitz",
+    "bench server --clock realtime:ten+5",
     "bench engine terranova --seconds abc",
     "bench engine nosuch",
     "bench terranova",

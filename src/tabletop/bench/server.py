@@ -6,11 +6,20 @@ waits a think time (exponentially distributed around ``think_s``), then sends a
 kind-first random legal move and times the round trip until the server's ack, which
 comes only after the action is committed.  After the run it restarts the server on the
 same database and checks that every acknowledged action is stored: nothing lost.
+
+With ``clock`` (``"realtime:600+5"``: 600 s a seat plus 5 s a turn; ``"turn:86400"``: a day
+a turn) the games are opened in the lobby and joined seat by seat instead, every player
+says hello on its socket (presence, as browsers do), and the server keeps every clock.
+After the run each game's clock is checked against time: while people alone play, every
+millisecond since the game's start is charged to exactly one seat, so the time the clocks
+charged (increments aside) must equal the time that passed, by the server's clock
+(``clock_drift_ms``) and by the client's (``wall_drift_ms``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -43,6 +52,13 @@ class BenchResult:
     finished_games: int
     server_cpu_s: float | None = None
     """CPU time the server process used during the run (Linux), or ``None``."""
+    clock: str | None = None
+    """The clock spec of a clocked run, or ``None``."""
+    clock_drift_ms: float | None = None
+    """Clocked run: the largest gap, over the games, between the time the clocks charged and
+    the time the server's clock says passed since the game started."""
+    wall_drift_ms: float | None = None
+    """Clocked run: the same gap against the time the client measured (start to snapshot)."""
     rtts_ms: list[float] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
 
@@ -68,6 +84,12 @@ class BenchResult:
             f"p99 {self.percentile(99):.1f} ms, max {max(self.rtts_ms, default=float('nan')):.1f} ms; "
             f"errors {self.errors}; lost actions {self.lost}"
             + (
+                f"; clocks {self.clock}: drift {self.clock_drift_ms:.0f} ms (server time), "
+                f"{self.wall_drift_ms:.0f} ms (client time)"
+                if self.clock is not None and self.clock_drift_ms is not None and self.wall_drift_ms is not None
+                else ""
+            )
+            + (
                 f"; server CPU {self.server_cpu_s * 1000 / self.actions:.2f} ms per action"
                 if self.server_cpu_s is not None and self.actions
                 else ""
@@ -86,6 +108,9 @@ def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
         "TABLETOP_REQUESTS_PER_MINUTE": "10000000",
         "TABLETOP_WS_MESSAGES_PER_MINUTE": "10000000",
         "TABLETOP_MATCHES_PER_MINUTE": "100000",
+        "TABLETOP_JOINS_PER_MINUTE": "100000",
+        "TABLETOP_MAX_OPEN_GAMES": "100000",
+        "TABLETOP_OPEN_GAMES_PER_CLIENT": "100000",
     }
     return start_server(cmd, port, stdout=subprocess.DEVNULL, env={**os.environ, **lifted})
 
@@ -107,7 +132,10 @@ def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
 class _Player:
     """One seat's websocket client."""
 
-    def __init__(self, result: BenchResult, acked: dict[str, int], rng: random.Random, think_s: float) -> None:
+    def __init__(
+        self, result: BenchResult, acked: dict[str, int], rng: random.Random, think_s: float, hello: bool = False
+    ) -> None:
+        self.hello = hello
         self.result = result
         self.acked = acked
         self.rng = rng
@@ -136,6 +164,8 @@ class _Player:
         acted_on = -1
         async with connect(url, max_size=None, open_timeout=60, compression=None) as ws:
             first = await ws.recv()
+            if self.hello:  # a clocked game: this socket plays the seat (presence, like a browser)
+                await ws.send(json.dumps({"type": "hello", "token": token}))
             await ready.wait()
             backlog: list[str | bytes] = [first]
             while True:
@@ -154,6 +184,8 @@ class _Player:
                         return False
                     continue
                 text = raw if isinstance(raw, str) else raw.decode()
+                if text.startswith(('{"type":"table"', '{"type":"chat"', '{"type":"welcome"')):
+                    continue  # a clocked game's table: a browser shows it, the simulated player needs nothing
                 if text.startswith('{"type":"state"') and mine not in text and '"terminal":true' not in text:
                     continue  # another seat's turn: skip parsing (keeps the simulated clients cheap)
                 msg: dict[str, Any] = json.loads(text)
@@ -188,18 +220,89 @@ class _Player:
                     return True
 
 
+def parse_clock(spec: str) -> dict[str, Any]:
+    """``realtime:BASE+INC`` or ``turn:SECONDS`` as the lobby's ``clock`` body.
+
+    Raises:
+        ValueError: for anything else.
+    """
+    kind, _, value = spec.partition(":")
+    try:
+        if kind == "realtime":
+            base, _, increment = value.partition("+")
+            return {"kind": "realtime", "base_s": int(base), "increment_s": int(increment or 0)}
+        if kind == "turn":
+            return {"kind": "turn", "per_move_s": int(value)}
+    except ValueError:
+        pass
+    raise ValueError(f"a clock is 'realtime:BASE+INCREMENT' or 'turn:SECONDS' (seconds), not {spec!r}")
+
+
+async def _open_lobby_game(
+    http: httpx2.AsyncClient, game: str, players: int, seed: int, clock: dict[str, Any]
+) -> tuple[dict[str, Any], float]:
+    """A lobby game opened by P0 and joined by the others; returns it (as ``POST
+    /api/matches`` would) and the client's time when the last join started it."""
+    body = {"game": game, "seats": [{"kind": "me", "name": "P0"}] + [{"kind": "open"}] * (players - 1)}
+    r = await http.post("/api/lobby", json={**body, "seed": seed, "clock": clock, "takeover": "random"})
+    r.raise_for_status()
+    created = r.json()
+    seats = [{"seat": 0, "token": created["token"]}]
+    started = time.time()
+    for k in range(1, players):
+        started = time.time()
+        r = await http.post(f"/api/lobby/{created['id']}/join", json={"name": f"P{k}"})
+        r.raise_for_status()
+        seats.append({"seat": r.json()["seat"], "token": r.json()["token"]})
+    return {"id": created["id"], "seats": seats}, (started + time.time()) / 2
+
+
+async def _clock_drift(http: httpx2.AsyncClient, started: dict[str, float], result: BenchResult) -> None:
+    """Checks every game's clock against the time that passed (module docstring)."""
+    worst_server = worst_wall = 0.0
+    for match_id, client_start in started.items():
+        view = (await http.get(f"/api/matches/{match_id}")).json()
+        clock = (await http.get(f"/api/matches/{match_id}/table")).json()["clock"]
+        client_now = time.time()
+        seats = [entry["seat"] for entry in view["log"]]
+        turns = sum(1 for a, b in itertools.pairwise(seats) if a != b) + (1 if seats else 0)
+        if seats and clock["running"] == seats[-1]:
+            turns -= 1  # the last turn is still going: no increment yet
+        base_ms, increment_ms = 1000 * clock["base_s"], 1000 * clock["increment_s"]
+        charged = sum(base_ms - left for left in clock["remaining_ms"]) + increment_ms * turns
+        end = clock["server_now_ms"] if clock["running"] is not None else clock["turn_started_ms"]
+        worst_server = max(worst_server, abs(charged - (end - clock["started_ms"])))
+        if clock["running"] is not None:  # a game still going: its clock against the client's
+            worst_wall = max(worst_wall, abs(charged - (client_now - client_start) * 1000))
+    result.clock_drift_ms, result.wall_drift_ms = worst_server, worst_wall
+
+
 async def _run_clients(
-    base: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int, result: BenchResult
+    base: str,
+    game: str,
+    players: int,
+    games: int,
+    seconds: float,
+    think_s: float,
+    seed: int,
+    result: BenchResult,
+    clock_spec: str | None = None,
 ) -> dict[str, int]:
     rng = random.Random(seed)
     acked: dict[str, int] = {}
+    started: dict[str, float] = {}
     async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
         matches = []
         for i in range(games):
-            seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
-            r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
-            r.raise_for_status()
-            matches.append(r.json())
+            if clock_spec is not None:
+                match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
+                matches.append(match)
+                started[match["id"]] = started_at
+            else:
+                seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
+                r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
+                r.raise_for_status()
+                matches.append(r.json())
             acked[matches[-1]["id"]] = 0
     ws_base = base.replace("http://", "ws://")
     clock = [0.0]
@@ -207,7 +310,7 @@ async def _run_clients(
     tasks = []
     for m in matches:
         for s in m["seats"]:
-            player = _Player(result, acked, random.Random(rng.random()), think_s)
+            player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
             url = f"{ws_base}/api/matches/{m['id']}/ws"
             tasks.append(asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock)))
     clock[0] = time.monotonic() + 3600  # until everyone is connected
@@ -220,6 +323,9 @@ async def _run_clients(
         if isinstance(outcome, BaseException):
             result.errors += 1
     result.finished_games = sum(1 for i in range(0, len(ended), players) if ended[i] is True)
+    if clock_spec is not None:
+        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+            await _clock_drift(http, started, result)
     return acked
 
 
@@ -232,6 +338,7 @@ def run_bench(
     think_s: float = 1.0,
     seed: int = 0,
     db_dir: Path | None = None,
+    clock: str | None = None,
 ) -> BenchResult:
     """Runs the benchmark; see the module docstring.
 
@@ -243,22 +350,22 @@ def run_bench(
     assert folder is not None
     try:
         with sigterm_as_keyboard_interrupt():
-            return _measure(f"sqlite:///{folder / 'bench.db'}", game, players, games, seconds, think_s, seed)
+            return _measure(f"sqlite:///{folder / 'bench.db'}", game, players, games, seconds, think_s, seed, clock)
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
 def _measure(
-    db_url: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int
+    db_url: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int, clock: str | None
 ) -> BenchResult:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0)
+    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0, clock=clock)
     proc = _start_server(port, db_url)
     try:
         cpu_before = _cpu_seconds(proc.pid)
-        acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result))
+        acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result, clock))
         cpu_after = _cpu_seconds(proc.pid)
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited during the run (status {proc.returncode})")

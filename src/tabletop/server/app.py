@@ -22,8 +22,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
+from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import analysis, games, matches, records
+from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
@@ -48,16 +50,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_client=settings.max_sockets_per_client,
         )
         app.state.rooms = rooms
+        lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
+        app.state.lobby = lobby
         app.state.analysis = analysis.AnalysisService(settings)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
+        await lobby.start()
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()
         try:
             yield
         finally:
+            await lobby.close()
             await rooms.close()
             bots.shutdown()
             app.state.analysis.shutdown()
@@ -108,6 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(records.router)
+    app.include_router(lobby_routes.router)
     app.include_router(analysis.router)
     app.include_router(ws_router)
 
@@ -115,7 +122,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     @app.api_route("/play/{match_id}", methods=["GET", "HEAD"], include_in_schema=False)
     @app.api_route("/replay", methods=["GET", "HEAD"], include_in_schema=False)
-    async def page(match_id: str | None = None) -> FileResponse:
+    @app.api_route("/lobby/{game_id}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def page(match_id: str | None = None, game_id: str | None = None) -> FileResponse:
         # One page; the client reads the path and the #t=token fragment itself.
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 

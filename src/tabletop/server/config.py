@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from tabletop.core.errors import ConfigError
+from tabletop.server.clocks import Now, wall_clock
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 """The static client shipped inside the package."""
@@ -35,6 +36,22 @@ LIMIT_FIELDS = (
     "ws_messages_per_minute",
     "token_failures_per_minute",
     "matches_per_minute",
+    # The lobby, clocks and chat (tabletop.server.lobby; docs/server.md, "Lobby").
+    "joins_per_minute",
+    "max_open_games",
+    "open_games_per_client",
+    "lobby_page_size",
+    "min_move_time_s",
+    "max_move_time_s",
+    "min_game_time_s",
+    "max_game_time_s",
+    "max_increment_s",
+    "min_grace_s",
+    "max_grace_s",
+    "abort_before_actions",
+    "chat_max_chars",
+    "chat_messages_per_minute",
+    "chat_history",
     "hints_per_minute",
     "analyses_per_minute",
 )
@@ -70,7 +87,26 @@ class Settings:
         token_failures_per_minute: wrong seat tokens from one client address in any
             60 s; beyond it every token check from that address answers 429 until the
             oldest failure is a minute old.
-        matches_per_minute: matches one client address may create in any 60 s.
+        matches_per_minute: matches one client address may create in any 60 s (lobby
+            games count too).
+        joins_per_minute: lobby seats one client address may take in any 60 s.
+        max_open_games: lobby games open (waiting for players) on the server at once.
+        open_games_per_client: lobby games one client address may have open at once.
+        lobby_page_size: most games one ``GET /api/lobby`` lists.
+        min_move_time_s, max_move_time_s: bounds of a turn-based game's time per turn
+            (an hour to two weeks).
+        min_game_time_s, max_game_time_s, max_increment_s: bounds of a real-time game's
+            time per seat and increment per turn.
+        min_grace_s, max_grace_s: bounds of the grace period a creator may choose before a
+            dropped seat is taken over by a bot.
+        abort_before_actions: a match can be aborted (ends unrated) only before this many
+            actions.
+        chat_max_chars: longest chat message.
+        chat_messages_per_minute: chat messages one seat may post in any 60 s.
+        chat_history: chat messages kept and sent to a newcomer.
+        clock_poll_s: how often the clock keeper looks for timed-out and dropped seats
+            (a flag falls at most this late).
+        clock: the time source of the clocks (seconds since the epoch); tests pass a fake.
         hints_per_minute: hints one client address may ask for in any 60 s (each is a
             bot search: CPU).
         analyses_per_minute: game analyses one client address may start in any 60 s
@@ -97,6 +133,23 @@ class Settings:
     ws_messages_per_minute: int = 600
     token_failures_per_minute: int = 20
     matches_per_minute: int = 20
+    joins_per_minute: int = 60
+    max_open_games: int = 10_000
+    open_games_per_client: int = 10
+    lobby_page_size: int = 50
+    min_move_time_s: int = 3600
+    max_move_time_s: int = 14 * 86400
+    min_game_time_s: int = 60
+    max_game_time_s: int = 4 * 3600
+    max_increment_s: int = 600
+    min_grace_s: int = 10
+    max_grace_s: int = 3600
+    abort_before_actions: int = 4
+    chat_max_chars: int = 300
+    chat_messages_per_minute: int = 12
+    chat_history: int = 100
+    clock_poll_s: float = 0.25
+    clock: Now = field(default=wall_clock, compare=False, repr=False)
     hints_per_minute: int = 30
     analyses_per_minute: int = 6
     hint_time_per_action_s: float = 1.0
@@ -112,6 +165,8 @@ class Settings:
             raise ConfigError(f"the server needs at least one bot worker, got {self.bot_workers}")
         if not 0 <= self.bot_delay_s < math.inf:
             raise ConfigError(f"the bot delay must be a finite number of seconds, not negative, got {self.bot_delay_s}")
+        if not 0 < self.clock_poll_s <= 60:
+            raise ConfigError(f"the clock poll must be 0 to 60 seconds, got {self.clock_poll_s}")
         for budget in ("hint_time_per_action_s", "analysis_budget_s"):
             if not 0 < getattr(self, budget) < math.inf:
                 raise ConfigError(f"{budget} must be a positive, finite number of seconds, got {getattr(self, budget)}")

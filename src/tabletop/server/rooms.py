@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -104,6 +105,29 @@ Subscriber = Callable[[str], None]
 """Receives each update as JSON text; it must not block (a websocket queues it)."""
 
 
+class RoomHooks:
+    """What the lobby (clocks, takeover, chat: :mod:`tabletop.server.lobby`) hears from rooms.
+
+    The default does nothing, so rooms work alone; every method runs on the event loop
+    and must not block.
+    """
+
+    async def loaded(self, room: Room) -> None:
+        """A stored match was rebuilt, before anyone can use it."""
+
+    def changed(self, room: Room) -> None:
+        """An action was committed (a person's or a bot's), or one was undone."""
+
+    def joined(self, room: Room, send: Subscriber) -> None:
+        """A client connected and was sent the full view."""
+
+    def hello(self, room: Room, seat: int, send: Subscriber) -> None:
+        """A connected client proved (with its token) that it plays ``seat``."""
+
+    def left(self, room: Room, send: Subscriber) -> None:
+        """A client disconnected."""
+
+
 @dataclass
 class Room:
     """One live match: its states, log and connected clients."""
@@ -125,6 +149,8 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
+    ended: dict[str, Any] | None = None
+    """Set when the match ended outside the rules (resigned, aborted): no more actions."""
     _view_cache: tuple[int, str] | None = None
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
@@ -229,6 +255,7 @@ class Room:
             "score_text": self.game.describe_score(state) if outcome is not None else None,
             # The same as data: translated tables the page draws in the player's language.
             "score_sheet": self.game.score_sheet(state) if outcome is not None else None,
+            "ended": self.ended,
         }
 
     def view_text(self) -> str:
@@ -315,9 +342,39 @@ class RoomManager:
         self.max_sockets_per_client = max_sockets_per_client
         self._sockets: dict[str, int] = {}
         self._socket_client: dict[Subscriber, str] = {}
+        self.hooks = RoomHooks()
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
+
+    async def run_db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Runs ``fn(*args, **kwargs)`` on the database thread, after every write queued before it."""
+        return await self._run_db(partial(fn, *args, **kwargs))
+
+    def loaded(self, match_id: str) -> Room | None:
+        """The room if it is in memory (no loading)."""
+        return self._rooms.get(match_id)
+
+    def set_agent(self, room: Room, seat: int, agent: str) -> None:
+        """Who plays ``seat`` from now on (the caller holds ``room.lock`` and stored it)."""
+        seats = list(room.seats)
+        seats[seat] = dataclasses.replace(seats[seat], agent=agent)
+        room.seats = tuple(seats)
+
+    def refresh(self, room: Room) -> None:
+        """Sends the view again after a change that kept the version (a seat's player, the
+        end of a resigned match) and lets a bot move if one is to."""
+        room._view_cache = None
+        self.broadcast(room)
+        self._schedule_bot(room)
+
+    def token_failure_wait(self, client: str) -> float | None:
+        """Seconds ``client`` must wait after too many wrong tokens, or ``None``."""
+        return self._token_failures.retry_after(client)
+
+    def count_token_failure(self, client: str) -> None:
+        """Counts a wrong token from ``client`` (for tokens checked outside a room)."""
+        self._token_failures.hit(client)
 
     async def close(self) -> None:
         """Stops bot tasks and the database thread."""
@@ -337,14 +394,20 @@ class RoomManager:
         *,
         hotseat: bool = False,
         client: str = "",
+        match_id: str | None = None,
+        token_hashes: Sequence[str | None] | None = None,
     ) -> tuple[Room, list[str | None]]:
         """Creates a match; returns its room and each seat's token (``None`` for bots).
+
+        The lobby starts a match it has gathered with its own ``match_id`` and the hashes
+        of the tokens it gave out (``token_hashes``: then no token is made or returned,
+        and the per-address creation limit was counted when the lobby game was made).
 
         Raises:
             RoomError: 404 for an unknown game, 422 for a bad configuration or agent,
                 429 when ``client`` created too many matches in the last minute.
         """
-        wait = self._creations.retry_after(client)
+        wait = self._creations.retry_after(client) if token_hashes is None else None
         if wait is not None:
             raise RoomError(429, "too_many_matches", "too many matches created from this address", retry_after=wait)
         game = self._game(game_id)
@@ -371,14 +434,19 @@ class RoomManager:
             canonical, initial = await asyncio.to_thread(_set_up, game, config)
         except ConfigError as exc:
             raise RoomError(422, "bad_config", str(exc)) from None
-        self._creations.hit(client)
         tokens: list[str | None] = []
         seats: list[Seat] = []
-        for i, (name, agent) in enumerate(seat_specs):
-            token = secrets.token_urlsafe(18) if agent == HUMAN else None
-            tokens.append(token)
-            seats.append(Seat(i, name.strip()[:80], agent, hash_token(token) if token else None))
-        match_id = secrets.token_urlsafe(9)
+        if token_hashes is None:
+            self._creations.hit(client)
+            for i, (name, agent) in enumerate(seat_specs):
+                token = secrets.token_urlsafe(18) if agent == HUMAN else None
+                tokens.append(token)
+                seats.append(Seat(i, name.strip()[:80], agent, hash_token(token) if token else None))
+        else:
+            for i, ((name, agent), digest) in enumerate(zip(seat_specs, token_hashes, strict=True)):
+                tokens.append(None)
+                seats.append(Seat(i, name.strip()[:80], agent, digest))
+        match_id = match_id or secrets.token_urlsafe(9)
         config_json = canonical.to_json()
         await self._run_db(
             self.store.create_match,
@@ -427,6 +495,7 @@ class RoomManager:
                     raise RoomError(
                         410, "unavailable_match", "this match can no longer be replayed by this server"
                     ) from None
+                await self.hooks.loaded(room)
                 self._rooms[match_id] = room
         finally:
             self._loading.pop(match_id, None)
@@ -475,6 +544,8 @@ class RoomManager:
         async with room.lock:
             seat = self.seat_for_token(room, token, client)
             self._check_version(room, version)
+            if room.seats[seat].is_bot:
+                raise RoomError(409, "bot_plays", "a bot plays this seat now: take it back first")
             await self._apply(room, seat, action)
         self._after_change(room, origin)
         return room
@@ -549,7 +620,7 @@ class RoomManager:
     async def _apply(self, room: Room, seat: int, action: str) -> None:
         """Checks and commits one action for ``seat``; the caller holds ``room.lock``."""
         state = room.state
-        if state.is_terminal():
+        if state.is_terminal() or room.ended is not None:
             raise RoomError(409, "game_over", "the game is over")
         if state.current_player != seat:
             raise RoomError(
@@ -582,6 +653,7 @@ class RoomManager:
 
     def _after_change(self, room: Room, origin: Subscriber | None = None) -> None:
         self.broadcast(room, origin)
+        self.hooks.changed(room)
         self._schedule_bot(room)
 
     def broadcast(self, room: Room, origin: Subscriber | None = None) -> None:
@@ -612,7 +684,7 @@ class RoomManager:
     # ----- bots ----------------------------------------------------------------
 
     def _schedule_bot(self, room: Room) -> None:
-        if self._closing or (room.bot_task is not None and not room.bot_task.done()):
+        if self._closing or room.ended is not None or (room.bot_task is not None and not room.bot_task.done()):
             return
         state = room.state
         if state.is_terminal() or not room.seats[state.current_player].is_bot:
@@ -641,6 +713,8 @@ class RoomManager:
             if not in_time:
                 log.warning("bot %s overran its budget in match %s", room.seats[seat].agent, room.id)
             async with room.lock:
+                if room.ended is not None or not room.seats[seat].is_bot:
+                    return  # the match was resigned, or a person took the seat back
                 if room.version != version:
                     continue  # someone undid or the position moved on; think again
                 try:
@@ -649,6 +723,7 @@ class RoomManager:
                     log.exception("bot move %r refused in match %s", text, room.id)
                     return
             self.broadcast(room)
+            self.hooks.changed(room)
 
     # ----- subscriptions -------------------------------------------------------
 
@@ -675,6 +750,7 @@ class RoomManager:
         """
         with contextlib.suppress(KeyError):
             room.subscribers.remove(send)
+        self.hooks.left(room, send)
         client = self._socket_client.pop(send, None)
         if client is not None:
             left = self._sockets[client] - 1

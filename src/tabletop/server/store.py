@@ -79,6 +79,42 @@ actions = Table(
     Column("at", String(40), nullable=False),
 )
 
+# The lobby's tables (tabletop.server.lobby; docs/server.md, "Lobby, clocks and takeover").
+lobby_games = Table(
+    "lobby_games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("game", String(32), nullable=False),
+    Column("setup", JSON, nullable=False),
+    Column("status", String(12), nullable=False, index=True),
+    Column("public", Boolean, nullable=False),
+    Column("created", String(40), nullable=False),
+)
+"""Games gathering players; ``id`` becomes the match's id when the game starts."""
+
+match_tables = Table(
+    "match_tables",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    Column("public", Boolean, nullable=False),
+    Column("settings", JSON, nullable=False),
+    Column("clock", JSON, nullable=True),
+    Column("seat_status", JSON, nullable=False),
+    Column("ended", JSON, nullable=True),
+    Column("rematch", String(32), nullable=True),
+)
+"""What a match started from the lobby has besides its moves: clock, seat status, end."""
+
+chat_messages = Table(
+    "chat_messages",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    Column("n", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", String(40), nullable=False),
+)
+
 
 class StaleVersionError(Exception):
     """The match's stored version is not the one the writer started from."""

@@ -6,6 +6,10 @@ Protocol (JSON text frames, documented in docs/api.md):
 * client → ``{"type": "undo", "req": 2, "token": "...", "version": 8}``
 * client → ``{"type": "ping"}``
 * client → ``{"type": "explain", "req": 3, "action": "#c7"}`` (why it would be refused)
+* client → ``{"type": "hello", "req": 3, "token": "..."}``: this connection plays that seat
+  (answered ``{"type": "welcome", "req": 3, "seat": 1}``; the lobby's presence, docs/server.md)
+* server → ``{"type": "table", ...}`` and ``{"type": "chat", ...}``: clocks, seats and chat
+  of a match (:mod:`tabletop.server.lobby`)
 * server → ``{"type": "state", ...}`` on connect and after every change (the match view)
 * server → ``{"type": "ack", "req": 1, "version": 8}`` once the action is committed
 * server → ``{"type": "explained", "req": 3, "message": {"code", "params", "text"} or null}``
@@ -93,6 +97,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     messages = SlidingWindow(settings.ws_messages_per_minute)
     try:
         send(room.join_text())
+        rooms.hooks.joined(room, send)
         while True:
             frame = await ws.receive()
             if frame["type"] == "websocket.disconnect":
@@ -151,6 +156,8 @@ async def _handle(
     kind = msg.get("type")
     if kind == "ping":
         return {"type": "pong", "req": req}
+    if kind == "hello":
+        return await _hello(rooms, match_id, msg.get("token"), req, client, origin)
     if kind == "explain":
         action = msg.get("action")
         if not isinstance(action, str) or not action:
@@ -161,7 +168,7 @@ async def _handle(
             return _error(req, exc.status, exc.code, exc.detail)
         return {"type": "explained", "req": req, "message": reason.to_json() if reason is not None else None}
     if kind not in ("act", "undo"):
-        return _error(req, 400, "bad_message", "'type' must be 'act', 'undo', 'explain' or 'ping'")
+        return _error(req, 400, "bad_message", "'type' must be 'act', 'undo', 'explain', 'hello' or 'ping'")
     token, version = msg.get("token"), msg.get("version")
     if not isinstance(token, str) or not isinstance(version, int) or isinstance(version, bool):
         return _error(req, 400, "bad_message", "'token' (string) and 'version' (integer) are required")
@@ -183,3 +190,23 @@ async def _handle(
         log.exception("a %s message failed in match %s", kind, match_id)
         return _error(req, 500, "internal", "the server failed")
     return {"type": "ack", "req": req, "version": room.version}
+
+
+async def _hello(
+    rooms: RoomManager, match_id: str, token: object, req: object, client: str, origin: Any
+) -> dict[str, Any]:
+    """``{"type": "hello", "token": ...}``: this connection plays the token's seat.
+
+    The lobby counts a seat as present while one of its connections that said hello is
+    open (a dropped seat is taken over by a bot after the grace period; docs/server.md).
+    """
+    if not isinstance(token, str) or not 0 < len(token) <= 200:
+        return _error(req, 400, "bad_message", "'token' (string) is required")
+    try:
+        room = await rooms.get(match_id)
+        seat = rooms.seat_for_token(room, token, client)
+    except RoomError as exc:
+        extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
+        return _error(req, exc.status, exc.code, exc.detail, **extra)
+    rooms.hooks.hello(room, seat, origin)
+    return {"type": "welcome", "req": req, "seat": seat}

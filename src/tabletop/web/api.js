@@ -34,10 +34,11 @@ export function mergePatch(view, patch) {
  * promise settled by the server's ack or error for that request.
  */
 export class MatchSocket {
-  constructor(matchId, { onState, onStatus }) {
+  constructor(matchId, { onState, onStatus, onOther }) {
     this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${matchId}/ws`;
     this.onState = onState;
     this.onStatus = onStatus;
+    this.onOther = onOther; // the lobby's "table" and "chat" messages (table.js)
     this.pending = new Map();
     this.req = 0;
     this.delay = 250;
@@ -60,6 +61,7 @@ export class MatchSocket {
         else return ws.close(); // missed an update: reconnect for a full view
         this.onState(this.view);
       }
+      else if (msg.type === "table" || msg.type === "chat") this.onOther?.(msg);
       else if (msg.req != null && this.pending.has(msg.req)) {
         const { resolve, reject } = this.pending.get(msg.req);
         this.pending.delete(msg.req);

@@ -4,6 +4,7 @@ import { LANGUAGES, pickLanguage, setLanguage, t } from "./i18n.js";
 import { showLobby } from "./lobby.js";
 import { showGame } from "./game.js";
 import { showReplay } from "./replay.js";
+import { showLobbyGame } from "./lobbygame.js";
 
 let rerender = () => {};
 
@@ -19,7 +20,9 @@ async function start() {
   });
   const main = document.getElementById("main");
   const play = location.pathname.match(/^\/play\/([\w-]+)/);
+  const lobbyGame = location.pathname.match(/^\/lobby\/([\w-]+)/);
   if (play) rerender = showGame(main, play[1]);
+  else if (lobbyGame) rerender = showLobbyGame(main, lobbyGame[1]);
   else if (location.pathname === "/replay") rerender = showReplay(main);
   else {
     // Any other address: the server answered 404 with this page; say so, then offer the lobby.

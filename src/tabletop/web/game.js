@@ -7,6 +7,7 @@ import { applySeatColors, h } from "./dom.js";
 import { t, tm } from "./i18n.js";
 import { analyseMoves, cellFreeMoves, clickCell, explainCandidates, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 import { endActions, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
+import { createTable } from "./table.js";
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
 function readTokens(matchId) {
@@ -41,6 +42,7 @@ export function showGame(main, matchId) {
   // Turn changes and score events for screen readers: one region that outlives redraws.
   const announcer = h("div.sr-only", { id: "announce", "aria-live": "polite", role: "status" });
   main.replaceChildren(root, announcer);
+  const table = createTable(matchId, { getView: () => view, mySeats });
 
   const socket = new MatchSocket(matchId, {
     onState: (v) => {
@@ -56,8 +58,10 @@ export function showGame(main, matchId) {
       announce(old, v);
       render();
     },
+    onOther: (msg) => table.onMessage(msg),
     onStatus: (ok, err) => {
       connected = ok;
+      if (ok) table.hello(socket);
       if (err) root.replaceChildren(h("p.error", { text: t("error.generic", { detail: err.detail }) }));
       else render();
     },
@@ -72,7 +76,10 @@ export function showGame(main, matchId) {
         },
       ),
     ),
-  ).then(render);
+  ).then(() => {
+    if (connected) table.hello(socket);
+    render();
+  });
 
   loadHistory();
 
@@ -158,7 +165,8 @@ export function showGame(main, matchId) {
   }
 
   function actingToken() {
-    if (!view || view.terminal || view.current_player == null) return null;
+    if (!view || view.terminal || view.ended || view.current_player == null) return null;
+    if (view.players[view.current_player]?.agent !== "human") return null; // a bot took the seat over
     return mySeats.get(view.current_player) ?? null;
   }
 
@@ -370,6 +378,7 @@ export function showGame(main, matchId) {
           scoreFeed(events, view.players),
           h("h3", { text: t("game.log") }),
           moveList(view, { viewing, recentFrom: recent.size ? recentFrom : Infinity, onPick: pickPly }),
+          table.element,
           h("div.links", {},
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
@@ -377,6 +386,7 @@ export function showGame(main, matchId) {
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     ].filter(Boolean));
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
+    table.render();
   }
 
   return render;

@@ -3,12 +3,14 @@ import { api } from "./api.js";
 import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { startReplay } from "./replay.js";
+import { gameLists, openGameSection } from "./opengames.js";
 
 export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
   let created = null;
   let problem = null; // {where: "map" | "record" | "create", text}: shown in the form, in words
+  const lists = gameLists(); // kept across re-renders: it refreshes itself
   const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [], seed: "" };
 
   function seatDefaults(n) {
@@ -195,6 +197,8 @@ export function showLobby(main) {
         created ? createdLinks(created) : null,
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
       ),
+      openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents),
+      lists,
       h("section.lobby", {},
         h("h2", { text: t("lobby.replay_heading") }),
         h("label", {}, h("span", { text: t("lobby.replay_upload") }), upload),

@@ -1,0 +1,510 @@
+"""The lobby and the table of each match started from it (docs/server.md, "Lobby").
+
+- A **lobby game** gathers people: its creator sits in one seat, leaves others open or
+  gives them to bots; anyone with the link (or anyone, for a public game) joins a free
+  seat and gets that seat's secret token.  The match is created when the last seat is
+  taken, or when the creator starts it with bots in the empty seats; its id is the
+  lobby game's.
+- The **table** of a started match (:mod:`tabletop.server.tables`) holds what the rules
+  do not: clock, takeover, resignation, abort and chat.  A **rematch** (here) is a new
+  lobby game with the same settings and the seats rotated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tabletop.ai.agent import make_agent
+from tabletop.core.errors import ConfigError, TabletopError, short_repr
+from tabletop.core.protocol import GameConfig
+from tabletop.core.registry import make
+from tabletop.server import lobby_store as db
+from tabletop.server.clocks import TURN, ClockSettings, MatchClock
+from tabletop.server.config import Settings
+from tabletop.server.guard import SlidingWindow
+from tabletop.server.rooms import HUMAN, RoomError, RoomManager, hash_token
+from tabletop.server.store import now as iso_now
+from tabletop.server.tables import BOT, PLAYING, MatchTable, Tables
+
+log = logging.getLogger("tabletop.server")
+
+SeatState = Literal["open", "taken", "bot", "reserved"]
+"""A lobby seat: free, a person's, a bot's, or kept for a person (a rematch)."""
+
+STARTED_KEPT = 10_000
+"""Started lobby games remembered in memory (older ones are matches, found by their id)."""
+
+
+@dataclass(slots=True)
+class LobbySeat:
+    """One seat of a lobby game."""
+
+    state: SeatState
+    name: str
+    agent: str = HUMAN
+    token_hash: str | None = None
+    reserved_for: str | None = None
+    """A rematch keeps the seat for the person whose old token hashes to this."""
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LobbySeat:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class LobbyGame:
+    """A game gathering players."""
+
+    id: str
+    game: str
+    public: bool
+    created: str
+    config: dict[str, Any]
+    seats: list[LobbySeat]
+    clock: ClockSettings | None
+    takeover: str
+    grace_s: int
+    rated: bool
+    creator_hash: str
+    status: str = db.OPEN
+    rematch_of: str | None = None
+    client: str = ""
+    """The creator's address (kept in memory only, for the per-address cap on open games)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def setup_json(self) -> dict[str, Any]:
+        """The stored ``setup`` column."""
+        return {
+            "config": self.config,
+            "seats": [s.to_json() for s in self.seats],
+            "clock": self.clock.to_json() if self.clock else None,
+            "takeover": self.takeover,
+            "grace_s": self.grace_s,
+            "rated": self.rated,
+            "creator_hash": self.creator_hash,
+            "rematch_of": self.rematch_of,
+        }
+
+    @classmethod
+    def from_row(cls, game_id: str, game: str, setup: dict[str, Any], public: bool, created: str) -> LobbyGame:
+        clock = setup.get("clock")
+        return cls(
+            game_id,
+            game,
+            public,
+            created,
+            setup["config"],
+            [LobbySeat.from_json(s) for s in setup["seats"]],
+            ClockSettings.from_json(clock) if clock else None,
+            setup["takeover"],
+            int(setup["grace_s"]),
+            bool(setup["rated"]),
+            setup["creator_hash"],
+            rematch_of=setup.get("rematch_of"),
+        )
+
+    def is_waiting(self) -> bool:
+        """Whether a seat is still free or kept for someone."""
+        return any(s.state in ("open", "reserved") for s in self.seats)
+
+    def view(self) -> dict[str, Any]:
+        """What anyone with the link sees (no token hashes)."""
+        return {
+            "id": self.id,
+            "game": self.game,
+            "status": self.status,
+            "public": self.public,
+            "created": self.created,
+            "num_players": len(self.seats),
+            "seats": [
+                {"seat": i, "state": s.state, "name": s.name, "agent": s.agent} for i, s in enumerate(self.seats)
+            ],
+            "clock": self.clock.to_json() if self.clock else None,
+            "takeover": self.takeover,
+            "grace_s": self.grace_s,
+            "rated": self.rated,
+            "ruleset": self.config.get("ruleset"),
+            "variants": self.config.get("variants", {}),
+            "rematch_of": self.rematch_of,
+            "match": self.id if self.status == db.STARTED else None,
+        }
+
+
+class Lobby(Tables):
+    """The open games, and (through :class:`~tabletop.server.tables.Tables`) the tables of
+    the started ones."""
+
+    def __init__(self, rooms: RoomManager, settings: Settings) -> None:
+        super().__init__(rooms, settings)
+        self.games: dict[str, LobbyGame] = {}
+        self._creations = SlidingWindow(settings.matches_per_minute)
+        self._joins = SlidingWindow(settings.joins_per_minute)
+        self._started: dict[str, LobbyGame] = {}
+        """Recently started lobby games, so a player waiting on one learns it started."""
+
+    async def start(self, *, keep_clocks: bool = True) -> None:
+        """Loads the open games and the live tables, then starts the clock keeper."""
+        for row in await self.rooms.run_db(db.open_lobby_games, self.rooms.store.engine):
+            self.games[row[0]] = LobbyGame.from_row(*row)
+        await self.start_tables(keep_clocks=keep_clocks)
+
+    # ----- creating and joining ---------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        game_id: str,
+        config: GameConfig,
+        seats: Sequence[tuple[str, str, str]],
+        public: bool,
+        clock: ClockSettings | None,
+        takeover: str,
+        grace_s: int,
+        rated: bool,
+        client: str,
+    ) -> tuple[LobbyGame, int, str]:
+        """Opens a lobby game; returns it, the creator's seat and the creator's token.
+
+        ``seats`` are ``(kind, name, agent)`` with kind ``"me"`` (exactly one: the
+        creator), ``"open"`` or ``"bot"``.
+
+        Raises:
+            RoomError: 404 unknown game, 422 bad seats, clock, bot or configuration,
+                429 too many games created from ``client`` or open on the server.
+        """
+        wait = self._creations.retry_after(client)
+        if wait is not None:
+            raise RoomError(429, "too_many_matches", "too many games created from this address", retry_after=wait)
+        if sum(1 for g in self.games.values() if g.status == db.OPEN) >= self.settings.max_open_games:
+            raise RoomError(429, "lobby_full", "the lobby has as many open games as the server allows", retry_after=60)
+        if sum(1 for g in self.games.values() if g.client == client) >= self.settings.open_games_per_client:
+            raise RoomError(
+                429, "too_many_open_games", "this address has as many open games as it may: start or cancel one"
+            )
+        game = self._game(game_id)
+        if not game.min_players <= len(seats) <= game.max_players:
+            raise RoomError(
+                422,
+                "bad_seats",
+                f"{game.name} is for {game.min_players} to {game.max_players} players, not {len(seats)}",
+            )
+        if sum(1 for kind, _, _ in seats if kind == "me") != 1:
+            raise RoomError(422, "bad_seats", "exactly one seat must be the creator's ('me')")
+        self._check_agent(takeover)
+        self._check_clock(clock)
+        if not self.settings.min_grace_s <= grace_s <= self.settings.max_grace_s:
+            raise RoomError(
+                422,
+                "bad_grace",
+                f"the grace period must be {self.settings.min_grace_s} to {self.settings.max_grace_s} seconds",
+            )
+        if config.seed is None:
+            config = dataclasses.replace(config, seed=secrets.randbelow(2**31))
+        try:
+            canonical = await asyncio.to_thread(game.canonical_config, config)
+            await asyncio.to_thread(game.new_initial_state, canonical)
+        except ConfigError as exc:
+            raise RoomError(422, "bad_config", str(exc)) from None
+        token = secrets.token_urlsafe(18)
+        lobby_seats: list[LobbySeat] = []
+        creator_seat = 0
+        for i, (kind, name, agent) in enumerate(seats):
+            if kind == "bot":
+                self._check_agent(agent)
+                lobby_seats.append(LobbySeat("bot", name.strip() or agent, agent))
+            elif kind == "me":
+                if not name.strip():
+                    raise RoomError(422, "bad_name", "the creator's seat needs a name")
+                creator_seat = i
+                lobby_seats.append(LobbySeat("taken", name.strip(), HUMAN, hash_token(token)))
+            else:
+                lobby_seats.append(LobbySeat("open", ""))
+        self._creations.hit(client)
+        lg = LobbyGame(
+            secrets.token_urlsafe(9),
+            game.id,
+            public,
+            iso_now(),
+            canonical.to_json(),
+            lobby_seats,
+            clock,
+            takeover,
+            grace_s,
+            rated,
+            hash_token(token),
+            client=client,
+        )
+        await self.rooms.run_db(db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), public)
+        self.games[lg.id] = lg
+        if not lg.is_waiting():
+            async with lg.lock:
+                await self._start(lg)
+        return lg, creator_seat, token
+
+    async def join(self, game_id: str, name: str, seat: int | None, client: str) -> tuple[LobbyGame, int, str]:
+        """Takes a free seat (``seat``, or the first free one); returns the seat and its token.
+
+        Raises:
+            RoomError: 404 no such open game, 409 the seat is not free (or none is) or
+                the game started, 422 empty name, 429 too many joins from ``client``.
+        """
+        wait = self._joins.retry_after(client)
+        if wait is not None:
+            raise RoomError(429, "too_many_joins", "too many joins from this address", retry_after=wait)
+        lg = self.lobby_game(game_id)
+        if not name.strip():
+            raise RoomError(422, "bad_name", "a seat needs a name")
+        async with lg.lock:
+            if lg.status != db.OPEN:
+                raise RoomError(409, "not_open", f"this game is {lg.status}")
+            free = [i for i, s in enumerate(lg.seats) if s.state == "open"]
+            if seat is None:
+                if not free:
+                    raise RoomError(409, "no_free_seat", "every seat of this game is taken")
+                seat = free[0]
+            elif not 0 <= seat < len(lg.seats) or seat not in free:
+                raise RoomError(409, "seat_taken", f"seat {seat} is not free")
+            self._joins.hit(client)
+            token = secrets.token_urlsafe(18)
+            lg.seats[seat] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token))
+            await self._save_game(lg)
+            if not lg.is_waiting():
+                await self._start(lg)
+        return lg, seat, token
+
+    async def start_now(self, game_id: str, token: str, agent: str | None, client: str) -> LobbyGame:
+        """The creator starts the game, bots of level ``agent`` (else the takeover bot) in the empty seats.
+
+        Raises:
+            RoomError: 403 not the creator's token, 404 no such game, 409 not open,
+                422 unknown bot.
+        """
+        lg = self.lobby_game(game_id)
+        self._check_creator(lg, token, client)
+        agent = agent or lg.takeover
+        self._check_agent(agent)
+        async with lg.lock:
+            if lg.status != db.OPEN:
+                raise RoomError(409, "not_open", f"this game is {lg.status}")
+            for i, s in enumerate(lg.seats):
+                if s.state in ("open", "reserved"):
+                    lg.seats[i] = LobbySeat("bot", f"{agent} {i + 1}", agent)
+            await self._start(lg)
+        return lg
+
+    async def cancel(self, game_id: str, token: str, client: str) -> LobbyGame:
+        """The creator withdraws a game that has not started.
+
+        Raises:
+            RoomError: 403 not the creator's token, 404 no such game, 409 not open.
+        """
+        lg = self.lobby_game(game_id)
+        self._check_creator(lg, token, client)
+        async with lg.lock:
+            if lg.status != db.OPEN:
+                raise RoomError(409, "not_open", f"this game is {lg.status}")
+            lg.status = db.CANCELLED
+            await self._save_game(lg)
+        del self.games[lg.id]
+        return lg
+
+    def lobby_game(self, game_id: str) -> LobbyGame:
+        """An open or just started lobby game.
+
+        Raises:
+            RoomError: 404 if there is none with this id (started games are matches).
+        """
+        lg = self.games.get(game_id)
+        if lg is None:
+            raise RoomError(404, "unknown_game", f"no open game {short_repr(game_id)}")
+        return lg
+
+    def open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Public open games, newest first, and how many there are."""
+        # Newest first; games made in the same millisecond stay newest first too (the sort
+        # is stable, and the dict holds them in the order they were opened).
+        found = [
+            g
+            for g in reversed(self.games.values())
+            if g.public and g.status == db.OPEN and (game is None or g.game == game)
+        ]
+        found.sort(key=lambda g: g.created, reverse=True)
+        return [g.view() for g in found[offset : offset + limit]], len(found)
+
+    async def games_in_progress(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Public matches being played, newest first, and how many there are."""
+        rows, total = await self.rooms.run_db(db.public_games_in_progress, self.rooms.store.engine, game, offset, limit)
+        out = []
+        for match_id, game_id, created in rows:
+            entry: dict[str, Any] = {"id": match_id, "game": game_id, "created": created, "players": None}
+            room = self.rooms.loaded(match_id)
+            if room is not None:
+                entry["players"] = [{"seat": s.seat, "name": s.name, "agent": s.agent} for s in room.seats]
+                entry["ply"] = len(room.moves)
+            out.append(entry)
+        return out, total
+
+    async def _start(self, lg: LobbyGame) -> None:
+        """Creates the match of a full lobby game and its table; the caller holds ``lg.lock``."""
+        config = GameConfig.from_json(lg.config)
+        room, _ = await self.rooms.create(
+            lg.game,
+            config,
+            [(s.name, s.agent) for s in lg.seats],
+            match_id=lg.id,
+            token_hashes=[s.token_hash for s in lg.seats],
+        )
+        creator_seat = next(i for i, s in enumerate(lg.seats) if s.token_hash == lg.creator_hash)
+        table = MatchTable(
+            room.id,
+            lg.public,
+            {"takeover": lg.takeover, "grace_s": lg.grace_s, "rated": lg.rated, "creator_seat": creator_seat},
+            None,
+            [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
+        )
+        now_ms = self.now_ms()
+        if lg.clock is not None:
+            table.clock = MatchClock.start(lg.clock, len(lg.seats), self._clock_seat(room, table), now_ms)
+        self._note_turn(room, table, now_ms)
+        row = db.TableRow(room.id, lg.public, table.settings, None, table.seat_status, None, None)
+        row = dataclasses.replace(row, clock=table.clock.to_json() if table.clock else None)
+        await self.rooms.run_db(db.insert_table, self.rooms.store.engine, row)
+        self.tables[room.id] = table
+        # A bot in the first seat may have moved while the table was being stored: bring
+        # the clock up to the position (nothing changes if it did not).
+        self.changed(room)
+        lg.status = db.STARTED
+        await self._save_game(lg)
+        # A started game is a match now; the lobby forgets it (GET /api/lobby/{id} then
+        # points to the match through the table).
+        self.games.pop(lg.id, None)
+        self._started[lg.id] = lg
+        if len(self._started) > STARTED_KEPT:
+            self._started.pop(next(iter(self._started)))
+        log.debug("lobby game %s started", lg.id)
+
+    def started_game(self, game_id: str) -> LobbyGame | None:
+        """A lobby game that became a match while this server ran."""
+        return self._started.get(game_id)
+
+    async def _save_game(self, lg: LobbyGame) -> None:
+        await self.rooms.run_db(db.save_lobby_game, self.rooms.store.engine, lg.id, lg.setup_json(), lg.status)
+
+    # ----- checks ------------------------------------------------------------------
+
+    def _game(self, game_id: str) -> Any:
+        try:
+            return make(game_id)
+        except TabletopError as exc:
+            raise RoomError(404, "unknown_game", str(exc)) from None
+
+    @staticmethod
+    def _check_agent(agent: str) -> None:
+        if agent == HUMAN:
+            raise RoomError(422, "bad_agent", "a bot seat needs a bot, not 'human'")
+        try:
+            make_agent(agent, seed=0)
+        except (ConfigError, ValueError) as exc:
+            raise RoomError(422, "bad_agent", str(exc)) from None
+
+    def _check_clock(self, clock: ClockSettings | None) -> None:
+        s = self.settings
+        if clock is None:
+            return
+        if clock.kind == TURN:
+            if not s.min_move_time_s <= clock.per_move_s <= s.max_move_time_s:
+                raise RoomError(422, "bad_clock", f"a turn may last {s.min_move_time_s} to {s.max_move_time_s} seconds")
+        elif (
+            not s.min_game_time_s <= clock.base_s <= s.max_game_time_s
+            or not 0 <= clock.increment_s <= s.max_increment_s
+        ):
+            raise RoomError(
+                422,
+                "bad_clock",
+                f"a real-time game has {s.min_game_time_s} to {s.max_game_time_s} seconds per seat"
+                f" and an increment of 0 to {s.max_increment_s}",
+            )
+
+    def _check_creator(self, lg: LobbyGame, token: str, client: str) -> None:
+        wait = self.rooms.token_failure_wait(client)
+        if wait is not None:
+            raise RoomError(429, "too_many_failures", "too many wrong tokens from this address", retry_after=wait)
+        if not secrets.compare_digest(hash_token(token), lg.creator_hash):
+            self.rooms.count_token_failure(client)
+            raise RoomError(403, "not_creator", "only the game's creator can do this")
+
+    async def rematch(self, match_id: str, token: str, client: str) -> tuple[LobbyGame, int, str]:
+        """A new lobby game with the same settings, seats rotated by one; returns the
+        token's person's new seat and token.
+
+        The first player to ask creates it (and may start it with bots); each other
+        person's seat is kept for them until they ask too, with their old token.
+
+        Raises:
+            RoomError: 403 bad token, 404 no such lobby match, 409 not over yet.
+        """
+        room, table = await self.table(match_id)
+        seat = self.rooms.seat_for_token(room, token, client)
+        old_hash = room.seats[seat].token_hash
+        n = len(room.seats)
+        if room.ended is None and not room.state.is_terminal():
+            raise RoomError(409, "not_over", "a rematch can be asked for once the game is over")
+        async with room.lock:
+            if table.rematch is None:
+                settings = table.settings
+                clock = table.clock.settings if table.clock else None
+                config = dict(room.config_json, seed=secrets.randbelow(2**31))
+                new_seats: list[LobbySeat] = [LobbySeat("open", "")] * n
+                for old in room.seats:
+                    target = (old.seat + 1) % n
+                    if old.token_hash is None:
+                        new_seats[target] = LobbySeat("bot", old.name, old.agent)
+                    else:
+                        new_seats[target] = LobbySeat("reserved", old.name, HUMAN, None, old.token_hash)
+                lg = LobbyGame(
+                    secrets.token_urlsafe(9),
+                    room.game.id,
+                    table.public,
+                    iso_now(),
+                    config,
+                    new_seats,
+                    clock,
+                    settings["takeover"],
+                    int(settings["grace_s"]),
+                    bool(settings["rated"]),
+                    "",
+                    rematch_of=room.id,
+                )
+                await self.rooms.run_db(
+                    db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), lg.public
+                )
+                self.games[lg.id] = lg
+                table.rematch = lg.id
+                self._save(table)
+                self._send_table(room, table)
+        lg_or_none = self.games.get(table.rematch) or self._started.get(table.rematch)
+        if lg_or_none is None:
+            raise RoomError(409, "rematch_gone", "the rematch is no longer open")
+        lg = lg_or_none
+        async with lg.lock:
+            new_seat = next((i for i, s in enumerate(lg.seats) if s.reserved_for == old_hash), None)
+            if new_seat is None or lg.status != db.OPEN:
+                raise RoomError(409, "rematch_taken", "your seat in the rematch is taken already")
+            new_token = secrets.token_urlsafe(18)
+            kept = lg.seats[new_seat]
+            lg.seats[new_seat] = LobbySeat("taken", kept.name, HUMAN, hash_token(new_token))
+            if not lg.creator_hash:
+                lg.creator_hash = hash_token(new_token)
+            await self._save_game(lg)
+            if not lg.is_waiting():
+                await self._start(lg)
+        return lg, new_seat, new_token

@@ -1,0 +1,184 @@
+"""The lobby's reads and writes (tables ``lobby_games``, ``match_tables``, ``chat_messages``
+in :mod:`tabletop.server.store`), each in its own transaction.
+
+The rooms' :class:`~tabletop.server.store.Store` owns the engine; these functions take it,
+so the lobby runs them on the rooms' one database thread and its writes are ordered with
+the actions' (an action's commit always comes before the clock written after it).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+
+from tabletop.server.store import chat_messages, lobby_games, match_tables, matches, now, seats
+
+OPEN = "open"
+STARTED = "started"
+CANCELLED = "cancelled"
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value (some drivers hand back text)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One stored ``match_tables`` row."""
+
+    match_id: str
+    public: bool
+    settings: dict[str, Any]
+    clock: dict[str, Any] | None
+    seat_status: list[str]
+    ended: dict[str, Any] | None
+    rematch: str | None
+
+
+def insert_lobby_game(engine: Engine, game_id: str, game: str, setup: dict[str, Any], public: bool) -> None:
+    """Stores a new open lobby game."""
+    with engine.begin() as conn:
+        conn.execute(
+            insert(lobby_games).values(id=game_id, game=game, setup=setup, status=OPEN, public=public, created=now())
+        )
+
+
+def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
+    """Writes a lobby game's seats and status."""
+    with engine.begin() as conn:
+        conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
+
+
+def open_lobby_games(engine: Engine) -> list[tuple[str, str, dict[str, Any], bool, str]]:
+    """Every open lobby game: ``(id, game, setup, public, created)`` (loaded on start)."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == OPEN)).all()
+    return [(r.id, r.game, _json(r.setup), bool(r.public), r.created) for r in rows]
+
+
+def insert_table(engine: Engine, row: TableRow) -> None:
+    """Stores the table of a match that just started (after its ``matches`` row)."""
+    with engine.begin() as conn:
+        conn.execute(
+            insert(match_tables).values(
+                match_id=row.match_id,
+                public=row.public,
+                settings=row.settings,
+                clock=row.clock,
+                seat_status=row.seat_status,
+                ended=row.ended,
+                rematch=row.rematch,
+            )
+        )
+
+
+def load_table(engine: Engine, match_id: str) -> TableRow | None:
+    """The match's table, or ``None`` (a match not started from the lobby)."""
+    with engine.connect() as conn:
+        r = conn.execute(select(match_tables).where(match_tables.c.match_id == match_id)).first()
+    if r is None:
+        return None
+    return TableRow(
+        r.match_id, bool(r.public), _json(r.settings), _json(r.clock), _json(r.seat_status), _json(r.ended), r.rematch
+    )
+
+
+def save_table(
+    engine: Engine,
+    match_id: str,
+    *,
+    clock: dict[str, Any] | None,
+    seat_status: list[str],
+    ended: dict[str, Any] | None,
+    rematch: str | None,
+) -> None:
+    """Writes what changes in a table (clock, seat status, end, rematch)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(match_tables)
+            .where(match_tables.c.match_id == match_id)
+            .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
+        )
+        if ended is not None:
+            conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
+
+
+def save_clocks(engine: Engine, clocks: list[tuple[str, dict[str, Any]]]) -> None:
+    """Writes the clocks of several matches in one transaction."""
+    if not clocks:
+        return
+    with engine.begin() as conn:
+        for match_id, clock in clocks:
+            conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
+
+
+def set_seat_agent(engine: Engine, match_id: str, seat: int, agent: str) -> None:
+    """Who plays a seat now (a bot taking over, or a person back)."""
+    with engine.begin() as conn:
+        conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
+
+
+def live_tables(engine: Engine) -> list[str]:
+    """Ids of unfinished matches with a table (their clocks go on after a restart)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(match_tables.c.match_id)
+            .join(matches, matches.c.id == match_tables.c.match_id)
+            .where(matches.c.finished.is_(False))
+        ).all()
+    return [r.match_id for r in rows]
+
+
+def last_action_ms(engine: Engine, match_id: str) -> int | None:
+    """When the match's last action was stored, in epoch milliseconds (``None``: no action)."""
+    from tabletop.server.store import actions
+
+    with engine.connect() as conn:
+        at = conn.execute(
+            select(actions.c.at).where(actions.c.match_id == match_id).order_by(actions.c.ply.desc()).limit(1)
+        ).scalar()
+    if at is None:
+        return None
+    return int(_dt.datetime.fromisoformat(at).timestamp() * 1000)
+
+
+def public_games_in_progress(
+    engine: Engine, game: str | None, offset: int, limit: int
+) -> tuple[list[tuple[str, str, str]], int]:
+    """Public unfinished lobby matches, newest first: ``(id, game, created)`` and the total."""
+    query = (
+        select(matches.c.id, matches.c.game, matches.c.created)
+        .join(match_tables, matches.c.id == match_tables.c.match_id)
+        .where(matches.c.finished.is_(False), match_tables.c.public.is_(True))
+    )
+    if game is not None:
+        query = query.where(matches.c.game == game)
+    with engine.connect() as conn:
+        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
+        rows = conn.execute(query.order_by(matches.c.created.desc()).offset(offset).limit(limit)).all()
+    return [(r.id, r.game, r.created) for r in rows], int(total)
+
+
+def insert_chat(engine: Engine, match_id: str, n: int, seat: int, text: str, at: str) -> None:
+    """Stores chat message ``n`` of a match."""
+    with engine.begin() as conn:
+        conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+
+
+def load_chat(engine: Engine, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:
+    """The last ``last`` chat messages ``(n, seat, text, at)``, oldest first, and the next ``n``."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(chat_messages)
+            .where(chat_messages.c.match_id == match_id)
+            .order_by(chat_messages.c.n.desc())
+            .limit(last)
+        ).all()
+    rows = list(reversed(rows))
+    next_n = rows[-1].n + 1 if rows else 0
+    return [(r.n, r.seat, r.text, r.at) for r in rows], next_n

@@ -1,0 +1,459 @@
+"""The table of each match started from the lobby: what the rules do not hold.
+
+The clock (:mod:`tabletop.server.clocks`), who plays each seat now (a person, a bot from
+the start, a bot that took over a dropped or timed-out seat, a resigned seat), the end by
+resignation or abort, the rematch's id and the chat.  :class:`Tables` hears the rooms
+through :class:`~tabletop.server.rooms.RoomHooks`, runs its database work on the rooms'
+database thread (after the action it follows) and keeps the clocks: every
+``clock_poll_s`` it hands timed-out and dropped seats to their bot.  Time comes from
+``Settings.clock`` (tests pass a fake and call :meth:`Tables.check_clocks`).
+docs/server.md, "Lobby, clocks and takeover", has the rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop.core.protocol import TERMINAL
+from tabletop.server import lobby_store as db
+from tabletop.server.chat import Chat, ChatMessage
+from tabletop.server.clocks import REALTIME, MatchClock, catch_up, to_ms
+from tabletop.server.config import Settings
+from tabletop.server.rooms import HUMAN, Room, RoomError, RoomHooks, RoomManager, Subscriber
+from tabletop.server.store import now as iso_now
+
+log = logging.getLogger("tabletop.server")
+
+PLAYING = "playing"
+BOT = "bot"
+TIMEOUT = "timeout"
+DROPPED = "dropped"
+RESIGNED = "resigned"
+TAKEN_OVER = (TIMEOUT, DROPPED)
+"""Seat statuses at a table: a person playing, a bot from the start, a person's seat that
+a bot took over (their time ran out, or they dropped), a person who resigned."""
+
+RECLAIM_SHARE = 10
+"""A person taking back a real-time seat whose time ran out gets a tenth of the game's
+time (at least :data:`RECLAIM_MIN_MS`), so the seat is not lost again at once."""
+RECLAIM_MIN_MS = 30_000
+
+
+@dataclass(slots=True)
+class MatchTable:
+    """A started lobby match's clock, seats, end, rematch and chat."""
+
+    match_id: str
+    public: bool
+    settings: dict[str, Any]
+    """``takeover``, ``grace_s``, ``rated``, ``creator_seat`` (fixed at the start)."""
+    clock: MatchClock | None
+    seat_status: list[str]
+    ended: dict[str, Any] | None = None
+    rematch: str | None = None
+    turn_seat: int | None = None
+    turn_started_ms: int = 0
+    present: dict[int, set[Subscriber]] = field(default_factory=dict)
+    gone_since_ms: dict[int, int] = field(default_factory=dict)
+    chat: deque[ChatMessage] | None = None
+    """The last messages, once loaded (:mod:`tabletop.server.chat`)."""
+    chat_next: int = 0
+
+    def row_values(self) -> dict[str, Any]:
+        """The columns :func:`lobby_store.save_table` writes."""
+        return {
+            "clock": self.clock.to_json() if self.clock else None,
+            "seat_status": list(self.seat_status),
+            "ended": self.ended,
+            "rematch": self.rematch,
+        }
+
+
+class Tables(RoomHooks):
+    """The tables of the started lobby matches and the clock keeper."""
+
+    def __init__(self, rooms: RoomManager, settings: Settings) -> None:
+        self.rooms = rooms
+        self.settings = settings
+        self.now: Callable[[], float] = settings.clock
+        self.tables: dict[str, MatchTable] = {}
+        self.chat = Chat(self)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._keeper: asyncio.Task[None] | None = None
+        self._switched: set[str] = set()
+        """Tables whose clock switched since the last :meth:`flush_clocks`."""
+        rooms.hooks = self
+
+    async def start_tables(self, *, keep_clocks: bool = True) -> None:
+        """Loads the tables of the unfinished matches, then starts the clock keeper."""
+        for match_id in await self.rooms.run_db(db.live_tables, self.rooms.store.engine):
+            with contextlib.suppress(RoomError):
+                await self.rooms.get(match_id)  # the loaded hook brings its table
+        await self.check_clocks()
+        if keep_clocks:
+            self._keeper = asyncio.get_running_loop().create_task(self._keep_clocks())
+
+    # ----- life cycle ------------------------------------------------------------
+
+    def now_ms(self) -> int:
+        """The lobby's time in epoch milliseconds."""
+        return to_ms(self.now())
+
+    async def close(self) -> None:
+        """Stops the clock keeper and waits for pending writes."""
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+        await self.settle()
+
+    async def settle(self) -> None:
+        """Stores the switched clocks and waits until every write the lobby started is done
+        (tests, shutdown)."""
+        await self.flush_clocks()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def flush_clocks(self) -> None:
+        """Stores every clock that switched since the last call, in one transaction.
+
+        Clock switches are written in batches, every ``clock_poll_s``, rather than one
+        transaction per turn: a server killed between two batches restarts with the
+        clocks of the batch before, and :func:`~tabletop.server.clocks.catch_up` charges
+        the time since to the seat that was running then; at most ``clock_poll_s`` of
+        play is put on the wrong seat, and only after a crash.
+        """
+        if not self._switched:
+            return
+        clocks = [
+            (match_id, table.clock.to_json())
+            for match_id in self._switched
+            if (table := self.tables.get(match_id)) is not None and table.clock is not None
+        ]
+        self._switched.clear()
+        await self.rooms.run_db(db.save_clocks, self.rooms.store.engine, clocks)
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("lobby task failed", exc_info=task.exception())
+
+    async def _keep_clocks(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.clock_poll_s)
+            try:
+                await self.check_clocks()
+                await self.flush_clocks()
+            except Exception:
+                log.exception("the clock keeper failed; trying again")
+
+    # ----- tables: the hooks from the rooms ------------------------------------------
+
+    async def loaded(self, room: Room) -> None:
+        """A match was read from the store: its table (if it has one) comes with it."""
+        engine = self.rooms.store.engine
+        row = await self.rooms.run_db(db.load_table, engine, room.id)
+        if row is None:
+            return
+        clock = MatchClock.from_json(row.clock) if row.clock else None
+        table = MatchTable(room.id, row.public, row.settings, clock, list(row.seat_status), row.ended, row.rematch)
+        room.ended = row.ended
+        if clock is not None and clock.ply != len(room.moves):
+            last_ms = await self.rooms.run_db(db.last_action_ms, engine, room.id)
+            catch_up(clock, self._clock_seat(room, table), len(room.moves), last_ms)
+            self._save(table)
+        table.turn_seat = self._seat_to_move(room)
+        table.turn_started_ms = clock.turn_started_ms if clock else self.now_ms()
+        self.tables[room.id] = table
+
+    def changed(self, room: Room) -> None:
+        table = self.tables.get(room.id)
+        if table is None:
+            return
+        now_ms = self.now_ms()
+        if table.clock is not None:
+            running = table.clock.running
+            table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+            # Stored when the clock switches (in batches: flush_clocks); an action within
+            # a turn changes only the action count, which a restart recovers from the
+            # moves (clocks.catch_up).
+            if table.clock.running != running:
+                self._switched.add(room.id)
+        self._note_turn(room, table, now_ms)
+        self._send_table(room, table)
+
+    def joined(self, room: Room, send: Subscriber) -> None:
+        if room.id in self.tables:
+            self._spawn(self._greet(room, send))
+
+    def hello(self, room: Room, seat: int, send: Subscriber) -> None:
+        table = self.tables.get(room.id)
+        if table is None:
+            return
+        table.present.setdefault(seat, set()).add(send)
+        table.gone_since_ms.pop(seat, None)
+        self._send_table(room, table)
+
+    def left(self, room: Room, send: Subscriber) -> None:
+        table = self.tables.get(room.id)
+        if table is None:
+            return
+        for seat, sends in table.present.items():
+            if send in sends:
+                sends.discard(send)
+                if not sends:
+                    table.gone_since_ms[seat] = self.now_ms()
+                    self._send_table(room, table)
+        if not room.subscribers and room.state.is_terminal():
+            # The rooms forget a finished match nobody watches; its table goes with it
+            # (both come back from the store on the next visit).
+            self.tables.pop(room.id, None)
+
+    async def _greet(self, room: Room, send: Subscriber) -> None:
+        table = self.tables[room.id]
+        await self.chat.load(table)
+        with contextlib.suppress(Exception):
+            send(self._table_text(room, table))
+            send(json.dumps({"type": "chat", "match": room.id, "messages": [m.to_json() for m in table.chat or ()]}))
+
+    # ----- tables: state -------------------------------------------------------------
+
+    @staticmethod
+    def _seat_to_move(room: Room) -> int | None:
+        if room.ended is not None or room.state.is_terminal():
+            return None
+        seat = room.state.current_player
+        return None if seat == TERMINAL else seat
+
+    def _clock_seat(self, room: Room, table: MatchTable) -> int | None:
+        """The seat whose clock runs: the one to move, if a person plays it."""
+        seat = self._seat_to_move(room)
+        return seat if seat is not None and table.seat_status[seat] == PLAYING else None
+
+    def _note_turn(self, room: Room, table: MatchTable, now_ms: int) -> None:
+        seat = self._seat_to_move(room)
+        if seat != table.turn_seat:
+            table.turn_seat = seat
+            table.turn_started_ms = now_ms
+
+    async def table(self, match_id: str) -> tuple[Room, MatchTable]:
+        """The room and table of a lobby match.
+
+        Raises:
+            RoomError: 404 no such match, or one not started from the lobby.
+        """
+        room = await self.rooms.get(match_id)
+        table = self.tables.get(match_id)
+        if table is None:
+            raise RoomError(404, "no_table", "this match was not started from the lobby")
+        return room, table
+
+    def table_view(self, room: Room, table: MatchTable) -> dict[str, Any]:
+        """Clocks, seats, end and rematch as clients see them (``{"type": "table"}``)."""
+        now_ms = self.now_ms()
+        return {
+            "type": "table",
+            "match": room.id,
+            "clock": table.clock.snapshot(now_ms) if table.clock else None,
+            "server_now_ms": now_ms,
+            "seats": [
+                {"seat": i, "status": status, "present": bool(table.present.get(i))}
+                for i, status in enumerate(table.seat_status)
+            ],
+            "to_move": self._seat_to_move(room),
+            "ended": table.ended,
+            "rematch": table.rematch,
+            "abortable": room.ended is None
+            and not room.state.is_terminal()
+            and len(room.moves) < self.settings.abort_before_actions,
+            "takeover": table.settings["takeover"],
+            "grace_s": table.settings["grace_s"],
+            "rated": table.settings["rated"] and (table.ended or {}).get("reason") != "aborted",
+            "public": table.public,
+        }
+
+    def _table_text(self, room: Room, table: MatchTable) -> str:
+        return json.dumps(self.table_view(room, table), separators=(",", ":"))
+
+    def _send_table(self, room: Room, table: MatchTable) -> None:
+        if room.subscribers:
+            self.send_all(room, self._table_text(room, table))
+
+    @staticmethod
+    def send_all(room: Room, text: str) -> None:
+        for send in list(room.subscribers):
+            try:
+                send(text)
+            except Exception:  # a stalled socket must not keep the others from hearing
+                room.subscribers.discard(send)
+
+    def _save(self, table: MatchTable) -> None:
+        values = table.row_values()  # taken now: later changes are saved by their own write
+        self._spawn(self.rooms.run_db(db.save_table, self.rooms.store.engine, table.match_id, **values))
+
+    # ----- clocks and takeover ---------------------------------------------------------
+
+    async def check_clocks(self) -> int:
+        """Hands every timed-out or dropped seat to its bot; returns how many.
+
+        Timed out: the running clock is at zero.  Dropped (real-time and unclocked games
+        only; a turn-based player is expected to come and go): the seat to move said
+        hello on a websocket, has none open, and has been gone for the grace period
+        during its turn.
+        """
+        now_ms = self.now_ms()
+        taken = 0
+        for match_id, table in list(self.tables.items()):
+            room = self.rooms.loaded(match_id)
+            if room is None or room.ended is not None or room.state.is_terminal():
+                continue
+            seat = self._seat_to_move(room)
+            if seat is None or table.seat_status[seat] != PLAYING:
+                continue
+            reason = None
+            if table.clock is not None and table.clock.is_out(now_ms):
+                reason = TIMEOUT
+            elif (table.clock is None or table.clock.settings.kind == REALTIME) and seat in table.gone_since_ms:
+                gone_from = max(table.gone_since_ms[seat], table.turn_started_ms)
+                if now_ms - gone_from >= 1000 * int(table.settings["grace_s"]):
+                    reason = DROPPED
+            if reason is not None and await self._take_over(room, table, seat, reason):
+                taken += 1
+        return taken
+
+    async def _take_over(self, room: Room, table: MatchTable, seat: int, reason: str) -> bool:
+        async with room.lock:
+            if table.seat_status[seat] != PLAYING or room.ended is not None:
+                return False
+            agent = table.settings["takeover"]
+            await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, agent)
+            self.rooms.set_agent(room, seat, agent)
+            table.seat_status[seat] = reason
+            now_ms = self.now_ms()
+            if table.clock is not None:
+                if reason == TIMEOUT:
+                    table.clock.timed_out.add(seat)
+                table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+            self._save(table)
+        log.info("seat %d of match %s %s: %s plays it", seat, room.id, reason, agent)
+        self.rooms.refresh(room)
+        self._send_table(room, table)
+        return True
+
+    async def reclaim(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable, int]:
+        """The person of a taken-over seat plays it again.
+
+        Raises:
+            RoomError: 403 bad token, 404 no such lobby match, 409 the seat was not taken
+                over (or it resigned, or the match is over).
+        """
+        room, table = await self.table(match_id)
+        seat = self.rooms.seat_for_token(room, token, client)
+        async with room.lock:
+            if room.ended is not None or room.state.is_terminal():
+                raise RoomError(409, "game_over", "the game is over")
+            if table.seat_status[seat] not in TAKEN_OVER:
+                raise RoomError(409, "not_taken_over", f"seat {seat} is {table.seat_status[seat]}, not taken over")
+            await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, HUMAN)
+            self.rooms.set_agent(room, seat, HUMAN)
+            table.seat_status[seat] = PLAYING
+            table.gone_since_ms.pop(seat, None)
+            now_ms = self.now_ms()
+            if table.clock is not None:
+                clock = table.clock
+                clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+                if clock.settings.kind == REALTIME:
+                    minimum = max(RECLAIM_MIN_MS, clock.settings.initial_ms() // RECLAIM_SHARE)
+                    clock.refill(seat, minimum, now_ms)
+                else:
+                    clock.timed_out.discard(seat)
+            self._note_turn(room, table, now_ms)
+            self._save(table)
+        self.rooms.refresh(room)
+        self._send_table(room, table)
+        return room, table, seat
+
+    # ----- resign, abort, rematch -------------------------------------------------------
+
+    async def resign(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable]:
+        """The token's person gives up.
+
+        With two players the match ends and the other seat wins.  With more, the match
+        goes on: the resigned seat is played by the takeover bot to the end and its
+        person ranks last (docs/server.md, "Resign").
+
+        Raises:
+            RoomError: 403 bad token, 404 no such lobby match, 409 over or already resigned.
+        """
+        room, table = await self.table(match_id)
+        seat = self.rooms.seat_for_token(room, token, client)
+        async with room.lock:
+            if room.ended is not None or room.state.is_terminal():
+                raise RoomError(409, "game_over", "the game is over")
+            if table.seat_status[seat] == RESIGNED:
+                raise RoomError(409, "resigned", "this seat has resigned already")
+            now_ms = self.now_ms()
+            if len(room.seats) == 2:
+                self._end(room, table, {"reason": "resigned", "seat": seat, "winners": [1 - seat], "at": iso_now()})
+            else:
+                agent = table.settings["takeover"]
+                await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, agent)
+                self.rooms.set_agent(room, seat, agent)
+                table.seat_status[seat] = RESIGNED
+                if table.clock is not None:
+                    table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+            self._save(table)
+        self.rooms.refresh(room)
+        self._send_table(room, table)
+        return room, table
+
+    async def abort(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable]:
+        """Calls the match off before ``abort_before_actions`` actions: it ends unrated.
+
+        Raises:
+            RoomError: 403 bad token, 404 no such lobby match, 409 too late or over.
+        """
+        room, table = await self.table(match_id)
+        seat = self.rooms.seat_for_token(room, token, client)
+        async with room.lock:
+            if room.ended is not None or room.state.is_terminal():
+                raise RoomError(409, "game_over", "the game is over")
+            if len(room.moves) >= self.settings.abort_before_actions:
+                raise RoomError(
+                    409, "too_late", f"a game can be aborted only before {self.settings.abort_before_actions} actions"
+                )
+            self._end(room, table, {"reason": "aborted", "seat": seat, "winners": [], "at": iso_now()})
+            self._save(table)
+        self.rooms.refresh(room)
+        self._send_table(room, table)
+        return room, table
+
+    def forfeited_seats(self, match_id: str) -> set[int]:
+        """The seats whose person timed out, dropped or resigned and did not come back.
+
+        For ratings: they rank last, whatever the bot that played them scored
+        (docs/server.md, "Takeover and ratings").
+        """
+        table = self.tables.get(match_id)
+        if table is None:
+            return set()
+        return {i for i, status in enumerate(table.seat_status) if status in (*TAKEN_OVER, RESIGNED)}
+
+    def _end(self, room: Room, table: MatchTable, ended: dict[str, Any]) -> None:
+        room.ended = table.ended = ended
+        if table.clock is not None:
+            table.clock.switch(None, len(room.moves), self.now_ms())
+        if room.bot_task is not None:
+            room.bot_task.cancel()
