@@ -19,11 +19,15 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tabletop.server import ratings
+from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.rooms import RoomError, RoomManager
+from tabletop.server.routes import accounts as account_routes
 from tabletop.server.routes import games, matches, records
+from tabletop.server.routes import ratings as rating_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
@@ -48,6 +52,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_client=settings.max_sockets_per_client,
         )
         app.state.rooms = rooms
+        app.state.accounts = Accounts(store.engine, settings)
+        await ratings.install(rooms)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
@@ -107,6 +113,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(matches.router)
     app.include_router(records.router)
     app.include_router(ws_router)
+    app.include_router(account_routes.router)
+    app.include_router(rating_routes.router)
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

@@ -35,6 +35,14 @@ LIMIT_FIELDS = (
     "ws_messages_per_minute",
     "token_failures_per_minute",
     "matches_per_minute",
+    # Accounts (server/accounts.py, docs/server.md "Accounts"):
+    "login_attempts_per_minute",
+    "registrations_per_minute",
+    "name_max_length",
+    "password_min_length",
+    "password_max_length",
+    "session_days",
+    "page_max",
 )
 """The fields that bound what one client may cost the server (positive integers)."""
 
@@ -69,6 +77,16 @@ class Settings:
             60 s; beyond it every token check from that address answers 429 until the
             oldest failure is a minute old.
         matches_per_minute: matches one client address may create in any 60 s.
+        login_attempts_per_minute: log-in attempts from one client address in any 60 s,
+            and failed ones for one account name (from anywhere); beyond it 429.
+        registrations_per_minute: accounts one client address may register in any 60 s.
+        name_max_length: longest account name (3 characters at least; ASCII letters,
+            digits, ``_`` and ``-``).
+        password_min_length, password_max_length: password length bounds, in characters.
+        session_days: a log-in session lasts this many days (the cookie's ``Max-Age``).
+        secure_cookies: mark the session cookie ``Secure`` even on plain-HTTP requests
+            (set it behind an HTTPS proxy; requests that arrive over HTTPS get it anyway).
+        page_max: the most rows one page of a list (leaderboard, my games) may ask for.
     """
 
     db_url: str = DEFAULT_DB_URL
@@ -86,6 +104,14 @@ class Settings:
     ws_messages_per_minute: int = 600
     token_failures_per_minute: int = 20
     matches_per_minute: int = 20
+    login_attempts_per_minute: int = 10
+    registrations_per_minute: int = 5
+    name_max_length: int = 24
+    password_min_length: int = 8
+    password_max_length: int = 256
+    session_days: int = 30
+    secure_cookies: bool = False
+    page_max: int = 100
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_time_budget_s < math.inf:
@@ -100,6 +126,10 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if not 3 <= self.name_max_length <= 64:
+            raise ConfigError(f"name_max_length must be between 3 and 64, got {self.name_max_length}")
+        if self.password_min_length > self.password_max_length:
+            raise ConfigError("password_min_length must not exceed password_max_length")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -120,6 +150,8 @@ class Settings:
                     values[name] = int(text)
                 except ValueError:
                     raise ConfigError(f"{variable} must be a positive integer, got {text[:40]!r}") from None
+        if (secure := os.environ.get("TABLETOP_SECURE_COOKIES")) is not None:
+            values["secure_cookies"] = secure.strip().lower() in ("1", "true", "yes", "on")
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 
