@@ -156,7 +156,7 @@ def bot_ladder(game: str, fam: str) -> list[dict[str, Any]]:
 
 
 def ranks_of(result: dict[str, Any]) -> list[int]:
-    """Finishing places (1 = first; equal places tie) from a stored outcome.
+    """Finishing places (1 = first; equal places tie, "1224" style) from a stored outcome.
 
     Winners come first whatever their score (a game's tie-break can pick winners among
     equal scores), then the others by score.
@@ -164,7 +164,7 @@ def ranks_of(result: dict[str, Any]) -> list[int]:
     scores = [int(s) for s in result["scores"]]
     winners = {int(w) for w in result["winners"]}
     keys = [(0 if seat in winners else 1, -score) for seat, score in enumerate(scores)]
-    return [1 + sum(1 for other in set(keys) if other < key) for key in keys]
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
 def rate(players: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[tuple[float, float]]:

@@ -50,7 +50,7 @@ class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=80)
     agent: str = Field(default="human", min_length=1, max_length=40, description="'human' or a bot spec")
-    me: bool = Field(default=False, description="bind this person's seat to the caller's account (needs a session)")
+    me: bool = Field(default=False, strict=True, description="bind this person's seat to the caller's account (needs a session)")
 
 
 class CreateMatch(BaseModel):
@@ -67,7 +67,7 @@ class CreateMatch(BaseModel):
     seed: int | None = Field(default=None, ge=0, le=MAX_INT)
     start_player: int | None = Field(default=None, ge=0, le=7)
     hotseat: bool = False
-    rated: bool = Field(default=False, description="rate the match if every person's seat is an account's")
+    rated: bool = Field(default=False, strict=True, description="rate the match if every person's seat is an account's")
 
 
 class SeatCreated(BaseModel):
