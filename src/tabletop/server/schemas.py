@@ -50,7 +50,7 @@ class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=80)
     agent: str = Field(default="human", min_length=1, max_length=40, description="'human' or a bot spec")
-    me: bool = Field(default=False, strict=True, description="bind this person's seat to the caller's account (needs a session)")
+    me: bool = Field(default=False, strict=True, description="bind this seat to the caller's account")
 
 
 class CreateMatch(BaseModel):
