@@ -93,12 +93,11 @@ _MEDINA = {
     "mcts:5": 256.0,
 }
 BOT_ELO: dict[tuple[str, str], dict[str, float]] = {
-    # Measured: Terra Nova 2p and Medina 3p.  The other family of each game reuses the
-    # measured one until the arena measures it (a documented approximation).
+    # Measured: Terra Nova 2p and Medina 3p (Medina has no 2-player game).  Terra Nova's
+    # 3-4 player family reuses the 2p ladder until the arena measures it (an approximation).
     ("terranova", "2p"): _TERRANOVA,
     ("terranova", "multi"): _TERRANOVA,
     ("medina", "multi"): _MEDINA,
-    ("medina", "2p"): _MEDINA,
 }
 """Fixed Elo (relative to ``mcts:1``) per (game, family) and bot spec: the one table of
 bot ratings.  A named level (``Beginner`` .. ``Master``) is added as one more key per row;
