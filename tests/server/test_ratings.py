@@ -240,6 +240,14 @@ def test_ranks_put_winners_first_then_scores() -> None:
     assert ratings.ranks_of({"scores": [2, 2, 2], "winners": [0, 1, 2]}) == [1, 1, 1]
 
 
+def test_forfeited_seats_rank_last_and_tie() -> None:
+    # A seat lost to a bot's takeover ranks last whatever its score.
+    assert ratings.ranks_of({"scores": [9, 5, 3], "winners": [0]}, forfeited={0}) == [3, 1, 2]
+    assert ratings.ranks_of({"scores": [9, 5, 3, 1], "winners": [0]}, forfeited={0, 3}) == [3, 1, 2, 3]
+    # A resignation without a result: the others share first place.
+    assert ratings.ranks_of(None, forfeited={1}, num_seats=3) == [1, 3, 1]
+
+
 def test_bot_specs_resolve_to_ladder_entries() -> None:
     assert ratings.bot_spec_key("mcts:3@1s") == "mcts:3"
     assert ratings.bot_spec_key("mcts") == "mcts:3"

@@ -38,10 +38,11 @@ transaction as the new ratings.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -154,15 +155,24 @@ def bot_ladder(game: str, fam: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (-r["rating"], r["bot"]))
 
 
-def ranks_of(result: dict[str, Any]) -> list[int]:
+def ranks_of(result: dict[str, Any] | None, forfeited: Collection[int] = (), num_seats: int | None = None) -> list[int]:
     """Finishing places (1 = first; equal places tie, "1224" style) from a stored outcome.
 
-    Winners come first whatever their score (a game's tie-break can pick winners among
-    equal scores), then the others by score.
+    Seats in ``forfeited`` (resigned, or lost to a bot's takeover: the lobby says which)
+    come last, tied among themselves.  Then winners, whatever their score (a game's
+    tie-break can pick winners among equal scores), then the others by score.  Without a
+    result (a game ended by resignation), every seat not forfeited shares first place.
     """
-    scores = [int(s) for s in result["scores"]]
-    winners = {int(w) for w in result["winners"]}
-    keys = [(0 if seat in winners else 1, -score) for seat, score in enumerate(scores)]
+    if result is not None:
+        scores = [int(s) for s in result["scores"]]
+        winners = {int(w) for w in result["winners"]}
+    else:
+        scores = [0] * (num_seats or 0)
+        winners = set(range(len(scores)))
+    keys = [
+        (1, 0, 0) if seat in forfeited else (0, 0 if seat in winners else 1, -score)
+        for seat, score in enumerate(scores)
+    ]
     return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
@@ -184,15 +194,16 @@ class RatingChange:
     after: tuple[float, float]
 
 
-def rate_match(engine: Engine, match_id: str) -> list[RatingChange] | None:
+def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -> list[RatingChange] | None:
     """Applies a finished match to the ratings, once; ``None`` if it is not rated.
 
     One transaction: it reads the match, decides whether it is rated (module docstring),
     and either clears ``matches.rated`` or writes the new ratings and their events.
+    ``forfeited``: seats ranked last (see :func:`ranks_of`).
     """
     with engine.begin() as conn:
         match = conn.execute(select(matches).where(matches.c.id == match_id)).first()
-        if match is None or not match.rated or not match.finished or match.result is None:
+        if match is None or not match.rated or not match.finished or (match.result is None and not forfeited):
             return None
         done = conn.execute(select(rating_events.c.id).where(rating_events.c.match_id == match_id).limit(1)).first()
         if done is not None:
@@ -238,8 +249,8 @@ def rate_match(engine: Engine, match_id: str) -> list[RatingChange] | None:
             else:
                 assert fixed is not None  # checked above
                 before.append(fixed)
-        result = match.result if isinstance(match.result, dict) else json.loads(match.result)
-        ranks = ranks_of(result)
+        result = match.result if isinstance(match.result, dict | None) else json.loads(match.result)
+        ranks = ranks_of(result, forfeited, len(seat_rows))
         after = rate(before, ranks)
         at = now()
         changes = []
@@ -375,20 +386,37 @@ def profile(engine: Engine, name_key: str, history_max: int) -> dict[str, Any] |
     }
 
 
-async def on_game_over(engine: Engine, room: Room) -> None:
+Forfeits = Callable[[str], Collection[int] | Awaitable[Collection[int]]]
+"""Which seats of a match forfeited (the lobby's ``forfeited_seats``), sync or async."""
+
+
+async def _forfeited(forfeits: Forfeits | None, match_id: str) -> Collection[int]:
+    if forfeits is None:
+        return ()
+    found = forfeits(match_id)
+    return await found if inspect.isawaitable(found) else found
+
+
+async def on_game_over(engine: Engine, room: Room, forfeits: Forfeits | None = None) -> None:
     """The rooms' game-over hook: rates the match if it is rated (off the event loop)."""
     if not room.rated:
         return
-    changes = await asyncio.to_thread(rate_match, engine, room.id)
+    forfeited = await _forfeited(forfeits, room.id)
+    changes = await asyncio.to_thread(rate_match, engine, room.id, forfeited)
     if changes is None:
         room.rated = False
     else:
         log.info("rated match %s: %d people", room.id, len(changes))
 
 
-async def install(rooms: RoomManager) -> None:
-    """Hooks the ratings into the rooms and applies any rated match the last run left unrated."""
+async def install(rooms: RoomManager, forfeits: Forfeits | None = None) -> None:
+    """Hooks the ratings into the rooms and applies any rated match the last run left unrated.
+
+    ``forfeits`` names the seats that forfeited a match (resigned, or timed out and taken
+    over by a bot): they rank last.
+    """
     engine = rooms.store.engine
-    rooms.finish_hooks.append(partial(on_game_over, engine))
+    rooms.finish_hooks.append(partial(on_game_over, engine, forfeits=forfeits))
     for match_id in await asyncio.to_thread(unrated_finished_matches, engine):
-        await asyncio.to_thread(rate_match, engine, match_id)
+        forfeited = await _forfeited(forfeits, match_id)
+        await asyncio.to_thread(rate_match, engine, match_id, forfeited)
