@@ -161,6 +161,13 @@ def find_account(engine: Engine, name: str) -> tuple[Account, str] | None:
     return None if row is None else (_account(row), row.password_hash)
 
 
+def find_account_by_id(engine: Engine, account_id: int) -> Account | None:
+    """The account with this id, or ``None``."""
+    with engine.connect() as conn:
+        row = conn.execute(select(accounts).where(accounts.c.id == account_id)).first()
+    return None if row is None else _account(row)
+
+
 def set_password_hash(engine: Engine, account_id: int, password_hash: str) -> None:
     """Replaces a hash (after a log-in, when the library's parameters have changed)."""
     with engine.begin() as conn:
