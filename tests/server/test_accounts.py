@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given
+from hypothesis import settings as settings_hypothesis
+from hypothesis import strategies as st
 
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
@@ -334,3 +338,13 @@ def test_session_rows_hold_no_cookie_value(client: TestClient, settings: Setting
     assert person.cookie not in stored
     assert password_hash.startswith("$argon2id$") and PASSWORD not in password_hash
     assert json.dumps(stored)  # plain hex strings
+
+
+@settings_hypothesis(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(max_size=40))
+def test_any_name_is_either_a_valid_account_name_or_refused(client: TestClient, name: str) -> None:
+    r = client.post("/api/accounts", json={"name": name, "password": "x"})  # the password is too short
+    assert r.status_code in (400, 422), r.text
+    valid = name.isascii() and 3 <= len(name) <= 24 and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name) is not None
+    # A valid name gets as far as the password check; any other is refused for the name.
+    assert (r.json()["error"] == "bad_password") == valid, (name, r.json())

@@ -283,3 +283,40 @@ def test_rate_is_the_library_rate(scores: list[int]) -> None:
     expected = LIBRARY.rate([[LIBRARY.rating(mu=m, sigma=s)] for m, s in players], ranks=ranks)
     got = ratings.rate(players, ranks)
     assert got == [(pytest.approx(t[0].mu), pytest.approx(t[0].sigma)) for t in expected]
+
+
+def test_a_rated_match_left_unrated_by_a_stop_is_rated_at_the_next_start(
+    client: TestClient, settings: Any, db_url: str
+) -> None:
+    from sqlalchemy import delete, update
+
+    from tabletop.server.app import create_app
+    from tabletop.server.store import rating_events
+    from tabletop.server.store import ratings as rating_rows
+
+    alice, bob = register(client), register(client)
+    match_id = _two_person_game(client, alice, bob)
+    # As if the server had stopped between the last action's commit and the rating.
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            ids = select_account_ids(conn, (alice.name, bob.name))
+            conn.execute(delete(rating_events).where(rating_events.c.match_id == match_id))
+            conn.execute(delete(rating_rows).where(rating_rows.c.account_id.in_(ids), rating_rows.c.game == "toy"))
+            conn.execute(update(rating_rows).where(rating_rows.c.account_id.in_(ids)).values(games=0))
+        assert match_id in ratings.unrated_finished_matches(engine)
+    finally:
+        engine.dispose()
+    assert _rating(alice) is None
+    with TestClient(create_app(settings)) as restarted:
+        got = _rating(Person(restarted, alice.name, alice.cookie, alice.csrf))
+    [[winner], _] = LIBRARY.rate([[LIBRARY.rating()], [LIBRARY.rating()]], ranks=[1, 2])
+    assert got is not None and got["games"] == 1 and got["mu"] == pytest.approx(winner.mu)
+
+
+def select_account_ids(conn: Any, names: tuple[str, ...]) -> list[int]:
+    from sqlalchemy import select
+
+    from tabletop.server.store import accounts
+
+    return [row.id for row in conn.execute(select(accounts.c.id).where(accounts.c.name.in_(names)))]

@@ -289,11 +289,12 @@ class Accounts:
         Raises:
             RoomError: 422 bad name or password, 409 name taken, 429 too many from ``client``.
         """
+        check_name(name, self.settings.name_max_length)
+        check_password(password, self.settings)
+        # Counted after the cheap checks: a typo costs nothing, each hash does.
         wait = self._registrations.allow(client)
         if wait is not None:
             raise RoomError(429, "too_many_registrations", "too many accounts from this address", retry_after=wait)
-        check_name(name, self.settings.name_max_length)
-        check_password(password, self.settings)
         account = await asyncio.to_thread(create_account, self.engine, name, await self._hash(password))
         if account is None:
             raise RoomError(409, "name_taken", "this name is taken")
