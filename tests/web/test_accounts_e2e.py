@@ -2,7 +2,7 @@
 ratings change exactly as the OpenSkill library says; the profile plots the change.
 
 The game is a seeded Medina for three (two people and a ``random`` bot, which has a fixed
-rating), about a hundred actions: the first actions of each person are clicked on the
+rating), created in the lobby form, about a hundred actions: the first actions of each person are clicked on the
 page (their seats are bound to their accounts, so the page acts through the session
 cookie), the rest go through the API with each person's own browser session and CSRF
 token, to keep the test short.
@@ -64,20 +64,27 @@ def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(
         for pg, name in zip(pages, names, strict=True):
             _register_through_the_page(pg, server, name)
 
-        # Ann creates a rated Medina for three with herself in seat 0 (the lobby form's
-        # rated switch is the lobby's part of the issue; the API call is the same).
+        # Ann creates a rated Medina for three in the lobby form: logged in, her seat (the
+        # first person's) is bound to her account; the rated switch shows only then.
         ann, ben = pages
-        body = {
-            "game": "medina",
-            "seats": [{"name": "Ann", "me": True}, {"name": "Guest"}, {"name": "Bot", "agent": "random"}],
-            "rated": True,
-            "seed": 5,
-            "start_player": 0,
+        ann.goto(server + "/")
+        ann.select_option("#game-select", "medina")
+        ann.select_option("#players-select", "3")
+        for i, (name, agent) in enumerate([("Ann", "human"), ("Guest", "human"), ("Bot", "random")]):
+            ann.fill(f"#seat-{i}-name", name)
+            ann.select_option(f"#seat-{i}-agent", agent)
+        ann.click("summary:has-text('Variants')")
+        ann.fill("#seed", "5")
+        ann.check("#rated")
+        ann.click("#create")
+        ann.wait_for_selector("#created")
+        links = {
+            int(a.get_attribute("data-seat")): a.get_attribute("href") for a in ann.query_selector_all("a.seat-link")
         }
-        r = ann.request.post("/api/matches", data=body, headers={"x-csrf-token": _csrf(ann)})
-        assert r.status == 201, r.text()
-        match = r.json()
-        match_id = match["id"]
+        match_id = links[0].split("/play/")[1].split("#")[0]
+        match = {"seats": [{"token": links[i].split("#t=")[1], "link": links[i]} for i in (0, 1)]}
+        mine = ann.request.get("/api/me/matches").json()["matches"]
+        assert mine[0]["id"] == match_id and mine[0]["rated"] and mine[0]["link"] == links[0]
 
         # Ben claims the guest seat through his account page, with the link Ann sent him.
         ben.goto(server + "/account")

@@ -159,3 +159,21 @@ export function showAccount(main) {
   render();
   return render;
 }
+
+/** The lobby form's "rated" switch, shown only to a logged-in person. */
+export function ratedSwitch(form) {
+  if (!session.name) return null;
+  const box = h("input", { id: "rated", type: "checkbox", onchange: (e) => (form.rated = e.target.checked) });
+  box.checked = !!form.rated;
+  return h("label.check", {}, box, h("span", { text: t("account.rated_switch") }));
+}
+
+/** A logged-in creator's first person seat is bound to their account (not on a shared hotseat screen). */
+export function bindCreatorSeat(body, form) {
+  if (!session.name) return;
+  if (!body.hotseat) {
+    const mine = body.seats.find((seat) => seat.agent === "human");
+    if (mine) mine.me = true;
+  }
+  if (form.rated) body.rated = true;
+}

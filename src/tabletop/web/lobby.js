@@ -3,6 +3,7 @@ import { api } from "./api.js";
 import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { startReplay } from "./replay.js";
+import { bindCreatorSeat, ratedSwitch } from "./account.js";
 
 export function showLobby(main) {
   let games = [];
@@ -38,6 +39,7 @@ export function showLobby(main) {
     };
     if (form.map) body.map = form.map;
     if (form.seed !== "") body.seed = Number(form.seed);
+    bindCreatorSeat(body, form);
     try {
       created = await api("/api/matches", { method: "POST", body });
       const humans = created.seats.filter((s) => s.token);
@@ -168,6 +170,7 @@ export function showLobby(main) {
           h("label.variant", {}, h("span", { text: t("lobby.seed") }),
             h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
         h("label.check", {}, hotseat, h("span", { text: t("lobby.hotseat") })),
+        ratedSwitch(form),
         h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
         created ? createdLinks(created) : null,
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
