@@ -26,7 +26,7 @@ from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import accounts as account_routes
-from tabletop.server.routes import games, matches, records
+from tabletop.server.routes import analysis, games, matches, records
 from tabletop.server.routes import ratings as rating_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
@@ -54,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.rooms = rooms
         app.state.accounts = Accounts(store.engine, settings)
         await ratings.install(rooms)
+        app.state.analysis = analysis.AnalysisService(settings)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await rooms.close()
             bots.shutdown()
+            app.state.analysis.shutdown()
             store.close()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
@@ -112,6 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(records.router)
+    app.include_router(analysis.router)
     app.include_router(ws_router)
     app.include_router(account_routes.router)
     app.include_router(rating_routes.router)
