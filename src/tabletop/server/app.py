@@ -19,13 +19,17 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tabletop.server import ratings
+from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomError, RoomManager
+from tabletop.server.routes import accounts as account_routes
 from tabletop.server.routes import analysis, games, matches, records
 from tabletop.server.routes import lobby as lobby_routes
+from tabletop.server.routes import ratings as rating_routes
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
@@ -52,6 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
         app.state.lobby = lobby
+        app.state.accounts = Accounts(store.engine, settings)
+        await ratings.install(rooms, forfeits=lobby.forfeited_seats)
         app.state.analysis = analysis.AnalysisService(settings)
         resumed = await rooms.resume_bots()
         if resumed:
@@ -117,6 +123,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby_routes.router)
     app.include_router(analysis.router)
     app.include_router(ws_router)
+    app.include_router(account_routes.router)
+    app.include_router(rating_routes.router)
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

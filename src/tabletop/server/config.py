@@ -54,6 +54,14 @@ LIMIT_FIELDS = (
     "chat_history",
     "hints_per_minute",
     "analyses_per_minute",
+    # Accounts (server/accounts.py, docs/server.md "Accounts"):
+    "login_attempts_per_minute",
+    "registrations_per_minute",
+    "name_max_length",
+    "password_min_length",
+    "password_max_length",
+    "session_days",
+    "page_max",
 )
 """The fields that bound what one client may cost the server (positive integers)."""
 
@@ -107,6 +115,16 @@ class Settings:
         clock_poll_s: how often the clock keeper looks for timed-out and dropped seats
             (a flag falls at most this late).
         clock: the time source of the clocks (seconds since the epoch); tests pass a fake.
+        login_attempts_per_minute: log-in attempts from one client address in any 60 s,
+            and failed ones for one account name (from anywhere); beyond it 429.
+        registrations_per_minute: accounts one client address may register in any 60 s.
+        name_max_length: longest account name (3 characters at least; ASCII letters,
+            digits, ``_`` and ``-``).
+        password_min_length, password_max_length: password length bounds, in characters.
+        session_days: a log-in session lasts this many days (the cookie's ``Max-Age``).
+        secure_cookies: mark the session cookie ``Secure`` even on plain-HTTP requests
+            (set it behind an HTTPS proxy; requests that arrive over HTTPS get it anyway).
+        page_max: the most rows one page of a list (leaderboard, my games) may ask for.
         hints_per_minute: hints one client address may ask for in any 60 s (each is a
             bot search: CPU).
         analyses_per_minute: game analyses one client address may start in any 60 s
@@ -150,6 +168,14 @@ class Settings:
     chat_history: int = 100
     clock_poll_s: float = 0.25
     clock: Now = field(default=wall_clock, compare=False, repr=False)
+    login_attempts_per_minute: int = 10
+    registrations_per_minute: int = 5
+    name_max_length: int = 24
+    password_min_length: int = 8
+    password_max_length: int = 256
+    session_days: int = 30
+    secure_cookies: bool = False
+    page_max: int = 100
     hints_per_minute: int = 30
     analyses_per_minute: int = 6
     hint_time_per_action_s: float = 1.0
@@ -176,6 +202,10 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if not 3 <= self.name_max_length <= 64:
+            raise ConfigError(f"name_max_length must be between 3 and 64, got {self.name_max_length}")
+        if self.password_min_length > self.password_max_length:
+            raise ConfigError("password_min_length must not exceed password_max_length")
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -196,6 +226,8 @@ class Settings:
                     values[name] = int(text)
                 except ValueError:
                     raise ConfigError(f"{variable} must be a positive integer, got {text[:40]!r}") from None
+        if (secure := os.environ.get("TABLETOP_SECURE_COOKIES")) is not None:
+            values["secure_cookies"] = secure.strip().lower() in ("1", "true", "yes", "on")
         for name, kind in (("hint_time_per_action_s", float), ("analysis_budget_s", float), ("analysis_workers", int)):
             variable = ENV_PREFIX + name.upper()
             if (text := os.environ.get(variable)) is not None:

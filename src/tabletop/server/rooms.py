@@ -17,7 +17,7 @@ import json
 import logging
 import secrets
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -94,6 +94,8 @@ class Seat:
     name: str
     agent: str
     token_hash: str | None
+    account_id: int | None = None
+    """The account the seat is bound to (``server/accounts.py``): only its session acts for it."""
 
     @property
     def is_bot(self) -> bool:
@@ -154,6 +156,8 @@ class Room:
     _view_cache: tuple[int, str] | None = None
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
+    rated: bool = False
+    """Asked for rated and not made unrated since (``server/ratings.py``)."""
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -343,6 +347,16 @@ class RoomManager:
         self._sockets: dict[str, int] = {}
         self._socket_client: dict[Subscriber, str] = {}
         self.hooks = RoomHooks()
+        self.finish_hooks: list[Callable[[Room], Awaitable[None]]] = []
+        """Awaited once when a match ends (the ratings are one); see :meth:`game_over`."""
+
+    async def game_over(self, room: Room) -> None:
+        """Runs the finish hooks for a match that has just ended; a failing hook is logged."""
+        for hook in self.finish_hooks:
+            try:
+                await hook(room)
+            except Exception:
+                log.exception("a game-over hook failed for match %s", room.id)
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
@@ -396,6 +410,7 @@ class RoomManager:
         client: str = "",
         match_id: str | None = None,
         token_hashes: Sequence[str | None] | None = None,
+        rated: bool = False,
     ) -> tuple[Room, list[str | None]]:
         """Creates a match; returns its room and each seat's token (``None`` for bots).
 
@@ -455,8 +470,9 @@ class RoomManager:
             config_json,
             hotseat,
             [SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seats],
+            rated,
         )
-        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial)
+        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated)
         self._rooms[match_id] = room
         self._schedule_bot(room)
         return room, tokens
@@ -529,6 +545,7 @@ class RoomManager:
         *,
         client: str = "",
         origin: Subscriber | None = None,
+        account_id: int | None = None,
     ) -> Room:
         """Applies a person's action after every check; returns the room once committed.
 
@@ -542,7 +559,7 @@ class RoomManager:
         """
         room = await self.get(match_id)
         async with room.lock:
-            seat = self.seat_for_token(room, token, client)
+            seat = self.seat_for_token(room, token, client, account_id)
             self._check_version(room, version)
             if room.seats[seat].is_bot:
                 raise RoomError(409, "bot_plays", "a bot plays this seat now: take it back first")
@@ -551,7 +568,14 @@ class RoomManager:
         return room
 
     async def undo(
-        self, match_id: str, token: str, version: int, *, client: str = "", origin: Subscriber | None = None
+        self,
+        match_id: str,
+        token: str,
+        version: int,
+        *,
+        client: str = "",
+        origin: Subscriber | None = None,
+        account_id: int | None = None,
     ) -> Room:
         """Takes back the caller's last action, if still within their own turn.
 
@@ -561,7 +585,7 @@ class RoomManager:
         """
         room = await self.get(match_id)
         async with room.lock:
-            seat = self.seat_for_token(room, token, client)
+            seat = self.seat_for_token(room, token, client, account_id)
             self._check_version(room, version)
             if room.undoable_by() != seat:
                 raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
@@ -594,21 +618,29 @@ class RoomManager:
             return reason_of(exc) or Message("core.refused", str(exc), {"text": clip(str(exc), MAX_DETAIL)})
         return None
 
-    def seat_for_token(self, room: Room, token: str, client: str = "") -> int:
+    def seat_for_token(self, room: Room, token: str, client: str = "", account_id: int | None = None) -> int:
         """The seat ``token`` acts for in ``room``, counting wrong tokens per client.
 
+        A seat bound to an account acts only for a caller logged in as that account
+        (``account_id``, from a CSRF-checked session): its link alone is not enough.
+
         Raises:
-            RoomError: 403 for a wrong token; 429 (with ``retry_after``) once ``client``
-                has sent too many wrong tokens in the last minute, whatever it sends now.
+            RoomError: 403 for a wrong token, or a bound seat and another caller; 429
+                (with ``retry_after``) once ``client`` has sent too many wrong tokens in
+                the last minute, whatever it sends now.
         """
         wait = self._token_failures.retry_after(client)
         if wait is not None:
             raise RoomError(429, "too_many_failures", "too many wrong tokens from this address", retry_after=wait)
         try:
-            return room.seat_for_token(token)
+            seat = room.seat_for_token(token)
         except RoomError:
             self._token_failures.hit(client)
             raise
+        bound = room.seats[seat].account_id
+        if bound is not None and bound != account_id:
+            raise RoomError(403, "seat_bound", "this seat belongs to an account: log in as it to play")
+        return seat
 
     @staticmethod
     def _check_version(room: Room, version: int) -> None:
@@ -650,6 +682,8 @@ class RoomManager:
             raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
         room.push(new_state, move, text, seat)
         room.version += 1
+        if outcome is not None:
+            await self.game_over(room)
 
     def _after_change(self, room: Room, origin: Subscriber | None = None) -> None:
         self.broadcast(room, origin)
@@ -780,9 +814,10 @@ def _rebuild_room(game: Game, row: MatchRow) -> Room:
         game,
         row.config,
         row.hotseat,
-        tuple(Seat(s.seat, s.name, s.agent, s.token_hash) for s in row.seats),
+        tuple(Seat(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in row.seats),
         row.version,
         state,
+        rated=row.rated,
     )
     for seat, text in row.actions:
         move = state.parse_move(text)

@@ -35,6 +35,7 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """
     described = {
         400: "the body is not plain JSON (NaN, nested too deep, not UTF-8, ...)",
+        401: "no session (log in first), or a wrong name or password",
         403: "the token is not a seat's, or it is not that seat's turn",
         404: "no such game or match",
         409: "stale version, finished game or nothing to undo",
@@ -54,6 +55,7 @@ class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=80)
     agent: str = Field(default="human", min_length=1, max_length=40, description="'human' or a bot spec")
+    me: bool = Field(default=False, strict=True, description="bind this seat to the caller's account")
 
 
 class CreateMatch(BaseModel):
@@ -70,6 +72,7 @@ class CreateMatch(BaseModel):
     seed: int | None = Field(default=None, ge=0, le=MAX_INT)
     start_player: int | None = Field(default=None, ge=0, le=7)
     hotseat: bool = False
+    rated: bool = Field(default=False, strict=True, description="rate the match if every person's seat is an account's")
 
 
 class SeatCreated(BaseModel):

@@ -26,15 +26,18 @@ from sqlalchemy import (
     Boolean,
     Column,
     Engine,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    UniqueConstraint,
     create_engine,
     delete,
     event,
+    false,
     insert,
     select,
     update,
@@ -57,6 +60,8 @@ matches = Table(
     Column("version", Integer, nullable=False, default=0),
     Column("finished", Boolean, nullable=False, default=False),
     Column("result", JSON, nullable=True),
+    # Asked for rated and not made unrated since (server/ratings.py says when a match is rated).
+    Column("rated", Boolean, nullable=False, default=False, server_default=false()),
 )
 
 seats = Table(
@@ -67,6 +72,10 @@ seats = Table(
     Column("name", String(80), nullable=False),
     Column("agent", String(40), nullable=False),
     Column("token_hash", String(64), nullable=True),
+    # The account the seat is bound to: then only that account's session acts for it.
+    Column(
+        "account_id", Integer, ForeignKey("accounts.id", ondelete="SET NULL", name="fk_seats_account_id"), nullable=True
+    ),
 )
 
 actions = Table(
@@ -116,6 +125,60 @@ chat_messages = Table(
 )
 
 
+# ----- accounts and ratings (server/accounts.py, server/ratings.py) --------------------
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("name_key", String(64), nullable=False, unique=True),
+    Column("password_hash", String(200), nullable=False),
+    Column("seat_key", String(64), nullable=False),
+    Column("created", String(40), nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("csrf", String(64), nullable=False),
+    Column("created", String(40), nullable=False),
+    Column("expires", Integer, nullable=False),
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("family", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", String(40), nullable=False),
+)
+
+rating_events = Table(
+    "rating_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("account_id", Integer, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("game", String(32), nullable=False),
+    Column("family", String(16), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("mu_before", Float, nullable=False),
+    Column("sigma_before", Float, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("at", String(40), nullable=False),
+    UniqueConstraint("match_id", "account_id", name="uq_rating_events_match_account"),
+)
+
+
 class StaleVersionError(Exception):
     """The match's stored version is not the one the writer started from."""
 
@@ -128,6 +191,7 @@ class SeatRow:
     name: str
     agent: str
     token_hash: str | None
+    account_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +208,7 @@ class MatchRow:
     seats: tuple[SeatRow, ...]
     actions: tuple[tuple[int, str], ...]
     """``(seat, notation)`` per ply."""
+    rated: bool = False
 
 
 def now() -> str:
@@ -197,12 +262,20 @@ class Store:
         config: dict[str, Any],
         hotseat: bool,
         seat_rows: Sequence[SeatRow],
+        rated: bool = False,
     ) -> None:
         """Stores a new match at version 0."""
         with self.engine.begin() as conn:
             conn.execute(
                 insert(matches).values(
-                    id=match_id, game=game, config=config, hotseat=hotseat, created=now(), version=0, finished=False
+                    id=match_id,
+                    game=game,
+                    config=config,
+                    hotseat=hotseat,
+                    created=now(),
+                    version=0,
+                    finished=False,
+                    rated=rated,
                 )
             )
             conn.execute(
@@ -232,8 +305,9 @@ class Store:
             created=row.created,
             version=row.version,
             finished=bool(row.finished),
-            seats=tuple(SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seat_rows),
+            seats=tuple(SeatRow(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in seat_rows),
             actions=tuple((a.seat, a.action) for a in action_rows),
+            rated=bool(row.rated),
         )
 
     def append_action(

@@ -34,6 +34,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketState
 
+from tabletop.server.accounts import socket_account
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_INT, BadJSON, SlidingWindow, client_key, strict_json
 from tabletop.server.rooms import RoomError, RoomManager
@@ -93,6 +94,9 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         await ws.send_text(json.dumps(_error(None, exc.status, exc.code, exc.detail)))
         await ws.close(code=TRY_AGAIN_LATER)
         return
+    # The cookie's account, for seats bound to one (only from this site's own pages).
+    account = await socket_account(ws)
+    account_id = account.id if account is not None else None
     writer_task = asyncio.create_task(writer())
     messages = SlidingWindow(settings.ws_messages_per_minute)
     try:
@@ -109,7 +113,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
             if wait is not None:
                 reply = _error(None, 429, "too_many_messages", "too many messages on this connection", retry_after=wait)
             else:
-                reply = await _handle(rooms, match_id, frame, settings, client, send)
+                reply = await _handle(rooms, match_id, frame, settings, client, send, account_id)
             if reply is not None:
                 send(json.dumps(reply))
     except asyncio.QueueFull:
@@ -137,7 +141,13 @@ def _request_id(msg: dict[str, Any]) -> tuple[object, str | None]:
 
 
 async def _handle(
-    rooms: RoomManager, match_id: str, frame: Mapping[str, Any], settings: Settings, client: str, origin: Any
+    rooms: RoomManager,
+    match_id: str,
+    frame: Mapping[str, Any],
+    settings: Settings,
+    client: str,
+    origin: Any,
+    account_id: int | None = None,
 ) -> dict[str, Any] | None:
     raw = frame.get("text")
     if raw is None:
@@ -177,9 +187,11 @@ async def _handle(
             action = msg.get("action")
             if not isinstance(action, str) or not action:
                 raise RoomError(400, "bad_message", "'action' (string) is required")
-            room = await rooms.act(match_id, token, version, action, client=client, origin=origin)
+            room = await rooms.act(
+                match_id, token, version, action, client=client, origin=origin, account_id=account_id
+            )
         else:
-            room = await rooms.undo(match_id, token, version, client=client, origin=origin)
+            room = await rooms.undo(match_id, token, version, client=client, origin=origin, account_id=account_id)
     except RoomError as exc:
         extra: dict[str, Any] = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
         if exc.reason is not None:

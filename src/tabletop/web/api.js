@@ -10,10 +10,19 @@ export class ApiError extends Error {
   }
 }
 
+let csrfToken = null;
+
+/** The session's CSRF token (account.js sets it after asking GET /api/session); see docs/server.md. */
+export function setCsrfToken(token) {
+  csrfToken = token;
+}
+
 export async function api(path, { method = "GET", body } = {}) {
+  const headers = body === undefined ? {} : { "content-type": "application/json" };
+  if (csrfToken) headers["x-csrf-token"] = csrfToken;
   const r = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await r.json().catch(() => null);

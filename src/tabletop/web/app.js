@@ -5,6 +5,8 @@ import { showLobby } from "./lobby.js";
 import { showGame } from "./game.js";
 import { showReplay } from "./replay.js";
 import { showLobbyGame } from "./lobbygame.js";
+import { loadSession, mountAccountNav, showAccount } from "./account.js";
+import { showLeaderboard, showProfile } from "./profile.js";
 
 let rerender = () => {};
 
@@ -14,15 +16,23 @@ async function start() {
   const lang = pickLanguage();
   select.value = lang;
   await setLanguage(lang);
+  await loadSession();
+  mountAccountNav();
   select.addEventListener("change", async () => {
     await setLanguage(select.value);
+    mountAccountNav();
     rerender();
   });
   const main = document.getElementById("main");
   const play = location.pathname.match(/^\/play\/([\w-]+)/);
+  const player = location.pathname.match(/^\/players\/([^/]+)$/);
+  const ratings = location.pathname.match(/^\/ratings\/([\w-]+)$/);
   const lobbyGame = location.pathname.match(/^\/lobby\/([\w-]+)/);
   if (play) rerender = showGame(main, play[1]);
   else if (lobbyGame) rerender = showLobbyGame(main, lobbyGame[1]);
+  else if (location.pathname === "/account") rerender = showAccount(main);
+  else if (player) rerender = showProfile(main, safeDecode(player[1]));
+  else if (ratings) rerender = showLeaderboard(main, ratings[1]);
   else if (location.pathname === "/replay") rerender = showReplay(main);
   else {
     // Any other address: the server answered 404 with this page; say so, then offer the lobby.
@@ -32,3 +42,11 @@ async function start() {
 }
 
 start();
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed %-escape: the server answers "no such player"
+  }
+}

@@ -4,6 +4,7 @@ import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { startReplay } from "./replay.js";
 import { gameLists, openGameSection } from "./opengames.js";
+import { bindCreatorSeat, ratedSwitch } from "./account.js";
 
 export function showLobby(main) {
   let games = [];
@@ -41,6 +42,7 @@ export function showLobby(main) {
     };
     if (form.map) body.map = form.map;
     if (form.seed !== "") body.seed = Number(form.seed);
+    bindCreatorSeat(body, form);
     try {
       created = await api("/api/matches", { method: "POST", body });
       const humans = created.seats.filter((s) => s.token);
@@ -193,6 +195,7 @@ export function showLobby(main) {
             h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
         h("label.check", {}, hotseat, h("span", { text: t("lobby.hotseat") })),
         problem && problem.where !== "record" ? h("p.error", { id: "lobby-problem", role: "alert", text: problem.text }) : null,
+        ratedSwitch(form),
         h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
         created ? createdLinks(created) : null,
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),

@@ -8,8 +8,10 @@ import json
 from fastapi import APIRouter, Response, status
 
 from tabletop.core.protocol import GameConfig
+from tabletop.server.accounts import OptionalAccountDep, bind_seat
 from tabletop.server.deps import ClientDep, RoomsDep
 from tabletop.server.replay import replay_steps
+from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import (
     ActionBody,
     CreateMatch,
@@ -28,9 +30,19 @@ def _json(payload: str) -> Response:
     return Response(content=payload, media_type="application/json")
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, responses=errors(404))
-async def create_match(body: CreateMatch, rooms: RoomsDep, client: ClientDep) -> MatchCreated:
-    """Creates a match; people's seats get a secret token and a play link each."""
+@router.post("", status_code=status.HTTP_201_CREATED, responses=errors(401, 404))
+async def create_match(
+    body: CreateMatch, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+) -> MatchCreated:
+    """Creates a match; people's seats get a secret token and a play link each.
+
+    A seat marked ``me`` is bound to the caller's account (session and CSRF token needed).
+    """
+    mine = [i for i, s in enumerate(body.seats) if s.me]
+    if len(mine) > 1 or any(body.seats[i].agent != "human" for i in mine):
+        raise RoomError(422, "bad_seats", "'me' marks at most one seat, and a person's")
+    if mine and account is None:
+        raise RoomError(401, "not_logged_in", "log in (and send the X-CSRF-Token header) to take a seat as yourself")
     config = GameConfig(
         num_players=len(body.seats),
         ruleset=body.ruleset,
@@ -40,8 +52,16 @@ async def create_match(body: CreateMatch, rooms: RoomsDep, client: ClientDep) ->
         start_player=body.start_player,
     )
     room, tokens = await rooms.create(
-        body.game, config, [(s.name, s.agent) for s in body.seats], hotseat=body.hotseat, client=client
+        body.game,
+        config,
+        [(s.name, s.agent) for s in body.seats],
+        hotseat=body.hotseat,
+        client=client,
+        rated=body.rated,
     )
+    for i in mine:
+        assert account is not None
+        tokens[i] = await bind_seat(rooms, room, i, account, at_creation=True)
     seats = [
         SeatCreated(
             seat=s.seat,
@@ -70,24 +90,34 @@ async def get_match(match_id: str, rooms: RoomsDep) -> Response:
 
 
 @router.post("/{match_id}/actions", responses=errors(403, 404, 409, 410))
-async def post_action(match_id: str, body: ActionBody, rooms: RoomsDep, client: ClientDep) -> Response:
+async def post_action(
+    match_id: str, body: ActionBody, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+) -> Response:
     """Plays one action for the token's seat; answers with the new view once committed."""
-    room = await rooms.act(match_id, body.token, body.version, body.action, client=client)
+    room = await rooms.act(
+        match_id, body.token, body.version, body.action, client=client, account_id=account.id if account else None
+    )
     return _json(room.view_text())
 
 
 @router.post("/{match_id}/undo", responses=errors(403, 404, 409, 410))
-async def post_undo(match_id: str, body: UndoBody, rooms: RoomsDep, client: ClientDep) -> Response:
+async def post_undo(
+    match_id: str, body: UndoBody, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+) -> Response:
     """Takes back the token seat's last action within its own turn."""
-    room = await rooms.undo(match_id, body.token, body.version, client=client)
+    room = await rooms.undo(
+        match_id, body.token, body.version, client=client, account_id=account.id if account else None
+    )
     return _json(room.view_text())
 
 
 @router.post("/{match_id}/seat", responses=errors(403, 404, 410))
-async def who_am_i(match_id: str, body: WhoAmIBody, rooms: RoomsDep, client: ClientDep) -> SeatOfToken:
-    """The seat a token acts for (403 if none)."""
+async def who_am_i(
+    match_id: str, body: WhoAmIBody, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+) -> SeatOfToken:
+    """The seat a token acts for (403 if none, or if it is another account's seat)."""
     room = await rooms.get(match_id)
-    return SeatOfToken(seat=rooms.seat_for_token(room, body.token, client))
+    return SeatOfToken(seat=rooms.seat_for_token(room, body.token, client, account.id if account else None))
 
 
 @router.get("/{match_id}/record", responses=errors(404, 410))

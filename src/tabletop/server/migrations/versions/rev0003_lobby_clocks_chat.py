@@ -3,8 +3,8 @@ status, end and rematch of a match started from the lobby) and chat_messages.
 
 Only new tables: no existing row is touched, so a database from before upgrades in place.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 Create Date: 2026-11-25 15:41:07.772826
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002"
-down_revision: str | Sequence[str] | None = "0001"
+revision: str = "0003"
+down_revision: str | Sequence[str] | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

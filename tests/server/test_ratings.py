@@ -1,0 +1,322 @@
+"""Ratings: each rated match moves ratings exactly as the OpenSkill library's own ``rate()``.
+
+The expected values are computed here with the library directly (``PlackettLuce().rate``),
+never through the server's helpers, so a wrong rank, a wrong prior or a double update
+fails these tests.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+from openskill.models import PlackettLuce
+
+from tabletop.server import ratings
+from tabletop.server.store import make_engine
+
+from .accounts_helpers import Person, act, create_toy_match, register
+
+LIBRARY = PlackettLuce()
+
+
+def _claim(person: Person, match: dict[str, Any], seat: int) -> str:
+    r = person.post(f"/api/matches/{match['id']}/claim", {"token": match["seats"][seat]["token"]})
+    assert r.status_code == 200, r.text
+    token: str = r.json()["token"]
+    return token
+
+
+def _play_toy_to_the_end(client: TestClient, match_id: str, moves: list[tuple[str, Person | None, str]]) -> None:
+    """Plays ``(token, person, cell)`` actions in order; the last one ends the game."""
+    for version, (token, person, cell) in enumerate(moves):
+        r = act(client, match_id, token, version, cell, person)
+        assert r.status_code == 200, r.text
+    assert client.get(f"/api/matches/{match_id}").json()["terminal"]
+
+
+def _rating(person: Person, family: str = "2p") -> dict[str, Any] | None:
+    profile = person.get(f"/api/players/{person.name}").json()
+    found = [r for r in profile["ratings"] if r["game"] == "toy" and r["family"] == family]
+    return found[0] if found else None
+
+
+def _two_person_game(client: TestClient, alice: Person, bob: Person) -> str:
+    """A rated toy game that Alice wins 4 cells to 2."""
+    m = create_toy_match(client, alice)
+    a, b = m["seats"][0]["token"], _claim(bob, m, 1)
+    _play_toy_to_the_end(
+        client,
+        m["id"],
+        [(a, alice, "a"), (a, alice, "b"), (b, bob, "c"), (b, bob, "d"), (a, alice, "e"), (a, alice, "f")],
+    )
+    return str(m["id"])
+
+
+def test_a_rated_game_moves_both_ratings_as_the_library_says(client: TestClient) -> None:
+    alice, bob = register(client), register(client)
+    _two_person_game(client, alice, bob)
+    [[winner], [loser]] = LIBRARY.rate([[LIBRARY.rating()], [LIBRARY.rating()]], ranks=[1, 2])
+    got_a, got_b = _rating(alice), _rating(bob)
+    assert got_a is not None and got_b is not None
+    assert got_a["mu"] == pytest.approx(winner.mu) and got_a["sigma"] == pytest.approx(winner.sigma)
+    assert got_b["mu"] == pytest.approx(loser.mu) and got_b["sigma"] == pytest.approx(loser.sigma)
+    assert got_a["rating"] == pytest.approx(winner.ordinal()) and got_a["games"] == 1
+    assert got_a["mu"] > 25 > got_b["mu"]
+    [event] = got_a["history"]
+    assert event["rank"] == 1 and event["rating_before"] == pytest.approx(LIBRARY.rating().ordinal())
+
+    # The second game starts from the first one's ratings; Bob wins it.
+    m = create_toy_match(client, bob)
+    b, a = m["seats"][0]["token"], _claim(alice, m, 1)
+    _play_toy_to_the_end(
+        client, m["id"], [(b, bob, "a"), (b, bob, "b"), (a, alice, "c"), (a, alice, "d"), (b, bob, "e"), (b, bob, "f")]
+    )
+    [[bob2], [alice2]] = LIBRARY.rate(
+        [[LIBRARY.rating(mu=loser.mu, sigma=loser.sigma)], [LIBRARY.rating(mu=winner.mu, sigma=winner.sigma)]],
+        ranks=[1, 2],
+    )
+    got_a, got_b = _rating(alice), _rating(bob)
+    assert got_a is not None and got_b is not None
+    assert (got_a["mu"], got_a["sigma"]) == (pytest.approx(alice2.mu), pytest.approx(alice2.sigma))
+    assert (got_b["mu"], got_b["sigma"]) == (pytest.approx(bob2.mu), pytest.approx(bob2.sigma))
+    assert got_a["games"] == got_b["games"] == 2 and len(got_a["history"]) == 2
+
+    mine = alice.get("/api/me/matches").json()["matches"]
+    assert mine[0]["rating"]["rank"] == 2 and mine[0]["rating"]["mu"] == pytest.approx(alice2.mu)
+
+
+def test_three_seats_that_tie_share_a_place(client: TestClient) -> None:
+    alice, bob, carol = register(client), register(client), register(client)
+    m = create_toy_match(client, alice, ("human", "human", "human"))
+    a, b, c = m["seats"][0]["token"], _claim(bob, m, 1), _claim(carol, m, 2)
+    _play_toy_to_the_end(
+        client,
+        m["id"],
+        [(a, alice, "a"), (a, alice, "b"), (b, bob, "c"), (b, bob, "d"), (c, carol, "e"), (c, carol, "f")],
+    )
+    expected = LIBRARY.rate([[LIBRARY.rating()] for _ in range(3)], ranks=[1, 1, 1])
+    for person, [want] in zip((alice, bob, carol), expected, strict=True):
+        got = _rating(person, "multi")
+        assert got is not None and got["history"][0]["rank"] == 1
+        assert (got["mu"], got["sigma"]) == (pytest.approx(want.mu), pytest.approx(want.sigma))
+    assert _rating(alice, "2p") is None
+
+
+def test_a_bot_counts_with_its_fixed_rating(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(ratings.BOT_ELO, ("toy", "2p"), {"random": 200.0})
+    alice = register(client)
+    m = create_toy_match(client, alice, ("human", "random"))
+    a = m["seats"][0]["token"]
+    # Alice takes a, b; the bot c, d; Alice e, f: she wins.
+    version = 0
+    for cell in "abef":
+        view = client.get(f"/api/matches/{m['id']}").json()
+        while view["current_player"] == 1:  # the bot's turn: wait for it
+            view = client.get(f"/api/matches/{m['id']}").json()
+        version = view["version"]
+        legal = [x for moves in view["legal"].values() for x in moves]
+        r = act(client, m["id"], a, version, cell if cell in legal else legal[0], alice)
+        assert r.status_code == 200, r.text
+    view = client.get(f"/api/matches/{m['id']}").json()
+    assert view["terminal"]
+    bot_mu = 25 + 200 * math.log(10) / 400 * math.sqrt(2) * LIBRARY.beta
+    ranks = [1, 2] if view["outcome"]["winners"] == [0] else [2, 1] if view["outcome"]["winners"] == [1] else [1, 1]
+    [[want], [bot_after]] = LIBRARY.rate(
+        [[LIBRARY.rating()], [LIBRARY.rating(mu=bot_mu, sigma=ratings.BOT_SIGMA)]], ranks=ranks
+    )
+    got = _rating(alice)
+    assert got is not None
+    assert (got["mu"], got["sigma"]) == (pytest.approx(want.mu), pytest.approx(want.sigma))
+    # The bot's own update is thrown away: its rating is fixed.
+    board = client.get("/api/ratings/toy").json()
+    assert board["bots"][0]["mu"] == pytest.approx(bot_mu) and board["bots"][0]["bot"] == "random"
+    assert bot_after.mu != pytest.approx(bot_mu)
+
+
+def test_a_bot_without_a_fixed_rating_makes_the_match_unrated(client: TestClient) -> None:
+    alice = register(client)
+    m = create_toy_match(client, alice, ("random", "human"), me=1)
+    a = m["seats"][1]["token"]
+    while not (view := client.get(f"/api/matches/{m['id']}").json())["terminal"]:
+        if view["current_player"] == 1:
+            legal = [x for moves in view["legal"].values() for x in moves]
+            assert act(client, m["id"], a, view["version"], legal[0], alice).status_code == 200
+    assert _rating(alice) is None
+    assert alice.get("/api/me/matches").json()["matches"][0]["rated"] is False
+
+
+def test_a_guest_seat_makes_the_match_unrated(client: TestClient) -> None:
+    alice = register(client)
+    m = create_toy_match(client, alice)
+    a, g = m["seats"][0]["token"], m["seats"][1]["token"]
+    _play_toy_to_the_end(
+        client,
+        m["id"],
+        [(a, alice, "a"), (a, alice, "b"), (g, None, "c"), (g, None, "d"), (a, alice, "e"), (a, alice, "f")],
+    )
+    assert _rating(alice) is None
+    assert alice.get("/api/me/matches").json()["matches"][0]["rated"] is False
+
+
+def test_an_unrated_game_changes_nothing(client: TestClient) -> None:
+    alice, bob = register(client), register(client)
+    m = create_toy_match(client, alice, rated=False)
+    a, b = m["seats"][0]["token"], _claim(bob, m, 1)
+    _play_toy_to_the_end(
+        client,
+        m["id"],
+        [(a, alice, "a"), (a, alice, "b"), (b, bob, "c"), (b, bob, "d"), (a, alice, "e"), (a, alice, "f")],
+    )
+    assert _rating(alice) is None and _rating(bob) is None
+
+
+def test_a_match_is_rated_exactly_once(client: TestClient, db_url: str) -> None:
+    alice, bob = register(client), register(client)
+    match_id = _two_person_game(client, alice, bob)
+    engine = make_engine(db_url)
+    try:
+        assert ratings.rate_match(engine, match_id) is None
+        assert ratings.unrated_finished_matches(engine) == []
+    finally:
+        engine.dispose()
+    got = _rating(alice)
+    assert got is not None and got["games"] == 1
+
+
+def test_the_leaderboard_ranks_by_displayed_rating(client: TestClient) -> None:
+    alice, bob = register(client), register(client)
+    _two_person_game(client, alice, bob)
+    board = client.get("/api/ratings/toy?family=2p&limit=100").json()
+    names = [p["name"] for p in board["players"]]
+    assert names.index(alice.name) < names.index(bob.name)
+    ranks = [p["rating"] for p in board["players"]]
+    assert ranks == sorted(ranks, reverse=True)
+    assert board["players"][0]["rank"] == 1 and board["total"] >= 2
+    page = client.get("/api/ratings/toy?family=2p&limit=1&offset=1").json()
+    assert len(page["players"]) == 1 and page["players"][0]["rank"] == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ("/api/ratings/nosuch", 404),
+        ("/api/ratings/toy?family=5p", 422),
+        ("/api/ratings/toy?family=" + "x" * 100, 422),
+        ("/api/ratings/toy?limit=0", 422),
+        ("/api/ratings/toy?limit=1001", 422),
+        ("/api/ratings/toy?offset=-1", 422),
+        ("/api/ratings/toy?offset=1e3", 422),
+        ("/api/ratings/toy?offset=99999999999999999999999", 422),
+        ("/api/players/nobody" + "x" * 10, 404),
+        ("/api/players/" + "x" * 5000, 404),
+        ("/api/players/%E2%80%AEevil", 404),
+    ],
+)
+def test_bad_rating_queries_are_refused(client: TestClient, query: str, status: int) -> None:
+    r = client.get(query)
+    assert r.status_code == status, r.text
+    assert set(r.json()) == {"error", "detail"}
+
+
+def test_the_leaderboard_lists_the_bot_ladder_for_real_games(client: TestClient) -> None:
+    board = client.get("/api/ratings/medina?family=multi").json()
+    bots = {b["bot"]: b for b in board["bots"]}
+    assert bots["mcts:1"]["mu"] == pytest.approx(25.0) and bots["mcts:1"]["elo"] == pytest.approx(1500.0)
+    assert bots["mcts:5"]["rating"] > bots["mcts:3"]["rating"] > bots["random"]["rating"]
+
+
+# ----- the pure parts ---------------------------------------------------------------------
+
+
+def test_ranks_put_winners_first_then_scores() -> None:
+    assert ratings.ranks_of({"scores": [4, 2], "winners": [0]}) == [1, 2]
+    assert ratings.ranks_of({"scores": [3, 5, 3, 1], "winners": [1]}) == [2, 1, 2, 4]
+    assert ratings.ranks_of({"scores": [5, 5, 1], "winners": [1]}) == [2, 1, 3]  # a tie-break
+    assert ratings.ranks_of({"scores": [2, 2, 2], "winners": [0, 1, 2]}) == [1, 1, 1]
+
+
+def test_forfeited_seats_rank_last_and_tie() -> None:
+    # A seat lost to a bot's takeover ranks last whatever its score.
+    assert ratings.ranks_of({"scores": [9, 5, 3], "winners": [0]}, forfeited={0}) == [3, 1, 2]
+    assert ratings.ranks_of({"scores": [9, 5, 3, 1], "winners": [0]}, forfeited={0, 3}) == [3, 1, 2, 3]
+    # A resignation without a result: the others share first place.
+    assert ratings.ranks_of(None, forfeited={1}, num_seats=3) == [1, 3, 1]
+
+
+def test_bot_specs_resolve_to_ladder_entries() -> None:
+    assert ratings.bot_spec_key("mcts:3@1s") == "mcts:3"
+    assert ratings.bot_spec_key("mcts") == "mcts:3"
+    assert ratings.bot_spec_key("greedy:4") == "greedy"
+    assert ratings.bot_rating("terranova", 2, "mcts:1") == (pytest.approx(25.0), ratings.BOT_SIGMA)
+    assert ratings.bot_rating("terranova", 2, "greedy:9") is None
+    assert ratings.bot_rating("nosuch", 2, "random") is None
+
+
+def test_one_elo_step_is_the_same_win_chance_on_both_scales() -> None:
+    # Two settled players 200 Elo apart: Elo's chance and Plackett-Luce's agree.
+    elo_chance = 1 / (1 + 10 ** (-200 / 400))
+    strong = LIBRARY.rating(mu=ratings.elo_to_mu(200), sigma=1e-6)
+    weak = LIBRARY.rating(mu=ratings.elo_to_mu(0), sigma=1e-6)
+    [p_strong, _] = LIBRARY.predict_rank([[strong], [weak]])
+    c = math.sqrt(2) * LIBRARY.beta
+    pl_chance = 1 / (1 + math.exp(-(strong.mu - weak.mu) / c))
+    assert pl_chance == pytest.approx(elo_chance)
+    assert p_strong[0] == 1  # the library ranks the stronger first
+
+
+@given(st.floats(min_value=-3000, max_value=3000, allow_nan=False))
+def test_elo_and_mu_convert_both_ways(elo: float) -> None:
+    assert ratings.mu_to_elo(ratings.elo_to_mu(elo)) == pytest.approx(elo, abs=1e-6)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=50), min_size=2, max_size=4))
+def test_rate_is_the_library_rate(scores: list[int]) -> None:
+    top = max(scores)
+    result = {"scores": scores, "winners": [i for i, s in enumerate(scores) if s == top]}
+    ranks = ratings.ranks_of(result)
+    players = [(25.0 + i, 8.0 - i) for i in range(len(scores))]
+    expected = LIBRARY.rate([[LIBRARY.rating(mu=m, sigma=s)] for m, s in players], ranks=ranks)
+    got = ratings.rate(players, ranks)
+    assert got == [(pytest.approx(t[0].mu), pytest.approx(t[0].sigma)) for t in expected]
+
+
+def test_a_rated_match_left_unrated_by_a_stop_is_rated_at_the_next_start(
+    client: TestClient, settings: Any, db_url: str
+) -> None:
+    from sqlalchemy import delete, update
+
+    from tabletop.server.app import create_app
+    from tabletop.server.store import rating_events
+    from tabletop.server.store import ratings as rating_rows
+
+    alice, bob = register(client), register(client)
+    match_id = _two_person_game(client, alice, bob)
+    # As if the server had stopped between the last action's commit and the rating.
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            ids = select_account_ids(conn, (alice.name, bob.name))
+            conn.execute(delete(rating_events).where(rating_events.c.match_id == match_id))
+            conn.execute(delete(rating_rows).where(rating_rows.c.account_id.in_(ids), rating_rows.c.game == "toy"))
+            conn.execute(update(rating_rows).where(rating_rows.c.account_id.in_(ids)).values(games=0))
+        assert match_id in ratings.unrated_finished_matches(engine)
+    finally:
+        engine.dispose()
+    assert _rating(alice) is None
+    with TestClient(create_app(settings)) as restarted:
+        got = _rating(Person(restarted, alice.name, alice.cookie, alice.csrf))
+    [[winner], _] = LIBRARY.rate([[LIBRARY.rating()], [LIBRARY.rating()]], ranks=[1, 2])
+    assert got is not None and got["games"] == 1 and got["mu"] == pytest.approx(winner.mu)
+
+
+def select_account_ids(conn: Any, names: tuple[str, ...]) -> list[int]:
+    from sqlalchemy import select
+
+    from tabletop.server.store import accounts
+
+    return [row.id for row in conn.execute(select(accounts.c.id).where(accounts.c.name.in_(names)))]
