@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
-from tabletop.cli.arena_cmd import arena
+from tabletop.cli.arena_cmd import arena, sprt
 from tabletop.cli.bench_cmd import bench_app
 from tabletop.cli.checks import check_players, load_game
 from tabletop.cli.map_cmd import map_app
@@ -344,6 +344,7 @@ def games_cmd() -> None:
 
 app.command("serve")(serve)
 app.command("arena")(arena)
+app.command("sprt")(sprt)
 app.add_typer(map_app, name="map")
 app.add_typer(bench_app, name="bench")
 
