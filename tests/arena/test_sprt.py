@@ -82,9 +82,15 @@ def test_a_perfect_record_still_has_a_finite_llr() -> None:
 
 
 def test_elo_estimate_of_a_75_percent_score() -> None:
-    estimate = estimate_elo({1.0: 75, 0.0: 25})
+    estimate = estimate_elo({1.0: 75, 0.0: 25}, prior_rounds=0)
     assert estimate.elo == pytest.approx(190.85, abs=0.01)
     assert estimate.low < estimate.elo < estimate.high
+
+
+def test_a_perfect_record_gets_a_finite_elo_from_one_virtual_even_round() -> None:
+    estimate = estimate_elo({1.0: 9})
+    assert estimate.score == pytest.approx(0.95)
+    assert estimate.elo == pytest.approx(score_to_elo(0.95))
 
 
 def test_sprt_accepts_h1_for_greedy_against_random_on_coins() -> None:

@@ -180,6 +180,7 @@ def _load_builtins() -> None:
         _BUILTINS_LOADED = True
         import tabletop.ai.alphabeta
         import tabletop.ai.greedy
+        import tabletop.ai.ladder
         import tabletop.ai.levels  # noqa: F401 - registers "mcts"
 
 

@@ -155,8 +155,17 @@ class EloEstimate:
     high: float
 
 
-def estimate_elo(counts: Mapping[float, float]) -> EloEstimate:
-    """The candidate's Elo from the observed scores (rounds or games) and its 95 % interval."""
+def estimate_elo(counts: Mapping[float, float], *, prior_rounds: float = 1.0) -> EloEstimate:
+    """The candidate's Elo from the observed scores (rounds or games) and its 95 % interval.
+
+    Args:
+        counts: how often each score was observed.
+        prior_rounds: virtual even results (score 0.5) added, as the arena's ratings add
+            virtual draws: a perfect record gets a finite estimate (0: none).
+    """
+    counts = dict(counts)
+    if prior_rounds > 0:
+        counts[0.5] = counts.get(0.5, 0.0) + prior_rounds
     total = sum(counts.values())
     if total == 0:
         return EloEstimate(0.5, 0.0, -math.inf, math.inf)

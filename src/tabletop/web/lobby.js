@@ -7,13 +7,14 @@ import { startReplay } from "./replay.js";
 export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
+  let defaultBot = "random"; // replaced by the server's default level (GET /api/games)
   let created = null;
   const form = { game: null, players: 2, ruleset: "default", map: "", variants: {}, hotseat: false, seats: [], seed: "" };
 
   function seatDefaults(n) {
     while (form.seats.length < n) {
       const i = form.seats.length;
-      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : agents[1] || "human" });
+      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : defaultBot });
     }
     form.seats.length = n;
   }
@@ -196,6 +197,8 @@ export function showLobby(main) {
     games = g.filter((x) => x.id !== "toy");
     if (!games.length) games = g;
     agents = a.agents;
+    const wanted = games[0]?.default_bot;
+    if (wanted && agents.includes(wanted)) defaultBot = wanted;
     pickGame(games[0]?.id);
     render();
   });
