@@ -28,11 +28,13 @@ ROOT_ONLY: Final = 2**62
 
 
 def _level(simulations: int, *, margin_weight: float = 0.1) -> MCTSConfig:
-    # The root's moves are expanded best first by the game's evaluation (greedy's
+    # Where the leaves are valued by the game's evaluation (Terra Nova's long middle
+    # game), the root's moves are expanded best first by that evaluation (greedy's
     # one-ply value) instead of at random: with progressive widening a root of 200
     # moves grows only about 15-50 children, and which ones matters.  In Terra Nova
-    # at 0.1 s a move this beat random expansion by SPRT (+151 Elo, docs/bots.md);
-    # ranking deeper nodes as well had lost (it costs one evaluation per move).
+    # at 0.1 s a move this beat random expansion by SPRT (+151 Elo); in Medina, whose
+    # leaves are random rollouts from the first move, it lost (-169), so it is off
+    # there (docs/bots.md).  Ranking deeper nodes as well had lost in both games.
     return MCTSConfig(
         simulations=simulations,
         uct_c=0.5,
@@ -40,6 +42,7 @@ def _level(simulations: int, *, margin_weight: float = 0.1) -> MCTSConfig:
         widening=1.5,
         prior=heuristic_margin,
         rank_after=ROOT_ONLY,
+        rank_only_with_heuristic_leaf=True,
     )
 
 
