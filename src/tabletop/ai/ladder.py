@@ -71,9 +71,9 @@ LADDER: Final[tuple[Level, ...]] = (
         "club",
         "Club",
         "mcts:2",
-        "Tree search, 100 simulations a move, best-looking moves first.",
+        "Tree search, 100 simulations a move: sees a few moves ahead.",
         {},
-        {"terranova": 0.14, "medina": 0.15},
+        {"terranova": 0.17, "medina": 0.10},
     ),
     Level(
         "strong",
@@ -81,15 +81,15 @@ LADDER: Final[tuple[Level, ...]] = (
         "mcts:3",
         "Tree search, 300 simulations a move: plays the rest of the game out in its head.",
         {},
-        {"terranova": 0.32, "medina": 0.30},
+        {"terranova": 0.56, "medina": 0.25},
     ),
     Level(
         "master",
         "Master",
         "mcts:4",
-        "Tree search, 1,000 simulations a move: the strongest level, about a second a move.",
+        "Tree search, 1,000 simulations a move: the strongest level, one to two seconds a move.",
         {},
-        {"terranova": 1.1, "medina": 0.75},
+        {"terranova": 1.8, "medina": 0.69},
     ),
 )
 """The levels, weakest first."""
