@@ -7,7 +7,7 @@ import time
 import pytest
 from toy_game import GAME, LEFT, RIGHT
 
-from tabletop.ai.evaluators import RandomRollout, ScoreValue, TruncatedRollout
+from tabletop.ai.evaluators import Evaluator, RandomRollout, ScoreValue, TruncatedRollout, heuristic_margin
 from tabletop.ai.mcts import MCTS, MCTSAgent, MCTSConfig, SearchNode
 from tabletop.core.protocol import GameConfig
 
@@ -111,3 +111,17 @@ def test_a_stop_before_the_search_still_gives_a_move() -> None:
     assert state.is_legal(agent.choose_move(state))
     stats = agent.search.last_stats
     assert stats is not None and stats.simulations == 1
+
+
+@pytest.mark.parametrize(("evaluator", "ranked"), [(TruncatedRollout(depth=0), True), (RandomRollout(), False)])
+def test_the_root_is_ranked_only_where_the_heuristic_values_the_leaves(evaluator: Evaluator, ranked: bool) -> None:
+    config = MCTSConfig(
+        simulations=20,
+        evaluator=evaluator,
+        prior=heuristic_margin,
+        rank_after=2**62,
+        rank_only_with_heuristic_leaf=True,
+    )
+    search = MCTS(config, seed=0)
+    root = search.search(GAME.position((3, 9, 1, 2, 8, 4)))
+    assert (root.ranked is not None) is ranked

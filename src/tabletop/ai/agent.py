@@ -178,7 +178,9 @@ def _load_builtins() -> None:
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
+        import tabletop.ai.alphabeta
         import tabletop.ai.greedy
+        import tabletop.ai.ladder
         import tabletop.ai.levels  # noqa: F401 - registers "mcts"
 
 
@@ -196,6 +198,9 @@ def make_agent(spec: str, *, seed: int | None = None) -> Agent:
     """
     _load_builtins()
     kind, _, arg = spec.partition(":")
+    if "@" in kind:  # "alphabeta@0.5s": a time without an argument before it
+        kind, at, time_text = kind.partition("@")
+        arg = at + time_text
     try:
         factory = _AGENTS[kind]
     except KeyError:

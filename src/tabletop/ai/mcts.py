@@ -52,6 +52,11 @@ class MCTSConfig:
         rank_after: a node's remaining moves are ranked by ``prior`` (best expanded
             first) once it has this many visits; the root is ranked at once.  Ranking
             costs one ``apply`` and one ``prior`` per move, so only busy nodes pay it.
+        rank_only_with_heuristic_leaf: rank only in searches whose leaves are valued by
+            the game's heuristic (an ``AdaptiveRollout`` that chose no rollouts): the
+            evaluation orders moves where the search already trusts it, not where random
+            rollouts to the end value the leaves (measured: it helped in Terra Nova's long
+            middle game and hurt in Medina, which is rolled out from the first move).
     """
 
     simulations: int | None = 1000
@@ -63,6 +68,7 @@ class MCTSConfig:
     reuse_tree: bool = True
     prior: Callable[[State, int], float] | None = None
     rank_after: int = 16
+    rank_only_with_heuristic_leaf: bool = False
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.time_limit is None:
@@ -154,6 +160,7 @@ class MCTS:
         self.root: SearchNode | None = None
         self.last_stats: SearchStats | None = None
         self._evaluator: Evaluator = config.evaluator
+        self._ranking = False
         self._stopped = False
 
     def stop(self) -> None:
@@ -178,12 +185,16 @@ class MCTS:
         root = self._reusable_root(state) if config.reuse_tree else None
         if root is None:
             root = SearchNode(None, state)
-        if config.prior is not None:
-            root.rank(config.prior, self.rng)
         reused = root.visits
         self.root = root
         evaluator = config.evaluator
         self._evaluator = evaluator.for_search(state, self.rng) if isinstance(evaluator, SearchEvaluator) else evaluator
+        self._ranking = config.prior is not None and (
+            not config.rank_only_with_heuristic_leaf
+            or (isinstance(self._evaluator, TruncatedRollout) and self._evaluator.depth == 0)
+        )
+        if self._ranking and config.prior is not None:
+            root.rank(config.prior, self.rng)
         budget = config.simulations
         done = 0
         try:
@@ -243,7 +254,7 @@ class MCTS:
         if not node.has_untried():
             return node
         prior = self.config.prior
-        if prior is not None and node.ranked is None and node.visits >= self.config.rank_after:
+        if self._ranking and prior is not None and node.ranked is None and node.visits >= self.config.rank_after:
             node.rank(prior, self.rng)
         if node.ranked:
             move, after = node.ranked.pop()

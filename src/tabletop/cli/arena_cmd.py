@@ -1,4 +1,4 @@
-"""``tabletop arena``: a tournament between bots, and ``tabletop bench GAME --mcts``'s printer.
+"""``tabletop arena`` and ``tabletop sprt``: matches between bots; ``tabletop bench GAME --mcts``'s printer.
 
 ``main.py`` registers :func:`arena` as a command; this module does not import it.
 """
@@ -17,6 +17,7 @@ from rich.table import Table
 from tabletop.arena.archive import ArenaArchive
 from tabletop.arena.ratings import rate
 from tabletop.arena.report import write_outputs
+from tabletop.arena.sprt import SprtConfig, SprtResult, SprtState, check_sprt, estimate_elo, run_sprt, sprt_bounds
 from tabletop.arena.tournament import (
     ArenaGame,
     TournamentConfig,
@@ -205,3 +206,97 @@ def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def sprt(
+    candidate: Annotated[str, typer.Argument(help="The bot under test, e.g. mcts:4.", show_default=False)],
+    baseline: Annotated[str, typer.Argument(help="The bot it is held against, e.g. mcts:3.", show_default=False)],
+    game_id: Annotated[str, typer.Option("--game", help="Game id: terranova or medina.")] = "terranova",
+    players: Annotated[
+        int,
+        typer.Option("--players", "-n", min=2, help="Seats per game: the candidate in one, the baseline in the rest."),
+    ] = 2,
+    elo0: Annotated[float, typer.Option("--elo0", help="H0: the candidate is at most this much stronger.")] = 0.0,
+    elo1: Annotated[float, typer.Option("--elo1", help="H1: the candidate is at least this much stronger.")] = 50.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="Chance of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    max_games: Annotated[
+        int, typer.Option("--max-games", "-g", min=1, help="Stop undecided after this many games.")
+    ] = 400,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed: the same seed gives the same deals.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")] = 1,
+    move_time: Annotated[
+        float | None, typer.Option("--move-time", help="Seconds per move for searching bots (overrides budgets).")
+    ] = None,
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
+) -> None:
+    """Sequential test (SPRT): play CANDIDATE against BASELINE until the result is decided.
+
+    H1: the candidate is at least ELO1 Elo stronger; H0: at most ELO0.  Each round is
+    one deal played from every seat; the candidate's score in a game is the share of
+    baseline seats it finished ahead of.  The match stops as soon as the log-likelihood
+    ratio leaves Wald's bounds (docs/bots.md, "SPRT").
+    """
+    config = SprtConfig(
+        game=game_id,
+        candidate=candidate,
+        baseline=baseline,
+        players=players,
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        seed=seed,
+        move_time=move_time,
+        ruleset=ruleset,
+    )
+    try:
+        check_sprt(config)
+    except TabletopError as exc:
+        fail(str(exc))
+    lower, upper = sprt_bounds(alpha, beta)
+    say_err(
+        f"SPRT {candidate} vs {baseline}, {game_id} {players}p: elo0={elo0:g} elo1={elo1:g} "
+        f"alpha={alpha:g} beta={beta:g}, LLR bounds {lower:.2f} .. {upper:.2f}"
+    )
+    started = time.monotonic()
+
+    def progress(state: SprtState) -> None:
+        estimate = estimate_elo(state.round_counts)
+        say_err(
+            f"round {state.rounds}: {len(state.games)} games, LLR {state.llr():+.2f} "
+            f"({lower:.2f} .. {upper:.2f}), Elo {estimate.elo:+.0f}, {_duration(time.monotonic() - started)}"
+        )
+
+    try:
+        result = run_sprt(config, jobs=jobs or os.cpu_count() or 1, on_round=progress)
+    except TabletopError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        say_err("nothing is saved: an SPRT match restarts from the beginning", "interrupted:", "bold red")
+        raise typer.Exit(130) from None
+    console.print(sprt_report(result), markup=False, highlight=False)
+
+
+def sprt_report(result: SprtResult) -> str:
+    """The few lines that sum up an SPRT match."""
+    config = result.config
+    verdict = {
+        "H1": f"H1 accepted: {config.candidate} is stronger than {config.baseline} (by at least {config.elo1:g} Elo)",
+        "H0": f"H0 accepted: {config.candidate} is not {config.elo1:g} Elo stronger (at most {config.elo0:g})",
+        "undecided": f"undecided after {config.max_games} games",
+    }[result.decision]
+    won, drawn, lost = result.wins
+    elo = result.elo
+    return "\n".join(
+        [
+            verdict,
+            f"LLR {result.llr:+.2f} (bounds {result.bounds[0]:.2f} .. {result.bounds[1]:.2f}), "
+            f"{len(result.games)} games in {result.rounds} rounds",
+            f"Elo {elo.elo:+.0f} (95 % {elo.low:+.0f} .. {elo.high:+.0f}), score {elo.score:.1%}; "
+            f"pairs won {won:g}, drawn {drawn:g}, lost {lost:g}",
+            f"mean score {result.mean_scores[0]:.1f} to {result.mean_scores[1]:.1f}; "
+            f"seconds per move {result.seconds_per_move[0]:.3f} to {result.seconds_per_move[1]:.3f}",
+        ]
+    )

@@ -15,8 +15,9 @@ import typer
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
+from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER
 from tabletop.cli.analyse_cmd import analyse
-from tabletop.cli.arena_cmd import arena
+from tabletop.cli.arena_cmd import arena, sprt
 from tabletop.cli.bench_cmd import bench_app
 from tabletop.cli.checks import check_players, load_game
 from tabletop.cli.map_cmd import map_app
@@ -334,18 +335,27 @@ def render(
 
 @app.command("games")
 def games_cmd() -> None:
-    """List the games, their player counts, rulesets and variant flags."""
+    """List the games, their player counts, rulesets and variant flags, and the bot levels."""
     for game_id in available_games():
         game = make(game_id)
         console.print(f"[bold]{game.id}[/]: {game.name}, {game.min_players}-{game.max_players} players")
         console.print(f"  rulesets: {', '.join(game.rulesets)}")
         for option in game.options:
             console.print(f"  {option.name} (default {option.default!r}): {option.help}", highlight=False)
+    console.print(
+        f"[bold]bot levels[/] (Elo: random = 0; seconds per move on one core; lobby default: {DEFAULT_LEVEL})"
+    )
+    for level in LADDER:
+        elos = ", ".join(f"{g} {level.elo[g]:+d}" if g in level.elo else f"{g} ?" for g in available_games())
+        seconds = ", ".join(f"{g} {s:.2f}" for g, s in level.seconds_per_move.items())
+        console.print(f"  {level.name} ({level.key}) = {level.spec}: {level.description}", highlight=False)
+        console.print(f"    Elo {elos}; s/move {seconds or '?'}", highlight=False)
 
 
 app.command("serve")(serve)
 app.command("arena")(arena)
 app.command("analyse")(analyse)
+app.command("sprt")(sprt)
 app.add_typer(map_app, name="map")
 app.add_typer(bench_app, name="bench")
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tabletop.ai.agent import make_agent
+from tabletop.ai.ladder import DEFAULT_LEVEL
 from tabletop.core.errors import ConfigError
 from tabletop.server.clocks import Now, wall_clock
 
@@ -79,6 +81,8 @@ class Settings:
             move so far when it ends; a bot that ignores it (or fails) is replaced by a
             random legal move, so a game never hangs on a slow bot.
         bot_delay_s: minimum pause before a bot's move is applied, so people can follow.
+        default_bot: the bot the lobby seats by default (env ``TABLETOP_DEFAULT_BOT``):
+            a level of the ladder (``tabletop games``) or any bot spec.
         static_dir: folder of the web client.
         max_body_bytes: largest HTTP request body; a larger one is answered 413 unread.
             A record of 5,000 actions is 67-85 kB (measured; docs/server.md), an
@@ -141,6 +145,7 @@ class Settings:
     bot_workers: int = 2
     bot_time_budget_s: float = 10.0
     bot_delay_s: float = 0.0
+    default_bot: str = DEFAULT_LEVEL
     static_dir: Path = field(default=WEB_DIR)
     max_body_bytes: int = 256 * 1024
     max_json_depth: int = 32
@@ -198,6 +203,10 @@ class Settings:
                 raise ConfigError(f"{budget} must be a positive, finite number of seconds, got {getattr(self, budget)}")
         if self.analysis_workers < 1:
             raise ConfigError(f"the server needs at least one analysis worker, got {self.analysis_workers}")
+        try:
+            make_agent(self.default_bot, seed=0)
+        except (ConfigError, ValueError) as exc:
+            raise ConfigError(f"the default bot must be a bot spec: {exc}") from None
         for name in LIMIT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -219,6 +228,8 @@ class Settings:
                 values["bot_time_budget_s"] = float(budget)
             except ValueError:
                 raise ConfigError(f"TABLETOP_BOT_BUDGET must be a number of seconds, got {budget!r}") from None
+        if bot := os.environ.get("TABLETOP_DEFAULT_BOT"):
+            values["default_bot"] = bot
         for name in LIMIT_FIELDS:
             variable = ENV_PREFIX + name.upper()
             if (text := os.environ.get(variable)) is not None:

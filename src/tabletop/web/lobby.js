@@ -9,6 +9,7 @@ import { bindCreatorSeat, ratedSwitch } from "./account.js";
 export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
+  let defaultBot = "random"; // replaced by the server's default level (GET /api/games)
   let created = null;
   let problem = null; // {where: "map" | "record" | "create", text}: shown in the form, in words
   const lists = gameLists(); // kept across re-renders: it refreshes itself
@@ -17,7 +18,7 @@ export function showLobby(main) {
   function seatDefaults(n) {
     while (form.seats.length < n) {
       const i = form.seats.length;
-      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : agents[1] || "human" });
+      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : defaultBot });
     }
     form.seats.length = n;
   }
@@ -227,6 +228,8 @@ export function showLobby(main) {
     games = g.filter((x) => x.id !== "toy");
     if (!games.length) games = g;
     agents = a.agents;
+    const wanted = games[0]?.default_bot;
+    if (wanted && agents.includes(wanted)) defaultBot = wanted;
     pickGame(games[0]?.id);
     render();
   });

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 
 from tabletop.ai.agent import agent_kinds, make_agent
+from tabletop.ai.ladder import LADDER
 from tabletop.core.errors import ConfigError, UnknownGameError
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import available_games, make
@@ -47,16 +48,24 @@ def describe_game(game: Game) -> dict[str, Any]:
 
 
 @router.get("/games")
-def list_games() -> list[dict[str, Any]]:
+def list_games(request: Request) -> list[dict[str, Any]]:
     """Every game with its players, variants, rulesets and built-in maps.
+
+    Each game also lists the bot ladder (``ladder``: level key, name, engine spec,
+    description, Elo and seconds per move, measured per game) and ``default_bot``, the
+    level the lobby seats by default (the server setting ``default_bot``).
 
     A game package that fails to import is left out (and logged) rather than taking the
     whole list down with it.
     """
     out = []
+    default_bot = request.app.state.settings.default_bot
     for game_id in available_games():
         try:
-            out.append(describe_game(make(game_id)))
+            described = describe_game(make(game_id))
+            described["ladder"] = [level.to_json() for level in LADDER]
+            described["default_bot"] = default_bot
+            out.append(described)
         except Exception:
             log.exception("game %r is unavailable", game_id)
     return out
