@@ -252,6 +252,8 @@ def test_bot_specs_resolve_to_ladder_entries() -> None:
     assert ratings.bot_spec_key("mcts:3@1s") == "mcts:3"
     assert ratings.bot_spec_key("mcts") == "mcts:3"
     assert ratings.bot_spec_key("greedy:4") == "greedy"
+    assert ratings.bot_spec_key("Casual") == "greedy"  # the lobby default is a named level
+    assert ratings.bot_rating("medina", 3, "master") == ratings.bot_rating("medina", 3, "mcts:4")
     assert ratings.bot_rating("terranova", 2, "mcts:1") == (pytest.approx(25.0), ratings.BOT_SIGMA)
     assert ratings.bot_rating("terranova", 2, "greedy:9") is None
     assert ratings.bot_rating("nosuch", 2, "random") is None

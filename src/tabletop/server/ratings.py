@@ -50,6 +50,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from sqlalchemy import Engine, and_, func, insert, select, update
 
+from tabletop.ai.ladder import LADDER
 from tabletop.server.rooms import Room, RoomManager
 from tabletop.server.store import accounts, matches, now, rating_events, ratings, seats
 
@@ -104,8 +105,9 @@ BOT_ELO: dict[tuple[str, str], dict[str, float]] = {
 bot ratings.  A named level (``Beginner`` .. ``Master``) is added as one more key per row;
 a spec missing here makes a match with that bot unrated."""
 
-SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy"}
-"""Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4."""
+SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy", **{level.key: level.spec for level in LADDER}}
+"""Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4,
+and each named level of the ladder (``casual``, the lobby's default) is its engine spec."""
 
 
 def family(num_players: int) -> str:
