@@ -6,5 +6,8 @@
 pub mod board;
 pub mod state;
 
+#[cfg(feature = "python")]
+pub mod py;
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,5 @@
+//! Pieces both games use: fixed-size bitsets, a small fast random generator, outcomes.
+
+pub mod bits;
+pub mod outcome;
+pub mod rng;

@@ -1,0 +1,4 @@
+//! Terra Nova (stub, being written).
+
+#[cfg(feature = "python")]
+pub mod py;
