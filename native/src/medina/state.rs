@@ -752,9 +752,9 @@ impl State {
     }
 
     fn take_towers(&mut self, owner: usize, keys: u8) {
-        for key in 0..8 {
+        for (key, &run_tower) in RUN_TOWER.iter().enumerate() {
             if keys >> key & 1 != 0 {
-                let tower = if self.rules.tower_reconnect_per_run { RUN_TOWER[key] } else { key };
+                let tower = if self.rules.tower_reconnect_per_run { run_tower } else { key };
                 self.tower_tiles[tower] = owner as i8;
             }
         }

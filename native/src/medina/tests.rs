@@ -3,6 +3,7 @@
 
 use super::board::*;
 use super::state::*;
+use crate::common::rng::Rng;
 
 fn sq(name: &str) -> usize {
     let col = FILES.iter().position(|&c| c == name.as_bytes()[0]).unwrap();
@@ -84,15 +85,10 @@ fn tower_values_parse_as_python() {
     assert!(parse_tower_values("A1:-1,R1:2,A13:3,R13:4").is_err());
 }
 
-/// A deterministic `below` for the tests (xorshift).
+/// A seeded `below` for the tests.
 fn below_from(seed: u64) -> impl FnMut(u32) -> u32 {
-    let mut x = seed | 1;
-    move |n| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        ((x >> 32) * n as u64 >> 32) as u32
-    }
+    let mut rng = Rng::new(seed);
+    move |n| rng.below(n)
 }
 
 #[test]
