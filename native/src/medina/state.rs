@@ -151,7 +151,7 @@ pub struct Palace {
 }
 
 /// Where the current (or another) player may place each kind of piece (`moves.placement_sources`).
-#[derive(Clone, Copy, Default, Debug)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Hash)]
 pub struct Sources {
     pub palace: [Bits; 4],
     pub dome: Bits,
@@ -165,6 +165,43 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// A kind-first random action among these sources (the legal actions when no dome
+    /// obligation is pending): `Legal::kinds` and `Legal::nth_of_kind` without building a `Legal`.
+    fn random_action(&self, below: &mut impl FnMut(u32) -> u32) -> usize {
+        if !self.any {
+            return PASS_ACTION;
+        }
+        // Kinds in order: palace (blocks 1-4), dome, stable, merchant, wall (blocks 5-8).
+        let singles = [self.dome, self.stable, self.merchant, self.wall];
+        let mut kinds = [0usize; 5];
+        let mut n = 0;
+        if self.has_palace {
+            kinds[0] = 0;
+            n = 1;
+        }
+        for (i, bits) in singles.iter().enumerate() {
+            if bits.any() {
+                kinds[n] = i + 1;
+                n += 1;
+            }
+        }
+        let kind = kinds[below(n as u32) as usize];
+        if kind > 0 {
+            let bits = singles[kind - 1];
+            return (kind + 4) * NUM_SQUARES + bits.nth(below(bits.count()));
+        }
+        let total: u32 = self.palace.iter().map(|b| b.count()).sum();
+        let mut i = below(total);
+        for (col, bits) in self.palace.iter().enumerate() {
+            let c = bits.count();
+            if i < c {
+                return (col + 1) * NUM_SQUARES + bits.nth(i);
+            }
+            i -= c;
+        }
+        unreachable!("the palace kind has a move")
+    }
+
     /// The sets of each action block 1..=8 (palace colours, dome, stable, merchant, wall).
     fn blocks(&self) -> [Bits; 8] {
         [
@@ -336,6 +373,10 @@ pub struct State {
     pub tower_tiles: [i8; 4],
     /// The starting merchant's square, or 255.
     pub start_square: u8,
+    /// In the play phase, `placement_sources(current_player)`: where the player to move
+    /// may place (found anyway while ending the previous placement, kept as the Python
+    /// engine keeps them); empty otherwise.  A function of the other fields.
+    sources: Sources,
 }
 
 impl State {
@@ -379,6 +420,7 @@ impl State {
             palace_tiles: [-1; 4],
             tower_tiles: [-1; 4],
             start_square: NO_SQUARE,
+            sources: Sources::default(),
         }
     }
 
@@ -518,7 +560,7 @@ impl State {
             Phase::Start => out.blocks[START_BLOCK] = self.start_squares().andnot(self.occupied),
             Phase::Play => {
                 let player = self.current_player as usize;
-                let src = self.placement_sources(player);
+                let src = self.sources;
                 if !src.any {
                     out.pass = true;
                     return out;
@@ -571,29 +613,13 @@ impl State {
         if action >= NUM_ACTIONS {
             return false;
         }
-        if self.phase == Phase::Play && !self.obligation && action != PASS_ACTION {
-            // A bitset test, as `moves.is_legal`, without listing the other kinds.
-            let player = self.current_player as usize;
-            let (block, sq) = (action / NUM_SQUARES, action % NUM_SQUARES);
-            let set = match block {
-                1..=4 => {
-                    let col = block - 1;
-                    if self.sup(player, col) == 0 {
-                        return false;
-                    }
-                    if self.unfinished[col] >= 0 {
-                        self.ext[col]
-                    } else {
-                        self.new_palace_squares()
-                    }
-                }
-                DOME_BLOCK if self.sup(player, DOME) > 0 => self.dome_targets(player),
-                STABLE_BLOCK if self.sup(player, STABLE) > 0 => self.stable_squares(),
-                MERCHANT_BLOCK if self.sup(player, MERCHANT) > 0 => self.merchant_squares(),
-                WALL_BLOCK if self.sup(player, WALL) > 0 => self.wall_squares(),
-                _ => return false,
-            };
-            return set.has(sq);
+        if self.phase == Phase::Play && !self.obligation {
+            // A bitset test on the kept sources, as `moves.is_legal`.
+            if action == PASS_ACTION {
+                return !self.sources.any;
+            }
+            let block = action / NUM_SQUARES;
+            return block > 0 && self.sources.blocks()[block - 1].has(action % NUM_SQUARES);
         }
         self.legal().contains(action)
     }
@@ -629,22 +655,23 @@ impl State {
             if block == DOME_BLOCK {
                 self.obligation = false;
             }
-            if self.can_continue(player) {
+            // Whether the player has a legal second placement.
+            let can_continue = if self.obligation {
+                (self.sup(player, DOME) > 0 && self.dome_targets(player).any()) || self.is_able(player)
+            } else {
+                // Without the obligation, the player's placements are exactly the legal
+                // moves if they go on.
+                self.sources = self.placement_sources(player);
+                self.sources.any
+            };
+            if can_continue {
+                if self.obligation {
+                    self.sources = self.placement_sources(player);
+                }
                 return;
             }
         }
         self.start_next_turn(player);
-    }
-
-    /// Whether `player` has a legal second placement (placements_left == 1).
-    fn can_continue(&self, player: usize) -> bool {
-        if self.obligation {
-            if self.sup(player, DOME) > 0 && self.dome_targets(player).any() {
-                return true;
-            }
-            return self.is_able(player);
-        }
-        self.placement_sources(player).any
     }
 
     /// Moves to the start of the next turn, or ends the game (§5.1-5.3).
@@ -655,6 +682,7 @@ impl State {
         let src = self.placement_sources(nxt);
         let alone = if !src.any {
             if !others.clone().any(|q| self.is_able(q)) {
+                self.sources = Sources::default();
                 self.phase = Phase::Over;
                 self.current_player = -1;
                 self.placements_left = 0;
@@ -677,6 +705,7 @@ impl State {
         self.placements_left = 2;
         self.turn += 1;
         self.obligation = alone;
+        self.sources = src;
     }
 
     /// The starting merchant on `sq` (§2.1).
@@ -691,6 +720,7 @@ impl State {
         self.placements_left = 2;
         self.turn = 1;
         self.ply += 1;
+        self.sources = self.placement_sources(self.current_player as usize);
     }
 
     /// The pieces of palace `pid`.
@@ -843,8 +873,9 @@ impl State {
         self.retired[col] += removed;
     }
 
-    /// Puts `action`'s piece on the board for `player` (no turn bookkeeping; `rules.place_piece`).
-    pub fn place_piece(&mut self, player: usize, action: usize) {
+    /// Puts `action`'s piece on the board for `player` (no turn bookkeeping; `rules.place_piece`):
+    /// the kept sources are left as they were, for the caller to update.
+    fn place_piece(&mut self, player: usize, action: usize) {
         self.ply += 1;
         let (block, sq) = (action / NUM_SQUARES, action % NUM_SQUARES);
         let bit = Bits::single(sq);
@@ -1023,14 +1054,17 @@ impl State {
     /// One kind-first random legal action (kind uniform, then move uniform within it),
     /// `below(n)` giving a uniform number in `0..n`; `None` when the game is over.
     pub fn random_action(&self, below: &mut impl FnMut(u32) -> u32) -> Option<usize> {
-        if self.phase == Phase::Over {
-            return None;
+        match self.phase {
+            Phase::Over => None,
+            Phase::Play if !self.obligation => Some(self.sources.random_action(below)),
+            _ => {
+                let legal = self.legal();
+                let (kinds, n) = legal.kinds();
+                let kind = kinds[below(n as u32) as usize] as usize;
+                let count = legal.count_of_kind(kind);
+                Some(legal.nth_of_kind(kind, below(count)))
+            }
         }
-        let legal = self.legal();
-        let (kinds, n) = legal.kinds();
-        let kind = kinds[below(n as u32) as usize] as usize;
-        let count = legal.count_of_kind(kind);
-        Some(legal.nth_of_kind(kind, below(count)))
     }
 
     /// Plays kind-first random moves to the end; returns the number of actions.
