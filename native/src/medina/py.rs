@@ -68,8 +68,8 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
         last_player_by_supply: flag(rules, "last_player_by_supply")?,
         dome_obligation_lookahead: flag(rules, "dome_obligation_lookahead")?,
         start_merchant_anywhere: flag(rules, "start_merchant_anywhere")?,
+        stable_adjacency_scores: flag(rules, "stable_adjacency_scores")?,
     };
-    let stable_adjacency_scores = flag(rules, "stable_adjacency_scores")?;
     let n = int(initial, "num_players")?;
     if !(3..=4).contains(&n) {
         return Err(bad(format!("medina needs 3 or 4 players, got {n}")));
@@ -78,7 +78,7 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
     if !(0..n).contains(&start_player) {
         return Err(bad(format!("medina setup: current_player {start_player} is not a seat")));
     }
-    let mut state = State::new(n as usize, start_player as usize, parsed, stable_adjacency_scores);
+    let mut state = State::new(n as usize, start_player as usize, parsed);
     // With `start_merchant="random"` the Python engine drew the square: take it from its view.
     match field(initial, "start_merchant")? {
         Value::Null if !start_random => {}

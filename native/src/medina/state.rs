@@ -60,7 +60,7 @@ impl Phase {
     }
 }
 
-/// The rule flags that change play (`ruleset.py`; `edition` and `hide_supplies` do not).
+/// The rule flags that change play or scoring (`ruleset.py`; `edition` and `hide_supplies` do not).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Rules {
     pub abandoned_palace_claimable: bool,
@@ -71,6 +71,8 @@ pub struct Rules {
     pub last_player_by_supply: bool,
     pub dome_obligation_lookahead: bool,
     pub start_merchant_anywhere: bool,
+    /// A11: merchants next to a palace's stables score.
+    pub stable_adjacency_scores: bool,
 }
 
 impl Default for Rules {
@@ -84,6 +86,7 @@ impl Default for Rules {
             last_player_by_supply: false,
             dome_obligation_lookahead: true,
             start_merchant_anywhere: false,
+            stable_adjacency_scores: true,
         }
     }
 }
@@ -101,8 +104,7 @@ impl Rules {
         match name {
             "default" => Some(Rules::default()),
             "boardspace" => Some(boardspace),
-            // stable_adjacency_scores=False only changes scoring: see `Scoring`.
-            "boardspace_legacy" => Some(boardspace),
+            "boardspace_legacy" => Some(Rules { stable_adjacency_scores: false, ..boardspace }),
             _ => None,
         }
     }
@@ -334,8 +336,6 @@ impl Legal {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct State {
     pub rules: Rules,
-    /// A11: merchants next to a palace's stables score.
-    pub stable_adjacency_scores: bool,
     pub num_players: u8,
     pub phase: Phase,
     pub current_player: i8,
@@ -381,7 +381,7 @@ pub struct State {
 
 impl State {
     /// The position before the starting merchant (`rules.initial_state`, non-random start).
-    pub fn new(num_players: usize, start_player: usize, rules: Rules, stable_adjacency_scores: bool) -> State {
+    pub fn new(num_players: usize, start_player: usize, rules: Rules) -> State {
         assert!((3..=4).contains(&num_players) && start_player < num_players);
         let per = if num_players == 3 { SUPPLY_3 } else { SUPPLY_4 };
         let mut supply = [0u8; 4 * NUM_SLOTS];
@@ -390,7 +390,6 @@ impl State {
         }
         State {
             rules,
-            stable_adjacency_scores,
             num_players: num_players as u8,
             phase: Phase::Start,
             current_player: start_player as i8,
@@ -1011,7 +1010,7 @@ impl State {
             let pieces = self.palace_pieces(pid);
             let stables = self.stables_of(pieces);
             let comps = pieces | stables;
-            let reach = if self.stable_adjacency_scores { comps } else { pieces };
+            let reach = if self.rules.stable_adjacency_scores { comps } else { pieces };
             totals[pal.owner as usize] += (pieces.count()
                 + stables.count()
                 + (ortho_dilate(reach) & self.merchants).count()

@@ -12,14 +12,14 @@ fn sq(name: &str) -> usize {
 }
 
 fn started(n: usize) -> State {
-    let mut s = State::new(n, 0, Rules::default(), true);
+    let mut s = State::new(n, 0, Rules::default());
     s.apply(sq("E5")).unwrap();
     s
 }
 
 #[test]
 fn the_start_player_places_the_starting_merchant_on_an_inner_square() {
-    let s = State::new(3, 0, Rules::default(), true);
+    let s = State::new(3, 0, Rules::default());
     let legal = s.legal();
     assert_eq!(legal.count(), 126);
     assert!(!s.is_legal(sq("B2")));
@@ -100,7 +100,8 @@ fn random_games_end_and_keep_the_invariants() {
             1 => Rules::preset("boardspace").unwrap(),
             _ => Rules { last_player_by_supply: true, start_merchant_anywhere: true, ..Rules::default() },
         };
-        let mut s = State::new(n, (seed as usize) % n, rules, seed % 2 == 0);
+        let rules = Rules { stable_adjacency_scores: seed % 2 == 0, ..rules };
+        let mut s = State::new(n, (seed as usize) % n, rules);
         let mut below = below_from(seed + 1);
         let mut plies = 0;
         while let Some(a) = s.random_action(&mut below) {
@@ -127,4 +128,69 @@ fn random_games_end_and_keep_the_invariants() {
         let r = s.returns();
         assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
+}
+
+/// The action of a move in notation (`gray@H8`, `dome@H8`, `wall@B1`, `pass`).
+fn action(text: &str) -> usize {
+    if text == "pass" {
+        return PASS_ACTION;
+    }
+    let (piece, at) = text.split_once('@').unwrap();
+    let block = ["start", "gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall"]
+        .iter()
+        .position(|&p| p == piece)
+        .unwrap();
+    block * NUM_SQUARES + sq(at)
+}
+
+fn play(s: &mut State, moves: &[&str]) {
+    for m in moves {
+        s.apply(action(m)).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+}
+
+#[test]
+fn a_wall_in_front_of_an_owned_palace_takes_the_tower_tile() {
+    let mut s = started(3);
+    play(&mut s, &["gray@B2", "dome@B2", "wall@B1"]);
+    assert_eq!(s.tower_tiles, [0, -1, -1, -1]);
+    // 1 piece + 1 wall + the gray tile (1) + tower A1 (4).
+    assert_eq!(s.scores()[0], 7);
+    // Under A5 the tower's value is the variant's.
+    let mut t = State::new(3, 0, Rules { tower_values: [9, 0, 0, 0], ..Rules::default() });
+    play(&mut t, &["start@E5", "gray@B2", "dome@B2", "wall@B1"]);
+    assert_eq!(t.scores()[0], 12);
+}
+
+#[test]
+fn a_colour_retires_when_every_player_owns_one() {
+    let mut s = started(3);
+    play(&mut s, &["gray@C3", "dome@C3", "gray@H8", "dome@H8", "gray@M5"]);
+    // Player 0's palace was first: an equal palace does not take the tile.
+    assert_eq!(s.palace_tiles[0], 0);
+    assert_eq!(s.retired, [0; 4]);
+    play(&mut s, &["dome@M5"]);
+    assert_eq!(s.owned[2 * 4], 2);
+    assert_eq!((0..3).map(|p| s.supply[p * NUM_SLOTS]).collect::<Vec<_>>(), vec![0, 0, 0]);
+    assert_eq!(s.retired[0], 5 + 5 + 5);
+}
+
+#[test]
+fn the_merchant_chain_grows_from_its_ends_only() {
+    let mut s = started(3);
+    play(&mut s, &["merchant@F5", "merchant@G5"]);
+    assert_eq!(s.chain_ends, Bits::single(sq("E5")).with(sq("G5")));
+    let m = s.merchant_squares();
+    assert!(m.has(sq("H5")) && m.has(sq("D5")) && m.has(sq("G6")));
+    assert!(!m.has(sq("F6")), "F6 is next to the chain's middle, not an end");
+}
+
+#[test]
+fn presets_set_the_flags_of_the_python_presets() {
+    let legacy = Rules::preset("boardspace_legacy").unwrap();
+    assert!(legacy.abandoned_palace_claimable && legacy.new_chain_may_touch_one && legacy.tower_reconnect_per_run);
+    assert!(!legacy.dome_obligation_lookahead && !legacy.stable_adjacency_scores);
+    assert!(Rules::preset("boardspace").unwrap().stable_adjacency_scores);
+    assert_eq!(Rules::preset("default"), Some(Rules::default()));
+    assert_eq!(Rules::preset("nope"), None);
 }
