@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from tabletop.core.encoding import Encoding, ObservationSpec
-from tabletop.core.errors import IllegalMoveError, TabletopError
+from tabletop.core.errors import ConfigError, IllegalMoveError, TabletopError
 from tabletop.core.moves import LazyMoves
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
@@ -70,8 +70,10 @@ def native_game(game: Game) -> NativeGame:
         return game
     cls = native_class(game.id)
     if cls is None:
-        why = "the extension tabletop._native is not built (`make native`)" if native_module() is None else (
-            f"tabletop._native has no engine for {game.id!r}"
+        why = (
+            "the extension tabletop._native is not built (`make native`)"
+            if native_module() is None
+            else (f"tabletop._native has no engine for {game.id!r}")
         )
         raise NativeEngineError(f"no native engine for {game.id!r}: {why}")
     return NativeGame(game, cls)
@@ -128,12 +130,19 @@ class NativeGame:
         python_initial = self.python.new_initial_state(config)
         config = python_initial.config  # with anything drawn at random filled in
         canonical = self.python.canonical_config(config)
-        setup = json.dumps({"config": canonical.to_json(), "initial": python_initial.to_json()})
+        header = canonical.to_json()
+        if not isinstance(header["seed"], int) or not -(2**63) <= header["seed"] < 2**63:
+            header["seed"] = None  # the engines read what the seed drew from "initial"
+        setup = json.dumps({"config": header, "initial": python_initial.to_json()})
         tables = self._tables.get(setup)
         if tables is None:
+            try:
+                core = self._state_class(setup)
+            except ValueError as exc:
+                raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
             if len(self._tables) >= 64:
                 self._tables.clear()
-            tables = self._tables[setup] = _Tables(self, config, python_initial, self._state_class(setup))
+            tables = self._tables[setup] = _Tables(self, config, python_initial, core)
         return NativeState(tables, tables.initial_core, python_initial, None, -1)
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
@@ -233,7 +242,9 @@ class NativeState:
 
     __slots__ = ("_action", "_core", "_parent", "_python", "_tables")
 
-    def __init__(self, tables: _Tables, core: Any, python: State | None, parent: NativeState | None, action: int) -> None:
+    def __init__(
+        self, tables: _Tables, core: Any, python: State | None, parent: NativeState | None, action: int
+    ) -> None:
         self._tables = tables
         self._core = core
         self._python = python
@@ -422,4 +433,3 @@ class _NativeEncoding:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
         return _with_python_states(value) if callable(value) else value
-
