@@ -17,6 +17,7 @@ adding its Rust class to the extension and one entry there.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import ModuleType
@@ -39,11 +40,9 @@ class NativeEngineError(TabletopError):
 def native_module() -> ModuleType | None:
     """The extension module ``tabletop._native``, or ``None`` if it is not built."""
     try:
-        from tabletop import _native  # type: ignore[attr-defined]  # built by maturin
+        return importlib.import_module("tabletop._native")  # built by `make native`
     except ImportError:
         return None
-    module: ModuleType = _native
-    return module
 
 
 def native_class(game_id: str) -> Any | None:
