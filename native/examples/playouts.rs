@@ -15,7 +15,11 @@ fn main() {
     }
     let water = [false, false, false, false, false, false, true];
     let board = Board::<4>::new(&cells, &water).expect("a valid board");
-    let game = Game { board, rules: Rules::default(), num_players: 2 };
+    let game = Game {
+        board,
+        rules: Rules::default(),
+        num_players: 2,
+    };
     let start = game.initial(0);
     let mut rng = Rng::new(1);
     let mut slides = Vec::new();

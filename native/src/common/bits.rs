@@ -93,6 +93,40 @@ impl<const W: usize> Bits<W> {
         None
     }
 
+    /// The highest set bit, if any.
+    #[inline]
+    pub fn highest(&self) -> Option<usize> {
+        for k in (0..W).rev() {
+            let w = self.0[k];
+            if w != 0 {
+                return Some(k * 64 + 63 - w.leading_zeros() as usize);
+            }
+        }
+        None
+    }
+
+    /// How many set bits are below bit `i`.
+    #[inline]
+    pub fn count_below(&self, i: usize) -> u32 {
+        let (word, bit) = (i >> 6, i & 63);
+        let mut count = 0;
+        for k in 0..word {
+            count += self.0[k].count_ones();
+        }
+        count + (self.0[word] & ((1u64 << bit) - 1)).count_ones()
+    }
+
+    /// How many set bits are above bit `i`.
+    #[inline]
+    pub fn count_above(&self, i: usize) -> u32 {
+        let (word, bit) = (i >> 6, i & 63);
+        let mut count = 0;
+        for k in word + 1..W {
+            count += self.0[k].count_ones();
+        }
+        count + (self.0[word] >> bit >> 1).count_ones()
+    }
+
     /// The `index`-th set bit in ascending order (`index < count()`).
     pub fn nth(&self, mut index: u32) -> Option<usize> {
         for (k, &w) in self.0.iter().enumerate() {
@@ -112,7 +146,10 @@ impl<const W: usize> Bits<W> {
     /// The set bits, ascending.
     #[inline]
     pub fn iter(&self) -> BitIter<W> {
-        BitIter { bits: *self, word: 0 }
+        BitIter {
+            bits: *self,
+            word: 0,
+        }
     }
 
     /// The set as little-endian bytes (a Python int's `from_bytes(..., "little")`).
@@ -201,5 +238,10 @@ mod tests {
         assert_eq!(b.lowest(), Some(5));
         assert!(b.intersects(&Bits::single(100)));
         assert_eq!((b.minus(&Bits::single(5))).count(), 3);
+        assert_eq!(b.highest(), Some(100));
+        assert_eq!(b.count_below(64), 2);
+        assert_eq!(b.count_below(65), 3);
+        assert_eq!(b.count_above(5), 3);
+        assert_eq!(b.count_above(63), 2);
     }
 }

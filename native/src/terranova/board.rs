@@ -99,7 +99,10 @@ impl<const W: usize> Board<W> {
     pub fn new(cells: &[(i32, i32, u8)], water: &[bool]) -> Result<Self, SetupError> {
         let n = cells.len();
         if n == 0 || n > Bits::<W>::CAPACITY {
-            return Err(format!("a board of {n} cells does not fit {} bits", Bits::<W>::CAPACITY));
+            return Err(format!(
+                "a board of {n} cells does not fit {} bits",
+                Bits::<W>::CAPACITY
+            ));
         }
         if water.len() > 32 {
             return Err("at most 32 landscapes".into());
@@ -158,7 +161,12 @@ impl<const W: usize> Board<W> {
         for (i, &l) in land.iter().enumerate() {
             land_masks[l as usize].set(i);
         }
-        let water_lands = water.iter().enumerate().filter(|(_, &w)| w).map(|(i, _)| 1u32 << i).sum();
+        let water_lands = water
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w)
+            .map(|(i, _)| 1u32 << i)
+            .sum();
         let dry_landscapes = water.iter().filter(|&&w| !w).count() as u32;
         let line_pos = line_positions(&coords);
         let mut line = 0;

@@ -35,11 +35,21 @@ pub struct TerraNovaState {
     inner: Inner,
 }
 
-fn bits_to_int<'py, const W: usize>(py: Python<'py>, bits: &crate::common::bits::Bits<W>) -> PyResult<Bound<'py, PyAny>> {
-    py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bits.to_le_bytes()), "little"))
+fn bits_to_int<'py, const W: usize>(
+    py: Python<'py>,
+    bits: &crate::common::bits::Bits<W>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.get_type::<PyInt>().call_method1(
+        "from_bytes",
+        (PyBytes::new(py, &bits.to_le_bytes()), "little"),
+    )
 }
 
-fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> PyResult<Bound<'py, PyDict>> {
+fn export<'py, const W: usize>(
+    py: Python<'py>,
+    g: &Game<W>,
+    s: &State<W>,
+) -> PyResult<Bound<'py, PyDict>> {
     let n = g.num_players;
     let d = PyDict::new(py);
     d.set_item("current_player", s.current_player)?;
@@ -93,8 +103,8 @@ impl TerraNovaState {
     /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
     #[new]
     fn new(setup_json: &str) -> PyResult<Self> {
-        let setup: serde_json::Value =
-            serde_json::from_str(setup_json).map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
+        let setup: serde_json::Value = serde_json::from_str(setup_json)
+            .map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
         let cells = setup
             .get("initial")
             .and_then(|i| i.get("cells"))
@@ -144,7 +154,12 @@ impl TerraNovaState {
     }
 
     fn legal_kinds(&self) -> Vec<&'static str> {
-        with!(&self.inner, |g, s| s.legal_kinds(g).as_slice().iter().map(|k| k.name()).collect())
+        with!(&self.inner, |g, s| s
+            .legal_kinds(g)
+            .as_slice()
+            .iter()
+            .map(|k| k.name())
+            .collect())
     }
 
     fn legal_actions_of_kind(&self, kind: &str) -> Vec<u32> {
@@ -211,7 +226,8 @@ impl TerraNovaState {
         with!(&self.inner, |g, s| {
             let mut rng = Rng::new(seed);
             let mut slides = Vec::new();
-            s.random_move(g, &mut rng, &mut slides).map(|mv| g.encode(mv))
+            s.random_move(g, &mut rng, &mut slides)
+                .map(|mv| g.encode(mv))
         })
     }
 

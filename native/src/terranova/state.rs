@@ -102,15 +102,24 @@ pub struct Kinds {
 }
 
 impl Kinds {
-    const NONE: Kinds = Kinds { kinds: [Kind::Pass, Kind::Pass], len: 0 };
+    const NONE: Kinds = Kinds {
+        kinds: [Kind::Pass, Kind::Pass],
+        len: 0,
+    };
 
     fn one(kind: Kind) -> Kinds {
-        Kinds { kinds: [kind, kind], len: 1 }
+        Kinds {
+            kinds: [kind, kind],
+            len: 1,
+        }
     }
 
     fn move_stone(stone: bool) -> Kinds {
         if stone {
-            Kinds { kinds: [Kind::Move, Kind::Stone], len: 2 }
+            Kinds {
+                kinds: [Kind::Move, Kind::Stone],
+                len: 2,
+            }
         } else {
             Kinds::one(Kind::Move)
         }
@@ -146,7 +155,10 @@ struct Parts<const W: usize> {
 
 impl<const W: usize> Parts<W> {
     fn new() -> Self {
-        Parts { parts: [Bits::EMPTY; 3], len: 0 }
+        Parts {
+            parts: [Bits::EMPTY; 3],
+            len: 0,
+        }
     }
     fn push(&mut self, part: Bits<W>) {
         self.parts[self.len] = part;
@@ -240,7 +252,10 @@ impl<const W: usize> Game<W> {
                     return None;
                 }
             }
-            return Some(Move::Slide { src, dst: cell as usize });
+            return Some(Move::Slide {
+                src,
+                dst: cell as usize,
+            });
         }
         if action < b.pass_action() {
             return Some(Move::Stone(action - b.stone_base()));
@@ -281,7 +296,8 @@ impl<const W: usize> State<W> {
     #[inline]
     fn can_step(&self, g: &Game<W>, own: &Bits<W>) -> bool {
         let empty = g.board.all.minus(&self.filled);
-        own.iter().any(|c| g.board.neighbor_masks[c].intersects(&empty))
+        own.iter()
+            .any(|c| g.board.neighbor_masks[c].intersects(&empty))
     }
 
     // -- move generation (moves.py) ------------------------------------------------------
@@ -317,7 +333,11 @@ impl<const W: usize> State<W> {
         let (own, forbidden) = if self.pending_return >= 0 {
             (Bits::single(self.pending_return as usize), &[][..])
         } else {
-            let forbidden = if self.action > 0 { self.forbidden_returns(g) } else { &[] };
+            let forbidden = if self.action > 0 {
+                self.forbidden_returns(g)
+            } else {
+                &[]
+            };
             (self.pioneers[self.player()], forbidden)
         };
         for src in own.iter() {
@@ -327,7 +347,10 @@ impl<const W: usize> State<W> {
                 let mut steps = 1;
                 while cell >= 0 && !self.filled.get(cell as usize) {
                     let dst = cell as usize;
-                    if !forbidden.iter().any(|&(cur, start)| cur as usize == src && start as usize == dst) {
+                    if !forbidden
+                        .iter()
+                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+                    {
                         f(src, d, steps, dst);
                     }
                     cell = step[dst];
@@ -343,7 +366,11 @@ impl<const W: usize> State<W> {
             return true;
         }
         let own = self.pioneers[self.player()];
-        let forbidden = if self.action > 0 { self.forbidden_returns(g) } else { &[] };
+        let forbidden = if self.action > 0 {
+            self.forbidden_returns(g)
+        } else {
+            &[]
+        };
         if forbidden.is_empty() {
             return self.can_step(g, &own);
         }
@@ -377,7 +404,11 @@ impl<const W: usize> State<W> {
             Phase::Play => {
                 if self.action == 0 {
                     let own = self.pioneers[self.player()];
-                    return Kinds::one(if self.can_step(g, &own) { Kind::Move } else { Kind::Pass });
+                    return Kinds::one(if self.can_step(g, &own) {
+                        Kind::Move
+                    } else {
+                        Kind::Pass
+                    });
                 }
                 if self.pending_return >= 0 {
                     return Kinds::one(Kind::Move);
@@ -444,7 +475,9 @@ impl<const W: usize> State<W> {
     pub fn is_legal(&self, g: &Game<W>, mv: Move) -> bool {
         let b = &g.board;
         match mv {
-            Move::Place(cell) => self.phase == Phase::Placement && cell < b.num_cells && !self.filled.get(cell),
+            Move::Place(cell) => {
+                self.phase == Phase::Placement && cell < b.num_cells && !self.filled.get(cell)
+            }
             Move::Slide { src, dst } => self.slide_ok(g, src, dst),
             Move::Stone(cell) => {
                 self.phase == Phase::Play
@@ -456,7 +489,9 @@ impl<const W: usize> State<W> {
                     && self.stone_targets(g).get(cell)
             }
             Move::Pass => {
-                self.phase == Phase::Play && self.action == 0 && self.legal_kinds(g) == Kinds::one(Kind::Pass)
+                self.phase == Phase::Play
+                    && self.action == 0
+                    && self.legal_kinds(g) == Kinds::one(Kind::Pass)
             }
         }
     }
@@ -537,7 +572,11 @@ impl<const W: usize> State<W> {
         s.pioneers[p].set(cell);
         s.in_hand[p] -= 1;
         let done = s.in_hand.iter().all(|&h| h == 0);
-        s.current_player = if done { self.start_player as i32 } else { ((p + 1) % g.num_players) as i32 };
+        s.current_player = if done {
+            self.start_player as i32
+        } else {
+            ((p + 1) % g.num_players) as i32
+        };
         s.phase = if done { Phase::Play } else { Phase::Placement };
         s.turn += 1;
         s.ply += 1;
@@ -570,7 +609,11 @@ impl<const W: usize> State<W> {
             s.num_movers += 1;
         }
         s.action += 1;
-        let pending = if dst == start && g.rules.return_rule == ReturnRule::EndOfTurn { dst as i32 } else { -1 };
+        let pending = if dst == start && g.rules.return_rule == ReturnRule::EndOfTurn {
+            dst as i32
+        } else {
+            -1
+        };
         s.moves_made += 1;
         s.pending_return = pending;
         s.ply += 1;
@@ -627,7 +670,9 @@ impl<const W: usize> State<W> {
             while let Some(low) = remaining.lowest() {
                 let zone = b.flood_fill(&Bits::single(low), &remaining);
                 remaining = remaining.minus(&zone);
-                if is_area(g, &zone) && (rules.score_on_type_reduction || split_off(g, &zone, &open, &self.turn_stones))
+                if is_area(g, &zone)
+                    && (rules.score_on_type_reduction
+                        || split_off(g, &zone, &open, &self.turn_stones))
                 {
                     s.score_parts(g, &[zone]);
                 }
@@ -699,25 +744,22 @@ impl<const W: usize> State<W> {
 
     // -- the end of the game (§5) ------------------------------------------------------------
 
-    /// The seats that can still move by the ruleset's mobility test, stopping at `stop_at`.
-    pub fn mobile_players(&self, g: &Game<W>, stop_at: usize) -> Vec<usize> {
+    /// How many seats can still move by the ruleset's mobility test (counting stops at
+    /// `stop_at`).
+    pub fn mobile_players(&self, g: &Game<W>, stop_at: usize) -> usize {
         let b = &g.board;
-        let mut found = Vec::new();
+        let seats = &self.pioneers[..g.num_players];
         if g.rules.potential_mobility {
             let empty = b.all.minus(&self.filled);
             let open = b.all.minus(&(self.stones | self.closed));
             let reach = b.flood_fill(&empty, &open);
-            for p in 0..g.num_players {
-                if self.pioneers[p].intersects(&reach) {
-                    found.push(p);
-                }
-            }
-            return found;
+            return seats.iter().filter(|own| own.intersects(&reach)).count();
         }
-        for p in 0..g.num_players {
-            if self.can_step(g, &self.pioneers[p]) {
-                found.push(p);
-                if found.len() >= stop_at {
+        let mut found = 0;
+        for own in seats {
+            if self.can_step(g, own) {
+                found += 1;
+                if found >= stop_at {
                     break;
                 }
             }
@@ -731,10 +773,12 @@ impl<const W: usize> State<W> {
         if b.all.minus(&(self.stones | self.closed)).is_empty() {
             return Some(Termination::BoardDivided);
         }
-        if self.mobile_players(g, 2).len() <= 1 {
+        if self.mobile_players(g, 2) <= 1 {
             return Some(Termination::OneMobilePlayer);
         }
-        if rules.end_on_player_eliminated && self.pioneers[..g.num_players].iter().any(|p| p.is_empty()) {
+        if rules.end_on_player_eliminated
+            && self.pioneers[..g.num_players].iter().any(|p| p.is_empty())
+        {
             return Some(Termination::PlayerEliminated);
         }
         if rules.end_on_stones_exhausted && self.supply <= 0 {
@@ -758,7 +802,12 @@ impl<const W: usize> State<W> {
     // -- random play -------------------------------------------------------------------------
 
     /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
-    pub fn random_move(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
+    pub fn random_move(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> Option<Move> {
         let kinds = self.legal_kinds(g);
         let kinds = kinds.as_slice();
         let kind = match kinds.len() {
@@ -778,23 +827,37 @@ impl<const W: usize> State<W> {
             Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
             Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
             Kind::Pass => Some(Move::Pass),
-            Kind::Move => {
-                slides.clear();
-                self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
-                let count = slides.len() as u32;
-                match count {
-                    0 => None,
-                    _ => {
-                        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
-                        Some(Move::Slide { src: src as usize, dst: dst as usize })
-                    }
-                }
-            }
+            Kind::Move => self.random_listed_slide(g, rng, slides),
         }
     }
 
+    /// A uniformly random legal slide, from the full list.
+    fn random_listed_slide(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> Option<Move> {
+        slides.clear();
+        self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
+        let count = slides.len() as u32;
+        if count == 0 {
+            return None;
+        }
+        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
+        Some(Move::Slide {
+            src: src as usize,
+            dst: dst as usize,
+        })
+    }
+
     /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
+    pub fn playout(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> (State<W>, u64) {
         let mut s = *self;
         let mut actions = 0;
         while !s.is_terminal() {
@@ -830,7 +893,12 @@ fn is_area<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> bool {
 }
 
 /// `_split_off`: whether this turn's stones cut `zone` off from a larger zone.
-fn split_off<const W: usize>(g: &Game<W>, zone: &Bits<W>, open: &Bits<W>, turn_stones: &Bits<W>) -> bool {
+fn split_off<const W: usize>(
+    g: &Game<W>,
+    zone: &Bits<W>,
+    open: &Bits<W>,
+    turn_stones: &Bits<W>,
+) -> bool {
     let then = *open | *turn_stones;
     let old_zone = g.board.flood_fill(zone, &then);
     (old_zone & *open).minus(zone).any()
@@ -935,7 +1003,11 @@ fn parts_after_stone<const W: usize>(g: &Game<W>, x: usize, open_after: &Bits<W>
             if !reduce_types {
                 return out;
             }
-            let only = groups.iter().find(|g_| g_.2).map(|g_| g_.0).unwrap_or_default();
+            let only = groups
+                .iter()
+                .find(|g_| g_.2)
+                .map(|g_| g_.0)
+                .unwrap_or_default();
             explore_one_part(g, only, open_after, &stop, &mut out);
             return out;
         }
@@ -1028,7 +1100,11 @@ fn explore_one_part<const W: usize>(
         let lands = b.lands_of(&frontier);
         if lands & !seen != 0 {
             seen |= lands;
-            let t = if count_water { seen.count_ones() } else { (seen & !b.water_lands).count_ones() };
+            let t = if count_water {
+                seen.count_ones()
+            } else {
+                (seen & !b.water_lands).count_ones()
+            };
             if t >= 4 {
                 return;
             }
@@ -1060,6 +1136,89 @@ impl<const W: usize> Game<W> {
                     .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
                     .unwrap_or(0);
                 b.slide_action(src, direction, steps as usize)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::board::{Board, Rules};
+    use super::*;
+
+    fn disc_game(radius: i32, num_players: usize, rules: Rules) -> Game<4> {
+        let mut cells = Vec::new();
+        for r in -radius..=radius {
+            for q in -radius..=radius {
+                if (q + r).abs() <= radius {
+                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
+                }
+            }
+        }
+        let water = [false, false, false, false, false, false, true];
+        Game {
+            board: Board::new(&cells, &water).unwrap(),
+            rules,
+            num_players,
+        }
+    }
+
+    #[test]
+    fn counted_random_slides_are_the_listed_slides() {
+        let game = disc_game(6, 3, Rules::default());
+        let mut rng = Rng::new(3);
+        let mut slides = Vec::new();
+        let mut state = game.initial(0);
+        let mut checked = 0;
+        while !state.is_terminal() {
+            if state.phase == Phase::Play
+                && state.legal_kinds(&game).as_slice().contains(&Kind::Move)
+            {
+                let mut listed = Vec::new();
+                state.for_each_slide(&game, |src, _, _, dst| {
+                    listed.push(Move::Slide { src, dst })
+                });
+                for _ in 0..20 {
+                    let mut again = state;
+                    again.phase = Phase::Play;
+                    let Some(mv) = again.random_move(&game, &mut rng, &mut slides) else {
+                        continue;
+                    };
+                    if let Move::Slide { .. } = mv {
+                        assert!(listed.contains(&mv), "{mv:?} is not a legal slide");
+                    }
+                }
+                checked += 1;
+            }
+            let mv = state
+                .random_move(&game, &mut rng, &mut slides)
+                .expect("a move while not over");
+            assert!(state.is_legal(&game, mv));
+            state = state.apply_legal(&game, mv);
+        }
+        assert!(checked > 50);
+    }
+
+    #[test]
+    fn every_rule_variant_plays_to_the_end() {
+        for return_rule in [
+            ReturnRule::EndOfTurn,
+            ReturnRule::Strict,
+            ReturnRule::ThreeMovesOnly,
+        ] {
+            for immediate_scoring in [true, false] {
+                let rules = Rules {
+                    return_rule,
+                    immediate_scoring,
+                    ..Rules::default()
+                };
+                let game = disc_game(5, 2, rules);
+                let mut slides = Vec::new();
+                let (end, actions) = game
+                    .initial(1)
+                    .playout(&game, &mut Rng::new(9), &mut slides);
+                assert!(end.is_terminal() && actions > 20);
+                assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }
         }
     }

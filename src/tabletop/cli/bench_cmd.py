@@ -41,12 +41,39 @@ def bench_group() -> None:
     """Benchmarks of the engines, the search and the server."""
 
 
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine", help="python (the readable engine), native (Rust, `make native`) or auto (native where built)."
+    ),
+]
+
+
 @bench_app.command()
-def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5.0, seed: SeedOpt = 0) -> None:
-    """Complete kind-first random games on one core: games/s, actions/s, how games ended."""
+def engine(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    seconds: SecondsOpt = 5.0,
+    seed: SeedOpt = 0,
+    engine: EngineOpt = "python",
+    yardstick: Annotated[
+        bool, typer.Option("--yardstick/--no-yardstick", help="Also time OpenSpiel's C++ Amazons (rl extra).")
+    ] = True,
+) -> None:
+    """Complete kind-first random games on one core: games/s, actions/s, how games ended.
+
+    With ``--engine native``: whole games in Rust, a Python loop over action ids and the
+    protocol loop, in CPU seconds, each as a ratio to OpenSpiel's C++ Amazons timed in
+    the same run (``docs/benchmarks.md``).
+    """
     from tabletop.bench.engine import bench_playouts
 
     game, counts = _game_and_counts(game_id, players, seconds)
+    if engine != "python":
+        game = _engine(game_id, engine)
+    if getattr(game, "engine", "python") == "native":
+        _native_engine_table(game, counts, seconds, seed, yardstick)
+        return
     table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
     for count in counts:
         result = bench_playouts(game, count, seconds=seconds, seed=seed)
@@ -59,6 +86,62 @@ def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5
             f"{result.mean_actions:.1f}",
             ends,
         )
+    console.print(table)
+
+
+def _engine(game_id: str, engine: str) -> Game:
+    """``make(game_id, engine=engine)``, or a one-line error (unknown engine, not built)."""
+    from tabletop.core.errors import TabletopError
+    from tabletop.core.registry import make
+
+    try:
+        return make(game_id, engine=engine)
+    except TabletopError as exc:
+        fail(str(exc))
+
+
+def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: int, yardstick: bool) -> None:
+    from tabletop.bench.engine import (
+        bench_action_loop,
+        bench_native_playouts,
+        bench_protocol_cpu,
+        openspiel_yardstick,
+    )
+
+    stick = openspiel_yardstick(seconds, seed) if yardstick else None
+    if yardstick and stick is None:
+        say_err("OpenSpiel is not installed (the rl extra): no yardstick, no ratios")
+    table = Table(
+        "players",
+        "loop",
+        "games",
+        "actions/s (CPU)",
+        "actions/game",
+        "yardstick actions/s",
+        "ratio",
+        title=f"{game.name}, native engine, one core",
+    )
+    if stick is not None:
+        table.add_row("-", "OpenSpiel Amazons, whole games in C++", "-", f"{stick.cpp_loop:,.0f}", "-", "-", "-")
+        table.add_row("-", "OpenSpiel Amazons, Python loop", "-", f"{stick.python_loop:,.0f}", "-", "-", "-")
+    runs = (
+        ("whole games in Rust", bench_native_playouts, "cpp_loop"),
+        ("Python loop, action ids", bench_action_loop, "python_loop"),
+        ("Python loop, protocol", bench_protocol_cpu, "python_loop"),
+    )
+    for count in counts:
+        for label, bench, against in runs:
+            result = bench(game, count, seconds=seconds, seed=seed)
+            reference = getattr(stick, against) if stick is not None else None
+            table.add_row(
+                str(count),
+                label,
+                str(result.games),
+                f"{result.actions_per_second:,.0f}",
+                f"{result.mean_actions:.1f}",
+                f"{reference:,.0f}" if reference else "-",
+                f"{result.actions_per_second / reference:.2f}" if reference else "-",
+            )
     console.print(table)
 
 
