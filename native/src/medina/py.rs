@@ -3,6 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 use serde_json::Value;
 
@@ -103,6 +104,17 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
     py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
 }
 
+/// The Python ints of every action id, made once: a list of legal actions then only
+/// copies references (ids above 256 are not among Python's cached small ints).
+static ACTION_INTS: GILOnceCell<Vec<Py<PyInt>>> = GILOnceCell::new();
+
+fn action_list<'py>(py: Python<'py>, actions: &[usize]) -> PyResult<Bound<'py, PyList>> {
+    let ints = ACTION_INTS.get_or_init(py, || {
+        (0..NUM_ACTIONS).map(|a| a.into_pyobject(py).map(Bound::unbind)).collect::<Result<_, _>>().unwrap_or_default()
+    });
+    PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
+}
+
 fn action_of(action: i64) -> Option<usize> {
     usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
 }
@@ -143,11 +155,11 @@ impl MedinaState {
     }
 
     /// The legal action ids in the Python `legal_moves()` order.
-    fn legal_actions(&self) -> Vec<usize> {
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let legal = self.state.legal();
         let mut out = Vec::with_capacity(legal.count() as usize);
         legal.for_each(|a| out.push(a));
-        out
+        action_list(py, &out)
     }
 
     fn legal_kinds(&self) -> Vec<&'static str> {
@@ -155,12 +167,12 @@ impl MedinaState {
         kinds[..n].iter().map(|&k| KINDS[k as usize]).collect()
     }
 
-    fn legal_actions_of_kind(&self, kind: &str) -> Vec<usize> {
+    fn legal_actions_of_kind<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
         let mut out = Vec::new();
         if let Some(k) = kind_index(kind) {
             self.state.legal().for_each_of_kind(k, |a| out.push(a));
         }
-        out
+        action_list(py, &out)
     }
 
     fn is_legal(&self, action: i64) -> bool {
