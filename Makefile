@@ -39,8 +39,10 @@ native-missing:
 ## The Rust tests and lints (nothing without cargo: `native` already said so).
 native-check: native
 ifneq ($(CARGO),)
-	cd native && $(CARGO) test --release --quiet
-	cd native && $(CARGO) clippy --release --all-targets --features python --quiet -- -D warnings
+	cd native && $(CARGO) test --quiet
+	cd native && $(CARGO) clippy --all-targets --features python --quiet -- -D warnings
+else
+	@:
 endif
 
 install-dev: $(VENV)/.installed-dev

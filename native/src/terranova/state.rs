@@ -440,14 +440,7 @@ impl<const W: usize> State<W> {
     pub fn actions_of_kind(&self, g: &Game<W>, kind: Kind, out: &mut Vec<u32>) {
         let b = &g.board;
         match (self.phase, kind) {
-            (Phase::Play, Kind::Move) => {
-                let mut keyed: Vec<(u32, u32)> = Vec::new();
-                self.for_each_slide(g, |src, d, steps, dst| {
-                    keyed.push((b.line_pos[d][dst], b.slide_action(src, d, steps) as u32));
-                });
-                keyed.sort_unstable();
-                out.extend(keyed.iter().map(|&(_, a)| a));
-            }
+            (Phase::Play, Kind::Move) => self.slides_in_order(g, out),
             (Phase::Play, Kind::Stone) => {
                 let base = b.stone_base() as u32;
                 out.extend(self.stone_targets(g).iter().map(|c| base + c as u32));
@@ -459,6 +452,61 @@ impl<const W: usize> State<W> {
                 out.extend(b.all.minus(&self.filled).iter().map(|c| c as u32));
             }
             _ => {}
+        }
+    }
+
+    /// The legal slides as action ids in the Python engine's order: by the position of
+    /// the destination in the lines layout (`board.py`), which is direction by direction,
+    /// then line by line, then along the line. A pioneer's slides in one direction are
+    /// consecutive there, so sorting the pioneers of each direction by their own position
+    /// and walking each ray lists them in order, without sorting the slides.
+    fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
+        let b = &g.board;
+        let (own, forbidden) = if self.pending_return >= 0 {
+            (Bits::single(self.pending_return as usize), &[][..])
+        } else {
+            let forbidden = if self.action > 0 {
+                self.forbidden_returns(g)
+            } else {
+                &[]
+            };
+            (self.pioneers[self.player()], forbidden)
+        };
+        let mut sources = [0usize; 64];
+        let count = own.count() as usize;
+        if count > sources.len() {
+            // More pioneers than any player count has: list and sort instead.
+            let mut keyed: Vec<(u32, u32)> = Vec::new();
+            self.for_each_slide(g, |src, d, steps, dst| {
+                keyed.push((b.line_pos[d][dst], b.slide_action(src, d, steps) as u32));
+            });
+            keyed.sort_unstable();
+            out.extend(keyed.iter().map(|&(_, a)| a));
+            return;
+        }
+        for (slot, src) in sources.iter_mut().zip(own.iter()) {
+            *slot = src;
+        }
+        let sources = &mut sources[..count];
+        for d in 0..6 {
+            let positions = &b.line_pos[d];
+            sources.sort_unstable_by_key(|&src| positions[src]);
+            let step = &b.next[d];
+            for &src in sources.iter() {
+                let mut cell = step[src];
+                let mut steps = 1;
+                while cell >= 0 && !self.filled.get(cell as usize) {
+                    let dst = cell as usize;
+                    if !forbidden
+                        .iter()
+                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+                    {
+                        out.push(b.slide_action(src, d, steps) as u32);
+                    }
+                    cell = step[dst];
+                    steps += 1;
+                }
+            }
         }
     }
 

@@ -90,7 +90,8 @@ class NativeGame:
     def __init__(self, python: Game, state_class: Any) -> None:
         self.python = python
         self._state_class = state_class
-        self._tables: dict[str, _Tables] = {}
+        self._shared: dict[State, _Shared] = {}
+        self._move_tables: dict[int, _MoveTable] = {}
 
     # -- metadata -------------------------------------------------------------------
 
@@ -127,22 +128,32 @@ class NativeGame:
     def new_initial_state(self, config: GameConfig) -> NativeState:
         """The initial state (config errors as the Python engine raises them)."""
         python_initial = self.python.new_initial_state(config)
-        config = python_initial.config  # with anything drawn at random filled in
-        canonical = self.python.canonical_config(config)
-        header = canonical.to_json()
-        if not isinstance(header["seed"], int) or not -(2**63) <= header["seed"] < 2**63:
-            header["seed"] = None  # the engines read what the seed drew from "initial"
+        shared = self._shared.get(python_initial)
+        if shared is None:
+            shared = self._shared_for(python_initial)
+        # The config as the Python state has it (with anything drawn at random filled in).
+        tables = _Tables(self, python_initial.config, python_initial, shared)
+        return NativeState(tables, shared.initial_core, python_initial, None, -1)
+
+    def _shared_for(self, python_initial: State) -> _Shared:
+        """What every game starting from this position shares (built once, then cached)."""
+        header = self.python.canonical_config(python_initial.config).to_json()
+        header["seed"] = None  # the engines read what the seed drew from "initial"
         setup = json.dumps({"config": header, "initial": python_initial.to_json()})
-        tables = self._tables.get(setup)
-        if tables is None:
-            try:
-                core = self._state_class(setup)
-            except ValueError as exc:
-                raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
-            if len(self._tables) >= 64:
-                self._tables.clear()
-            tables = self._tables[setup] = _Tables(self, config, python_initial, core)
-        return NativeState(tables, tables.initial_core, python_initial, None, -1)
+        try:
+            core = self._state_class(setup)
+        except ValueError as exc:
+            raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
+        encoding: Encoding = self.python.encoding(python_initial.config)  # type: ignore[attr-defined]
+        moves = self._move_tables.get(id(encoding))
+        if moves is None or moves.encoding is not encoding:
+            moves = self._move_tables[id(encoding)] = _MoveTable(encoding)
+        if len(self._shared) >= 256:
+            self._shared.clear()
+            self._move_tables.clear()
+            self._move_tables[id(encoding)] = moves
+        shared = self._shared[python_initial] = _Shared(core, moves)
+        return shared
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         return self.python.canonical_config(config)
@@ -194,33 +205,54 @@ def python_state(state: State) -> State:
     return state.python_state() if isinstance(state, NativeState) else state
 
 
+class _MoveTable(dict[int, Move]):
+    """Action id → the Python ``Move`` (decoded once, then looked up), for one encoding."""
+
+    __slots__ = ("actions", "encoding")
+
+    def __init__(self, encoding: Encoding) -> None:
+        super().__init__()
+        self.encoding = encoding
+        # id(move) -> action for the moves handed out (kept alive by this table, so their
+        # ids stay theirs): applying a listed move needs no encoding.
+        self.actions: dict[int, int] = {}
+
+    def __missing__(self, action: int) -> Move:
+        move = self[action] = self.encoding.decode(action)
+        self.actions[id(move)] = action
+        return move
+
+    def encode(self, move: Move) -> int:
+        """The action id of ``move``.
+
+        Raises:
+            ValueError: if it is not a move of this encoding.
+        """
+        action = self.actions.get(id(move))
+        return action if action is not None else self.encoding.encode(move)
+
+
+class _Shared:
+    """What the games from one initial position share: its Rust state, the move table."""
+
+    __slots__ = ("initial_core", "moves")
+
+    def __init__(self, initial_core: Any, moves: _MoveTable) -> None:
+        self.initial_core = initial_core
+        self.moves = moves
+
+
 class _Tables:
-    """What every state of one game shares: the config, the move ↔ action id maps."""
+    """What every state of one game shares: the game, its config, the move table."""
 
-    __slots__ = ("config", "encode", "game", "initial_core", "moves", "root")
+    __slots__ = ("config", "encode", "game", "moves", "root")
 
-    def __init__(self, game: NativeGame, config: GameConfig, root: State, initial_core: Any) -> None:
+    def __init__(self, game: NativeGame, config: GameConfig, root: State, shared: _Shared) -> None:
         self.game = game
         self.config = config
         self.root = root
-        self.initial_core = initial_core
-        encoding: Encoding = game.python.encoding(config)  # type: ignore[attr-defined]
-        self.encode: Callable[[Move], int] = encoding.encode
-        self.moves: _MoveTable = _MoveTable(encoding.decode)
-
-
-class _MoveTable(dict[int, Move]):
-    """Action id → the Python ``Move`` (decoded once, then looked up)."""
-
-    __slots__ = ("_decode",)
-
-    def __init__(self, decode: Callable[[int], Move]) -> None:
-        super().__init__()
-        self._decode = decode
-
-    def __missing__(self, action: int) -> Move:
-        move = self[action] = self._decode(action)
-        return move
+        self.moves = shared.moves
+        self.encode = shared.moves.encode
 
 
 def _nth_move(data: tuple[_MoveTable, list[int]], index: int) -> Move:
