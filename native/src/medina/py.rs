@@ -4,7 +4,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
@@ -115,6 +115,9 @@ fn action_list<'py>(py: Python<'py>, actions: &[usize]) -> PyResult<Bound<'py, P
     PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
 }
 
+/// The kind names as interned Python strings, made once.
+static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
+
 fn action_of(action: i64) -> Option<usize> {
     usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
 }
@@ -162,9 +165,10 @@ impl MedinaState {
         action_list(py, &out)
     }
 
-    fn legal_kinds(&self) -> Vec<&'static str> {
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let names = KIND_STRS.get_or_init(py, || KINDS.iter().map(|k| PyString::intern(py, k).unbind()).collect());
         let (kinds, n) = self.state.legal().kinds();
-        kinds[..n].iter().map(|&k| KINDS[k as usize]).collect()
+        PyList::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
     }
 
     fn legal_actions_of_kind<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
