@@ -4,6 +4,7 @@
 
 use super::setup;
 use super::state::{Game, Kind, State};
+use crate::common::mcts;
 use crate::common::outcome;
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
@@ -228,6 +229,25 @@ impl TerraNovaState {
             let mut slides = Vec::new();
             s.random_move(g, &mut rng, &mut slides)
                 .map(|mv| g.encode(mv))
+        })
+    }
+
+    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
+    /// node)`, the action `None` when the game is over.
+    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
+    fn mcts(
+        &self,
+        py: Python<'_>,
+        simulations: u32,
+        seed: u64,
+        uct_c: f64,
+    ) -> (Option<u32>, usize, usize) {
+        let inner = self.inner.clone();
+        py.allow_threads(move || {
+            with!(&inner, |g, s| {
+                let result = mcts::search(g.as_ref(), s, simulations, uct_c, &mut Rng::new(seed));
+                (result.action, result.nodes, result.node_bytes)
+            })
         })
     }
 
