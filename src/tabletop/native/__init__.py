@@ -373,10 +373,11 @@ class NativeState:
         return tuple(self._core.returns())
 
     def parse_move(self, text: str) -> Move:
-        return self._tables.root.parse_move(text)
+        # The Python state's: a game's notation may depend on the phase (Medina's setup).
+        return self.python_state().parse_move(text)
 
     def move_to_str(self, move: Move) -> str:
-        return self._tables.root.move_to_str(move)
+        return self.python_state().move_to_str(move)
 
     def to_json(self) -> dict[str, Any]:
         return self.python_state().to_json()
