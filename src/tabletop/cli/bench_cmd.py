@@ -69,8 +69,7 @@ def engine(
     from tabletop.bench.engine import bench_playouts
 
     game, counts = _game_and_counts(game_id, players, seconds)
-    if engine != "python":
-        game = _engine(game_id, engine)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
         _native_engine_table(game, counts, seconds, seed, yardstick)
         return
@@ -166,8 +165,7 @@ def search(
     from tabletop.bench.search import bench_mcts
 
     game, counts = _game_and_counts(game_id, players, seconds)
-    if engine != "python":
-        game = _engine(game_id, engine)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
         _native_search_table(game, counts, simulations or [1000, 10000], seed)
         return
