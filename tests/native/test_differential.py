@@ -16,8 +16,8 @@ from tabletop.native import has_native
 from tabletop.native.check import Mismatch, compare, configs, play_both, variant_configs
 
 NATIVE_GAMES = [game_id for game_id in available_games() if has_native(game_id)]
-GAMES_PER_CONFIG_LIST = {"terranova": 120}
-"""Random games per game in ``make test`` (a few hundred over the whole file)."""
+GAMES_IN_MAKE_TEST = {"terranova": 120}
+"""Random games per game in ``make test`` (100 for a game not listed)."""
 
 pytestmark = pytest.mark.skipif(not NATIVE_GAMES, reason="the native extension is not built (make native)")
 
@@ -26,7 +26,7 @@ def _cases() -> list[tuple[str, GameConfig, int]]:
     cases = []
     for game_id in NATIVE_GAMES:
         game = make(game_id, engine="python")
-        count = GAMES_PER_CONFIG_LIST.get(game_id, 100)
+        count = GAMES_IN_MAKE_TEST.get(game_id, 100)
         for i, config in enumerate(configs(game, count, seed=1000)):
             cases.append((game_id, config, 1000 + i))
     return cases

@@ -111,3 +111,30 @@ def test_records_of_native_games_replay_on_the_python_engine(game_id: str, monke
     assert record.actions == GameRecord.from_states(python_state(initial), moves, players).actions
     assert GameRecord.from_json(record.to_json()) == record
     assert replay(record).to_json() == state.to_json()
+
+
+@needs_native
+def test_bench_engine_times_the_native_engine() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    args = ["bench", "engine", "terranova", "--engine", "native", "--seconds", "0.05", "-n", "2", "--no-yardstick"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "Rust" in result.output  # the rows: whole games in Rust, then the Python loops
+    assert "protocol" in result.output
+    search = ["bench", "search", "terranova", "--engine", "native", "-n", "2", "--simulations", "50"]
+    result = CliRunner().invoke(app, search)
+    assert result.exit_code == 0, result.output
+    assert "MCTS" in result.output
+
+
+def test_bench_refuses_an_unknown_engine() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    result = CliRunner().invoke(app, ["bench", "engine", "terranova", "--engine", "rust", "--seconds", "0.05"])
+    assert result.exit_code != 0
+    assert "unknown engine 'rust'" in result.output

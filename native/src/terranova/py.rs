@@ -4,11 +4,12 @@
 
 use super::setup;
 use super::state::{Game, Kind, State};
+use crate::common::mcts;
 use crate::common::outcome;
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 use std::sync::Arc;
 
 // Not boxed: a box would be one allocation per `apply`, which the small states avoid.
@@ -33,6 +34,28 @@ macro_rules! with {
 #[pyclass(module = "tabletop._native", name = "TerraNovaState", frozen)]
 pub struct TerraNovaState {
     inner: Inner,
+    /// The Python int of every action id, made once per board (boards with at most
+    /// `MAX_CACHED_INTS` actions): a list of legal actions then only copies references.
+    ints: Arc<Vec<Py<PyAny>>>,
+}
+
+/// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
+const MAX_CACHED_INTS: usize = 50_000;
+
+impl TerraNovaState {
+    fn action_list<'py>(&self, py: Python<'py>, actions: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        if self.ints.is_empty() {
+            return PyList::new(py, actions);
+        }
+        PyList::new(py, actions.iter().map(|&a| self.ints[a as usize].bind(py)))
+    }
+
+    fn with_inner(&self, inner: Inner) -> Self {
+        TerraNovaState {
+            inner,
+            ints: self.ints.clone(),
+        }
+    }
 }
 
 fn bits_to_int<'py, const W: usize>(
@@ -102,7 +125,7 @@ fn returns_of<const W: usize>(g: &Game<W>, s: &State<W>) -> Vec<f64> {
 impl TerraNovaState {
     /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
     #[new]
-    fn new(setup_json: &str) -> PyResult<Self> {
+    fn new(py: Python<'_>, setup_json: &str) -> PyResult<Self> {
         let setup: serde_json::Value = serde_json::from_str(setup_json)
             .map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
         let cells = setup
@@ -117,7 +140,18 @@ impl TerraNovaState {
             let (g, s) = setup::from_json::<16>(&setup).map_err(PyValueError::new_err)?;
             Inner::Large(Arc::new(g), s)
         };
-        Ok(TerraNovaState { inner })
+        let num_actions = with!(&inner, |g, _s| g.board.num_actions());
+        let ints = if num_actions <= MAX_CACHED_INTS {
+            (0..num_actions)
+                .filter_map(|a| a.into_pyobject(py).ok().map(|i| i.into_any().unbind()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(TerraNovaState {
+            inner,
+            ints: Arc::new(ints),
+        })
     }
 
     #[getter]
@@ -149,8 +183,9 @@ impl TerraNovaState {
         with!(&self.inner, |_g, s| s.is_terminal())
     }
 
-    fn legal_actions(&self) -> Vec<u32> {
-        with!(&self.inner, |g, s| s.legal_actions(g))
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let actions = with!(&self.inner, |g, s| s.legal_actions(g));
+        self.action_list(py, &actions)
     }
 
     fn legal_kinds(&self) -> Vec<&'static str> {
@@ -162,12 +197,16 @@ impl TerraNovaState {
             .collect())
     }
 
-    fn legal_actions_of_kind(&self, kind: &str) -> Vec<u32> {
+    fn legal_actions_of_kind<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+    ) -> PyResult<Bound<'py, PyList>> {
         let mut out = Vec::new();
         if let Some(kind) = Kind::from_name(kind) {
             with!(&self.inner, |g, s| s.actions_of_kind(g, kind, &mut out));
         }
-        out
+        self.action_list(py, &out)
     }
 
     fn is_legal(&self, action: i64) -> bool {
@@ -182,7 +221,7 @@ impl TerraNovaState {
             Inner::Small(g, s) => Inner::Small(g.clone(), step(g, s, action)?),
             Inner::Large(g, s) => Inner::Large(g.clone(), step(g, s, action)?),
         };
-        Ok(TerraNovaState { inner })
+        Ok(self.with_inner(inner))
     }
 
     fn scores(&self) -> Vec<i32> {
@@ -228,6 +267,25 @@ impl TerraNovaState {
             let mut slides = Vec::new();
             s.random_move(g, &mut rng, &mut slides)
                 .map(|mv| g.encode(mv))
+        })
+    }
+
+    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
+    /// node)`, the action `None` when the game is over.
+    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
+    fn mcts(
+        &self,
+        py: Python<'_>,
+        simulations: u32,
+        seed: u64,
+        uct_c: f64,
+    ) -> (Option<u32>, usize, usize) {
+        let inner = self.inner.clone();
+        py.allow_threads(move || {
+            with!(&inner, |g, s| {
+                let result = mcts::search(g.as_ref(), s, simulations, uct_c, &mut Rng::new(seed));
+                (result.action, result.nodes, result.node_bytes)
+            })
         })
     }
 

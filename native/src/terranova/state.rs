@@ -1189,6 +1189,41 @@ impl<const W: usize> Game<W> {
     }
 }
 
+impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
+    type State = State<W>;
+
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+
+    fn to_act(&self, state: &State<W>) -> i32 {
+        state.current_player
+    }
+
+    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
+        for &kind in state.legal_kinds(self).as_slice() {
+            state.actions_of_kind(self, kind, out);
+        }
+    }
+
+    fn play(&self, state: &State<W>, action: u32) -> State<W> {
+        match self.decode(action as usize) {
+            Some(mv) => state.apply_legal(self, mv),
+            None => *state,
+        }
+    }
+
+    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
+        let mut slides = Vec::new();
+        let (end, _) = state.playout(self, rng, &mut slides);
+        let winners = end.winners(self);
+        returns.iter_mut().for_each(|r| *r = 0.0);
+        for &p in winners.iter() {
+            returns[p] = 1.0 / winners.len() as f64;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::board::{Board, Rules};
@@ -1269,5 +1304,21 @@ mod tests {
                 assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }
         }
+    }
+
+    #[test]
+    fn the_search_returns_a_legal_action_and_counts_its_nodes() {
+        let game = disc_game(5, 2, Rules::default());
+        let mut state = game.initial(0);
+        let mut rng = Rng::new(2);
+        let mut slides = Vec::new();
+        for _ in 0..30 {
+            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+            state = state.apply_legal(&game, mv);
+        }
+        let result = crate::common::mcts::search(&game, &state, 300, 2.0, &mut rng);
+        let action = result.action.expect("a legal action");
+        assert!(state.legal_actions(&game).contains(&action));
+        assert!(result.nodes > 300);
     }
 }

@@ -114,22 +114,24 @@ def bench_native_playouts(
     min_games: int = 3,
     seed: int = 0,
     ruleset: str = "default",
-    chunk: int = 20,
+    chunk: int = 200,
 ) -> PlayoutBench:
     """Whole kind-first random games in Rust (the native state's ``random_playouts``).
 
     Games start from fresh configs (seed ``seed + i`` for the ``i``-th chunk of ``chunk``
-    games), as :func:`bench_playouts`; the time is CPU time.
+    games), as :func:`bench_playouts`; the time is the CPU time of the playouts (making
+    the initial states, in Python, is not counted).
     """
     games = actions = 0
-    start = time.process_time()
     elapsed = 0.0
     while games < min_games or elapsed < seconds:
         state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
-        played, moved = native_core(state).random_playouts(chunk, seed + games)
+        core = native_core(state)
+        start = time.process_time()
+        played, moved = core.random_playouts(chunk, seed + games)
+        elapsed += time.process_time() - start
         games += played
         actions += moved
-        elapsed = time.process_time() - start
     return PlayoutBench(game.id, num_players, games, actions, elapsed)
 
 
@@ -212,3 +214,45 @@ def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None
             state.apply_action(rng.choice(state.legal_actions()))
             actions += 1
     return Yardstick(cpp, actions / (time.process_time() - start))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRate:
+    """Simulations per CPU second of one search, and its tree."""
+
+    label: str
+    simulations: int
+    per_second: float
+    nodes: int
+    bytes_per_node: int
+
+
+def bench_native_mcts(game: Game, num_players: int, simulations: int, *, ply: int = 0, seed: int = 0) -> SearchRate:
+    """The native MCTS (``state.native.mcts``) from the position after ``ply`` random moves."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
+    for _ in range(ply):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    start = time.process_time()
+    _, nodes, node_bytes = native_core(state).mcts(simulations, seed)
+    seconds = time.process_time() - start
+    return SearchRate(f"native MCTS, ply {state.ply}", simulations, simulations / seconds, nodes, node_bytes)
+
+
+def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:
+    """OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) on Amazons from
+    the initial position, or ``None`` without OpenSpiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("amazons")
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.MCTSBot(game, evaluator, 2.0, simulations, 100_000, False, seed, False)
+    state = game.new_initial_state()
+    start = time.process_time()
+    bot.step(state)
+    seconds = time.process_time() - start
+    return SearchRate("OpenSpiel C++ MCTSBot, Amazons", simulations, simulations / seconds, 0, 0)

@@ -69,8 +69,7 @@ def engine(
     from tabletop.bench.engine import bench_playouts
 
     game, counts = _game_and_counts(game_id, players, seconds)
-    if engine != "python":
-        game = _engine(game_id, engine)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
         _native_engine_table(game, counts, seconds, seed, yardstick)
         return
@@ -152,17 +151,56 @@ def search(
     seconds: SecondsOpt = 5.0,
     seed: SeedOpt = 0,
     level: Annotated[int, typer.Option("--level", min=1, max=5, help="The MCTS level whose settings are timed.")] = 3,
+    engine: EngineOpt = "python",
+    simulations: Annotated[
+        list[int] | None,
+        typer.Option("--simulations", help="Native engine: simulations per search (default 1000, 10000)."),
+    ] = None,
 ) -> None:
-    """MCTS simulations per second from a fixed mid-game position, on one core."""
+    """MCTS simulations per second from a fixed mid-game position, on one core.
+
+    With ``--engine native``: the MCTS in Rust from the initial and a mid-game position,
+    against OpenSpiel's C++ ``MCTSBot`` on Amazons in the same run (CPU seconds).
+    """
     from tabletop.bench.search import bench_mcts
 
     game, counts = _game_and_counts(game_id, players, seconds)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
+    if getattr(game, "engine", "python") == "native":
+        _native_search_table(game, counts, simulations or [1000, 10000], seed)
+        return
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in counts:
         for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
             table.add_row(
                 str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
             )
+    console.print(table)
+
+
+def _native_search_table(game: Game, counts: list[int], simulations: list[int], seed: int) -> None:
+    from tabletop.bench.engine import bench_native_mcts, openspiel_mcts_yardstick
+
+    table = Table(
+        "players", "search", "simulations", "sims/s (CPU)", "nodes", "bytes/node", "ratio", title=f"{game.name} MCTS"
+    )
+    for sims in simulations:
+        stick = openspiel_mcts_yardstick(sims, seed)
+        if stick is not None:
+            table.add_row("-", stick.label, str(sims), f"{stick.per_second:,.0f}", "-", "-", "-")
+        for count in counts:
+            for ply in (0, 60):
+                rate = bench_native_mcts(game, count, sims, ply=ply, seed=seed)
+                ratio = f"{rate.per_second / stick.per_second:.2f}" if stick is not None else "-"
+                table.add_row(
+                    str(count),
+                    rate.label,
+                    str(sims),
+                    f"{rate.per_second:,.0f}",
+                    f"{rate.nodes:,}",
+                    str(rate.bytes_per_node),
+                    ratio,
+                )
     console.print(table)
 
 
