@@ -222,3 +222,10 @@ def test_native_playouts_have_the_python_game_lengths() -> None:
             state = state.apply(random_move(state, rng))
             python_actions += 1
     assert actions / games == pytest.approx(python_actions / 100, rel=0.05)
+
+
+def test_the_native_tree_search_picks_a_legal_move() -> None:
+    _, nat = native_state(GameConfig(num_players=3, seed=2))
+    nat = nat.apply(nat.legal_actions()[0])
+    action, nodes, node_bytes = nat.mcts(200, 1)
+    assert nat.is_legal(action) and nodes > 1 and node_bytes > 0

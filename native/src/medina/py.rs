@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
 use super::state::{
-    palace_stables, palace_touch, parse_tower_values, run_masks, Rules, State, KINDS, NUM_ACTIONS,
+    palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
+use crate::common::mcts;
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -296,6 +297,18 @@ impl MedinaState {
     fn random_action(&self, seed: u64) -> PyResult<usize> {
         let mut rng = Rng::new(seed);
         self.state.random_action(&mut |k| rng.below(k)).ok_or_else(|| bad("the game is over"))
+    }
+
+    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
+    /// node)`, the action `None` when the game is over.
+    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
+    fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
+        let root = self.state;
+        py.allow_threads(move || {
+            let game = Search { num_players: root.num_players as usize };
+            let result = mcts::search(&game, &root, simulations, uct_c, &mut Rng::new(seed));
+            (result.action, result.nodes, result.node_bytes)
+        })
     }
 
     fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

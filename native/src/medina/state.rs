@@ -1096,3 +1096,38 @@ pub fn palace_touch(state: &State, pid: usize) -> Bits {
 pub fn palace_stables(state: &State, pid: usize) -> Bits {
     state.stables_of(state.palace_pieces(pid))
 }
+
+/// Medina for the generic tree search (`common::mcts`): actions are the encoding's ids,
+/// rollouts kind-first random play to the end.
+pub struct Search {
+    pub num_players: usize,
+}
+
+impl crate::common::mcts::SearchGame for Search {
+    type State = State;
+
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+
+    fn to_act(&self, state: &State) -> i32 {
+        state.current_player as i32
+    }
+
+    fn actions(&self, state: &State, out: &mut Vec<u32>) {
+        state.legal().for_each(|a| out.push(a as u32));
+    }
+
+    fn play(&self, state: &State, action: u32) -> State {
+        let mut next = *state;
+        next.apply_legal(action as usize);
+        next
+    }
+
+    fn rollout(&self, state: &State, rng: &mut crate::common::rng::Rng, returns: &mut [f64]) {
+        let mut end = *state;
+        end.playout(&mut |k| rng.below(k));
+        let shares = end.returns();
+        returns.copy_from_slice(&shares[..returns.len()]);
+    }
+}

@@ -194,3 +194,12 @@ fn presets_set_the_flags_of_the_python_presets() {
     assert_eq!(Rules::preset("default"), Some(Rules::default()));
     assert_eq!(Rules::preset("nope"), None);
 }
+
+#[test]
+fn the_tree_search_returns_a_legal_action() {
+    let s = started(4);
+    let game = Search { num_players: 4 };
+    let result = crate::common::mcts::search(&game, &s, 300, 2.0, &mut Rng::new(3));
+    assert!(s.is_legal(result.action.unwrap() as usize));
+    assert!(result.nodes > 1);
+}
