@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format typecheck install install-dev golden example clean
+.PHONY: run test lint format typecheck install install-dev golden example clean native native-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,15 +19,41 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 
 install: $(VENV)/.installed
 
+## The native engines (Rust, native/): built in release mode into src/tabletop/ as the
+## extension module tabletop._native (git-ignored).  Without cargo: one line, and the
+## Python engines do everything.  `make test CARGO=` acts as if cargo were missing.
+CARGO ?= $(shell command -v cargo 2>/dev/null)
+NATIVE_SO := src/tabletop/_native.abi3.so
+NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock
+
+native: $(if $(CARGO),$(NATIVE_SO),native-missing)
+
+$(NATIVE_SO): $(NATIVE_SOURCES)
+	cd native && $(CARGO) build --release --features python --quiet
+	cp native/target/release/lib_native.so $@.tmp && mv $@.tmp $@
+
+.PHONY: native-missing
+native-missing:
+	@echo "cargo not found: using the Python engines (everything works; install Rust and run 'make native' for the native ones)"
+
+## The Rust tests and lints (nothing without cargo: `native` already said so).
+native-check: native
+ifneq ($(CARGO),)
+	cd native && $(CARGO) test --quiet
+	cd native && $(CARGO) clippy --all-targets --features python --quiet -- -D warnings
+else
+	@:
+endif
+
 install-dev: $(VENV)/.installed-dev
 
 ## Starts the main job: the web app on http://127.0.0.1:8000/ (SQLite file tabletop.db).
-run: install
+run: install native
 	$(BIN)/tabletop serve
 
 ## Installs what the tests need and runs every check: ruff, mypy, pytest.
 ## The browser tests use Debian's chromium (Playwright's own download does not work here).
-test: install-dev
+test: install-dev native-check
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
@@ -47,4 +73,4 @@ golden: install
 	$(BIN)/python -m tabletop.testing.playthrough --regenerate
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache native/target $(NATIVE_SO)

@@ -25,6 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "envs": {"core", "ai", "envs"},
     "bench": {"core", "ai", "server", "envs", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli"},
+    "native": {"core", "native"},  # the native engines' adapter (docs/native.md)
     "": {"core"},  # tabletop/__init__.py: the public API re-exports core
 }
 """Which top-level packages each layer may import."""

@@ -1,8 +1,11 @@
 """Random-playout benchmark: complete kind-first random games through the protocol.
 
-``tabletop bench GAME`` calls :func:`bench_playouts` for each of the game's bench player
-counts.  It measures the engine as every game-agnostic layer sees it: each step asks the
-state for its legal kinds, then for the moves of one kind, then applies one.
+``tabletop bench engine GAME`` calls :func:`bench_playouts` for each of the game's bench
+player counts; with ``--engine native`` it times the native engine three ways (whole games
+in Rust, a Python loop over action ids, the protocol loop) against OpenSpiel's C++ Amazons
+in the same run (``docs/benchmarks.md``, "Native engines").  :func:`bench_playouts`
+measures the engine as every game-agnostic layer sees it: each step asks the state for
+its legal kinds, then for the moves of one kind, then applies one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from tabletop.ai.agent import random_move
 from tabletop.core.protocol import Game, GameConfig
@@ -83,3 +87,172 @@ def bench_playouts(
         games += 1
         elapsed = time.perf_counter() - start
     return PlayoutBench(game.id, num_players, games, actions, elapsed, terminations)
+
+
+# ---------------------------------------------------------------------------------
+# The native engines (docs/native.md) and the OpenSpiel yardstick, timed in CPU seconds:
+# the machines are shared, and CPU time swings far less than wall time there.
+
+
+def native_core(state: object) -> Any:
+    """The Rust state behind a native engine's state (``state.native``).
+
+    Raises:
+        ValueError: if ``state`` is not from a native engine (``make(..., engine="native")``).
+    """
+    core = getattr(state, "native", None)
+    if core is None or not hasattr(core, "random_playouts"):
+        raise ValueError("not a native engine's state: make the game with engine='native'")
+    return core
+
+
+def bench_native_playouts(
+    game: Game,
+    num_players: int,
+    *,
+    seconds: float = 5.0,
+    min_games: int = 3,
+    seed: int = 0,
+    ruleset: str = "default",
+    chunk: int = 200,
+) -> PlayoutBench:
+    """Whole kind-first random games in Rust (the native state's ``random_playouts``).
+
+    Games start from fresh configs (seed ``seed + i`` for the ``i``-th chunk of ``chunk``
+    games), as :func:`bench_playouts`; the time is the CPU time of the playouts (making
+    the initial states, in Python, is not counted).
+    """
+    games = actions = 0
+    elapsed = 0.0
+    while games < min_games or elapsed < seconds:
+        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
+        core = native_core(state)
+        start = time.process_time()
+        played, moved = core.random_playouts(chunk, seed + games)
+        elapsed += time.process_time() - start
+        games += played
+        actions += moved
+    return PlayoutBench(game.id, num_players, games, actions, elapsed)
+
+
+def bench_action_loop(
+    game: Game, num_players: int, *, seconds: float = 5.0, min_games: int = 3, seed: int = 0, ruleset: str = "default"
+) -> PlayoutBench:
+    """Random games driven from a Python loop over the Rust state with action ids.
+
+    The loop OpenSpiel's Python API runs (``legal_actions``, a choice, ``apply``), on
+    the native engine: uniform over all legal actions, CPU time.
+    """
+    rng = random.Random(seed)
+    games = actions = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while games < min_games or elapsed < seconds:
+        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
+        core = native_core(state)
+        while not core.is_terminal():
+            core = core.apply(rng.choice(core.legal_actions()))
+            actions += 1
+        games += 1
+        elapsed = time.process_time() - start
+    return PlayoutBench(game.id, num_players, games, actions, elapsed)
+
+
+def bench_protocol_cpu(
+    game: Game, num_players: int, *, seconds: float = 5.0, min_games: int = 3, seed: int = 0, ruleset: str = "default"
+) -> PlayoutBench:
+    """:func:`bench_playouts` (kind-first through the protocol, ``Move`` objects) in CPU time."""
+    rng = random.Random(seed)
+    games = actions = 0
+    terminations: Counter[str] = Counter()
+    start = time.process_time()
+    elapsed = 0.0
+    while games < min_games or elapsed < seconds:
+        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
+        while not state.is_terminal():
+            state = state.apply(random_move(state, rng))
+            actions += 1
+        outcome = state.outcome()
+        terminations[outcome.termination if outcome is not None else "unknown"] += 1
+        games += 1
+        elapsed = time.process_time() - start
+    return PlayoutBench(game.id, num_players, games, actions, elapsed, terminations)
+
+
+@dataclass(frozen=True, slots=True)
+class Yardstick:
+    """OpenSpiel's Amazons (C++ game) in the same run: actions per CPU second."""
+
+    cpp_loop: float
+    """Whole games in C++ (``pyspiel.evaluate_bots`` with uniform random bots)."""
+    python_loop: float
+    """Driven from a Python loop (``legal_actions``, ``random.choice``, ``apply_action``)."""
+
+
+def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None:
+    """OpenSpiel's C++ Amazons timed as ``../shared/notes/performance-anchors.md`` does it,
+    or ``None`` without OpenSpiel (the ``rl`` extra)."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("amazons")
+    bots = [pyspiel.make_uniform_random_bot(0, seed + 1), pyspiel.make_uniform_random_bot(1, seed + 2)]
+    rng = random.Random(seed)
+    actions = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_initial_state()
+        pyspiel.evaluate_bots(state, bots, rng.randrange(1 << 30))
+        actions += len(state.history())
+    cpp = actions / (time.process_time() - start)
+    actions = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            actions += 1
+    return Yardstick(cpp, actions / (time.process_time() - start))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRate:
+    """Simulations per CPU second of one search, and its tree."""
+
+    label: str
+    simulations: int
+    per_second: float
+    nodes: int
+    bytes_per_node: int
+
+
+def bench_native_mcts(game: Game, num_players: int, simulations: int, *, ply: int = 0, seed: int = 0) -> SearchRate:
+    """The native MCTS (``state.native.mcts``) from the position after ``ply`` random moves."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
+    for _ in range(ply):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    start = time.process_time()
+    _, nodes, node_bytes = native_core(state).mcts(simulations, seed)
+    seconds = time.process_time() - start
+    return SearchRate(f"native MCTS, ply {state.ply}", simulations, simulations / seconds, nodes, node_bytes)
+
+
+def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:
+    """OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) on Amazons from
+    the initial position, or ``None`` without OpenSpiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("amazons")
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.MCTSBot(game, evaluator, 2.0, simulations, 100_000, False, seed, False)
+    state = game.new_initial_state()
+    start = time.process_time()
+    bot.step(state)
+    seconds = time.process_time() - start
+    return SearchRate("OpenSpiel C++ MCTSBot, Amazons", simulations, simulations / seconds, 0, 0)

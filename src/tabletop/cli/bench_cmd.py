@@ -41,12 +41,38 @@ def bench_group() -> None:
     """Benchmarks of the engines, the search and the server."""
 
 
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine", help="python (the readable engine), native (Rust, `make native`) or auto (native where built)."
+    ),
+]
+
+
 @bench_app.command()
-def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5.0, seed: SeedOpt = 0) -> None:
-    """Complete kind-first random games on one core: games/s, actions/s, how games ended."""
+def engine(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    seconds: SecondsOpt = 5.0,
+    seed: SeedOpt = 0,
+    engine: EngineOpt = "python",
+    yardstick: Annotated[
+        bool, typer.Option("--yardstick/--no-yardstick", help="Also time OpenSpiel's C++ Amazons (rl extra).")
+    ] = True,
+) -> None:
+    """Complete kind-first random games on one core: games/s, actions/s, how games ended.
+
+    With ``--engine native``: whole games in Rust, a Python loop over action ids and the
+    protocol loop, in CPU seconds, each as a ratio to OpenSpiel's C++ Amazons timed in
+    the same run (``docs/benchmarks.md``).
+    """
     from tabletop.bench.engine import bench_playouts
 
     game, counts = _game_and_counts(game_id, players, seconds)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
+    if getattr(game, "engine", "python") == "native":
+        _native_engine_table(game, counts, seconds, seed, yardstick)
+        return
     table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
     for count in counts:
         result = bench_playouts(game, count, seconds=seconds, seed=seed)
@@ -62,6 +88,62 @@ def engine(game_id: GameArg, players: PlayersOpt = None, seconds: SecondsOpt = 5
     console.print(table)
 
 
+def _engine(game_id: str, engine: str) -> Game:
+    """``make(game_id, engine=engine)``, or a one-line error (unknown engine, not built)."""
+    from tabletop.core.errors import TabletopError
+    from tabletop.core.registry import make
+
+    try:
+        return make(game_id, engine=engine)
+    except TabletopError as exc:
+        fail(str(exc))
+
+
+def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: int, yardstick: bool) -> None:
+    from tabletop.bench.engine import (
+        bench_action_loop,
+        bench_native_playouts,
+        bench_protocol_cpu,
+        openspiel_yardstick,
+    )
+
+    stick = openspiel_yardstick(seconds, seed) if yardstick else None
+    if yardstick and stick is None:
+        say_err("OpenSpiel is not installed (the rl extra): no yardstick, no ratios")
+    table = Table(
+        "players",
+        "loop",
+        "games",
+        "actions/s (CPU)",
+        "actions/game",
+        "yardstick actions/s",
+        "ratio",
+        title=f"{game.name}, native engine, one core",
+    )
+    if stick is not None:
+        table.add_row("-", "OpenSpiel Amazons, whole games in C++", "-", f"{stick.cpp_loop:,.0f}", "-", "-", "-")
+        table.add_row("-", "OpenSpiel Amazons, Python loop", "-", f"{stick.python_loop:,.0f}", "-", "-", "-")
+    runs = (
+        ("whole games in Rust", bench_native_playouts, "cpp_loop"),
+        ("Python loop, action ids", bench_action_loop, "python_loop"),
+        ("Python loop, protocol", bench_protocol_cpu, "python_loop"),
+    )
+    for count in counts:
+        for label, bench, against in runs:
+            result = bench(game, count, seconds=seconds, seed=seed)
+            reference = getattr(stick, against) if stick is not None else None
+            table.add_row(
+                str(count),
+                label,
+                str(result.games),
+                f"{result.actions_per_second:,.0f}",
+                f"{result.mean_actions:.1f}",
+                f"{reference:,.0f}" if reference else "-",
+                f"{result.actions_per_second / reference:.2f}" if reference else "-",
+            )
+    console.print(table)
+
+
 @bench_app.command()
 def search(
     game_id: GameArg,
@@ -69,17 +151,56 @@ def search(
     seconds: SecondsOpt = 5.0,
     seed: SeedOpt = 0,
     level: Annotated[int, typer.Option("--level", min=1, max=5, help="The MCTS level whose settings are timed.")] = 3,
+    engine: EngineOpt = "python",
+    simulations: Annotated[
+        list[int] | None,
+        typer.Option("--simulations", help="Native engine: simulations per search (default 1000, 10000)."),
+    ] = None,
 ) -> None:
-    """MCTS simulations per second from a fixed mid-game position, on one core."""
+    """MCTS simulations per second from a fixed mid-game position, on one core.
+
+    With ``--engine native``: the MCTS in Rust from the initial and a mid-game position,
+    against OpenSpiel's C++ ``MCTSBot`` on Amazons in the same run (CPU seconds).
+    """
     from tabletop.bench.search import bench_mcts
 
     game, counts = _game_and_counts(game_id, players, seconds)
+    game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
+    if getattr(game, "engine", "python") == "native":
+        _native_search_table(game, counts, simulations or [1000, 10000], seed)
+        return
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in counts:
         for result in bench_mcts(game, count, level=level, seconds=seconds, seed=seed):
             table.add_row(
                 str(count), result.label, str(result.ply), str(result.simulations), f"{result.per_second:,.0f}"
             )
+    console.print(table)
+
+
+def _native_search_table(game: Game, counts: list[int], simulations: list[int], seed: int) -> None:
+    from tabletop.bench.engine import bench_native_mcts, openspiel_mcts_yardstick
+
+    table = Table(
+        "players", "search", "simulations", "sims/s (CPU)", "nodes", "bytes/node", "ratio", title=f"{game.name} MCTS"
+    )
+    for sims in simulations:
+        stick = openspiel_mcts_yardstick(sims, seed)
+        if stick is not None:
+            table.add_row("-", stick.label, str(sims), f"{stick.per_second:,.0f}", "-", "-", "-")
+        for count in counts:
+            for ply in (0, 60):
+                rate = bench_native_mcts(game, count, sims, ply=ply, seed=seed)
+                ratio = f"{rate.per_second / stick.per_second:.2f}" if stick is not None else "-"
+                table.add_row(
+                    str(count),
+                    rate.label,
+                    str(sims),
+                    f"{rate.per_second:,.0f}",
+                    f"{rate.nodes:,}",
+                    str(rate.bytes_per_node),
+                    ratio,
+                )
     console.print(table)
 
 

@@ -2,19 +2,35 @@
 
 Lookups import ``tabletop.games.<id>`` on demand, so adding a game means adding one
 package; nothing here names a game.
+
+Engines: every game has its Python engine (the readable reference); a game may also have
+a native one (Rust, the package ``tabletop.native``, ``docs/native.md``).
+``make(game_id, engine=...)`` picks one: ``"python"``, ``"native"``, or ``"auto"``: the
+native engine where it is built, else the Python one.  Without an ``engine`` argument the
+environment variable ``TABLETOP_ENGINE`` decides, and without it ``"python"``
+(``docs/native.md`` says which uses ask for the native engine).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import os
 import pkgutil
+from typing import Final
 
-from tabletop.core.errors import UnknownGameError, short_repr
+from tabletop.core.errors import ConfigError, UnknownGameError, short_repr
 from tabletop.core.protocol import Game
 
 log = logging.getLogger("tabletop")
 _GAMES: dict[str, Game] = {}
+
+ENGINES: Final = ("auto", "python", "native")
+"""The engine choices of :func:`make` (and of ``TABLETOP_ENGINE``)."""
+ENGINE_VARIABLE: Final = "TABLETOP_ENGINE"
+"""The environment variable with the engine :func:`make` uses when not told."""
+DEFAULT_ENGINE: Final = "python"
+"""The engine when neither the caller nor ``TABLETOP_ENGINE`` names one."""
 
 
 def register(game: Game) -> Game:
@@ -23,12 +39,43 @@ def register(game: Game) -> Game:
     return game
 
 
-def make(game_id: str) -> Game:
-    """Returns the registered game with this id.
+def make(game_id: str, engine: str | None = None) -> Game:
+    """Returns the registered game with this id, on the chosen engine.
+
+    Args:
+        game_id: the game's registry id.
+        engine: ``"python"``, ``"native"`` or ``"auto"`` (native where built, else
+            Python); ``None`` reads ``TABLETOP_ENGINE`` (default :data:`DEFAULT_ENGINE`).
 
     Raises:
         UnknownGameError: if no such game exists.
+        ConfigError: for an unknown engine name, or ``"native"`` where it is not built.
     """
+    game = _python_game(game_id)
+    choice = engine if engine is not None else (os.environ.get(ENGINE_VARIABLE) or DEFAULT_ENGINE)
+    if choice not in ENGINES:
+        raise ConfigError(f"unknown engine {short_repr(choice)} (known: {', '.join(ENGINES)})")
+    if choice == "python":
+        return game
+    # Found by name, as the games are: the native adapter is a layer above core
+    # (docs/architecture.md) that wraps a registered game.
+    native = importlib.import_module("tabletop.native")
+    if choice == "auto" and not native.has_native(game.id):
+        return game
+    try:
+        found: Game = native.native_game(game)
+    except native.NativeEngineError as exc:
+        raise ConfigError(str(exc)) from None
+    return found
+
+
+def engine_of(game: Game) -> str:
+    """``"native"`` or ``"python"``: the engine that a game from :func:`make` runs on."""
+    return str(getattr(game, "engine", "python"))
+
+
+def _python_game(game_id: str) -> Game:
+    """The registered game with this id (its Python engine)."""
     if game_id not in _GAMES and game_id.isidentifier():
         try:
             importlib.import_module(f"tabletop.games.{game_id}")

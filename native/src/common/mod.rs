@@ -1,0 +1,6 @@
+//! Pieces both games use: fixed-size bitsets, a small fast random generator, outcomes.
+
+pub mod bits;
+pub mod mcts;
+pub mod outcome;
+pub mod rng;

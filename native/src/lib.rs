@@ -1,0 +1,23 @@
+//! The native engines of tabletop: each game's rules in Rust, exactly as the Python
+//! engines (`src/tabletop/games/*`) play them, exposed to Python as `tabletop._native`.
+//!
+//! One module per game (`terranova`, `medina`), shared pieces in `common`. The Python
+//! bindings (`<game>::py`) exist only with the `python` feature, so `cargo test` runs on
+//! plain Rust. The contract the Python adapter (`tabletop.native`) relies on is in
+//! `docs/native.md`.
+
+pub mod common;
+pub mod medina;
+pub mod terranova;
+
+#[cfg(feature = "python")]
+use pyo3::prelude::*;
+
+/// The extension module `tabletop._native`: one state class per game.
+#[cfg(feature = "python")]
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    terranova::py::register(m)?;
+    medina::py::register(m)?;
+    Ok(())
+}

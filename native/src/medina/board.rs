@@ -1,0 +1,515 @@
+//! Medina's board: the 18×13 grid (wall ring included), 256-bit square sets and the
+//! precomputed tables, mirroring `src/tabletop/games/medina/board.py`.
+//!
+//! Square index `sq = row * 18 + col` (`A1` = 0, `R1` = 17, `R13` = 233), the same
+//! numbering as the Python engine and the action encoding.
+
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Not};
+
+pub const WIDTH: usize = 18;
+pub const HEIGHT: usize = 13;
+pub const NUM_SQUARES: usize = WIDTH * HEIGHT;
+
+/// A set of squares: bit `sq` of four 64-bit words (only the low 234 bits are used).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Bits(pub [u64; 4]);
+
+impl Bits {
+    pub const EMPTY: Bits = Bits([0; 4]);
+
+    pub const fn single(sq: usize) -> Bits {
+        let mut w = [0u64; 4];
+        w[sq / 64] = 1u64 << (sq % 64);
+        Bits(w)
+    }
+
+    pub const fn with(self, sq: usize) -> Bits {
+        let mut w = self.0;
+        w[sq / 64] |= 1u64 << (sq % 64);
+        Bits(w)
+    }
+
+    pub const fn or(self, o: Bits) -> Bits {
+        Bits([self.0[0] | o.0[0], self.0[1] | o.0[1], self.0[2] | o.0[2], self.0[3] | o.0[3]])
+    }
+
+    pub const fn and(self, o: Bits) -> Bits {
+        Bits([self.0[0] & o.0[0], self.0[1] & o.0[1], self.0[2] & o.0[2], self.0[3] & o.0[3]])
+    }
+
+    pub const fn andnot(self, o: Bits) -> Bits {
+        Bits([self.0[0] & !o.0[0], self.0[1] & !o.0[1], self.0[2] & !o.0[2], self.0[3] & !o.0[3]])
+    }
+
+    #[inline]
+    pub const fn has(self, sq: usize) -> bool {
+        self.0[sq / 64] >> (sq % 64) & 1 != 0
+    }
+
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
+    }
+
+    #[inline]
+    pub const fn any(self) -> bool {
+        !self.is_empty()
+    }
+
+    #[inline]
+    pub const fn count(self) -> u32 {
+        self.0[0].count_ones() + self.0[1].count_ones() + self.0[2].count_ones() + self.0[3].count_ones()
+    }
+
+    /// The highest square of a non-empty set (Python's `bit_length() - 1`).
+    #[inline]
+    pub fn highest(self) -> usize {
+        for i in (0..4).rev() {
+            if self.0[i] != 0 {
+                return i * 64 + 63 - self.0[i].leading_zeros() as usize;
+            }
+        }
+        usize::MAX
+    }
+
+    /// The lowest square of a non-empty set.
+    #[inline]
+    pub fn lowest(self) -> usize {
+        for i in 0..4 {
+            if self.0[i] != 0 {
+                return i * 64 + self.0[i].trailing_zeros() as usize;
+            }
+        }
+        usize::MAX
+    }
+
+    /// The `i`-th (0-based) square in increasing order; `i < self.count()`.
+    #[inline]
+    pub fn nth(self, mut i: u32) -> usize {
+        for w in 0..4 {
+            let word = self.0[w];
+            let c = word.count_ones();
+            if i < c {
+                return w * 64 + select64(word, i);
+            }
+            i -= c;
+        }
+        usize::MAX
+    }
+
+    /// Shift toward higher squares by `n` (< 64) bits.
+    #[inline]
+    pub const fn shl(self, n: u32) -> Bits {
+        let w = self.0;
+        Bits([
+            w[0] << n,
+            (w[1] << n) | (w[0] >> (64 - n)),
+            (w[2] << n) | (w[1] >> (64 - n)),
+            (w[3] << n) | (w[2] >> (64 - n)),
+        ])
+    }
+
+    /// Shift toward lower squares by `n` (< 64) bits.
+    #[inline]
+    pub const fn shr(self, n: u32) -> Bits {
+        let w = self.0;
+        Bits([
+            (w[0] >> n) | (w[1] << (64 - n)),
+            (w[1] >> n) | (w[2] << (64 - n)),
+            (w[2] >> n) | (w[3] << (64 - n)),
+            w[3] >> n,
+        ])
+    }
+
+    /// The squares in increasing order.
+    pub fn iter(self) -> SquareIter {
+        SquareIter { bits: self }
+    }
+}
+
+/// The position of the `i`-th set bit of `x` (`i < x.count_ones()`): halves, quarters and
+/// bytes are skipped by popcount, then at most seven bits are cleared.
+#[inline]
+fn select64(mut x: u64, mut i: u32) -> usize {
+    let mut pos = 0;
+    for width in [32u32, 16, 8] {
+        let low = (x & ((1u64 << width) - 1)).count_ones();
+        if i >= low {
+            i -= low;
+            x >>= width;
+            pos += width as usize;
+        }
+    }
+    for _ in 0..i {
+        x &= x - 1;
+    }
+    pos + x.trailing_zeros() as usize
+}
+
+pub struct SquareIter {
+    bits: Bits,
+}
+
+impl Iterator for SquareIter {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        for i in 0..4 {
+            let w = self.bits.0[i];
+            if w != 0 {
+                self.bits.0[i] = w & (w - 1);
+                return Some(i * 64 + w.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+}
+
+impl BitAnd for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitand(self, o: Bits) -> Bits {
+        self.and(o)
+    }
+}
+impl BitOr for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitor(self, o: Bits) -> Bits {
+        self.or(o)
+    }
+}
+impl BitXor for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitxor(self, o: Bits) -> Bits {
+        Bits([self.0[0] ^ o.0[0], self.0[1] ^ o.0[1], self.0[2] ^ o.0[2], self.0[3] ^ o.0[3]])
+    }
+}
+impl Not for Bits {
+    type Output = Bits;
+    /// The complement within the board (the 234 squares).
+    #[inline]
+    fn not(self) -> Bits {
+        ALL.andnot(self)
+    }
+}
+impl BitAndAssign for Bits {
+    #[inline]
+    fn bitand_assign(&mut self, o: Bits) {
+        *self = *self & o;
+    }
+}
+impl BitOrAssign for Bits {
+    #[inline]
+    fn bitor_assign(&mut self, o: Bits) {
+        *self = *self | o;
+    }
+}
+
+pub const fn square(col: usize, row: usize) -> usize {
+    row * WIDTH + col
+}
+
+const fn rect(c0: usize, c1: usize, r0: usize, r1: usize) -> Bits {
+    let mut m = Bits::EMPTY;
+    let mut r = r0;
+    while r < r1 {
+        let mut c = c0;
+        while c < c1 {
+            m = m.with(square(c, r));
+            c += 1;
+        }
+        r += 1;
+    }
+    m
+}
+
+pub const ALL: Bits = rect(0, WIDTH, 0, HEIGHT);
+/// The 176 building squares `B2`–`Q12`.
+pub const BUILDING: Bits = rect(1, WIDTH - 1, 1, HEIGHT - 1);
+/// The 126 inner squares `C3`–`P11`.
+pub const INNER: Bits = rect(2, WIDTH - 2, 2, HEIGHT - 2);
+/// Tower squares by tower slot: `A1`, `R1`, `A13`, `R13`.
+pub const TOWER_SQUARES: [usize; 4] = [square(0, 0), square(WIDTH - 1, 0), square(0, HEIGHT - 1), square(WIDTH - 1, HEIGHT - 1)];
+pub const TOWERS: Bits = Bits::EMPTY
+    .with(TOWER_SQUARES[0])
+    .with(TOWER_SQUARES[1])
+    .with(TOWER_SQUARES[2])
+    .with(TOWER_SQUARES[3]);
+pub const SOUTH: Bits = rect(1, WIDTH - 1, 0, 1);
+pub const NORTH: Bits = rect(1, WIDTH - 1, HEIGHT - 1, HEIGHT);
+pub const WEST: Bits = rect(0, 1, 1, HEIGHT - 1);
+pub const EAST: Bits = rect(WIDTH - 1, WIDTH, 1, HEIGHT - 1);
+pub const HORIZONTAL_WALLS: Bits = SOUTH.or(NORTH);
+pub const VERTICAL_WALLS: Bits = WEST.or(EAST);
+pub const WALL_SPACES: Bits = HORIZONTAL_WALLS.or(VERTICAL_WALLS);
+const NOT_A: Bits = ALL.andnot(rect(0, 1, 0, HEIGHT));
+const NOT_R: Bits = ALL.andnot(rect(WIDTH - 1, WIDTH, 0, HEIGHT));
+
+/// Runs: the wall pieces contiguous with one tower along one side; run id = 2 * tower
+/// slot + (0 for the tower's horizontal side, 1 for its vertical side).
+pub const NUM_RUNS: usize = 8;
+/// The most wall pieces one run can hold (a horizontal side has 16 spaces, one stays open).
+pub const MAX_RUN: usize = 16;
+
+/// The tower slot of each run.
+pub const RUN_TOWER: [usize; NUM_RUNS] = [0, 0, 1, 1, 2, 2, 3, 3];
+
+/// `(first wall space, step)` of each run: its squares going away from its tower.
+const fn run_walk(run: usize) -> (isize, isize) {
+    let tower = TOWER_SQUARES[run / 2] as isize;
+    let vertical = run % 2 == 1;
+    let col = tower % WIDTH as isize;
+    let row = tower / WIDTH as isize;
+    let step = if vertical {
+        if row == 0 { WIDTH as isize } else { -(WIDTH as isize) }
+    } else if col == 0 {
+        1
+    } else {
+        -1
+    };
+    (tower + step, step)
+}
+
+/// `RUN_MASKS[run][len]`: the squares of a run of `len` wall pieces.
+pub const RUN_MASKS: [[Bits; MAX_RUN + 1]; NUM_RUNS] = {
+    let mut t = [[Bits::EMPTY; MAX_RUN + 1]; NUM_RUNS];
+    let mut r = 0;
+    while r < NUM_RUNS {
+        let (first, step) = run_walk(r);
+        let mut len = 1;
+        while len <= MAX_RUN {
+            let sq = first + step * (len as isize - 1);
+            let m = t[r][len - 1];
+            t[r][len] = if sq >= 0 && (sq as usize) < NUM_SQUARES && WALL_SPACES.has(sq as usize) {
+                m.with(sq as usize)
+            } else {
+                m
+            };
+            len += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// For a wall space, the run it joins when its neighbour toward the run's tower is
+/// occupied: `(neighbour, run)` for both side neighbours.
+pub const SIDE_RUNS: [[(usize, usize); 2]; NUM_SQUARES] = {
+    let mut t = [[(usize::MAX, usize::MAX); 2]; NUM_SQUARES];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        if WALL_SPACES.has(sq) {
+            let step = if HORIZONTAL_WALLS.has(sq) { 1 } else { WIDTH };
+            let nbs = [sq - step, sq + step];
+            let mut k = 0;
+            while k < 2 {
+                // The run whose tower lies beyond this neighbour.
+                let mut r = 0;
+                while r < NUM_RUNS {
+                    let (first, st) = run_walk(r);
+                    let toward_tower = -st;
+                    let dir = nbs[k] as isize - sq as isize;
+                    let mut i = 0;
+                    let mut on_run = false;
+                    while i < MAX_RUN {
+                        if first + st * i as isize == sq as isize {
+                            on_run = true;
+                        }
+                        i += 1;
+                    }
+                    if on_run && dir == toward_tower {
+                        t[sq][k] = (nbs[k], r);
+                    }
+                    r += 1;
+                }
+                k += 1;
+            }
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// The building square in front of each wall space (`usize::MAX` elsewhere).
+pub const WALL_FRONT: [usize; NUM_SQUARES] = {
+    let mut t = [usize::MAX; NUM_SQUARES];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        if WALL_SPACES.has(sq) {
+            let col = sq % WIDTH;
+            let row = sq / WIDTH;
+            t[sq] = if row == 0 {
+                sq + WIDTH
+            } else if row == HEIGHT - 1 {
+                sq - WIDTH
+            } else if col == 0 {
+                sq + 1
+            } else {
+                sq - 1
+            };
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// Orthogonal neighbours of each square, as a set.
+pub const ORTHO_MASK: [Bits; NUM_SQUARES] = {
+    let mut t = [Bits::EMPTY; NUM_SQUARES];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        let col = sq % WIDTH;
+        let row = sq / WIDTH;
+        let mut m = Bits::EMPTY;
+        if col + 1 < WIDTH {
+            m = m.with(sq + 1);
+        }
+        if col > 0 {
+            m = m.with(sq - 1);
+        }
+        if row + 1 < HEIGHT {
+            m = m.with(sq + WIDTH);
+        }
+        if row > 0 {
+            m = m.with(sq - WIDTH);
+        }
+        t[sq] = m;
+        sq += 1;
+    }
+    t
+};
+
+/// The 3×3 block around each square.
+pub const TOUCH_CLOSED: [Bits; NUM_SQUARES] = {
+    let mut t = [Bits::EMPTY; NUM_SQUARES];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        let col = sq % WIDTH;
+        let row = sq / WIDTH;
+        let mut m = Bits::EMPTY;
+        let mut dc = 0;
+        while dc < 3 {
+            let mut dr = 0;
+            while dr < 3 {
+                let c = col + dc;
+                let r = row + dr;
+                if c >= 1 && c <= WIDTH && r >= 1 && r <= HEIGHT {
+                    m = m.with(square(c - 1, r - 1));
+                }
+                dr += 1;
+            }
+            dc += 1;
+        }
+        t[sq] = m;
+        sq += 1;
+    }
+    t
+};
+
+/// Squares orthogonally adjacent to `m` that lie in the building area (`m` in it).
+#[inline]
+pub fn ortho_dilate(m: Bits) -> Bits {
+    (m.shl(1) | m.shr(1) | m.shl(WIDTH as u32) | m.shr(WIDTH as u32)) & BUILDING
+}
+
+/// Every square orthogonally adjacent to a square of `m` (no wrap across rows).
+#[inline]
+pub fn ortho_dilate_any(m: Bits) -> Bits {
+    ((m.shl(1) & NOT_A) | (m.shr(1) & NOT_R) | m.shl(WIDTH as u32) | m.shr(WIDTH as u32)) & ALL
+}
+
+/// `m` plus every square touching it, for `m` inside the building area.
+#[inline]
+pub fn touch_dilate(m: Bits) -> Bits {
+    let row = m | m.shl(1) | m.shr(1);
+    (row | row.shl(WIDTH as u32) | row.shr(WIDTH as u32)) & ALL
+}
+
+/// Squares with at least two orthogonal neighbours in `m` (`m` in the building area).
+#[inline]
+pub fn two_or_more_neighbors(m: Bits) -> Bits {
+    let a = m.shl(1);
+    let b = m.shr(1);
+    let c = m.shl(WIDTH as u32);
+    let ab = a | b;
+    ((a & b) | (ab & c) | ((ab | c) & m.shr(WIDTH as u32))) & ALL
+}
+
+/// The orthogonally connected part of `within` that contains `seed`.
+#[inline]
+pub fn flood(seed: Bits, within: Bits) -> Bits {
+    let mut group = seed;
+    loop {
+        let grown = group | (ortho_dilate_any(group) & within);
+        if grown == group {
+            return group;
+        }
+        group = grown;
+    }
+}
+
+pub const FILES: &[u8; 18] = b"ABCDEFGHIJKLMNOPQR";
+
+/// The name of a square, e.g. `A1`.
+pub fn square_name(sq: usize) -> String {
+    format!("{}{}", FILES[sq % WIDTH] as char, sq / WIDTH + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_sizes_match_the_spec() {
+        assert_eq!(BUILDING.count(), 176);
+        assert_eq!(INNER.count(), 126);
+        assert_eq!(WALL_SPACES.count(), 54);
+        assert_eq!(ALL.count(), 234);
+    }
+
+    #[test]
+    fn runs_walk_away_from_their_tower() {
+        // Run 0: tower A1 along the south side: B1, C1, ...
+        assert_eq!(RUN_MASKS[0][2], Bits::single(1).with(2));
+        // Run 1: tower A1 along the west side: A2, A3, ...
+        assert_eq!(RUN_MASKS[1][1], Bits::single(18));
+        // Run 7: tower R13 along the east side: R12 downward.
+        assert_eq!(RUN_MASKS[7][1], Bits::single(square(17, 11)));
+        assert_eq!(RUN_MASKS[0][MAX_RUN].count(), 16);
+        assert_eq!(RUN_MASKS[1][MAX_RUN].count(), 11);
+    }
+
+    #[test]
+    fn side_runs_name_the_tower_beyond_each_neighbour() {
+        // B1: west neighbour A1 (tower, run 0), east neighbour C1 (toward R1, run 2).
+        assert_eq!(SIDE_RUNS[1], [(0, 0), (2, 2)]);
+        // A2: south neighbour A1 (run 1), north neighbour A3 (toward A13, run 5).
+        assert_eq!(SIDE_RUNS[18], [(0, 1), (36, 5)]);
+    }
+
+    #[test]
+    fn shifts_cross_word_boundaries() {
+        let m = Bits::single(63);
+        assert_eq!(m.shl(1), Bits::single(64));
+        assert_eq!(Bits::single(64).shr(1), m);
+        assert_eq!(Bits::single(60).shl(WIDTH as u32), Bits::single(78));
+        assert_eq!(Bits::single(130).nth(0), 130);
+        let m = Bits::single(3).with(70).with(200);
+        assert_eq!(m.nth(2), 200);
+        assert_eq!(m.highest(), 200);
+        assert_eq!(m.iter().collect::<Vec<_>>(), vec![3, 70, 200]);
+        let dense = Bits([u64::MAX, 0xF0F0_F0F0_F0F0_F0F0, 0, 1 << 40]);
+        let listed: Vec<usize> = dense.iter().collect();
+        for (i, &sq) in listed.iter().enumerate() {
+            assert_eq!(dense.nth(i as u32), sq);
+        }
+    }
+
+    #[test]
+    fn flood_stays_in_one_orthogonal_group() {
+        let within = Bits::single(square(3, 3)).with(square(4, 3)).with(square(5, 4));
+        assert_eq!(flood(Bits::single(square(3, 3)), within).count(), 2);
+    }
+}

@@ -1,0 +1,41 @@
+//! Medina's rules in Rust, exactly as the Python engine (`tabletop.games.medina`) plays
+//! them: [`board`] (the grid and 256-bit square sets), [`state`] (the position, legal
+//! moves, applying moves, scoring, random play) and, with the `python` feature, `py`
+//! (the `tabletop._native.MedinaState` class of the contract in `docs/native.md`).
+//!
+//! # How the position is held
+//!
+//! [`state::State`] is a `Copy` value of about 1.5 KB with no heap: square sets are
+//! [`board::Bits`] (four `u64`), supplies and owners are byte arrays, and palaces are
+//! 6-byte records in a fixed array of 80 (one per palace piece at most).  Two facts of the
+//! rules keep it small:
+//!
+//! * the street rule keeps the components of two palaces from ever touching (not even
+//!   diagonally), so a palace's pieces are the orthogonal group of palace pieces around
+//!   its first piece, and its stables are the stables next to those pieces: no per-palace
+//!   masks are stored (the unfinished palaces' pieces and, for A1, the unowned palaces'
+//!   pieces are kept per colour, since every turn reads them);
+//! * the gate rule keeps a gap on every side, so each wall run is contiguous from its tower
+//!   and is stored as a length.
+//!
+//! As the Python engine does, the state keeps where the player to move may place
+//! (`placement_sources`), found anyway while deciding whether the turn goes on; legal moves
+//! and kind-first random moves are read from it.  The last-player dome obligation (§5.2) is
+//! applied on top when pending, its lookahead (A8) by placing each candidate on a copy.
+//!
+//! # Exactness
+//!
+//! Legal actions come out in the Python `legal_moves()` order (kinds in `KINDS` order,
+//! palace colours in order, squares ascending), which for Medina is also ascending action
+//! id.  `tests/native/test_medina_differential.py` and `python -m tabletop.native.check medina`
+//! compare both engines at every step of random games over every player count, preset and
+//! flag; the unit tests here cover the board tables and a few rules.
+
+pub mod board;
+pub mod state;
+
+#[cfg(feature = "python")]
+pub mod py;
+
+#[cfg(test)]
+mod tests;

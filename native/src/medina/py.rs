@@ -1,0 +1,337 @@
+//! Medina's Python bindings: `tabletop._native.MedinaState`, the contract of
+//! `docs/native.md` (every method the generic adapter `tabletop.native` calls).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
+use serde_json::Value;
+
+use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
+use super::state::{
+    palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
+};
+use crate::common::mcts;
+use crate::common::rng::Rng;
+
+/// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
+/// objects for reuse: a Python loop makes one per move, and allocating an object of this
+/// size costs more than the move itself.
+#[pyclass(module = "tabletop._native", name = "MedinaState", frozen, freelist = 256)]
+#[derive(Clone)]
+pub struct MedinaState {
+    state: State,
+}
+
+fn bad(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+fn field<'a>(obj: &'a Value, key: &str) -> PyResult<&'a Value> {
+    obj.get(key).ok_or_else(|| bad(format!("medina setup: missing {key:?}")))
+}
+
+fn flag(rules: &Value, key: &str) -> PyResult<bool> {
+    field(rules, key)?.as_bool().ok_or_else(|| bad(format!("medina setup: rules.{key} must be a boolean")))
+}
+
+fn int(obj: &Value, key: &str) -> PyResult<i64> {
+    field(obj, key)?.as_i64().ok_or_else(|| bad(format!("medina setup: {key} must be an integer")))
+}
+
+/// The index of a square name such as `E5`.
+fn parse_square(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let col = FILES.iter().position(|&c| Some(&c) == bytes.first())?;
+    let rank: usize = text.get(1..)?.parse().ok()?;
+    (1..=HEIGHT).contains(&rank).then(|| square(col, rank - 1))
+}
+
+/// The state described by the setup JSON (`{"config": ..., "initial": <Python initial state's to_json()>}`).
+fn state_from_setup(setup_json: &str) -> PyResult<State> {
+    let setup: Value = serde_json::from_str(setup_json).map_err(|e| bad(format!("medina setup: bad JSON: {e}")))?;
+    let initial = field(&setup, "initial")?;
+    let rules = field(initial, "rules")?;
+    let edition = int(rules, "edition")?;
+    if edition != 1 {
+        return Err(bad(format!("medina: the native engine plays edition 1 only, got {edition}")));
+    }
+    let towers = field(rules, "tower_values")?
+        .as_str()
+        .ok_or_else(|| bad("medina setup: rules.tower_values must be a string"))?;
+    let start_random = match field(rules, "start_merchant")?.as_str() {
+        Some("player") => false,
+        Some("random") => true,
+        other => return Err(bad(format!("medina setup: unknown start_merchant {other:?}"))),
+    };
+    let parsed = Rules {
+        abandoned_palace_claimable: flag(rules, "abandoned_palace_claimable")?,
+        new_chain_may_touch_one: flag(rules, "new_chain_may_touch_one")?,
+        tower_reconnect_per_run: flag(rules, "tower_reconnect_per_run")?,
+        tower_values: parse_tower_values(towers).map_err(bad)?,
+        last_player_by_supply: flag(rules, "last_player_by_supply")?,
+        dome_obligation_lookahead: flag(rules, "dome_obligation_lookahead")?,
+        start_merchant_anywhere: flag(rules, "start_merchant_anywhere")?,
+        stable_adjacency_scores: flag(rules, "stable_adjacency_scores")?,
+    };
+    let n = int(initial, "num_players")?;
+    if !(3..=4).contains(&n) {
+        return Err(bad(format!("medina needs 3 or 4 players, got {n}")));
+    }
+    let start_player = int(initial, "current_player")?;
+    if !(0..n).contains(&start_player) {
+        return Err(bad(format!("medina setup: current_player {start_player} is not a seat")));
+    }
+    let mut state = State::new(n as usize, start_player as usize, parsed);
+    // With `start_merchant="random"` the Python engine drew the square: take it from its view.
+    match field(initial, "start_merchant")? {
+        Value::Null if !start_random => {}
+        Value::String(name) if start_random => {
+            let sq = parse_square(name)
+                .filter(|&sq| state.start_squares().has(sq))
+                .ok_or_else(|| bad(format!("medina setup: bad start square {name:?}")))?;
+            state.place_start(sq);
+            state.ply = 0;
+        }
+        other => return Err(bad(format!("medina setup: unexpected start_merchant {other}"))),
+    }
+    Ok(state)
+}
+
+/// A set of squares as a Python int (bit `sq`), like the Python engine's bitsets.
+fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
+    let mut bytes = [0u8; 32];
+    for (i, word) in bits.0.iter().enumerate() {
+        bytes[i * 8..(i + 1) * 8].copy_from_slice(&word.to_le_bytes());
+    }
+    py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
+}
+
+/// The Python ints of every action id, made once: a list of legal actions then only
+/// copies references (ids above 256 are not among Python's cached small ints).
+static ACTION_INTS: GILOnceCell<Vec<Py<PyInt>>> = GILOnceCell::new();
+
+fn action_list<'py>(py: Python<'py>, actions: &[usize]) -> PyResult<Bound<'py, PyList>> {
+    let ints = ACTION_INTS.get_or_init(py, || {
+        (0..NUM_ACTIONS).map(|a| a.into_pyobject(py).map(Bound::unbind)).collect::<Result<_, _>>().unwrap_or_default()
+    });
+    PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
+}
+
+/// The kind names as interned Python strings, made once.
+static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
+
+fn action_of(action: i64) -> Option<usize> {
+    usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
+}
+
+fn kind_index(kind: &str) -> Option<usize> {
+    KINDS.iter().position(|&k| k == kind)
+}
+
+#[pymethods]
+impl MedinaState {
+    #[new]
+    fn py_new(setup_json: &str) -> PyResult<Self> {
+        Ok(MedinaState { state: state_from_setup(setup_json)? })
+    }
+
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.state.num_players as usize
+    }
+
+    #[getter]
+    fn current_player(&self) -> i64 {
+        self.state.current_player as i64
+    }
+
+    #[getter]
+    fn ply(&self) -> u32 {
+        self.state.ply as u32
+    }
+
+    #[getter]
+    fn turn(&self) -> u32 {
+        self.state.turn as u32
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.state.is_terminal()
+    }
+
+    /// The legal action ids in the Python `legal_moves()` order.
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let legal = self.state.legal();
+        let mut out = Vec::with_capacity(legal.count() as usize);
+        legal.for_each(|a| out.push(a));
+        action_list(py, &out)
+    }
+
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let names = KIND_STRS.get_or_init(py, || KINDS.iter().map(|k| PyString::intern(py, k).unbind()).collect());
+        let (kinds, n) = self.state.legal().kinds();
+        PyList::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
+    }
+
+    fn legal_actions_of_kind<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
+        let mut out = Vec::new();
+        if let Some(k) = kind_index(kind) {
+            self.state.legal().for_each_of_kind(k, |a| out.push(a));
+        }
+        action_list(py, &out)
+    }
+
+    fn is_legal(&self, action: i64) -> bool {
+        action_of(action).is_some_and(|a| self.state.is_legal(a))
+    }
+
+    /// The state after `action`; `ValueError` if it is not legal here.
+    fn apply(&self, action: i64) -> PyResult<Self> {
+        let a = action_of(action).ok_or_else(|| bad(format!("action {action} is not in range({NUM_ACTIONS})")))?;
+        let mut next = self.state;
+        next.apply(a).map_err(bad)?;
+        Ok(MedinaState { state: next })
+    }
+
+    fn scores(&self) -> Vec<i64> {
+        self.state.scores()[..self.state.num_players as usize].to_vec()
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        self.state.returns()[..self.state.num_players as usize].to_vec()
+    }
+
+    fn winners(&self) -> Vec<usize> {
+        if !self.state.is_terminal() {
+            return Vec::new();
+        }
+        let (w, k) = self.state.winners();
+        w[..k].iter().map(|&p| p as usize).collect()
+    }
+
+    fn termination(&self) -> Option<&'static str> {
+        self.state.is_terminal().then_some("no_legal_placements")
+    }
+
+    /// The Python `State` fields of the same names (bitsets as ints, tuples as lists).
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = &self.state;
+        let n = s.num_players as usize;
+        let d = PyDict::new(py);
+        d.set_item("num_players", n)?;
+        d.set_item("phase", s.phase.name())?;
+        d.set_item("current_player", s.current_player)?;
+        d.set_item("placements_left", s.placements_left)?;
+        d.set_item("obligation", s.obligation)?;
+        d.set_item("turn", s.turn)?;
+        d.set_item("ply", s.ply)?;
+        for (name, bits) in [
+            ("palace_mask", s.palace_mask),
+            ("stables", s.stables),
+            ("merchants", s.merchants),
+            ("walls", s.walls),
+            ("occupied", s.occupied),
+            ("forbid", s.forbid),
+            ("contested", s.contested),
+            ("chain", s.chain),
+            ("chain_ends", s.chain_ends),
+        ] {
+            d.set_item(name, bits_to_py(py, bits)?)?;
+        }
+        let mut palaces = Vec::with_capacity(s.num_palaces as usize);
+        for pid in 0..s.num_palaces as usize {
+            let p = s.palaces[pid];
+            let dome = if p.dome as usize >= NUM_SQUARES { -1 } else { p.dome as i64 };
+            let fields: Vec<Bound<'py, PyAny>> = vec![
+                p.color.into_pyobject(py)?.into_any(),
+                bits_to_py(py, s.palace_pieces(pid))?,
+                bits_to_py(py, palace_stables(s, pid))?,
+                bits_to_py(py, palace_touch(s, pid))?,
+                p.owner.into_pyobject(py)?.into_any(),
+                dome.into_pyobject(py)?.into_any(),
+                pyo3::types::PyBool::new(py, p.abandoned).to_owned().into_any(),
+            ];
+            palaces.push(PyList::new(py, fields)?);
+        }
+        d.set_item("palaces", PyList::new(py, palaces)?)?;
+        d.set_item("unfinished", s.unfinished.to_vec())?;
+        let ext: PyResult<Vec<_>> = s.ext.iter().map(|&b| bits_to_py(py, b)).collect();
+        d.set_item("ext", ext?)?;
+        d.set_item("owned", s.owned[..4 * n].to_vec())?;
+        let runs: PyResult<Vec<_>> = run_masks(s).iter().map(|&b| bits_to_py(py, b)).collect();
+        d.set_item("runs", runs?)?;
+        d.set_item("supply", s.supply[..8 * n].iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item("retired", s.retired.iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item("palace_tiles", s.palace_tiles.to_vec())?;
+        d.set_item("tower_tiles", s.tower_tiles.to_vec())?;
+        let start = if s.start_square as usize >= NUM_SQUARES { -1 } else { s.start_square as i64 };
+        d.set_item("start_square", start)?;
+        Ok(d)
+    }
+
+    /// Plays `n` kind-first random games to the end from this state; `(games, actions)`.
+    fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
+        let start = self.state;
+        py.allow_threads(|| {
+            let mut rng = Rng::new(seed);
+            let mut below = |k: u32| rng.below(k);
+            let mut actions = 0;
+            for _ in 0..n {
+                let mut s = start;
+                actions += s.playout(&mut below);
+            }
+            (n, actions)
+        })
+    }
+
+    /// One kind-first random playout from this state: the final `returns()`.
+    fn rollout(&self, seed: u64) -> Vec<f64> {
+        let mut rng = Rng::new(seed);
+        let mut s = self.state;
+        s.playout(&mut |k| rng.below(k));
+        s.returns()[..s.num_players as usize].to_vec()
+    }
+
+    /// One kind-first random legal action (`ValueError` once the game is over).
+    fn random_action(&self, seed: u64) -> PyResult<usize> {
+        let mut rng = Rng::new(seed);
+        self.state.random_action(&mut |k| rng.below(k)).ok_or_else(|| bad("the game is over"))
+    }
+
+    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
+    /// node)`, the action `None` when the game is over.
+    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
+    fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
+        let root = self.state;
+        py.allow_threads(move || {
+            let game = Search { num_players: root.num_players as usize };
+            let result = mcts::search(&game, &root, simulations, uct_c, &mut Rng::new(seed));
+            (result.action, result.nodes, result.node_bytes)
+        })
+    }
+
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
+    }
+
+    fn __repr__(&self) -> String {
+        let scores: Vec<String> = self.scores().iter().map(|s| s.to_string()).collect();
+        format!(
+            "<native medina.State turn={} ply={} player={} scores={}>",
+            self.state.turn,
+            self.state.ply,
+            self.state.current_player,
+            scores.join("-")
+        )
+    }
+}
+
+/// Adds `MedinaState` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MedinaState>()
+}

@@ -1,0 +1,323 @@
+//! The static part of a Terra Nova game: the map's cells, neighbours, landscapes, the
+//! slide order and the action ids (as `games/terranova/board.py` and `encoding.py`).
+
+use crate::common::bits::Bits;
+
+/// E, NE, NW, W, SW, SE as (dq, dr), as `tabletop.grid.hex.DIRECTIONS`.
+pub const DIRECTIONS: [(i32, i32); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
+
+/// The rule flags of spec §6 (`ruleset.py`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub return_rule: ReturnRule,
+    pub immediate_scoring: bool,
+    pub score_on_type_reduction: bool,
+    pub lake_is_landscape: bool,
+    pub end_on_player_eliminated: bool,
+    pub potential_mobility: bool,
+    pub end_on_stones_exhausted: bool,
+    /// `stall_limit_rounds`, 0 for none.
+    pub stall_limit_rounds: u32,
+}
+
+/// §3.5: when a moved pioneer may stand on its turn-start cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnRule {
+    EndOfTurn,
+    Strict,
+    ThreeMovesOnly,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            return_rule: ReturnRule::EndOfTurn,
+            immediate_scoring: true,
+            score_on_type_reduction: true,
+            lake_is_landscape: true,
+            end_on_player_eliminated: false,
+            potential_mobility: false,
+            end_on_stones_exhausted: true,
+            stall_limit_rounds: 10,
+        }
+    }
+}
+
+/// The runs of set bits of a 6-bit direction pattern, read cyclically (`RING_ARCS`).
+fn ring_arcs(pattern: u8) -> Vec<u8> {
+    if pattern == 0b11_1111 {
+        return vec![pattern];
+    }
+    let mut arcs = Vec::new();
+    for d in 0..6 {
+        if pattern >> d & 1 != 0 && pattern >> ((d + 5) % 6) & 1 == 0 {
+            let mut arc = 0u8;
+            let mut k = d;
+            while pattern >> k & 1 != 0 {
+                arc |= 1 << k;
+                k = (k + 1) % 6;
+            }
+            arcs.push(arc);
+        }
+    }
+    arcs
+}
+
+/// Precomputed tables of one map, shared by every state on it.
+#[derive(Clone, Debug)]
+pub struct Board<const W: usize> {
+    pub num_cells: usize,
+    pub coords: Vec<(i32, i32)>,
+    /// Landscape index per cell.
+    pub land: Vec<u8>,
+    pub num_lands: usize,
+    /// Bitset over landscape indices of the water landscapes.
+    pub water_lands: u32,
+    pub dry_landscapes: u32,
+    pub land_masks: Vec<Bits<W>>,
+    pub all: Bits<W>,
+    /// `next[d][i]`: the neighbour of `i` in direction `d`, or -1.
+    pub next: [Vec<i32>; 6],
+    pub neighbor_masks: Vec<Bits<W>>,
+    /// Cells at distance 1 or 2 (the scoring window).
+    pub near: Vec<Bits<W>>,
+    /// Neighbours of the same landscape.
+    pub same_land: Vec<Bits<W>>,
+    /// `line_pos[d][i]`: the position of cell `i` in the Python engine's lines layout,
+    /// copy `d`: the legal slides are listed in the order of these keys.
+    pub line_pos: [Vec<u32>; 6],
+    /// `L`: the longest ray (at least 1), the encoding's slide stride.
+    pub line: usize,
+    pub ring_arcs: Vec<Vec<u8>>,
+}
+
+/// Something wrong with the setup sent from Python.
+pub type SetupError = String;
+
+impl<const W: usize> Board<W> {
+    /// The board of cells `(q, r, landscape index)` in index order.
+    pub fn new(cells: &[(i32, i32, u8)], water: &[bool]) -> Result<Self, SetupError> {
+        let n = cells.len();
+        if n == 0 || n > Bits::<W>::CAPACITY {
+            return Err(format!(
+                "a board of {n} cells does not fit {} bits",
+                Bits::<W>::CAPACITY
+            ));
+        }
+        if water.len() > 32 {
+            return Err("at most 32 landscapes".into());
+        }
+        let coords: Vec<(i32, i32)> = cells.iter().map(|&(q, r, _)| (q, r)).collect();
+        let land: Vec<u8> = cells.iter().map(|&(_, _, l)| l).collect();
+        if land.iter().any(|&l| l as usize >= water.len()) {
+            return Err("a cell names an unknown landscape".into());
+        }
+        let index: std::collections::HashMap<(i32, i32), usize> =
+            coords.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+        if index.len() != n {
+            return Err("two cells share coordinates".into());
+        }
+        let next: [Vec<i32>; 6] = std::array::from_fn(|d| {
+            let (dq, dr) = DIRECTIONS[d];
+            coords
+                .iter()
+                .map(|&(q, r)| index.get(&(q + dq, r + dr)).map_or(-1, |&j| j as i32))
+                .collect()
+        });
+        let neighbor_masks: Vec<Bits<W>> = (0..n)
+            .map(|i| {
+                let mut m = Bits::EMPTY;
+                for nd in next.iter() {
+                    if nd[i] >= 0 {
+                        m.set(nd[i] as usize);
+                    }
+                }
+                m
+            })
+            .collect();
+        let near = (0..n)
+            .map(|i| {
+                let mut m = neighbor_masks[i];
+                for j in neighbor_masks[i].iter() {
+                    m |= neighbor_masks[j];
+                }
+                m.clear(i);
+                m
+            })
+            .collect();
+        let same_land = (0..n)
+            .map(|i| {
+                let mut m = Bits::EMPTY;
+                for j in neighbor_masks[i].iter() {
+                    if land[j] == land[i] {
+                        m.set(j);
+                    }
+                }
+                m
+            })
+            .collect();
+        let num_lands = water.len();
+        let mut land_masks = vec![Bits::EMPTY; num_lands];
+        for (i, &l) in land.iter().enumerate() {
+            land_masks[l as usize].set(i);
+        }
+        let water_lands = water
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w)
+            .map(|(i, _)| 1u32 << i)
+            .sum();
+        let dry_landscapes = water.iter().filter(|&&w| !w).count() as u32;
+        let line_pos = line_positions(&coords);
+        let mut line = 0;
+        for nd in next.iter() {
+            for i in 0..n {
+                let mut len = 0;
+                let mut c = nd[i];
+                while c >= 0 {
+                    len += 1;
+                    c = nd[c as usize];
+                }
+                line = line.max(len);
+            }
+        }
+        Ok(Board {
+            num_cells: n,
+            coords,
+            land,
+            num_lands,
+            water_lands,
+            dry_landscapes,
+            land_masks,
+            all: Bits::first(n),
+            next,
+            neighbor_masks,
+            near,
+            same_land,
+            line_pos,
+            line: line.max(1),
+            ring_arcs: (0..64u8).map(ring_arcs).collect(),
+        })
+    }
+
+    /// Every cell next to one of `cells`.
+    #[inline]
+    pub fn spread(&self, cells: &Bits<W>) -> Bits<W> {
+        let mut out = Bits::EMPTY;
+        for c in cells.iter() {
+            out |= self.neighbor_masks[c];
+        }
+        out
+    }
+
+    /// The cells of `allowed` connected to `seed` (`seed & allowed` included).
+    pub fn flood_fill(&self, seed: &Bits<W>, allowed: &Bits<W>) -> Bits<W> {
+        let mut reached = *seed & *allowed;
+        let mut frontier = reached;
+        while frontier.any() {
+            frontier = self.spread(&frontier) & allowed.minus(&reached);
+            reached |= frontier;
+        }
+        reached
+    }
+
+    /// Bitset over landscape indices of the landscapes present in `cells`.
+    #[inline]
+    pub fn lands_of(&self, cells: &Bits<W>) -> u32 {
+        let mut lands = 0;
+        for c in cells.iter() {
+            lands |= 1 << self.land[c];
+        }
+        lands
+    }
+
+    // -- action ids (encoding.py) ------------------------------------------------------
+
+    pub fn slide_base(&self) -> usize {
+        self.num_cells
+    }
+
+    pub fn stone_base(&self) -> usize {
+        self.num_cells + 6 * self.num_cells * self.line
+    }
+
+    pub fn pass_action(&self) -> usize {
+        self.stone_base() + self.num_cells
+    }
+
+    pub fn num_actions(&self) -> usize {
+        self.pass_action() + 1
+    }
+
+    #[inline]
+    pub fn slide_action(&self, src: usize, direction: usize, steps: usize) -> usize {
+        self.num_cells + (src * 6 + direction) * self.line + steps - 1
+    }
+}
+
+/// The lines layout of `board.py` (`_build_lines`): six copies of the board, copy `d` laid
+/// out line by line along direction `d`, one padding bit per gap and after every line.
+fn line_positions(coords: &[(i32, i32)]) -> [Vec<u32>; 6] {
+    type Key = fn(i32, i32) -> (i32, i32);
+    let keys: [Key; 6] = [
+        |q, r| (r, q),
+        |q, r| (q + r, -r),
+        |q, r| (q, -r),
+        |q, r| (r, -q),
+        |q, r| (q + r, r),
+        |q, r| (q, r),
+    ];
+    let mut position: u32 = 1;
+    std::array::from_fn(|d| {
+        let mut lines: std::collections::BTreeMap<i32, Vec<(i32, usize)>> = Default::default();
+        for (i, &(q, r)) in coords.iter().enumerate() {
+            let (line, along) = keys[d](q, r);
+            lines.entry(line).or_default().push((along, i));
+        }
+        let mut positions = vec![0u32; coords.len()];
+        for (_, mut cells) in lines {
+            cells.sort();
+            let mut previous: Option<i32> = None;
+            for (along, i) in cells {
+                if let Some(p) = previous {
+                    if along != p + 1 {
+                        position += 1;
+                    }
+                }
+                positions[i] = position;
+                position += 1;
+                previous = Some(along);
+            }
+            position += 1;
+        }
+        positions
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 37-cell disc D3-7 of board.py's docstring, in (r, q) order.
+    pub fn disc(radius: i32) -> Board<1> {
+        let mut cells = Vec::new();
+        for r in -radius..=radius {
+            for q in -radius..=radius {
+                if (q + r).abs() <= radius {
+                    cells.push((q, r, ((q + 2 * r).rem_euclid(4)) as u8));
+                }
+            }
+        }
+        Board::new(&cells, &[false, false, false, true]).unwrap()
+    }
+
+    #[test]
+    fn the_disc_has_the_python_tables() {
+        let b = disc(3);
+        assert_eq!(b.num_cells, 37);
+        assert_eq!(b.neighbor_masks[18].count(), 6);
+        assert_eq!(b.neighbor_masks[0].count(), 3);
+        assert_eq!(b.line, 6);
+        assert_eq!(b.ring_arcs[0b10_1101], vec![0b1100, 0b10_0001]);
+    }
+}

@@ -1,0 +1,7 @@
+//! Terra Nova: the rules of `src/tabletop/games/terranova/` in Rust, for any valid map.
+
+pub mod board;
+#[cfg(feature = "python")]
+pub mod py;
+pub mod setup;
+pub mod state;

@@ -1,0 +1,314 @@
+//! Terra Nova's Python bindings: `tabletop._native.TerraNovaState` (the contract of
+//! `docs/native.md`). Boards of up to 256 cells use 4-word bitsets, larger ones (up to
+//! the map limit of 1,000 cells) 16-word ones.
+
+use super::setup;
+use super::state::{Game, Kind, State};
+use crate::common::mcts;
+use crate::common::outcome;
+use crate::common::rng::Rng;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
+use std::sync::Arc;
+
+// Not boxed: a box would be one allocation per `apply`, which the small states avoid.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+enum Inner {
+    Small(Arc<Game<4>>, State<4>),
+    Large(Arc<Game<16>>, State<16>),
+}
+
+/// Runs `$body` with `$g: &Arc<Game<W>>` and `$s: &State<W>` for whichever size it is.
+macro_rules! with {
+    ($inner:expr, |$g:ident, $s:ident| $body:expr) => {
+        match $inner {
+            Inner::Small($g, $s) => $body,
+            Inner::Large($g, $s) => $body,
+        }
+    };
+}
+
+/// A Terra Nova position in the native engine (immutable from Python).
+#[pyclass(module = "tabletop._native", name = "TerraNovaState", frozen)]
+pub struct TerraNovaState {
+    inner: Inner,
+    /// The Python int of every action id, made once per board (boards with at most
+    /// `MAX_CACHED_INTS` actions): a list of legal actions then only copies references.
+    ints: Arc<Vec<Py<PyAny>>>,
+}
+
+/// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
+const MAX_CACHED_INTS: usize = 50_000;
+
+impl TerraNovaState {
+    fn action_list<'py>(&self, py: Python<'py>, actions: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        if self.ints.is_empty() {
+            return PyList::new(py, actions);
+        }
+        PyList::new(py, actions.iter().map(|&a| self.ints[a as usize].bind(py)))
+    }
+
+    fn with_inner(&self, inner: Inner) -> Self {
+        TerraNovaState {
+            inner,
+            ints: self.ints.clone(),
+        }
+    }
+}
+
+fn bits_to_int<'py, const W: usize>(
+    py: Python<'py>,
+    bits: &crate::common::bits::Bits<W>,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.get_type::<PyInt>().call_method1(
+        "from_bytes",
+        (PyBytes::new(py, &bits.to_le_bytes()), "little"),
+    )
+}
+
+fn export<'py, const W: usize>(
+    py: Python<'py>,
+    g: &Game<W>,
+    s: &State<W>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n = g.num_players;
+    let d = PyDict::new(py);
+    d.set_item("current_player", s.current_player)?;
+    d.set_item("phase", s.phase.name())?;
+    let pioneers: PyResult<Vec<_>> = s.pioneers[..n].iter().map(|p| bits_to_int(py, p)).collect();
+    d.set_item("pioneers", pioneers?)?;
+    d.set_item("stones", bits_to_int(py, &s.stones)?)?;
+    d.set_item("closed", bits_to_int(py, &s.closed)?)?;
+    d.set_item("filled", bits_to_int(py, &s.filled)?)?;
+    d.set_item("turn_stones", bits_to_int(py, &s.turn_stones)?)?;
+    d.set_item("supply", s.supply)?;
+    d.set_item("points", s.points[..n].to_vec())?;
+    d.set_item("in_hand", s.in_hand[..n].to_vec())?;
+    d.set_item("removed", s.removed[..n].to_vec())?;
+    d.set_item("action", s.action)?;
+    let movers: Vec<(u16, u16)> = s.movers[..s.num_movers as usize].to_vec();
+    d.set_item("movers", movers)?;
+    d.set_item("moves_made", s.moves_made)?;
+    d.set_item("pending_return", s.pending_return)?;
+    d.set_item("turn", s.turn)?;
+    d.set_item("ply", s.ply)?;
+    d.set_item("stall", s.stall)?;
+    d.set_item("start_player", s.start_player)?;
+    d.set_item("num_areas", s.num_areas)?;
+    Ok(d)
+}
+
+fn step<const W: usize>(g: &Game<W>, s: &State<W>, action: i64) -> PyResult<State<W>> {
+    usize::try_from(action)
+        .ok()
+        .and_then(|a| s.apply_action(g, a))
+        .ok_or_else(|| PyValueError::new_err(format!("action {action} is not legal here")))
+}
+
+fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u64, u64) {
+    let mut rng = Rng::new(seed);
+    let mut slides = Vec::with_capacity(256);
+    let mut actions = 0;
+    for _ in 0..n {
+        actions += s.playout(g, &mut rng, &mut slides).1;
+    }
+    (n, actions)
+}
+
+fn returns_of<const W: usize>(g: &Game<W>, s: &State<W>) -> Vec<f64> {
+    outcome::returns(g.num_players, &s.winners(g))
+}
+
+#[pymethods]
+impl TerraNovaState {
+    /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
+    #[new]
+    fn new(py: Python<'_>, setup_json: &str) -> PyResult<Self> {
+        let setup: serde_json::Value = serde_json::from_str(setup_json)
+            .map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
+        let cells = setup
+            .get("initial")
+            .and_then(|i| i.get("cells"))
+            .and_then(|c| c.as_array())
+            .map_or(0, |c| c.len());
+        let inner = if cells <= 256 {
+            let (g, s) = setup::from_json::<4>(&setup).map_err(PyValueError::new_err)?;
+            Inner::Small(Arc::new(g), s)
+        } else {
+            let (g, s) = setup::from_json::<16>(&setup).map_err(PyValueError::new_err)?;
+            Inner::Large(Arc::new(g), s)
+        };
+        let num_actions = with!(&inner, |g, _s| g.board.num_actions());
+        let ints = if num_actions <= MAX_CACHED_INTS {
+            (0..num_actions)
+                .filter_map(|a| a.into_pyobject(py).ok().map(|i| i.into_any().unbind()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(TerraNovaState {
+            inner,
+            ints: Arc::new(ints),
+        })
+    }
+
+    #[getter]
+    fn num_players(&self) -> usize {
+        with!(&self.inner, |g, _s| g.num_players)
+    }
+
+    #[getter]
+    fn current_player(&self) -> i32 {
+        with!(&self.inner, |_g, s| s.current_player)
+    }
+
+    #[getter]
+    fn ply(&self) -> u32 {
+        with!(&self.inner, |_g, s| s.ply)
+    }
+
+    #[getter]
+    fn turn(&self) -> u32 {
+        with!(&self.inner, |_g, s| s.turn)
+    }
+
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        with!(&self.inner, |g, _s| g.board.num_actions())
+    }
+
+    fn is_terminal(&self) -> bool {
+        with!(&self.inner, |_g, s| s.is_terminal())
+    }
+
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let actions = with!(&self.inner, |g, s| s.legal_actions(g));
+        self.action_list(py, &actions)
+    }
+
+    fn legal_kinds(&self) -> Vec<&'static str> {
+        with!(&self.inner, |g, s| s
+            .legal_kinds(g)
+            .as_slice()
+            .iter()
+            .map(|k| k.name())
+            .collect())
+    }
+
+    fn legal_actions_of_kind<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let mut out = Vec::new();
+        if let Some(kind) = Kind::from_name(kind) {
+            with!(&self.inner, |g, s| s.actions_of_kind(g, kind, &mut out));
+        }
+        self.action_list(py, &out)
+    }
+
+    fn is_legal(&self, action: i64) -> bool {
+        with!(&self.inner, |g, s| usize::try_from(action)
+            .ok()
+            .and_then(|a| g.decode(a))
+            .is_some_and(|mv| s.is_legal(g, mv)))
+    }
+
+    fn apply(&self, action: i64) -> PyResult<Self> {
+        let inner = match &self.inner {
+            Inner::Small(g, s) => Inner::Small(g.clone(), step(g, s, action)?),
+            Inner::Large(g, s) => Inner::Large(g.clone(), step(g, s, action)?),
+        };
+        Ok(self.with_inner(inner))
+    }
+
+    fn scores(&self) -> Vec<i32> {
+        with!(&self.inner, |g, s| s.points[..g.num_players].to_vec())
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        with!(&self.inner, |g, s| returns_of(g, s))
+    }
+
+    fn winners(&self) -> Vec<usize> {
+        with!(&self.inner, |g, s| s.winners(g))
+    }
+
+    fn termination(&self) -> Option<&'static str> {
+        with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
+    }
+
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with!(&self.inner, |g, s| export(py, g, s))
+    }
+
+    /// Plays `n` kind-first random games from here; returns `(games, actions)`.
+    fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
+        let inner = self.inner.clone();
+        py.allow_threads(move || with!(&inner, |g, s| playouts(g, s, n, seed)))
+    }
+
+    /// One kind-first random playout from here; returns the final `returns()`.
+    fn rollout(&self, seed: u64) -> Vec<f64> {
+        with!(&self.inner, |g, s| {
+            let mut rng = Rng::new(seed);
+            let mut slides = Vec::with_capacity(256);
+            let (end, _) = s.playout(g, &mut rng, &mut slides);
+            returns_of(g, &end)
+        })
+    }
+
+    /// A kind-first random legal action (`None` when the game is over).
+    fn random_action(&self, seed: u64) -> Option<usize> {
+        with!(&self.inner, |g, s| {
+            let mut rng = Rng::new(seed);
+            let mut slides = Vec::new();
+            s.random_move(g, &mut rng, &mut slides)
+                .map(|mv| g.encode(mv))
+        })
+    }
+
+    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
+    /// node)`, the action `None` when the game is over.
+    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
+    fn mcts(
+        &self,
+        py: Python<'_>,
+        simulations: u32,
+        seed: u64,
+        uct_c: f64,
+    ) -> (Option<u32>, usize, usize) {
+        let inner = self.inner.clone();
+        py.allow_threads(move || {
+            with!(&inner, |g, s| {
+                let result = mcts::search(g.as_ref(), s, simulations, uct_c, &mut Rng::new(seed));
+                (result.action, result.nodes, result.node_bytes)
+            })
+        })
+    }
+
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
+    }
+
+    fn __repr__(&self) -> String {
+        with!(&self.inner, |_g, s| format!(
+            "<TerraNovaState turn={} ply={} player={} phase={}>",
+            s.turn,
+            s.ply,
+            s.current_player,
+            s.phase.name()
+        ))
+    }
+}
+
+/// Adds Terra Nova's classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<TerraNovaState>()
+}

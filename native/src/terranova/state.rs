@@ -1,0 +1,1324 @@
+//! The Terra Nova position and its rules: move generation (`moves.py`), applying moves
+//! and the end of the game (`rules.py`), zones and scoring (`scoring.py`).
+//!
+//! Each function mirrors the Python function of the same name step by step, so that the
+//! two engines agree exactly (the differential tests compare them at every step). A
+//! [`State`] is a small `Copy` value: fixed-size bitsets over the cells, no heap.
+
+use super::board::{Board, ReturnRule, Rules};
+use crate::common::bits::Bits;
+use crate::common::rng::Rng;
+
+/// Stones in the supply at the start (`state.TOTAL_STONES`).
+pub const TOTAL_STONES: i32 = 80;
+/// The most seats.
+pub const MAX_SEATS: usize = 4;
+
+/// Pioneers per player by player count (`state.PIONEERS_PER_PLAYER`).
+pub fn pioneers_per_player(num_players: usize) -> Option<i32> {
+    match num_players {
+        2 => Some(13),
+        3 => Some(10),
+        4 => Some(8),
+        _ => None,
+    }
+}
+
+/// The phases of `state.py`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Phase {
+    Placement,
+    Play,
+    Over,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Placement => "placement",
+            Phase::Play => "play",
+            Phase::Over => "over",
+        }
+    }
+}
+
+/// Why a game ended (E1-E5, `rules.py`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Termination {
+    BoardDivided,
+    OneMobilePlayer,
+    PlayerEliminated,
+    StonesExhausted,
+    Stall,
+}
+
+impl Termination {
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::BoardDivided => "board_divided",
+            Termination::OneMobilePlayer => "one_mobile_player",
+            Termination::PlayerEliminated => "player_eliminated",
+            Termination::StonesExhausted => "stones_exhausted",
+            Termination::Stall => "stall",
+        }
+    }
+}
+
+/// A move kind, as the Python moves' `kind`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Place,
+    Move,
+    Stone,
+    Pass,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Place => "place",
+            Kind::Move => "move",
+            Kind::Stone => "stone",
+            Kind::Pass => "pass",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        match name {
+            "place" => Some(Kind::Place),
+            "move" => Some(Kind::Move),
+            "stone" => Some(Kind::Stone),
+            "pass" => Some(Kind::Pass),
+            _ => None,
+        }
+    }
+}
+
+/// The legal kinds, in the order of `moves.legal_kinds` (at most two: move, stone).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Kinds {
+    kinds: [Kind; 2],
+    len: u8,
+}
+
+impl Kinds {
+    const NONE: Kinds = Kinds {
+        kinds: [Kind::Pass, Kind::Pass],
+        len: 0,
+    };
+
+    fn one(kind: Kind) -> Kinds {
+        Kinds {
+            kinds: [kind, kind],
+            len: 1,
+        }
+    }
+
+    fn move_stone(stone: bool) -> Kinds {
+        if stone {
+            Kinds {
+                kinds: [Kind::Move, Kind::Stone],
+                len: 2,
+            }
+        } else {
+            Kinds::one(Kind::Move)
+        }
+    }
+
+    pub fn as_slice(&self) -> &[Kind] {
+        &self.kinds[..self.len as usize]
+    }
+}
+
+/// A decoded action.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Move {
+    Place(usize),
+    Slide { src: usize, dst: usize },
+    Stone(usize),
+    Pass,
+}
+
+/// Everything fixed for one game: the board, the rules, the player count.
+#[derive(Clone, Debug)]
+pub struct Game<const W: usize> {
+    pub board: Board<W>,
+    pub rules: Rules,
+    pub num_players: usize,
+}
+
+/// Up to three scored parts (a stone touches at most three arcs of open ground).
+struct Parts<const W: usize> {
+    parts: [Bits<W>; 3],
+    len: usize,
+}
+
+impl<const W: usize> Parts<W> {
+    fn new() -> Self {
+        Parts {
+            parts: [Bits::EMPTY; 3],
+            len: 0,
+        }
+    }
+    fn push(&mut self, part: Bits<W>) {
+        self.parts[self.len] = part;
+        self.len += 1;
+    }
+    fn as_slice(&self) -> &[Bits<W>] {
+        &self.parts[..self.len]
+    }
+}
+
+/// A Terra Nova position (the fields of `state.State`, same names and meanings).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct State<const W: usize> {
+    pub pioneers: [Bits<W>; MAX_SEATS],
+    pub stones: Bits<W>,
+    pub closed: Bits<W>,
+    /// Pioneers, stones and closed cells (`state.filled`).
+    pub filled: Bits<W>,
+    pub turn_stones: Bits<W>,
+    pub points: [i32; MAX_SEATS],
+    pub in_hand: [i32; MAX_SEATS],
+    pub removed: [i32; MAX_SEATS],
+    pub supply: i32,
+    /// `(current cell, turn-start cell)` of each pioneer moved this turn.
+    pub movers: [(u16, u16); 3],
+    pub num_movers: u8,
+    pub action: u8,
+    pub moves_made: u8,
+    pub pending_return: i32,
+    pub turn: u32,
+    pub ply: u32,
+    pub stall: u32,
+    pub current_player: i32,
+    pub start_player: u8,
+    pub phase: Phase,
+    pub termination: Option<Termination>,
+    /// How many areas have been scored (`len(state.areas)`).
+    pub num_areas: u32,
+}
+
+impl<const W: usize> Game<W> {
+    /// The initial state: placement, `start` to place first.
+    pub fn initial(&self, start: usize) -> State<W> {
+        let each = pioneers_per_player(self.num_players).unwrap_or(0);
+        let mut in_hand = [0; MAX_SEATS];
+        for h in in_hand.iter_mut().take(self.num_players) {
+            *h = each;
+        }
+        State {
+            pioneers: [Bits::EMPTY; MAX_SEATS],
+            stones: Bits::EMPTY,
+            closed: Bits::EMPTY,
+            filled: Bits::EMPTY,
+            turn_stones: Bits::EMPTY,
+            points: [0; MAX_SEATS],
+            in_hand,
+            removed: [0; MAX_SEATS],
+            supply: TOTAL_STONES,
+            movers: [(0, 0); 3],
+            num_movers: 0,
+            action: 0,
+            moves_made: 0,
+            pending_return: -1,
+            turn: 0,
+            ply: 0,
+            stall: 0,
+            current_player: start as i32,
+            start_player: start as u8,
+            phase: Phase::Placement,
+            termination: None,
+            num_areas: 0,
+        }
+    }
+
+    /// The move of an action id, or `None` for an id that names no move on this board.
+    pub fn decode(&self, action: usize) -> Option<Move> {
+        let b = &self.board;
+        let n = b.num_cells;
+        if action < n {
+            return Some(Move::Place(action));
+        }
+        if action < b.stone_base() {
+            let rest = action - n;
+            let src = rest / (6 * b.line);
+            let direction = rest % (6 * b.line) / b.line;
+            let steps = rest % b.line + 1;
+            let mut cell = src as i32;
+            for _ in 0..steps {
+                cell = b.next[direction][cell as usize];
+                if cell < 0 {
+                    return None;
+                }
+            }
+            return Some(Move::Slide {
+                src,
+                dst: cell as usize,
+            });
+        }
+        if action < b.pass_action() {
+            return Some(Move::Stone(action - b.stone_base()));
+        }
+        if action == b.pass_action() {
+            return Some(Move::Pass);
+        }
+        None
+    }
+}
+
+impl<const W: usize> State<W> {
+    #[inline]
+    fn player(&self) -> usize {
+        self.current_player as usize
+    }
+
+    #[inline]
+    fn movers(&self) -> &[(u16, u16)] {
+        &self.movers[..self.num_movers as usize]
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    /// s(X) of the pioneer now on `cell`.
+    fn start_cell(&self, cell: usize) -> usize {
+        for &(cur, start) in self.movers() {
+            if cur as usize == cell {
+                return start as usize;
+            }
+        }
+        cell
+    }
+
+    /// Whether seat `p` has a pioneer next to an empty cell.
+    #[inline]
+    fn can_step(&self, g: &Game<W>, own: &Bits<W>) -> bool {
+        let empty = g.board.all.minus(&self.filled);
+        own.iter()
+            .any(|c| g.board.neighbor_masks[c].intersects(&empty))
+    }
+
+    // -- move generation (moves.py) ------------------------------------------------------
+
+    /// `_forbidden_returns`: the movers that may not slide back onto s(X) now.
+    fn forbidden_returns(&self, g: &Game<W>) -> &[(u16, u16)] {
+        if self.num_movers == 0 {
+            return &[];
+        }
+        match g.rules.return_rule {
+            ReturnRule::EndOfTurn => {
+                if self.action == 2 {
+                    self.movers()
+                } else {
+                    &[]
+                }
+            }
+            ReturnRule::Strict => self.movers(),
+            ReturnRule::ThreeMovesOnly => {
+                if self.action == 2 && self.moves_made == 2 && self.num_movers == 1 {
+                    self.movers()
+                } else {
+                    &[]
+                }
+            }
+        }
+    }
+
+    /// Calls `f(src, direction, steps, dst)` for every legal slide (any order).
+    #[inline]
+    pub fn for_each_slide(&self, g: &Game<W>, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let b = &g.board;
+        let (own, forbidden) = if self.pending_return >= 0 {
+            (Bits::single(self.pending_return as usize), &[][..])
+        } else {
+            let forbidden = if self.action > 0 {
+                self.forbidden_returns(g)
+            } else {
+                &[]
+            };
+            (self.pioneers[self.player()], forbidden)
+        };
+        for src in own.iter() {
+            for d in 0..6 {
+                let step = &b.next[d];
+                let mut cell = step[src];
+                let mut steps = 1;
+                while cell >= 0 && !self.filled.get(cell as usize) {
+                    let dst = cell as usize;
+                    if !forbidden
+                        .iter()
+                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+                    {
+                        f(src, d, steps, dst);
+                    }
+                    cell = step[dst];
+                    steps += 1;
+                }
+            }
+        }
+    }
+
+    /// `has_slide`: whether the current player has a legal slide.
+    pub fn has_slide(&self, g: &Game<W>) -> bool {
+        if self.pending_return >= 0 {
+            return true;
+        }
+        let own = self.pioneers[self.player()];
+        let forbidden = if self.action > 0 {
+            self.forbidden_returns(g)
+        } else {
+            &[]
+        };
+        if forbidden.is_empty() {
+            return self.can_step(g, &own);
+        }
+        let mut restricted = Bits::EMPTY;
+        for &(cur, _) in forbidden {
+            restricted.set(cur as usize);
+        }
+        if self.can_step(g, &own.minus(&restricted)) {
+            return true;
+        }
+        let mut any = false;
+        self.for_each_slide(g, |_, _, _, _| any = true);
+        any
+    }
+
+    /// `stone_targets`: empty cells next to a mover, or none.
+    pub fn stone_targets(&self, g: &Game<W>) -> Bits<W> {
+        if self.supply <= 0 || self.action == 0 || self.pending_return >= 0 {
+            return Bits::EMPTY;
+        }
+        let mut near = Bits::EMPTY;
+        for &(cur, _) in self.movers() {
+            near |= g.board.neighbor_masks[cur as usize];
+        }
+        near & g.board.all.minus(&self.filled)
+    }
+
+    /// `legal_kinds`.
+    pub fn legal_kinds(&self, g: &Game<W>) -> Kinds {
+        match self.phase {
+            Phase::Play => {
+                if self.action == 0 {
+                    let own = self.pioneers[self.player()];
+                    return Kinds::one(if self.can_step(g, &own) {
+                        Kind::Move
+                    } else {
+                        Kind::Pass
+                    });
+                }
+                if self.pending_return >= 0 {
+                    return Kinds::one(Kind::Move);
+                }
+                let stone;
+                if self.moves_made == self.action {
+                    stone = self.supply > 0;
+                    if self.action == 1 && g.rules.return_rule == ReturnRule::EndOfTurn {
+                        return Kinds::move_stone(stone);
+                    }
+                } else {
+                    stone = self.stone_targets(g).any();
+                }
+                if self.has_slide(g) {
+                    return Kinds::move_stone(stone);
+                }
+                if stone {
+                    Kinds::one(Kind::Stone)
+                } else {
+                    Kinds::NONE
+                }
+            }
+            Phase::Placement => Kinds::one(Kind::Place),
+            Phase::Over => Kinds::NONE,
+        }
+    }
+
+    /// `legal_moves_of_kind` as action ids, in the Python order.
+    pub fn actions_of_kind(&self, g: &Game<W>, kind: Kind, out: &mut Vec<u32>) {
+        let b = &g.board;
+        match (self.phase, kind) {
+            (Phase::Play, Kind::Move) => self.slides_in_order(g, out),
+            (Phase::Play, Kind::Stone) => {
+                let base = b.stone_base() as u32;
+                out.extend(self.stone_targets(g).iter().map(|c| base + c as u32));
+            }
+            (Phase::Play, Kind::Pass) if self.legal_kinds(g) == Kinds::one(Kind::Pass) => {
+                out.push(b.pass_action() as u32);
+            }
+            (Phase::Placement, Kind::Place) => {
+                out.extend(b.all.minus(&self.filled).iter().map(|c| c as u32));
+            }
+            _ => {}
+        }
+    }
+
+    /// The legal slides as action ids in the Python engine's order: by the position of
+    /// the destination in the lines layout (`board.py`), which is direction by direction,
+    /// then line by line, then along the line. A pioneer's slides in one direction are
+    /// consecutive there, so sorting the pioneers of each direction by their own position
+    /// and walking each ray lists them in order, without sorting the slides.
+    fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
+        let b = &g.board;
+        let (own, forbidden) = if self.pending_return >= 0 {
+            (Bits::single(self.pending_return as usize), &[][..])
+        } else {
+            let forbidden = if self.action > 0 {
+                self.forbidden_returns(g)
+            } else {
+                &[]
+            };
+            (self.pioneers[self.player()], forbidden)
+        };
+        let mut sources = [0usize; 64];
+        let count = own.count() as usize;
+        if count > sources.len() {
+            // More pioneers than any player count has: list and sort instead.
+            let mut keyed: Vec<(u32, u32)> = Vec::new();
+            self.for_each_slide(g, |src, d, steps, dst| {
+                keyed.push((b.line_pos[d][dst], b.slide_action(src, d, steps) as u32));
+            });
+            keyed.sort_unstable();
+            out.extend(keyed.iter().map(|&(_, a)| a));
+            return;
+        }
+        for (slot, src) in sources.iter_mut().zip(own.iter()) {
+            *slot = src;
+        }
+        let sources = &mut sources[..count];
+        for d in 0..6 {
+            let positions = &b.line_pos[d];
+            sources.sort_unstable_by_key(|&src| positions[src]);
+            let step = &b.next[d];
+            for &src in sources.iter() {
+                let mut cell = step[src];
+                let mut steps = 1;
+                while cell >= 0 && !self.filled.get(cell as usize) {
+                    let dst = cell as usize;
+                    if !forbidden
+                        .iter()
+                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+                    {
+                        out.push(b.slide_action(src, d, steps) as u32);
+                    }
+                    cell = step[dst];
+                    steps += 1;
+                }
+            }
+        }
+    }
+
+    /// `legal_moves` as action ids, in the Python order.
+    pub fn legal_actions(&self, g: &Game<W>) -> Vec<u32> {
+        let mut out = Vec::new();
+        for &kind in self.legal_kinds(g).as_slice() {
+            self.actions_of_kind(g, kind, &mut out);
+        }
+        out
+    }
+
+    /// Whether `mv` is legal (`illegal_reason(...) is None`, as `rules.apply` checks it).
+    pub fn is_legal(&self, g: &Game<W>, mv: Move) -> bool {
+        let b = &g.board;
+        match mv {
+            Move::Place(cell) => {
+                self.phase == Phase::Placement && cell < b.num_cells && !self.filled.get(cell)
+            }
+            Move::Slide { src, dst } => self.slide_ok(g, src, dst),
+            Move::Stone(cell) => {
+                self.phase == Phase::Play
+                    && self.action != 0
+                    && self.pending_return < 0
+                    && self.supply > 0
+                    && cell < b.num_cells
+                    && !self.filled.get(cell)
+                    && self.stone_targets(g).get(cell)
+            }
+            Move::Pass => {
+                self.phase == Phase::Play
+                    && self.action == 0
+                    && self.legal_kinds(g) == Kinds::one(Kind::Pass)
+            }
+        }
+    }
+
+    /// `slide_reason(...) is None`.
+    fn slide_ok(&self, g: &Game<W>, src: usize, dst: usize) -> bool {
+        let b = &g.board;
+        if self.phase != Phase::Play || src >= b.num_cells || dst >= b.num_cells {
+            return false;
+        }
+        if !self.pioneers[self.player()].get(src) {
+            return false;
+        }
+        if self.pending_return >= 0 && src != self.pending_return as usize {
+            return false;
+        }
+        // The straight, unblocked path along the board.
+        let (q0, r0) = b.coords[src];
+        let (q1, r1) = b.coords[dst];
+        let (dq, dr) = (q1 - q0, r1 - r0);
+        let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
+        if steps == 0 {
+            return false;
+        }
+        let Some(direction) = super::board::DIRECTIONS
+            .iter()
+            .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
+        else {
+            return false;
+        };
+        let mut cell = src as i32;
+        for _ in 0..steps {
+            cell = b.next[direction][cell as usize];
+            if cell < 0 || self.filled.get(cell as usize) {
+                return false;
+            }
+        }
+        let start = self.start_cell(src);
+        if dst == start && start != src {
+            match g.rules.return_rule {
+                ReturnRule::Strict => return false,
+                ReturnRule::EndOfTurn if self.action != 1 => return false,
+                ReturnRule::ThreeMovesOnly
+                    if self.action == 2 && self.moves_made == 2 && self.num_movers == 1 =>
+                {
+                    return false
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    // -- applying moves (rules.py) ---------------------------------------------------------
+
+    /// The state after the action, or `None` if it is not legal here.
+    pub fn apply_action(&self, g: &Game<W>, action: usize) -> Option<State<W>> {
+        let mv = g.decode(action)?;
+        if !self.is_legal(g, mv) {
+            return None;
+        }
+        Some(self.apply_legal(g, mv))
+    }
+
+    /// The state after a move known to be legal.
+    pub fn apply_legal(&self, g: &Game<W>, mv: Move) -> State<W> {
+        match mv {
+            Move::Place(cell) => self.apply_place(g, cell),
+            Move::Slide { src, dst } => self.apply_slide(g, src, dst),
+            Move::Stone(cell) => self.apply_stone(g, cell),
+            Move::Pass => self.finish_turn(g, false),
+        }
+    }
+
+    fn apply_place(&self, g: &Game<W>, cell: usize) -> State<W> {
+        let p = self.player();
+        let mut s = *self;
+        s.pioneers[p].set(cell);
+        s.in_hand[p] -= 1;
+        let done = s.in_hand.iter().all(|&h| h == 0);
+        s.current_player = if done {
+            self.start_player as i32
+        } else {
+            ((p + 1) % g.num_players) as i32
+        };
+        s.phase = if done { Phase::Play } else { Phase::Placement };
+        s.turn += 1;
+        s.ply += 1;
+        s.filled.set(cell);
+        if done {
+            if let Some(t) = s.termination_check(g) {
+                return s.game_over(t);
+            }
+        }
+        s
+    }
+
+    fn apply_slide(&self, g: &Game<W>, src: usize, dst: usize) -> State<W> {
+        let p = self.player();
+        let mut s = *self;
+        s.pioneers[p].clear(src);
+        s.pioneers[p].set(dst);
+        let mut start = src;
+        let mut found = false;
+        for m in s.movers[..s.num_movers as usize].iter_mut() {
+            if m.0 as usize == src {
+                start = m.1 as usize;
+                m.0 = dst as u16;
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            s.movers[s.num_movers as usize] = (dst as u16, src as u16);
+            s.num_movers += 1;
+        }
+        s.action += 1;
+        let pending = if dst == start && g.rules.return_rule == ReturnRule::EndOfTurn {
+            dst as i32
+        } else {
+            -1
+        };
+        s.moves_made += 1;
+        s.pending_return = pending;
+        s.ply += 1;
+        s.filled.clear(src);
+        s.filled.set(dst);
+        if s.action < 3 && (self.supply > 0 || pending >= 0 || s.has_slide(g)) {
+            return s;
+        }
+        let placed = s.action > s.moves_made;
+        s.finish_turn(g, placed)
+    }
+
+    fn apply_stone(&self, g: &Game<W>, cell: usize) -> State<W> {
+        let b = &g.board;
+        let mut s = *self;
+        s.stones.set(cell);
+        if g.rules.immediate_scoring {
+            let open_after = b.all.minus(&(s.stones | s.closed));
+            let parts = parts_after_stone(g, cell, &open_after);
+            if parts.len > 0 {
+                s.score_parts(g, parts.as_slice());
+                let own = s.pioneers[s.player()];
+                let mut kept = 0;
+                for i in 0..s.num_movers as usize {
+                    let m = s.movers[i];
+                    if own.get(m.0 as usize) {
+                        s.movers[kept] = m;
+                        kept += 1;
+                    }
+                }
+                s.num_movers = kept as u8;
+            }
+        }
+        s.action += 1;
+        s.supply -= 1;
+        s.pending_return = -1;
+        s.ply += 1;
+        s.filled.set(cell);
+        s.filled |= s.closed;
+        s.turn_stones.set(cell);
+        if s.action < 3 && (s.stone_targets(g).any() || s.has_slide(g)) {
+            return s;
+        }
+        s.finish_turn(g, true)
+    }
+
+    fn finish_turn(&self, g: &Game<W>, placed_stone: bool) -> State<W> {
+        let b = &g.board;
+        let rules = &g.rules;
+        let mut s = *self;
+        if !rules.immediate_scoring {
+            let open = b.all.minus(&(self.stones | self.closed));
+            let mut remaining = open;
+            while let Some(low) = remaining.lowest() {
+                let zone = b.flood_fill(&Bits::single(low), &remaining);
+                remaining = remaining.minus(&zone);
+                if is_area(g, &zone)
+                    && (rules.score_on_type_reduction
+                        || split_off(g, &zone, &open, &self.turn_stones))
+                {
+                    s.score_parts(g, &[zone]);
+                }
+            }
+        }
+        s.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
+        s.phase = Phase::Play;
+        s.action = 0;
+        s.num_movers = 0;
+        s.movers = [(0, 0); 3];
+        s.moves_made = 0;
+        s.pending_return = -1;
+        s.turn_stones = Bits::EMPTY;
+        s.turn += 1;
+        if self.action == 0 {
+            s.ply += 1;
+        }
+        s.stall = if placed_stone { 0 } else { self.stall + 1 };
+        s.filled |= s.closed;
+        if let Some(t) = s.termination_check(g) {
+            return s.game_over(t);
+        }
+        s
+    }
+
+    fn game_over(mut self, termination: Termination) -> State<W> {
+        self.current_player = -1;
+        self.phase = Phase::Over;
+        self.action = 0;
+        self.num_movers = 0;
+        self.movers = [(0, 0); 3];
+        self.moves_made = 0;
+        self.pending_return = -1;
+        self.termination = Some(termination);
+        self
+    }
+
+    /// `score_parts`: scores and closes each area.
+    fn score_parts(&mut self, g: &Game<W>, parts: &[Bits<W>]) {
+        let n = g.num_players;
+        for cells in parts {
+            let lands = g.board.lands_of(cells);
+            let t = landscape_count(g, lands);
+            let value = cells.count() as i32 * (4 - t as i32);
+            let mut counts = [0i32; MAX_SEATS];
+            for (p, count) in counts.iter_mut().enumerate().take(n) {
+                *count = (self.pioneers[p] & *cells).count() as i32;
+            }
+            let top = *counts[..n].iter().max().unwrap_or(&0);
+            if top > 0 {
+                let leaders = counts[..n].iter().filter(|&&c| c == top).count() as i32;
+                let share = value.div_euclid(leaders);
+                for (points, &count) in self.points.iter_mut().zip(counts.iter()).take(n) {
+                    if count == top {
+                        *points += share;
+                    }
+                }
+            }
+            for (p, &count) in counts.iter().enumerate().take(n) {
+                if count > 0 {
+                    self.pioneers[p] = self.pioneers[p].minus(cells);
+                    self.removed[p] += count;
+                }
+            }
+            self.closed |= *cells;
+            self.num_areas += 1;
+        }
+    }
+
+    // -- the end of the game (§5) ------------------------------------------------------------
+
+    /// How many seats can still move by the ruleset's mobility test (counting stops at
+    /// `stop_at`).
+    pub fn mobile_players(&self, g: &Game<W>, stop_at: usize) -> usize {
+        let b = &g.board;
+        let seats = &self.pioneers[..g.num_players];
+        if g.rules.potential_mobility {
+            let empty = b.all.minus(&self.filled);
+            let open = b.all.minus(&(self.stones | self.closed));
+            let reach = b.flood_fill(&empty, &open);
+            return seats.iter().filter(|own| own.intersects(&reach)).count();
+        }
+        let mut found = 0;
+        for own in seats {
+            if self.can_step(g, own) {
+                found += 1;
+                if found >= stop_at {
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    fn termination_check(&self, g: &Game<W>) -> Option<Termination> {
+        let b = &g.board;
+        let rules = &g.rules;
+        if b.all.minus(&(self.stones | self.closed)).is_empty() {
+            return Some(Termination::BoardDivided);
+        }
+        if self.mobile_players(g, 2) <= 1 {
+            return Some(Termination::OneMobilePlayer);
+        }
+        if rules.end_on_player_eliminated
+            && self.pioneers[..g.num_players].iter().any(|p| p.is_empty())
+        {
+            return Some(Termination::PlayerEliminated);
+        }
+        if rules.end_on_stones_exhausted && self.supply <= 0 {
+            return Some(Termination::StonesExhausted);
+        }
+        let limit = rules.stall_limit_rounds;
+        if limit > 0 && self.stall as u64 >= limit as u64 * g.num_players as u64 {
+            return Some(Termination::Stall);
+        }
+        None
+    }
+
+    /// The seats with the top score once over, else none.
+    pub fn winners(&self, g: &Game<W>) -> Vec<usize> {
+        if self.termination.is_none() {
+            return Vec::new();
+        }
+        crate::common::outcome::winners(&self.points[..g.num_players])
+    }
+
+    // -- random play -------------------------------------------------------------------------
+
+    /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
+    pub fn random_move(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> Option<Move> {
+        let kinds = self.legal_kinds(g);
+        let kinds = kinds.as_slice();
+        let kind = match kinds.len() {
+            0 => return None,
+            1 => kinds[0],
+            k => kinds[rng.below(k as u32) as usize],
+        };
+        let pick = |set: Bits<W>, rng: &mut Rng| {
+            let count = set.count();
+            if count == 0 {
+                None
+            } else {
+                set.nth(if count == 1 { 0 } else { rng.below(count) })
+            }
+        };
+        match kind {
+            Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
+            Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
+            Kind::Pass => Some(Move::Pass),
+            Kind::Move => self.random_listed_slide(g, rng, slides),
+        }
+    }
+
+    /// A uniformly random legal slide, from the full list.
+    fn random_listed_slide(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> Option<Move> {
+        slides.clear();
+        self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
+        let count = slides.len() as u32;
+        if count == 0 {
+            return None;
+        }
+        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
+        Some(Move::Slide {
+            src: src as usize,
+            dst: dst as usize,
+        })
+    }
+
+    /// Plays kind-first random moves to the end; returns the final state and the moves made.
+    pub fn playout(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> (State<W>, u64) {
+        let mut s = *self;
+        let mut actions = 0;
+        while !s.is_terminal() {
+            match s.random_move(g, rng, slides) {
+                Some(mv) => {
+                    s = s.apply_legal(g, mv);
+                    actions += 1;
+                }
+                None => break, // never happens in a consistent position; stop rather than spin
+            }
+        }
+        (s, actions)
+    }
+}
+
+// -- zones and scoring (scoring.py) ----------------------------------------------------------
+
+/// t(Z) for the landscapes `lands` (A2 aware).
+fn landscape_count<const W: usize>(g: &Game<W>, lands: u32) -> u32 {
+    if g.rules.lake_is_landscape {
+        return lands.count_ones();
+    }
+    let t = (lands & !g.board.water_lands).count_ones();
+    if t > 0 || lands == 0 {
+        t
+    } else {
+        1
+    }
+}
+
+fn is_area<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> bool {
+    landscape_count(g, g.board.lands_of(cells)) <= 3
+}
+
+/// `_split_off`: whether this turn's stones cut `zone` off from a larger zone.
+fn split_off<const W: usize>(
+    g: &Game<W>,
+    zone: &Bits<W>,
+    open: &Bits<W>,
+    turn_stones: &Bits<W>,
+) -> bool {
+    let then = *open | *turn_stones;
+    let old_zone = g.board.flood_fill(zone, &then);
+    (old_zone & *open).minus(zone).any()
+}
+
+/// `parts_after_stone`: the parts of x's old zone to score after a stone on `x`.
+fn parts_after_stone<const W: usize>(g: &Game<W>, x: usize, open_after: &Bits<W>) -> Parts<W> {
+    let b = &g.board;
+    let rules = &g.rules;
+    let mut out = Parts::new();
+    let mut pattern = 0u8;
+    let mut neighbor_bits = [(0u8, 0usize); 6];
+    let mut num_neighbors = 0;
+    for d in 0..6 {
+        let nb = b.next[d][x];
+        if nb >= 0 {
+            neighbor_bits[num_neighbors] = (1 << d, nb as usize);
+            num_neighbors += 1;
+            if open_after.get(nb as usize) {
+                pattern |= 1 << d;
+            }
+        }
+    }
+    let neighbors = &neighbor_bits[..num_neighbors];
+    let arcs = &b.ring_arcs[pattern as usize];
+    if arcs.is_empty() {
+        return out;
+    }
+    let reduce_types = rules.score_on_type_reduction;
+    let invariant = reduce_types && (rules.lake_is_landscape || b.dry_landscapes >= 4);
+    if arcs.len() == 1 && (!reduce_types || (invariant && open_after.intersects(&b.same_land[x]))) {
+        return out;
+    }
+    let mut seeds: [Bits<W>; 4] = [Bits::EMPTY; 4];
+    let mut num_seeds = 0;
+    for &arc in arcs.iter() {
+        let mut seed = Bits::EMPTY;
+        for &(direction_bit, cell) in neighbors {
+            if arc & direction_bit != 0 {
+                seed.set(cell);
+            }
+        }
+        seeds[num_seeds] = seed;
+        num_seeds += 1;
+    }
+    let x_land_cells = b.land_masks[b.land[x] as usize];
+    let stop = if invariant { x_land_cells } else { Bits::EMPTY };
+    let window = b.near[x] & *open_after;
+    let mut near = seeds[0];
+    let mut frontier = seeds[0];
+    while frontier.any() {
+        frontier = (b.spread(&frontier) & window).minus(&near);
+        near |= frontier;
+    }
+    if seeds[..num_seeds].iter().all(|s| s.intersects(&near)) {
+        if !reduce_types || (invariant && near.intersects(&x_land_cells)) {
+            return out;
+        }
+        explore_one_part(g, near, open_after, &stop, &mut out);
+        return out;
+    }
+    if num_seeds == 1 {
+        explore_one_part(g, seeds[0], open_after, &stop, &mut out);
+        return out;
+    }
+    let mut joined: [Bits<W>; 4] = [Bits::EMPTY; 4];
+    joined[0] = near;
+    let mut num_joined = 1;
+    for seed in seeds[..num_seeds].iter() {
+        if !seed.intersects(&near) {
+            joined[num_joined] = *seed;
+            num_joined += 1;
+        }
+    }
+    if num_joined == 2 {
+        two_parts(g, joined[0], joined[1], open_after, &stop, &mut out);
+        return out;
+    }
+    // [reached, frontier, alive] per growing part.
+    let mut groups: [(Bits<W>, Bits<W>, bool); 4] = [(Bits::EMPTY, Bits::EMPTY, false); 4];
+    for i in 0..num_joined {
+        groups[i] = (joined[i], joined[i], true);
+    }
+    let groups = &mut groups[..num_joined];
+    loop {
+        let mut active = [0usize; 4];
+        let mut num_active = 0;
+        let mut alive = 0;
+        for (i, g_) in groups.iter().enumerate() {
+            if g_.2 {
+                alive += 1;
+                if g_.1.any() {
+                    active[num_active] = i;
+                    num_active += 1;
+                }
+            }
+        }
+        if num_active == 0 {
+            break;
+        }
+        if alive == 1 {
+            if !reduce_types {
+                return out;
+            }
+            let only = groups
+                .iter()
+                .find(|g_| g_.2)
+                .map(|g_| g_.0)
+                .unwrap_or_default();
+            explore_one_part(g, only, open_after, &stop, &mut out);
+            return out;
+        }
+        if num_active == 1 && !is_area(g, &groups[active[0]].0) {
+            for g_ in groups.iter() {
+                if g_.2 && g_.1.is_empty() && is_area(g, &g_.0) {
+                    out.push(g_.0);
+                }
+            }
+            return out;
+        }
+        for &i in active[..num_active].iter() {
+            if !groups[i].2 {
+                continue; // merged into another group earlier in this round
+            }
+            let frontier = (b.spread(&groups[i].1) & *open_after).minus(&groups[i].0);
+            groups[i].0 |= frontier;
+            groups[i].1 = frontier;
+            for j in 0..groups.len() {
+                if j != i && groups[j].2 && groups[j].0.intersects(&groups[i].0) {
+                    let (reached, front) = (groups[j].0, groups[j].1);
+                    groups[i].0 |= reached;
+                    groups[i].1 |= front;
+                    groups[j].2 = false;
+                }
+            }
+        }
+    }
+    for g_ in groups.iter() {
+        if g_.2 && is_area(g, &g_.0) {
+            out.push(g_.0);
+        }
+    }
+    out
+}
+
+/// `_two_parts`.
+fn two_parts<const W: usize>(
+    g: &Game<W>,
+    mut a: Bits<W>,
+    mut b_: Bits<W>,
+    open_after: &Bits<W>,
+    stop: &Bits<W>,
+    out: &mut Parts<W>,
+) {
+    let b = &g.board;
+    let (mut a_new, mut b_new) = (a, b_);
+    loop {
+        a_new = (b.spread(&a_new) & *open_after).minus(&a);
+        a |= a_new;
+        if a.intersects(&b_) {
+            break;
+        }
+        b_new = (b.spread(&b_new) & *open_after).minus(&b_);
+        b_ |= b_new;
+        if a.intersects(&b_) {
+            break;
+        }
+        if a_new.is_empty() || b_new.is_empty() {
+            let (done, other) = if a_new.is_empty() { (a, b_) } else { (b_, a) };
+            if is_area(g, &done) {
+                out.push(done);
+            }
+            explore_one_part(g, other, open_after, &Bits::EMPTY, out);
+            return;
+        }
+    }
+    if !g.rules.score_on_type_reduction {
+        return;
+    }
+    explore_one_part(g, a | b_, open_after, stop, out);
+}
+
+/// `_explore_one_part`: the part containing `reached` if it is an area (else nothing).
+fn explore_one_part<const W: usize>(
+    g: &Game<W>,
+    mut reached: Bits<W>,
+    open_after: &Bits<W>,
+    stop: &Bits<W>,
+    out: &mut Parts<W>,
+) {
+    let b = &g.board;
+    let count_water = g.rules.lake_is_landscape;
+    let mut seen = 0u32;
+    let mut frontier = reached;
+    loop {
+        if reached.intersects(stop) {
+            return;
+        }
+        let lands = b.lands_of(&frontier);
+        if lands & !seen != 0 {
+            seen |= lands;
+            let t = if count_water {
+                seen.count_ones()
+            } else {
+                (seen & !b.water_lands).count_ones()
+            };
+            if t >= 4 {
+                return;
+            }
+        }
+        frontier = (b.spread(&frontier) & *open_after).minus(&reached);
+        if frontier.is_empty() {
+            out.push(reached);
+            return;
+        }
+        reached |= frontier;
+    }
+}
+
+impl<const W: usize> Game<W> {
+    /// The action id of a move (`encoding.encode`).
+    pub fn encode(&self, mv: Move) -> usize {
+        let b = &self.board;
+        match mv {
+            Move::Place(cell) => cell,
+            Move::Stone(cell) => b.stone_base() + cell,
+            Move::Pass => b.pass_action(),
+            Move::Slide { src, dst } => {
+                let (q0, r0) = b.coords[src];
+                let (q1, r1) = b.coords[dst];
+                let (dq, dr) = (q1 - q0, r1 - r0);
+                let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
+                let direction = super::board::DIRECTIONS
+                    .iter()
+                    .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
+                    .unwrap_or(0);
+                b.slide_action(src, direction, steps as usize)
+            }
+        }
+    }
+}
+
+impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
+    type State = State<W>;
+
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+
+    fn to_act(&self, state: &State<W>) -> i32 {
+        state.current_player
+    }
+
+    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
+        for &kind in state.legal_kinds(self).as_slice() {
+            state.actions_of_kind(self, kind, out);
+        }
+    }
+
+    fn play(&self, state: &State<W>, action: u32) -> State<W> {
+        match self.decode(action as usize) {
+            Some(mv) => state.apply_legal(self, mv),
+            None => *state,
+        }
+    }
+
+    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
+        let mut slides = Vec::new();
+        let (end, _) = state.playout(self, rng, &mut slides);
+        let winners = end.winners(self);
+        returns.iter_mut().for_each(|r| *r = 0.0);
+        for &p in winners.iter() {
+            returns[p] = 1.0 / winners.len() as f64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::board::{Board, Rules};
+    use super::*;
+
+    fn disc_game(radius: i32, num_players: usize, rules: Rules) -> Game<4> {
+        let mut cells = Vec::new();
+        for r in -radius..=radius {
+            for q in -radius..=radius {
+                if (q + r).abs() <= radius {
+                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
+                }
+            }
+        }
+        let water = [false, false, false, false, false, false, true];
+        Game {
+            board: Board::new(&cells, &water).unwrap(),
+            rules,
+            num_players,
+        }
+    }
+
+    #[test]
+    fn counted_random_slides_are_the_listed_slides() {
+        let game = disc_game(6, 3, Rules::default());
+        let mut rng = Rng::new(3);
+        let mut slides = Vec::new();
+        let mut state = game.initial(0);
+        let mut checked = 0;
+        while !state.is_terminal() {
+            if state.phase == Phase::Play
+                && state.legal_kinds(&game).as_slice().contains(&Kind::Move)
+            {
+                let mut listed = Vec::new();
+                state.for_each_slide(&game, |src, _, _, dst| {
+                    listed.push(Move::Slide { src, dst })
+                });
+                for _ in 0..20 {
+                    let mut again = state;
+                    again.phase = Phase::Play;
+                    let Some(mv) = again.random_move(&game, &mut rng, &mut slides) else {
+                        continue;
+                    };
+                    if let Move::Slide { .. } = mv {
+                        assert!(listed.contains(&mv), "{mv:?} is not a legal slide");
+                    }
+                }
+                checked += 1;
+            }
+            let mv = state
+                .random_move(&game, &mut rng, &mut slides)
+                .expect("a move while not over");
+            assert!(state.is_legal(&game, mv));
+            state = state.apply_legal(&game, mv);
+        }
+        assert!(checked > 50);
+    }
+
+    #[test]
+    fn every_rule_variant_plays_to_the_end() {
+        for return_rule in [
+            ReturnRule::EndOfTurn,
+            ReturnRule::Strict,
+            ReturnRule::ThreeMovesOnly,
+        ] {
+            for immediate_scoring in [true, false] {
+                let rules = Rules {
+                    return_rule,
+                    immediate_scoring,
+                    ..Rules::default()
+                };
+                let game = disc_game(5, 2, rules);
+                let mut slides = Vec::new();
+                let (end, actions) = game
+                    .initial(1)
+                    .playout(&game, &mut Rng::new(9), &mut slides);
+                assert!(end.is_terminal() && actions > 20);
+                assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_search_returns_a_legal_action_and_counts_its_nodes() {
+        let game = disc_game(5, 2, Rules::default());
+        let mut state = game.initial(0);
+        let mut rng = Rng::new(2);
+        let mut slides = Vec::new();
+        for _ in 0..30 {
+            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+            state = state.apply_legal(&game, mv);
+        }
+        let result = crate::common::mcts::search(&game, &state, 300, 2.0, &mut rng);
+        let action = result.action.expect("a legal action");
+        assert!(state.legal_actions(&game).contains(&action));
+        assert!(result.nodes > 300);
+    }
+}

@@ -1,0 +1,502 @@
+"""The native engines (Rust, ``tabletop._native``) behind the game protocol.
+
+``tabletop.make(game_id, engine="native")`` returns a :class:`NativeGame`: the same game
+(id, options, hooks) whose states are :class:`NativeState` values.  A native state keeps
+the Rust position (``tabletop._native.<Game>State``, ``docs/native.md``) and answers the
+hot protocol calls from it: legal kinds and moves, ``apply``, scores, outcome.  Moves are
+the Python engine's own ``Move`` objects, mapped to and from the Rust action ids through
+the game's ``encoding`` hook, so records, notation and every layer above see no
+difference.  Whatever reads a position's Python fields (``to_json``, rendering,
+``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
+Python state, built on first use by replaying the moves since the nearest state that has
+one through the Python engine.
+
+Nothing here names a game but :data:`NATIVE_CLASSES`: a game gets a native engine by
+adding its Rust class to the extension and one entry there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Final
+
+from tabletop.core.encoding import Encoding, ObservationSpec
+from tabletop.core.errors import ConfigError, IllegalMoveError, TabletopError
+from tabletop.core.moves import LazyMoves
+from tabletop.core.outcome import Outcome
+from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
+
+NATIVE_CLASSES: Final[Mapping[str, str]] = {"terranova": "TerraNovaState", "medina": "MedinaState"}
+"""The Rust state class of each game in ``tabletop._native``."""
+
+
+class NativeEngineError(TabletopError):
+    """The native engine was asked for but is not built, or lacks the game."""
+
+
+def native_module() -> ModuleType | None:
+    """The extension module ``tabletop._native``, or ``None`` if it is not built."""
+    try:
+        return importlib.import_module("tabletop._native")  # built by `make native`
+    except ImportError:
+        return None
+
+
+def native_class(game_id: str) -> Any | None:
+    """The Rust state class of ``game_id``, or ``None`` if the extension lacks it."""
+    module = native_module()
+    name = NATIVE_CLASSES.get(game_id)
+    if module is None or name is None:
+        return None
+    return getattr(module, name, None)
+
+
+def has_native(game_id: str) -> bool:
+    """Whether ``game_id`` has a native engine in this installation."""
+    return native_class(game_id) is not None
+
+
+def native_game(game: Game) -> NativeGame:
+    """The native engine of ``game`` (the Python engine's ``Game``).
+
+    Raises:
+        NativeEngineError: if the extension is not built or has no engine for the game.
+    """
+    if isinstance(game, NativeGame):
+        return game
+    cls = native_class(game.id)
+    if cls is None:
+        why = (
+            "the extension tabletop._native is not built (`make native`)"
+            if native_module() is None
+            else (f"tabletop._native has no engine for {game.id!r}")
+        )
+        raise NativeEngineError(f"no native engine for {game.id!r}: {why}")
+    return NativeGame(game, cls)
+
+
+class NativeGame:
+    """A game whose states run on the native engine; otherwise the Python ``Game``.
+
+    Every attribute not defined here (the optional hooks: ``maps``, ``rollout_horizon``,
+    ...) is the Python game's; hooks called with native states get their Python states.
+    """
+
+    engine: Final = "native"
+
+    def __init__(self, python: Game, state_class: Any) -> None:
+        self.python = python
+        self._state_class = state_class
+        self._shared: dict[State, _Shared] = {}
+        self._move_tables: dict[int, _MoveTable] = {}
+
+    # -- metadata -------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.python.id
+
+    @property
+    def name(self) -> str:
+        return self.python.name
+
+    @property
+    def min_players(self) -> int:
+        return self.python.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.python.max_players
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]:
+        return self.python.options
+
+    @property
+    def rulesets(self) -> Mapping[str, Mapping[str, OptionValue]]:
+        return self.python.rulesets
+
+    @property
+    def bench_player_counts(self) -> tuple[int, ...]:
+        return self.python.bench_player_counts
+
+    # -- states ---------------------------------------------------------------------
+
+    def new_initial_state(self, config: GameConfig) -> NativeState:
+        """The initial state (config errors as the Python engine raises them)."""
+        python_initial = self.python.new_initial_state(config)
+        shared = self._shared.get(python_initial)
+        if shared is None:
+            shared = self._shared_for(python_initial)
+        # The config as the Python state has it (with anything drawn at random filled in).
+        tables = _Tables(self, python_initial.config, python_initial, shared)
+        return NativeState(tables, shared.initial_core, python_initial, None, -1)
+
+    def _shared_for(self, python_initial: State) -> _Shared:
+        """What every game starting from this position shares (built once, then cached)."""
+        header = self.python.canonical_config(python_initial.config).to_json()
+        header["seed"] = None  # the engines read what the seed drew from "initial"
+        setup = json.dumps({"config": header, "initial": python_initial.to_json()})
+        try:
+            core = self._state_class(setup)
+        except ValueError as exc:
+            raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
+        encoding: Encoding = self.python.encoding(python_initial.config)  # type: ignore[attr-defined]
+        moves = self._move_tables.get(id(encoding))
+        if moves is None or moves.encoding is not encoding:
+            moves = self._move_tables[id(encoding)] = _MoveTable(encoding)
+        if len(self._shared) >= 256:
+            self._shared.clear()
+            self._move_tables.clear()
+            self._move_tables[id(encoding)] = moves
+        shared = self._shared[python_initial] = _Shared(core, moves)
+        return shared
+
+    def canonical_config(self, config: GameConfig) -> GameConfig:
+        return self.python.canonical_config(config)
+
+    def parse_move(self, text: str) -> Move:
+        return self.python.parse_move(text)
+
+    def render_text(self, state: State, *, color: bool = False) -> str:
+        return self.python.render_text(python_state(state), color=color)
+
+    def render_svg(self, state: State, *, last_moves: Sequence[Move] = ()) -> str:
+        return self.python.render_svg(python_state(state), last_moves=last_moves)
+
+    def describe_score(self, state: State) -> str:
+        return self.python.describe_score(python_state(state))
+
+    def seat_colors(self, num_players: int) -> tuple[str, ...]:
+        return self.python.seat_colors(num_players)
+
+    def evaluate(self, state: State) -> tuple[float, ...]:
+        return self.python.evaluate(python_state(state))
+
+    def encoding(self, config: GameConfig) -> Encoding:
+        """The Python engine's encoding, reading native states through their Python states."""
+        inner: Encoding = self.python.encoding(config)  # type: ignore[attr-defined]
+        return _NativeEncoding(inner)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.python, name)
+        if callable(value):
+            return _with_python_states(value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<NativeGame {self.id!r}>"
+
+
+def _with_python_states(function: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(python_state(a) if isinstance(a, NativeState) else a for a in args)
+        kwargs = {k: python_state(v) if isinstance(v, NativeState) else v for k, v in kwargs.items()}
+        return function(*args, **kwargs)
+
+    return call
+
+
+def python_state(state: State) -> State:
+    """The Python engine's state equal to ``state`` (``state`` itself if it is one)."""
+    return state.python_state() if isinstance(state, NativeState) else state
+
+
+class _MoveTable(dict[int, Move]):
+    """Action id → the Python ``Move`` (decoded once, then looked up), for one encoding."""
+
+    __slots__ = ("actions", "encoding")
+
+    def __init__(self, encoding: Encoding) -> None:
+        super().__init__()
+        self.encoding = encoding
+        # id(move) -> action for the moves handed out (kept alive by this table, so their
+        # ids stay theirs): applying a listed move needs no encoding.
+        self.actions: dict[int, int] = {}
+
+    def __missing__(self, action: int) -> Move:
+        move = self[action] = self.encoding.decode(action)
+        self.actions[id(move)] = action
+        return move
+
+    def encode(self, move: Move) -> int:
+        """The action id of ``move``.
+
+        Raises:
+            ValueError: if it is not a move of this encoding.
+        """
+        action = self.actions.get(id(move))
+        return action if action is not None else self.encoding.encode(move)
+
+
+class _Shared:
+    """What the games from one initial position share: its Rust state, the move table."""
+
+    __slots__ = ("initial_core", "moves")
+
+    def __init__(self, initial_core: Any, moves: _MoveTable) -> None:
+        self.initial_core = initial_core
+        self.moves = moves
+
+
+class _Tables:
+    """What every state of one game shares: the game, its config, the move table."""
+
+    __slots__ = ("config", "encode", "game", "moves", "root")
+
+    def __init__(self, game: NativeGame, config: GameConfig, root: State, shared: _Shared) -> None:
+        self.game = game
+        self.config = config
+        self.root = root
+        self.moves = shared.moves
+        self.encode = shared.moves.encode
+
+
+def _nth_move(data: tuple[_MoveTable, list[int]], index: int) -> Move:
+    return data[0][data[1][index]]
+
+
+def _walk_moves(data: tuple[_MoveTable, list[int]]) -> Iterator[Move]:
+    table = data[0]
+    return (table[a] for a in data[1])
+
+
+class NativeState:
+    """A position of a native engine, behaving as the Python engine's state.
+
+    Attributes that the protocol does not define (a game's own fields such as
+    ``pioneers`` or ``phase``) are read from the equal Python state.
+    """
+
+    __slots__ = ("_action", "_core", "_parent", "_python", "_tables")
+
+    def __init__(
+        self, tables: _Tables, core: Any, python: State | None, parent: NativeState | None, action: int
+    ) -> None:
+        self._tables = tables
+        self._core = core
+        self._python = python
+        self._parent = parent
+        self._action = action
+
+    # -- the protocol ---------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self._tables.game
+
+    @property
+    def config(self) -> GameConfig:
+        return self._tables.config
+
+    @property
+    def native(self) -> Any:
+        """The Rust state (``tabletop._native``), for whole loops in Rust."""
+        return self._core
+
+    @property
+    def num_players(self) -> int:
+        return int(self._core.num_players)
+
+    @property
+    def current_player(self) -> PlayerId:
+        return int(self._core.current_player)
+
+    @property
+    def ply(self) -> int:
+        return int(self._core.ply)
+
+    @property
+    def turn(self) -> int:
+        return int(self._core.turn)
+
+    def legal_moves(self) -> list[Move]:
+        table = self._tables.moves
+        return [table[a] for a in self._core.legal_actions()]
+
+    def legal_kinds(self) -> tuple[str, ...]:
+        return tuple(self._core.legal_kinds())
+
+    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
+        actions = self._core.legal_actions_of_kind(kind)
+        return LazyMoves(len(actions), _nth_move, _walk_moves, (self._tables.moves, actions))
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            action = self._tables.encode(move)
+        except (ValueError, TypeError, AttributeError):
+            return False
+        return bool(self._core.is_legal(action))
+
+    def apply(self, move: Move) -> NativeState:
+        """The state after ``move``.
+
+        Raises:
+            IllegalMoveError: with the Python engine's reason (``self`` is unchanged).
+        """
+        try:
+            action = self._tables.encode(move)
+            core = self._core.apply(action)
+        except (ValueError, TypeError, AttributeError):
+            self.python_state().apply(move)  # raises IllegalMoveError saying why
+            raise IllegalMoveError(f"{move!r}: not legal in the native engine") from None
+        return NativeState(self._tables, core, None, self, action)
+
+    def apply_action(self, action: int) -> NativeState:
+        """The state after the move with this action id (``Game.encoding``).
+
+        Raises:
+            IllegalMoveError: if it is not legal here.
+        """
+        try:
+            core = self._core.apply(action)
+        except (ValueError, TypeError, OverflowError):
+            raise IllegalMoveError(f"action {action!r} is not legal here") from None
+        return NativeState(self._tables, core, None, self, action)
+
+    def is_terminal(self) -> bool:
+        return bool(self._core.is_terminal())
+
+    def outcome(self) -> Outcome | None:
+        termination = self._core.termination()
+        if termination is None:
+            return None
+        return Outcome(tuple(self._core.scores()), tuple(self._core.winners()), termination)
+
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._core.scores())
+
+    def returns(self) -> tuple[float, ...]:
+        return tuple(self._core.returns())
+
+    def parse_move(self, text: str) -> Move:
+        # The Python state's: a game's notation may depend on the phase (Medina's setup).
+        return self.python_state().parse_move(text)
+
+    def move_to_str(self, move: Move) -> str:
+        return self.python_state().move_to_str(move)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.python_state().to_json()
+
+    # -- the Python state -----------------------------------------------------------
+
+    def python_state(self) -> State:
+        """The Python engine's equal state (built on first use, then kept)."""
+        python = self._python
+        if python is not None:
+            return python
+        chain: list[NativeState] = []
+        node: NativeState | None = self
+        while node is not None and node._python is None:
+            chain.append(node)
+            node = node._parent
+        assert node is not None and node._python is not None  # the initial state has one
+        python = node._python
+        moves = self._tables.moves
+        for link in reversed(chain):
+            python = python.apply(moves[link._action])
+            link._python = python
+            link._parent = None
+        return python
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.python_state(), name)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NativeState):
+            return self is other or self.python_state() == other.python_state()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.python_state())
+
+    def __str__(self) -> str:
+        return str(self.python_state())
+
+    def __repr__(self) -> str:
+        return f"<native {self.python_state()!r}>"
+
+    def _repr_svg_(self) -> str:
+        return str(self.game.render_svg(self))
+
+
+class _NativeEncoding:
+    """A game's encoding that reads native states through their Python states."""
+
+    def __init__(self, inner: Encoding) -> None:
+        self._inner = inner
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self._inner.num_distinct_actions
+
+    @property
+    def spec(self) -> ObservationSpec:
+        return self._inner.spec
+
+    @property
+    def max_game_length(self) -> int:
+        return self._inner.max_game_length
+
+    def encode(self, move: Move) -> int:
+        return self._inner.encode(move)
+
+    def decode(self, action: int) -> Move:
+        return self._inner.decode(action)
+
+    def legal_actions(self, state: State) -> list[int]:
+        return self._inner.legal_actions(python_state(state))
+
+    def action_mask(self, state: State) -> bytearray:
+        return self._inner.action_mask(python_state(state))
+
+    def observe(self, state: State, seat: PlayerId) -> Any:
+        return self._inner.observe(python_state(state), seat)
+
+    def action_to_str(self, action: int) -> str:
+        return self._inner.action_to_str(action)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        return _with_python_states(value) if callable(value) else value
+
+
+class NativeMctsAgent:
+    """MCTS with random rollouts run wholly in Rust (``common/mcts.rs`` in ``native/``).
+
+    An agent (``ai.agent.Agent``: ``choose_move(state)``) for native states: UCT, one
+    random kind-first rollout per simulation, per-seat values.  Not yet a bot level of
+    ``ai.levels``.
+
+    Attributes:
+        simulations: simulations per move.
+        uct_c: the exploration constant.
+        seed: seeds the first search; each move's search uses the next seed.
+    """
+
+    def __init__(self, simulations: int = 2000, *, uct_c: float = 2.0, seed: int = 0) -> None:
+        self.simulations = simulations
+        self.uct_c = uct_c
+        self.seed = seed
+        self.last_nodes = 0
+        """Nodes in the last search's tree."""
+
+    def choose_move(self, state: State) -> Move:
+        """The most visited move after ``simulations`` simulations from ``state``.
+
+        Raises:
+            ValueError: if ``state`` is not a native state or the game is over.
+        """
+        if not isinstance(state, NativeState):
+            raise ValueError("the native MCTS searches native states (make(..., engine='native'))")
+        action, self.last_nodes, _ = state.native.mcts(self.simulations, self.seed, self.uct_c)
+        self.seed += 1
+        if action is None:
+            raise ValueError("the game is over")
+        return state._tables.moves[action]
