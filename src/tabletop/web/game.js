@@ -220,9 +220,9 @@ export function showGame(main, matchId) {
     const names = board.cellNames(view.state);
     const moves = analyseMoves(view.legal, names);
     const mine = !!actingToken();
-    const drawn = board.draw(view.state, view);
-    // Highlight: recent actions of others, the selection, and exactly the engine's next targets.
-    for (const c of recent) drawn.cells.get(c)?.classList.add("recent");
+    // The board marks (and animates) the others' last turns itself: it needs my seats.
+    const drawn = board.draw(view.state, { ...view, mySeats: [...mySeats.keys()] });
+    // Highlight: the selection, and exactly the engine's next targets.
     for (const c of sel.picked) drawn.cells.get(c)?.classList.add("selected");
     if (mine) {
       // A cell that completes an action is a target; one that starts a longer action is a source.
@@ -249,7 +249,7 @@ export function showGame(main, matchId) {
     root.replaceChildren(
       statusLine(),
       h("div.layout", {},
-        h("div.board-wrap", {}, drawn.svg),
+        h("div.board-wrap", {}, drawn.figure ?? drawn.svg),
         h("aside.side", {},
           playerList(),
           board.panel ? board.panel(view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,

@@ -15,6 +15,18 @@ export function showReplay(main) {
   let i = 0;
   const params = new URLSearchParams(location.search);
   const match = params.get("match");
+  // The server draws each position (the game's render_board), fetched when first shown.
+  const boards = new Map(); // step -> Promise of SVG text
+  function boardText(step) {
+    if (!boards.has(step)) {
+      const request = match
+        ? fetch(`/api/matches/${match}/board?ply=${step}`)
+        : fetch(`/api/replay/board?ply=${step}`, { method: "POST", headers: { "content-type": "application/json" }, body: sessionStorage.getItem("tabletop.replay") || "null" });
+      boards.set(step, request.then((r) => (r.ok ? r.text() : null)));
+    }
+    return boards.get(step);
+  }
+  let shownSvg = null;
   const load = match
     ? api(`/api/matches/${match}/replay`)
     : api("/api/replay", { method: "POST", body: JSON.parse(sessionStorage.getItem("tabletop.replay") || "null") });
@@ -23,7 +35,7 @@ export function showReplay(main) {
       data = d;
       applySeatColors(d.colors);
       i = Number(params.get("step") ?? d.steps.length - 1);
-      render();
+      go(i);
     },
     (err) => {
       main.replaceChildren(h("p.error", { id: "replay-error", text: t("error.generic", { detail: err.message }) }));
@@ -33,7 +45,12 @@ export function showReplay(main) {
 
   function go(n) {
     i = Math.max(0, Math.min(data.steps.length - 1, n));
-    render();
+    const want = i;
+    boardText(want).then((text) => {
+      if (want !== i) return; // stepped on meanwhile
+      shownSvg = text;
+      render();
+    });
   }
 
   document.addEventListener("keydown", (e) => {
@@ -48,10 +65,9 @@ export function showReplay(main) {
     if (!data) return;
     const step = data.steps[i];
     const board = boardFor(data.game);
-    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log: [], legal: {} };
+    const log = data.steps.slice(1, i + 1).map((s) => ({ ply: s.ply - 1, seat: s.seat }));
+    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log, legal: {}, board_svg: shownSvg };
     const drawn = board.draw(step.state, fake);
-    const names = new Set(board.cellNames(step.state));
-    for (const tok of (step.action || "").match(/[A-Za-z]+\d+/g) || []) if (names.has(tok)) drawn.cells.get(tok)?.classList.add("recent");
     drawn.svg.id = "board";
     drawn.svg.classList.add("board");
     const n = data.steps.length - 1;
@@ -67,7 +83,7 @@ export function showReplay(main) {
           h("button", { id: "replay-next", onclick: () => go(i + 1), text: t("replay.next") }),
           h("button", { id: "replay-last", onclick: () => go(n), text: t("replay.last") })),
         h("div.layout", {},
-          h("div.board-wrap", {}, drawn.svg),
+          h("div.board-wrap", {}, drawn.figure ?? drawn.svg),
           h("aside.side", {},
             h("ol.players", {}, data.players.map((p) => h("li", { class: `player p${p.seat}` },
               h("span", { class: `swatch p${p.seat}` }), h("span.name", { text: p.name }),
