@@ -156,9 +156,10 @@ def test_medina_is_drawn_as_a_city(page: Any, server: str) -> None:
     assert towers.count() == 4
     assert sorted(t.strip() for t in towers.locator("text").all_text_contents()) == ["1", "2", "3", "4"]
     # Each palace colour is its own building; domes carry their owner's seat shape.
-    assert board.locator("g.palace.gray, g.palace.black, g.palace.brown, g.palace.orange").count() == board.locator(
-        "g.palace"
-    ).count()
+    assert (
+        board.locator("g.palace.gray, g.palace.black, g.palace.brown, g.palace.orange").count()
+        == board.locator("g.palace").count()
+    )
     assert board.locator("g.dome .token").count() == board.locator("g.dome").count()
     assert page.locator("#board [data-cell]").count() == 18 * 13
 
