@@ -6,6 +6,7 @@ games) and the frames of a bot's turn animating, into docs/screenshots/.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from pathlib import Path
@@ -87,9 +88,8 @@ def test_page_draws_the_same_picture_as_the_svg_render(page: Any, server: str, g
     )
     assert len(on_page) > 200
     assert on_page == rendered
-    assert page.locator("#board g.cell[data-cell]").count() == len(
-        {c for c in page.evaluate("[...document.querySelectorAll('#board [data-cell]')].map(e => e.dataset.cell)")}
-    )
+    names = page.evaluate("[...document.querySelectorAll('#board [data-cell]')].map(e => e.dataset.cell)")
+    assert page.locator("#board g.cell[data-cell]").count() == len(set(names)) == len(names)
     assert view["version"] >= 6
 
 
@@ -206,7 +206,7 @@ def test_a_bots_turn_is_marked_in_order_animated_and_still_marked_after_reload(
     for ply, delay in delays:
         by_ply.setdefault(ply, delay)
     plies = sorted(by_ply)
-    assert all(by_ply[a] < by_ply[b] for a, b in zip(plies, plies[1:], strict=False))
+    assert all(by_ply[a] < by_ply[b] for a, b in itertools.pairwise(plies))
     # After a reload the marks still show the others' last turns, not mine.
     page.reload()
     page.wait_for_selector("#board g.cell[data-cell]")

@@ -220,7 +220,7 @@ def test_text_of_a_finished_game() -> None:
 
 def test_the_svg_render_embeds_the_boards_own_drawing() -> None:
     """One source: ``render_svg`` is the page's drawing (``render_board``) plus a panel."""
-    state, moves = midgame()
+    state, _ = midgame()
     board = parse(render_board(state))
     document = parse(render_svg(state))
     embedded = document.find("svg:svg[@class='board-svg']", NS)

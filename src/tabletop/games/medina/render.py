@@ -180,13 +180,13 @@ def render_board(s: State, *, history: Sequence[tuple[int, ProtocolMove]] = (), 
         history: ``(seat, move)`` of the actions before ``s``, oldest first.
         first_ply: the ply of ``history[0]``.
     """
-    return to_svg_image(_board(s, last_turns(history, first_ply)), _fragments())
+    return to_svg_image(*_board(s, last_turns(history, first_ply)))
 
 
 def render_svg(s: State, *, last_moves: Sequence[ProtocolMove] = ()) -> SvgImage:
     """The position as a standalone SVG document: :func:`render_board`'s city and a supply panel."""
     seat = -1 if s.is_terminal() else s.current_player
-    board = _board(s, [Recent(i, seat, m) for i, m in enumerate(last_moves)])
+    board, fragments = _board(s, [Recent(i, seat, m) for i, m in enumerate(last_moves)])
     board_width, board_height = float(board.get("width", "0")), float(board.get("height", "0"))
     width = board_width + PANEL
     height = max(board_height, 120 + 56 * s.num_players + 18 * 10)
@@ -195,7 +195,7 @@ def render_svg(s: State, *, last_moves: Sequence[ProtocolMove] = ()) -> SvgImage
     _el(root, "rect", x=0, y=0, width=num(width), height=num(height), fill="#fbf7ee")
     embed(root, board, 0, 0)
     _panel(root, s, s.rules.tower_value_tuple(), board_width + 8)
-    return to_svg_image(root, _fragments())
+    return to_svg_image(root, fragments)
 
 
 _CITY_WIDTH = 2 * EDGE + WIDTH * CELL
@@ -285,7 +285,7 @@ def _legend_icon(parent: ET.Element, kind: str, x: float, y: float) -> None:
         _el(parent, "rect", x=x, y=y, width=size, height=size, fill=RING)
         _wall(parent, x, y, size, horizontal=True)
     elif kind == "tower":
-        _tower(parent, x + size / 2, y + size / 2, size * 0.55, "")
+        _tower(parent, x + size / 2, y + size / 2, size * 0.38, "4")
     else:
         _el(parent, "rect", x=x + 1, y=y + 1, width=size - 2, height=size - 2, rx=4, fill="none")
         parent[-1].set("stroke", MARK_COLOR)
@@ -366,25 +366,67 @@ def _tower(parent: ET.Element, cx: float, cy: float, r: float, value: str) -> ET
     for k in range(8):
         a = k * math.pi / 4
         _el(g, "circle", cx=cx + r * math.cos(a), cy=cy + r * math.sin(a), r=r * 0.28, fill=STONE, stroke=INK)
-    _el(g, "circle", cx=cx, cy=cy, r=r, fill="#a39785", stroke=INK, stroke_width=1.5)
+    _el(g, "circle", cx=cx, cy=cy, r=r, fill="#e9e1d2", stroke=INK, stroke_width=1.5)
     if value:
         _el(
             g,
             "text",
             value,
             x=cx,
-            y=cy + r * 0.38,
-            font_size=num(r * 1.05),
+            y=cy + r * 0.4,
+            font_size=r * 1.2,
             font_weight="bold",
             text_anchor="middle",
-            fill="#ffffff",
-            stroke=INK,
-            stroke_width=0.6,
+            fill=INK,
         )
     return g
 
 
-def _board(s: State, recent: Sequence[Recent]) -> ET.Element:
+_Piece = tuple[str, int, int, int]
+"""What a piece looks like: (kind, square, palace colour or -1, owner seat or -1 / active merchant)."""
+
+
+def _draw_piece(parent: ET.Element, piece: _Piece) -> ET.Element:
+    kind, sq, color, seat = piece
+    x, y = _xy(sq)
+    if kind == "palace":
+        element = _building(parent, color, x, y, CELL, seat)
+        if seat >= 0:  # the owner's colour as a frame on every piece of the palace
+            frame = shade(SEAT_COLORS[seat])
+            _el(element, "rect", x=x + 4, y=y + 4, width=CELL - 8, height=CELL - 8, fill="none", stroke=frame)
+            element[-1].set("stroke-width", "2.5")
+    elif kind == "stable":
+        element = _stable(parent, x, y, CELL)
+    elif kind == "dome":
+        element = _dome(parent, seat, SEAT_COLORS[seat], x, y, CELL)
+        _el(element, "title", f"{SEAT_COLORS[seat]} dome on the {PALACE_NAMES[color]} palace")
+    elif kind == "merchant":
+        element = _merchant(parent, x, y, CELL, seat > 0)
+    else:
+        element = _wall(parent, x, y, CELL, horizontal=sq // WIDTH in (0, HEIGHT - 1))
+    element.set("data-on", SQUARE_NAMES[sq])
+    return element
+
+
+@functools.lru_cache(maxsize=4096)
+def _piece_text(piece: _Piece) -> str:
+    """A piece's SVG text: the same piece on the same square is drawn once per process."""
+    return fragment(_draw_piece(ET.Element("g"), piece))
+
+
+def _pieces(s: State) -> list[_Piece]:
+    """Every piece on the board, in drawing order (domes over their palace)."""
+    out: list[_Piece] = []
+    for pal in s.palaces:
+        out += [("palace", sq, pal.color, pal.owner) for sq in squares_of(pal.pieces)]
+        out += [("stable", sq, pal.color, -1) for sq in squares_of(pal.stables)]
+    out += [("dome", pal.dome, pal.color, pal.owner) for pal in s.palaces if pal.owner >= 0 and pal.dome >= 0]
+    out += [("merchant", sq, -1, s.chain >> sq & 1) for sq in squares_of(s.merchants)]
+    out += [("wall", sq, -1, -1) for sq in squares_of(s.walls)]
+    return out
+
+
+def _board(s: State, recent: Sequence[Recent]) -> tuple[ET.Element, dict[str, str]]:
     values = s.rules.tower_value_tuple()
     width, height = _CITY_WIDTH, _CITY_HEIGHT + _LEGEND_HEIGHT
     root = board_root("medina", width, height, f"0 0 {width} {height}", "Medina")
@@ -397,47 +439,18 @@ def _board(s: State, recent: Sequence[Recent]) -> ET.Element:
         target = getattr(item.move, "square", None)
         if isinstance(target, int) and 0 <= target < WIDTH * HEIGHT:
             arrived[target] = (item, step)
-
-    def tag(element: ET.Element, sq: int) -> None:
-        if sq in arrived:
-            mark_recent(element, *arrived[sq])
-        element.set("data-on", SQUARE_NAMES[sq])
-
     _lanes(pieces, s)
-    for pal in s.palaces:
-        for sq in squares_of(pal.pieces):
-            x, y = _xy(sq)
-            building = _building(pieces, pal.color, x, y, CELL, pal.owner)
-            if pal.owner >= 0:  # the owner's colour as a frame on every piece of the palace
-                frame = shade(colors[pal.owner])
-                _el(
-                    building,
-                    "rect",
-                    x=x + 4,
-                    y=y + 4,
-                    width=CELL - 8,
-                    height=CELL - 8,
-                    fill="none",
-                    stroke=frame,
-                    stroke_width=2.5,
-                )
-            tag(building, sq)
-        for sq in squares_of(pal.stables):
-            x, y = _xy(sq)
-            tag(_stable(pieces, x, y, CELL), sq)
-    for pal in s.palaces:
-        if pal.owner >= 0 and pal.dome >= 0:
-            x, y = _xy(pal.dome)
-            dome = _dome(pieces, pal.owner, colors[pal.owner], x, y, CELL)
-            _el(dome, "title", f"{colors[pal.owner]} dome on the {PALACE_NAMES[pal.color]} palace")
-            tag(dome, pal.dome)
-    for sq in squares_of(s.merchants):
-        x, y = _xy(sq)
-        tag(_merchant(pieces, x, y, CELL, bool(s.chain >> sq & 1)), sq)
-    for sq in squares_of(s.walls):
-        x, y = _xy(sq)
-        row = sq // WIDTH
-        tag(_wall(pieces, x, y, CELL, horizontal=row in (0, HEIGHT - 1)), sq)
+    # Pieces are text cached per piece (drawing them anew is most of a drawing's cost);
+    # only those of the last turns are built here, to carry their marks.
+    texts: list[str] = []
+    for piece in _pieces(s):
+        if piece[1] in arrived:
+            fresh = _draw_piece(ET.Element("g"), piece)
+            mark_recent(fresh, *arrived[piece[1]])
+            texts.append(fragment(fresh))
+        else:
+            texts.append(_piece_text(piece))
+    placeholder(pieces, "md-pieces")
     for t, sq in enumerate(TOWER_SQUARES):
         x, y = _xy(sq)
         tower = _tower(pieces, x + CELL / 2, y + CELL / 2, CELL * 0.36, str(values[t]))
@@ -452,21 +465,17 @@ def _board(s: State, recent: Sequence[Recent]) -> ET.Element:
         target = getattr(item.move, "square", None)
         if isinstance(target, int) and 0 <= target < WIDTH * HEIGHT:
             x, y = _xy(target)
-            ring = _el(
-                motion,
-                "rect",
-                class_="motion-mark last-move",
-                x=x + 1.5,
-                y=y + 1.5,
-                width=CELL - 3,
-                height=CELL - 3,
-                rx=5,
-                stroke_width=3.5,
-                data_at=SQUARE_NAMES[target],
-            )
+            ring = _el(motion, "rect", class_="motion-mark last-move", x=x + 1.5, y=y + 1.5, width=CELL - 3)
+            for key, value in (
+                ("height", CELL - 3),
+                ("rx", 5),
+                ("stroke-width", 3.5),
+                ("data-at", SQUARE_NAMES[target]),
+            ):
+                ring.set(key, str(value))
             mark_recent(ring, item, step)
     placeholder(root, "md-over")
-    return root
+    return root, {**_fragments(), "md-pieces": "".join(texts)}
 
 
 def _lanes(parent: ET.Element, s: State) -> None:

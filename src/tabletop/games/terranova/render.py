@@ -342,10 +342,10 @@ def _board(state: State, recent: Sequence[Recent]) -> tuple[ET.Element, dict[str
     _draw_closed(root, state, layout)
     placeholder(root, "tn-borders")
     _draw_areas(root, state, layout)
-    _draw_pieces(root, state, layout, _recent_pieces(board, recent))
+    pieces = _draw_pieces(root, state, layout, _recent_pieces(board, recent))
     _draw_motion(root, board, layout, recent)
     placeholder(root, "tn-over")
-    return root, static.fragments
+    return root, {**static.fragments, **pieces}
 
 
 def _add_pattern(defs: ET.Element, pattern_id: str, color: str, kind: str) -> None:
@@ -528,12 +528,12 @@ def _tag(element: ET.Element, i: int, marks: _Marks, layout: Layout, board: Boar
         element.set("data-from-y", _num(oy - y))
 
 
-def _draw_pieces(root: ET.Element, state: State, layout: Layout, marks: _Marks) -> None:
-    board: Board = state.board
-    stones = add(root, "g", class_="stones", pointer_events="none")
-    for i in board.cells_of(state.stones):
+def _draw_piece(parent: ET.Element, board: Board, color: str, seat: int, i: int) -> ET.Element:
+    """A stone (``seat`` -1) or a pioneer of ``seat`` (colour name ``color``) on cell ``i``."""
+    layout = _static(board).layout
+    if seat < 0:
         stone = add(
-            stones,
+            parent,
             "polygon",
             class_="stone",
             points=_points(_shrunk(layout, board.coords[i], 0.72)),
@@ -543,28 +543,58 @@ def _draw_pieces(root: ET.Element, state: State, layout: Layout, marks: _Marks) 
             data_on=board.names[i],
         )
         add(stone, "title", f"stone on {board.names[i]}")
-        _tag(stone, i, marks, layout, board)
-    pioneers = add(root, "g", class_="pioneers", pointer_events="none")
-    for seat, own in enumerate(state.pioneers):
-        for i in board.cells_of(own):
-            x, y = layout.hex_to_pixel(board.coords[i])
-            token = _token(pioneers, state, seat, x, y, 0.55 * _HEX)
-            token.set("class", "pioneer")
-            token.set("data-on", board.names[i])
-            token.set("data-seat", str(seat))
-            add(token, "title", f"{state.context.seat_colors[seat]} pioneer on {board.names[i]}")
-            _tag(token, i, marks, layout, board)
+        return stone
+    x, y = layout.hex_to_pixel(board.coords[i])
+    token = _token_of(parent, color, seat, x, y, 0.55 * _HEX)
+    token.set("class", "pioneer")
+    token.set("data-on", board.names[i])
+    token.set("data-seat", str(seat))
+    add(token, "title", f"{color} pioneer on {board.names[i]}")
+    return token
+
+
+@functools.lru_cache(maxsize=8192)
+def _piece_text(board: Board, color: str, seat: int, i: int) -> str:
+    """A piece's SVG text: the same piece on the same cell is drawn once per process."""
+    return fragment(_draw_piece(ET.Element("g"), board, color, seat, i))
+
+
+def _draw_pieces(root: ET.Element, state: State, layout: Layout, marks: _Marks) -> dict[str, str]:
+    """Stones, then pioneers; pieces of the last turns are built anew, to carry their marks."""
+    board: Board = state.board
+    colors = state.context.seat_colors
+    layers = {"tn-stones": [(-1, i) for i in board.cells_of(state.stones)]}
+    layers["tn-pioneers"] = [(seat, i) for seat, own in enumerate(state.pioneers) for i in board.cells_of(own)]
+    texts: dict[str, str] = {}
+    for key, pieces in layers.items():
+        group = add(root, "g", class_=key[3:], pointer_events="none")
+        placeholder(group, key)
+        out = []
+        for seat, i in pieces:
+            color = colors[seat] if seat >= 0 else ""
+            if i in marks:
+                fresh = _draw_piece(ET.Element("g"), board, color, seat, i)
+                _tag(fresh, i, marks, layout, board)
+                out.append(fragment(fresh))
+            else:
+                out.append(_piece_text(board, color, seat, i))
+        texts[key] = "".join(out)
+    return texts
 
 
 def _token(parent: ET.Element, state: State, seat: int, x: float, y: float, radius: float) -> ET.Element:
     """A player token: the seat's shape in its colour with its letter on top."""
+    return _token_of(parent, state.context.seat_colors[seat], seat, x, y, radius)
+
+
+def _token_of(parent: ET.Element, color: str, seat: int, x: float, y: float, radius: float) -> ET.Element:
     group = add(parent, "g")
-    seat_marker(group, seat, state.context.seat_colors[seat], x, y, radius)
-    dark = shade(state.context.seat_colors[seat]) in (SHADES["blue"], SHADES["black"], SHADES["green"])
+    seat_marker(group, seat, color, x, y, radius)
+    dark = shade(color) in (SHADES["blue"], SHADES["black"], SHADES["green"])
     add(
         group,
         "text",
-        player_letter(state, seat),
+        color[:1].upper(),
         x=_num(x),
         y=_num(y + radius * 0.42),
         font_size=_num(radius * 1.1),

@@ -6,10 +6,13 @@ import { t } from "../i18n.js";
 import { showMotion } from "./motion.js";
 
 const parser = new DOMParser();
+// [name, i18n key, English, on by default]; "fit" matters on a phone only (board.css).
 const TOGGLES = [
-  ["coords", "board.coordinates", "Coordinates"],
-  ["legend", "board.legend", "Legend"],
+  ["coords", "board.coordinates", "Coordinates", true],
+  ["legend", "board.legend", "Legend", true],
+  ["fit", "board.fit", "Whole board", false],
 ];
+const panned = new Map(); // match -> [scrollLeft, scrollTop] of the board's frame, kept across redraws
 
 function label(key, english) {
   const text = t(key);
@@ -26,13 +29,14 @@ export function parseBoard(text) {
 }
 
 function shown(name) {
-  return localStorage.getItem(`tabletop.board.${name}`) !== "off";
+  const saved = localStorage.getItem(`tabletop.board.${name}`);
+  return saved ? saved === "on" : TOGGLES.find(([n]) => n === name)[3];
 }
 
 /** The toggles above the board: coordinates and legend, remembered across pages. */
 function toolbar(figure) {
   return h("div.board-tools", { role: "toolbar", "aria-label": label("board.tools", "Board") },
-    TOGGLES.map(([name, key, english]) => h("button.board-toggle", {
+    TOGGLES.map(([name, key, english]) => h(`button.board-toggle.toggle-${name}`, {
       id: `toggle-${name}`,
       type: "button",
       "aria-pressed": String(shown(name)),
@@ -60,7 +64,16 @@ export function drawServerBoard(svgText, view) {
   const width = Number(svg.getAttribute("width")) || 600;
   // The natural size has cells of at least 44 px: the phone layout shows it so (and pans).
   figure.style.setProperty("--board-natural-width", `${width}px`);
-  figure.append(toolbar(figure), h("div.board-scroll", {}, svg));
+  const key = view.match ?? "replay";
+  const frame = h("div.board-scroll", { onscroll: (e) => panned.set(key, [e.target.scrollLeft, e.target.scrollTop]) }, svg);
+  figure.append(toolbar(figure), frame);
+  // Every update redraws the board: keep where the player had panned it (at first: the middle).
+  requestAnimationFrame(() => {
+    if (!frame.isConnected) return;
+    const [left, top] = panned.get(key) ?? [(frame.scrollWidth - frame.clientWidth) / 2, 0];
+    frame.scrollLeft = left;
+    frame.scrollTop = top;
+  });
   showMotion(svg, view);
   return { svg, cells, figure };
 }
