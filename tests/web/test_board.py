@@ -53,6 +53,16 @@ def play_http(base: str, match: dict[str, Any], seat: int, actions: int, rng: ra
     return view_of(base, match["id"])
 
 
+def play_to_a_fresh_turn(base: str, match: dict[str, Any], actions: int, rng: random.Random) -> dict[str, Any]:
+    """Plays ``actions`` or more for seat 0, until seat 0's turn has just begun after another seat's."""
+    view = play_http(base, match, 0, actions, rng)
+    while True:
+        view = wait_for_turn(base, match["id"], 0)
+        if view["terminal"] or (view["log"] and view["log"][-1]["seat"] != 0):
+            return view
+        view = play_http(base, match, 0, 1, rng)
+
+
 def wait_for_turn(base: str, match_id: str, seat: int) -> dict[str, Any]:
     for _ in range(400):
         view = view_of(base, match_id)
@@ -241,8 +251,7 @@ def test_cells_are_big_enough_to_tap_on_a_phone(browser: Any, server: str, game:
 @pytest.mark.parametrize("game", ["terranova", "medina"])
 def test_screenshots_for_the_readme(browser: Any, server: str, game: str) -> None:
     m = create(server, game, SEATS[game], start_player=0, seed=7)
-    play_http(server, m, 0, 14 if game == "terranova" else 8, random.Random(7))
-    wait_for_turn(server, m["id"], 0)
+    play_to_a_fresh_turn(server, m, 15 if game == "terranova" else 8, random.Random(7))
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         context = browser.new_context(viewport=viewport, locale="en-US")
@@ -259,11 +268,9 @@ def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
     """docs/screenshots/bot-turn-1.png ...: the bot's three actions appearing in order."""
     m = create(server, "terranova", SEATS["terranova"], start_player=0, seed=9)
     rng = random.Random(9)
-    play_http(server, m, 0, 16, rng)  # past the placement of the pioneers: the bot acts three times
-    view = wait_for_turn(server, m["id"], 0)
-    while view["state"]["phase"] != "play" or view["state"]["progress"]["actions_left"] != 3:
-        view = play_http(server, m, 0, 1, rng)
-        view = wait_for_turn(server, m["id"], 0)
+    # Past the placement of the pioneers: the bot acts three times a turn.
+    view = play_to_a_fresh_turn(server, m, 14, rng)
+    assert view["state"]["phase"] == "play"
     context = browser.new_context(viewport=DESKTOP, locale="en-US")
     try:
         page = context.new_page()

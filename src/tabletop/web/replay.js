@@ -46,11 +46,15 @@ export function showReplay(main) {
   function go(n) {
     i = Math.max(0, Math.min(data.steps.length - 1, n));
     const want = i;
+    // The step's text at once; its board as soon as the server has drawn it (the last
+    // board stays meanwhile), and the neighbours fetched ahead for the arrow keys.
+    render();
     boardText(want).then((text) => {
-      if (want !== i) return; // stepped on meanwhile
+      if (want !== i || text === shownSvg) return; // stepped on meanwhile
       shownSvg = text;
       render();
     });
+    for (const next of [want + 1, want - 1]) if (next >= 0 && next < data.steps.length) boardText(next);
   }
 
   document.addEventListener("keydown", (e) => {

@@ -57,9 +57,9 @@ export function showMotion(svg, view) {
   const kept = keep(svg, view);
   const key = view.match ?? "replay";
   const plies = kept.map((el) => Number(el.dataset.ply));
-  const newest = Math.max(-1, ...plies, ...(view.log || []).map((e) => e.ply));
+  const newest = Math.max(-1, ...plies);
   let line = timelines.get(key);
-  if (!line || view.restart) {
+  if (!line) {
     // A page load or reload: the marks are shown at once, nothing replays.
     timelines.set(key, { seen: newest, starts: new Map() });
     return;
