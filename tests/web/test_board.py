@@ -110,12 +110,13 @@ def test_coordinates_on_every_edge_and_the_toggle_is_remembered(page: Any, serve
     labels = page.locator("#board .coords text")
     assert labels.count() >= 20
     assert labels.first.is_visible()
-    box = page.locator("#board").bounding_box()
-    xs = [b["x"] for b in labels.evaluate_all("ls => ls.map(l => l.getBoundingClientRect().toJSON())")]
-    ys = [b["y"] for b in labels.evaluate_all("ls => ls.map(l => l.getBoundingClientRect().toJSON())")]
-    # Labels near all four edges of the board.
-    assert min(xs) < box["x"] + 0.1 * box["width"] and max(xs) > box["x"] + 0.85 * box["width"]
-    assert min(ys) < box["y"] + 0.1 * box["height"] and max(ys) > box["y"] + 0.6 * box["height"]
+    box = page.locator("#board .cells").bounding_box()
+    centres = labels.evaluate_all(
+        "ls => ls.map(l => { const r = l.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })"
+    )
+    # Labels beyond all four edges of the cells.
+    assert min(x for x, _ in centres) < box["x"] and max(x for x, _ in centres) > box["x"] + box["width"]
+    assert min(y for _, y in centres) < box["y"] and max(y for _, y in centres) > box["y"] + box["height"]
     page.click("#toggle-coords")
     assert page.get_attribute("#toggle-coords", "aria-pressed") == "false"
     assert not labels.first.is_visible()
