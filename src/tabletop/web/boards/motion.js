@@ -10,16 +10,22 @@ function reducedMotion() {
   return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 }
 
+/** The viewer's seats: at a hotseat table, the one about to act (the others' turns are news to it). */
+function viewerSeats(view) {
+  if (view.hotseat && view.current_player != null) return new Set([view.current_player]);
+  return new Set(view.mySeats || []);
+}
+
 /** The ply of the viewer's newest action, or -1. */
 function myLastPly(view) {
-  const mine = new Set(view.mySeats || []);
+  const mine = viewerSeats(view);
   let last = -1;
   for (const e of view.log || []) if (mine.has(e.seat)) last = Math.max(last, e.ply);
   return last;
 }
 
 function keep(svg, view) {
-  const mine = new Set(view.mySeats || []);
+  const mine = viewerSeats(view);
   const since = myLastPly(view);
   const kept = [];
   for (const el of svg.querySelectorAll("[data-ply]")) {
