@@ -299,3 +299,26 @@ def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
             board.screenshot(path=str(SCREENSHOTS / f"bot-turn-{k}.png"))
     finally:
         context.close()
+
+
+def test_replay_shows_each_positions_drawing_and_marks_its_last_turns(page: Any, server: str) -> None:
+    m = create(server, "medina", [("Bot 1", "random"), ("Bot 2", "random"), ("Bot 3", "random")], seed=6)
+    for _ in range(600):
+        if view_of(server, m["id"])["terminal"]:
+            break
+        time.sleep(0.05)
+    page.goto(f"{server}/replay?match={m['id']}&step=0")
+    page.wait_for_selector("#board g.cell[data-cell]")
+    assert page.locator("#board .pieces g.merchant, #board .pieces g.palace").count() == 0
+    assert page.locator("#board .motion-mark").count() == 0
+    page.click("#replay-next")
+    page.wait_for_function("() => document.querySelectorAll('#board .motion-mark').length === 1")
+    mark = page.locator("#board .motion-mark")
+    assert mark.get_attribute("data-ply") == "0"
+    served = httpx2.get(f"{server}/api/matches/{m['id']}/board", params={"ply": 1}, timeout=10).text
+    on_page = page.evaluate(f"({NORMALISE})(document.querySelector('#board'))")
+    rendered = page.evaluate(
+        f"""(text) => ({NORMALISE})(new DOMParser().parseFromString(text, 'image/svg+xml').documentElement)""",
+        served,
+    )
+    assert on_page == rendered
