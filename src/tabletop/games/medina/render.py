@@ -185,7 +185,7 @@ def render_board(s: State, *, history: Sequence[tuple[int, ProtocolMove]] = (), 
 
 def render_svg(s: State, *, last_moves: Sequence[ProtocolMove] = ()) -> SvgImage:
     """The position as a standalone SVG document: :func:`render_board`'s city and a supply panel."""
-    seat = -1 if s.is_terminal() else s.current_player
+    seat = -1  # who played ``last_moves`` is not known here
     board, fragments = _board(s, [Recent(i, seat, m) for i, m in enumerate(last_moves)])
     board_width, board_height = float(board.get("width", "0")), float(board.get("height", "0"))
     width = board_width + PANEL

@@ -265,7 +265,7 @@ def render_svg(state: State, *, last_moves: Sequence[object] = ()) -> SvgImage:
     Returns:
         The SVG document; every cell of the board carries ``data-cell`` with its name.
     """
-    seat = -1 if state.result is not None else state.current_player
+    seat = -1  # who played ``last_moves`` is not known here
     board, fragments = _board(state, [Recent(i, seat, m) for i, m in enumerate(last_moves)])
     board_width, board_height = float(board.get("width", "0")), float(board.get("height", "0"))
     panel_height = 150 + 32 * state.num_players
