@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, make_agent
+from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena
 from tabletop.cli.bench_cmd import bench_app
 from tabletop.cli.checks import check_players, load_game
@@ -355,6 +356,7 @@ def games_cmd() -> None:
 
 app.command("serve")(serve)
 app.command("arena")(arena)
+app.command("analyse")(analyse)
 app.add_typer(map_app, name="map")
 app.add_typer(bench_app, name="bench")
 

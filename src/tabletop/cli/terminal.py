@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tabletop.ai.agent import Agent
-from tabletop.core.errors import IllegalMoveError, InvalidMoveError
+from tabletop.ai.analysis import hint
+from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from tabletop.core.protocol import Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 
@@ -20,6 +21,8 @@ HELP = """Commands:
   board             draw the board again
   score             show the score breakdown
   undo              take back your last action of this turn
+  hint [LEVEL]      a bot's suggested turn and its estimated value (docs/analysis.md);
+                    LEVEL is any bot spec, e.g. greedy (the default) or mcts:2
   save FILE         save the game so far as a record
   quit              stop the game (you are offered to save it)
   help              this text"""
@@ -36,6 +39,7 @@ class TerminalGame:
         ask: reads one line of input given a prompt; raises EOFError at the end of input.
         say: prints one block of text.
         color: whether boards are drawn with ANSI colours.
+        hint_level: the bot that answers ``hint`` without a level.
     """
 
     initial: State
@@ -44,6 +48,7 @@ class TerminalGame:
     ask: Callable[[str], str] = input
     say: Callable[[str], None] = print
     color: bool = False
+    hint_level: str = "greedy"
     moves: list[Move] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
 
@@ -125,6 +130,8 @@ class TerminalGame:
                 self.say(game.describe_score(self.state))
             elif command == "undo":
                 self._undo(seat)
+            elif command == "hint":
+                self.say(self._hint(rest.strip() or self.hint_level))
             elif command == "save":
                 self._save(rest.strip())
             elif command in ("quit", "exit"):
@@ -154,6 +161,17 @@ class TerminalGame:
             return f"No legal move matches {text_filter!r}. Legal kinds now: {kinds}."
         texts = [self.state.move_to_str(m) for m in chosen]
         return f"{len(texts)} legal moves:\n" + _columns(texts)
+
+    def _hint(self, level: str) -> str:
+        """The bot's suggested turn from here, or why there is none."""
+        try:
+            suggestion = hint(self.state, level, seed=self.state.ply)
+        except ConfigError as exc:
+            return f"No hint: {exc}"
+        return (
+            f"Hint ({suggestion.level}): {' '.join(suggestion.actions)}; "
+            f"your estimated margin then {suggestion.value:+.1f} points (now {suggestion.current:+.1f})."
+        )
 
     def _undo(self, seat: int) -> None:
         if len(self.states) < 2:

@@ -23,7 +23,7 @@ from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
 from tabletop.server.rooms import RoomError, RoomManager
-from tabletop.server.routes import games, matches, records
+from tabletop.server.routes import analysis, games, matches, records
 from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_client=settings.max_sockets_per_client,
         )
         app.state.rooms = rooms
+        app.state.analysis = analysis.AnalysisService(settings)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
@@ -59,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await rooms.close()
             bots.shutdown()
+            app.state.analysis.shutdown()
             store.close()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
@@ -106,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(matches.router)
     app.include_router(records.router)
+    app.include_router(analysis.router)
     app.include_router(ws_router)
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.

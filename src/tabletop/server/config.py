@@ -35,6 +35,8 @@ LIMIT_FIELDS = (
     "ws_messages_per_minute",
     "token_failures_per_minute",
     "matches_per_minute",
+    "hints_per_minute",
+    "analyses_per_minute",
 )
 """The fields that bound what one client may cost the server (positive integers)."""
 
@@ -69,6 +71,15 @@ class Settings:
             60 s; beyond it every token check from that address answers 429 until the
             oldest failure is a minute old.
         matches_per_minute: matches one client address may create in any 60 s.
+        hints_per_minute: hints one client address may ask for in any 60 s (each is a
+            bot search: CPU).
+        analyses_per_minute: game analyses one client address may start in any 60 s
+            (answers from the cache do not count).
+        hint_time_per_action_s: seconds a hint's bot thinks per action at most.
+        analysis_budget_s: seconds one game analysis may take (its bot thinks less per
+            action in a long game; ``docs/analysis.md``).
+        analysis_workers: processes (or threads) that compute hints and analyses, apart
+            from the bots' workers.
     """
 
     db_url: str = DEFAULT_DB_URL
@@ -86,6 +97,11 @@ class Settings:
     ws_messages_per_minute: int = 600
     token_failures_per_minute: int = 20
     matches_per_minute: int = 20
+    hints_per_minute: int = 30
+    analyses_per_minute: int = 6
+    hint_time_per_action_s: float = 1.0
+    analysis_budget_s: float = 90.0
+    analysis_workers: int = 1
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_time_budget_s < math.inf:
@@ -96,6 +112,11 @@ class Settings:
             raise ConfigError(f"the server needs at least one bot worker, got {self.bot_workers}")
         if not 0 <= self.bot_delay_s < math.inf:
             raise ConfigError(f"the bot delay must be a finite number of seconds, not negative, got {self.bot_delay_s}")
+        for budget in ("hint_time_per_action_s", "analysis_budget_s"):
+            if not 0 < getattr(self, budget) < math.inf:
+                raise ConfigError(f"{budget} must be a positive, finite number of seconds, got {getattr(self, budget)}")
+        if self.analysis_workers < 1:
+            raise ConfigError(f"the server needs at least one analysis worker, got {self.analysis_workers}")
         for name in LIMIT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -120,6 +141,13 @@ class Settings:
                     values[name] = int(text)
                 except ValueError:
                     raise ConfigError(f"{variable} must be a positive integer, got {text[:40]!r}") from None
+        for name, kind in (("hint_time_per_action_s", float), ("analysis_budget_s", float), ("analysis_workers", int)):
+            variable = ENV_PREFIX + name.upper()
+            if (text := os.environ.get(variable)) is not None:
+                try:
+                    values[name] = kind(text)
+                except ValueError:
+                    raise ConfigError(f"{variable} must be a number, got {text[:40]!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 

@@ -38,6 +38,7 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         413: "the body is over the size limit",
         422: "the body or a value in it is not valid",
         429: "too many requests from this address; see Retry-After",
+        503: "the work took longer than the server allows (an analysis)",
     }
     wanted = sorted({400, 413, 422, 429, *statuses})
     return {status: {"model": ErrorBody, "description": described[status]} for status in wanted}
@@ -115,3 +116,43 @@ class SeatOfToken(BaseModel):
     """Answer to ``POST /api/matches/{id}/seat``."""
 
     seat: int
+
+
+LevelSpec = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+"""A bot spec naming the hint's or the analysis's bot, e.g. ``greedy`` or ``mcts:2``."""
+
+
+class HintBody(BaseModel):
+    """Body of ``POST /api/matches/{id}/hint`` (``docs/analysis.md``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=200, description="the acting seat's token")
+    version: int | None = Field(default=None, ge=0, le=MAX_INT, description="the version the hint is for, if given")
+    level: LevelSpec = Field(default="greedy", description="the bot that suggests, any bot spec")
+
+
+class HintAnswer(BaseModel):
+    """A bot's suggested turn for the acting seat."""
+
+    version: int = Field(description="the match version the hint was computed for")
+    seat: int
+    level: str
+    move: str = Field(description="the action to play now (the first of ``actions``)")
+    actions: list[str] = Field(description="the bot's whole remaining turn, in notation")
+    value: float = Field(description="the seat's estimated final-score margin after that turn and the next answer")
+    current: float = Field(description="the seat's estimated final-score margin now")
+
+
+class AnalysisBody(BaseModel):
+    """Body of ``POST /api/matches/{id}/analysis``."""
+
+    model_config = ConfigDict(extra="forbid")
+    level: LevelSpec = Field(default="greedy", description="the judging bot, any bot spec")
+
+
+class RecordAnalysisBody(BaseModel):
+    """Body of ``POST /api/analysis``: an uploaded record to analyse."""
+
+    model_config = ConfigDict(extra="forbid")
+    record: dict[str, Any] = Field(description="a game record (docs/records.md)")
+    level: LevelSpec = Field(default="greedy", description="the judging bot, any bot spec")

@@ -1,4 +1,5 @@
 // The play page: board, selection and highlighting, players, log, undo, keyboard play.
+import { createAnalysis, createHints } from "./analysis.js";
 import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
 import { applySeatColors, h, toast } from "./dom.js";
@@ -27,6 +28,8 @@ export function showGame(main, matchId) {
   let scoreFlash = new Map(); // seat -> points just scored
   let busy = false;
 
+  const hints = createHints(matchId, () => render());
+  const analysis = createAnalysis({ matchId }, () => render());
   const root = h("section.game", { id: "game" });
   main.replaceChildren(root);
 
@@ -222,6 +225,7 @@ export function showGame(main, matchId) {
     const mine = !!actingToken();
     // The board marks (and animates) the others' last turns itself: it needs my seats.
     const drawn = board.draw(view.state, { ...view, mySeats: [...mySeats.keys()] });
+    hints.mark(drawn, view, names);
     // Highlight: the selection, and exactly the engine's next targets.
     for (const c of sel.picked) drawn.cells.get(c)?.classList.add("selected");
     if (mine) {
@@ -254,11 +258,13 @@ export function showGame(main, matchId) {
           playerList(),
           board.panel ? board.panel(view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
           controls(moves),
+          hints.panel(view, actingToken()),
           h("h3", { text: t("game.log") }),
           logList(),
           h("div.links", {},
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
+          view.terminal ? analysis.panel(view.players) : null,
           view.score_text ? h("details.score-text", { open: true }, h("summary", { text: t("game.final_scores") }), h("pre", { id: "score-text", text: view.score_text })) : null,
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     );

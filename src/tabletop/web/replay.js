@@ -1,4 +1,5 @@
 // Replay: step through every action of a finished match or an uploaded record.
+import { createAnalysis } from "./analysis.js";
 import { api } from "./api.js";
 import { boardFor } from "./boards/index.js";
 import { applySeatColors, h, toast } from "./dom.js";
@@ -13,6 +14,7 @@ export function startReplay(record) {
 export function showReplay(main) {
   let data = null;
   let i = 0;
+  let analysis = null;
   const params = new URLSearchParams(location.search);
   const match = params.get("match");
   // The server draws each position (the game's render_board), fetched when first shown.
@@ -35,6 +37,8 @@ export function showReplay(main) {
       data = d;
       applySeatColors(d.colors);
       i = Number(params.get("step") ?? d.steps.length - 1);
+      const source = match ? { matchId: match } : { record: JSON.parse(sessionStorage.getItem("tabletop.replay") || "null") };
+      analysis = createAnalysis(source, () => render(), (ply) => go(ply));
       go(i);
     },
     (err) => {
@@ -72,6 +76,8 @@ export function showReplay(main) {
     const log = data.steps.slice(1, i + 1).map((s) => ({ ply: s.ply - 1, seat: s.seat }));
     const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log, legal: {}, board_svg: shownSvg };
     const drawn = board.draw(step.state, fake);
+    const names = new Set(board.cellNames(step.state));
+    analysis?.mark(drawn, i, [...names]);
     drawn.svg.id = "board";
     drawn.svg.classList.add("board");
     const n = data.steps.length - 1;
@@ -93,6 +99,7 @@ export function showReplay(main) {
               h("span", { class: `swatch p${p.seat}` }), h("span.name", { text: p.name }),
               h("span.score", { "data-seat": p.seat, text: String(step.scores[p.seat]) })))),
             board.panel ? board.panel(step.state, fake, t) : null,
+            analysis ? analysis.panel(data.players) : null,
             h("ol.log", { id: "log" }, data.steps.slice(1).map((s, k) =>
               h("li", { class: `p${s.seat}${k + 1 === i ? " current" : ""}`, onclick: () => go(k + 1) },
                 h("span", { class: `swatch p${s.seat}` }), ` ${data.players[s.seat]?.name}: `, h("code", { text: s.action }))))))),
