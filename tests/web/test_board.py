@@ -276,6 +276,12 @@ def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
     try:
         page = context.new_page()
         open_seat(page, server, m)
+        page.evaluate(
+            """() => { const animate = Element.prototype.animate; window.heldAnimations = [];
+              Element.prototype.animate = function (frames, timing) {
+                const a = animate.call(this, frames, timing);
+                a.pause(); window.heldAnimations.push(a); return a; }; }"""
+        )
         # My whole turn (three actions), then the bot's arrives while the page is open.
         turn = view["turn"]
         while view["current_player"] == 0 and view["turn"] == turn:
@@ -287,15 +293,18 @@ def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
             view = view_of(server, m["id"])
         done = wait_for_turn(server, m["id"], 0)
         wait_version(page, done["version"])
-        # One clock for all: the animations may have started with different updates.
-        page.evaluate(
-            """() => { const all = document.getAnimations();
-              const t0 = Math.min(...all.map((a) => a.startTime));
-              all.forEach((a) => { a.offset = a.startTime - t0; a.pause(); }); }"""
+        # Every animation made from here on is held at its start; the frames then put them
+        # all on one clock that begins with the bot's first action.
+        held = page.evaluate(
+            """() => { const all = window.heldAnimations.filter((a) => a.effect.target.isConnected);
+              const first = Math.min(...all.map((a) => a.effect.getTiming().delay));
+              window.clockAt = (t) => all.forEach((a) => { a.currentTime = t + first; });
+              return all.length; }"""
         )
+        assert held > 0
         board = page.locator("#board")
         for k, at in enumerate((0, 450, 900, 1350, 1800, 2250, 3000), start=1):
-            page.evaluate("(t) => document.getAnimations().forEach((a) => { a.currentTime = t - a.offset; })", at)
+            page.evaluate("(t) => window.clockAt(t)", at)
             board.screenshot(path=str(SCREENSHOTS / f"bot-turn-{k}.png"))
     finally:
         context.close()
