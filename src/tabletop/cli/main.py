@@ -28,6 +28,7 @@ from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
 from tabletop.core.registry import available_games, make
+from tabletop.server.replay import replay_board
 
 app = typer.Typer(
     cls=OneLineErrors,
@@ -317,6 +318,9 @@ def render(
     record_path: Annotated[Path, typer.Argument(help="A game record (JSON).", show_default=False)],
     output: Annotated[Path, typer.Option("--output", "-o", help="SVG file to write.")] = Path("board.svg"),
     ply: Annotated[int | None, typer.Option("--ply", help="Draw the position after this many actions.")] = None,
+    board: Annotated[
+        bool, typer.Option("--board", help="Only the board, as the web page draws it (each seat's last turn marked).")
+    ] = False,
 ) -> None:
     """Draw a position of a record as SVG."""
     record = load_record(record_path)
@@ -325,7 +329,14 @@ def render(
     if state.ply:
         previous = _state_at(record, state.ply - 1)
         last = [previous.parse_move(record.actions[state.ply - 1])]
-    svg = state.game.render_svg(state, last_moves=last)
+    if board:
+        # The replay page's own function: the file is the very drawing the page shows.
+        drawn = replay_board(record, state.ply if ply is not None else len(record.actions))
+        if drawn is None:
+            fail(f"{record.game} has no board drawing; leave out --board")
+        svg = str(drawn)
+    else:
+        svg = state.game.render_svg(state, last_moves=last)
     try:
         output.write_text(svg, encoding="utf-8")
     except OSError as exc:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop.core.errors import RecordError
-from tabletop.core.protocol import TERMINAL
+from tabletop.core.protocol import TERMINAL, Move
 from tabletop.core.record import GameRecord, iter_replay
 from tabletop.core.registry import make
 
 MAX_REPLAY_ACTIONS = 5000
 """Uploaded records longer than this are refused (bounded work per request)."""
+
+BOARD_HISTORY = 64
+"""Actions passed to a board drawing: more than one round of either game (4 seats × 3 actions)."""
 
 
 def replay_steps(record: GameRecord) -> dict[str, Any]:
@@ -48,3 +51,32 @@ def replay_steps(record: GameRecord) -> dict[str, Any]:
         "players": [{"seat": i, "name": p.name, "agent": p.agent} for i, p in enumerate(record.players)],
         "steps": steps,
     }
+
+
+def replay_board(record: GameRecord, ply: int) -> str | None:
+    """The game's board drawing (hook ``render_board``) of the position after ``ply`` actions.
+
+    The replay page asks for one position at a time: a drawing per step of a long record
+    up front would be megabytes.  The last :data:`BOARD_HISTORY` actions are marked as in
+    a live game.
+
+    Raises:
+        RecordError: if the record does not replay or ``ply`` is not one of its positions.
+    """
+    if len(record.actions) > MAX_REPLAY_ACTIONS:
+        raise RecordError(f"record has {len(record.actions)} actions; at most {MAX_REPLAY_ACTIONS} can be replayed")
+    if not 0 <= ply <= len(record.actions):
+        raise RecordError(f"ply {ply} is not a position of this record (0 to {len(record.actions)})")
+    render_board = getattr(make(record.game), "render_board", None)
+    if render_board is None:
+        return None
+    history: list[tuple[int, Move]] = []
+    previous = None
+    for i, state in enumerate(iter_replay(record)):
+        if previous is not None:
+            history.append((previous.current_player, previous.parse_move(record.actions[i - 1])))
+        if i == ply:
+            first = max(0, ply - BOARD_HISTORY)
+            return str(render_board(state, history=history[first:], first_ply=first))
+        previous = state
+    return None

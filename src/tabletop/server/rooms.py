@@ -37,6 +37,7 @@ from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
+from tabletop.server.replay import BOARD_HISTORY
 from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
 
 log = logging.getLogger("tabletop.server")
@@ -154,6 +155,7 @@ class Room:
     ended: dict[str, Any] | None = None
     """Set when the match ended outside the rules (resigned, aborted): no more actions."""
     _view_cache: tuple[int, str] | None = None
+    _board_cache: tuple[int, str | None] | None = None
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
     rated: bool = False
@@ -260,7 +262,24 @@ class Room:
             # The same as data: translated tables the page draws in the player's language.
             "score_sheet": self.game.score_sheet(state) if outcome is not None else None,
             "ended": self.ended,
+            "board_svg": self.board_svg(),
         }
+
+    def board_svg(self) -> str | None:
+        """The game's drawing of the board (hook ``render_board``), the same as ``tabletop render``'s.
+
+        The last :data:`BOARD_HISTORY` actions go with it, for the last turns' marks.
+        """
+        if self._board_cache is not None and self._board_cache[0] == self.version:
+            return self._board_cache[1]
+        render_board = getattr(self.game, "render_board", None)
+        svg = None
+        if render_board is not None:
+            first = max(0, len(self.moves) - BOARD_HISTORY)
+            history = list(zip(self.actors[first:], self.moves[first:], strict=True))
+            svg = str(render_board(self.state, history=history, first_ply=first))
+        self._board_cache = (self.version, svg)
+        return svg
 
     def view_text(self) -> str:
         """:meth:`view` as JSON text, cached per version (every client gets the same bytes)."""

@@ -261,6 +261,21 @@ export function showGame(main, matchId) {
     return h("p", { id: "notice", class: `notice ${notice ? notice.kind : "empty"}`, role: "status", "aria-live": "polite", text: notice ? notice.text : "" });
   }
 
+  const pastBoards = new Map(); // ply -> the server's board drawing of that position (or a pending fetch)
+  /** The board drawing at `ply` once fetched; starts the fetch (and redraws when it arrives). */
+  function pastBoard(ply) {
+    const known = pastBoards.get(ply);
+    if (typeof known === "string") return known;
+    if (known === undefined) {
+      pastBoards.set(ply, null);
+      fetch(`/api/matches/${matchId}/board?ply=${ply}`)
+        .then((r) => (r.ok ? r.text() : null))
+        .then((svg) => { if (svg) { pastBoards.set(ply, svg); if (viewing === ply) render(); } else pastBoards.delete(ply); })
+        .catch(() => pastBoards.delete(ply));
+    }
+    return null;
+  }
+
   function pickPly(ply) {
     // Before the positions have arrived the banner shows at once; the board follows when they do.
     viewing = ply >= view.ply ? null : ply;
@@ -330,10 +345,13 @@ export function showGame(main, matchId) {
     const moves = analyseMoves(view.legal, names);
     const past = viewing != null && positions ? positions[viewing] : null; // a position from the move list
     const mine = viewing == null && !!actingToken();
-    const drawn = past ? board.draw(past.state, { ...view, state: past.state, scores: past.scores, legal: {} }) : board.draw(view.state, view);
+    // The board marks (and animates) the others' last turns itself: it needs my seats.
+    // A past position is the server's drawing at that ply, fetched once (pastBoard).
+    const drawn = past
+      ? board.draw(past.state, { ...view, state: past.state, scores: past.scores, legal: {}, board_svg: pastBoard(viewing) ?? view.board_svg, mySeats: [...mySeats.keys()] })
+      : board.draw(view.state, { ...view, mySeats: [...mySeats.keys()] });
     if (!past) hints.mark(drawn, view, names);
-    // Highlight: recent actions of others, the selection, and exactly the engine's next targets.
-    for (const c of past ? (past.action || "").match(/[A-Za-z]+\d+/g) || [] : recent) drawn.cells.get(c)?.classList.add("recent");
+    // Highlight: the selection, and exactly the engine's next targets.
     for (const c of sel.picked) drawn.cells.get(c)?.classList.add("selected");
     if (mine) {
       // A cell that completes an action is a target; one that starts a longer action is a source.
@@ -368,7 +386,7 @@ export function showGame(main, matchId) {
       tokenBanner(),
       view.terminal ? endScreen(view, endButtons()) : null,
       h("div.layout", {},
-        h("div.board-wrap", {}, viewingBar(), drawn.svg),
+        h("div.board-wrap", {}, viewingBar(), drawn.figure ?? drawn.svg),
         h("aside.side", {},
           noticeLine(),
           viewing != null ? null : controls(moves),

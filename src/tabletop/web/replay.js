@@ -17,6 +17,18 @@ export function showReplay(main) {
   let analysis = null;
   const params = new URLSearchParams(location.search);
   const match = params.get("match");
+  // The server draws each position (the game's render_board), fetched when first shown.
+  const boards = new Map(); // step -> Promise of SVG text
+  function boardText(step) {
+    if (!boards.has(step)) {
+      const request = match
+        ? fetch(`/api/matches/${match}/board?ply=${step}`)
+        : fetch(`/api/replay/board?ply=${step}`, { method: "POST", headers: { "content-type": "application/json" }, body: sessionStorage.getItem("tabletop.replay.text") || "null" });
+      boards.set(step, request.then((r) => (r.ok ? r.text() : null)));
+    }
+    return boards.get(step);
+  }
+  let shownSvg = null;
   const text = sessionStorage.getItem("tabletop.replay.text");
   if (!match && text == null) {
     // Opened directly: nothing to show, and nothing went wrong either.
@@ -31,9 +43,9 @@ export function showReplay(main) {
       data = d;
       applySeatColors(d.colors);
       i = Number(params.get("step") ?? d.steps.length - 1);
-      const source = match ? { matchId: match } : { record: JSON.parse(sessionStorage.getItem("tabletop.replay") || "null") };
+      const source = match ? { matchId: match } : { record: JSON.parse(text || "null") };
       analysis = createAnalysis(source, () => render(), (ply) => go(ply));
-      render();
+      go(i);
     },
     (err) => {
       const words = err.body?.error === "bad_record" ? t("error.bad_record_file", { detail: err.message }) : t("error.generic", { detail: err.message });
@@ -43,7 +55,16 @@ export function showReplay(main) {
 
   function go(n) {
     i = Math.max(0, Math.min(data.steps.length - 1, n));
+    const want = i;
+    // The step's text at once; its board as soon as the server has drawn it (the last
+    // board stays meanwhile), and the neighbours fetched ahead for the arrow keys.
     render();
+    boardText(want).then((text) => {
+      if (want !== i || text === shownSvg) return; // stepped on meanwhile
+      shownSvg = text;
+      render();
+    });
+    for (const next of [want + 1, want - 1]) if (next >= 0 && next < data.steps.length) boardText(next);
   }
 
   const KEYS = { ArrowRight: () => i + 1, ArrowLeft: () => i - 1, Home: () => 0, End: () => data.steps.length - 1 };
@@ -57,10 +78,10 @@ export function showReplay(main) {
     if (!data) return;
     const step = data.steps[i];
     const board = boardFor(data.game);
-    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log: [], legal: {} };
+    const log = data.steps.slice(1, i + 1).map((s) => ({ ply: s.ply - 1, seat: s.seat }));
+    const fake = { game: data.game, players: data.players, scores: step.scores, terminal: !!step.outcome, log, legal: {}, board_svg: shownSvg };
     const drawn = board.draw(step.state, fake);
     const names = new Set(board.cellNames(step.state));
-    for (const tok of (step.action || "").match(/[A-Za-z]+\d+/g) || []) if (names.has(tok)) drawn.cells.get(tok)?.classList.add("recent");
     analysis?.mark(drawn, i, [...names]);
     drawn.svg.id = "board";
     drawn.svg.classList.add("board");
@@ -77,7 +98,7 @@ export function showReplay(main) {
           h("button", { id: "replay-next", onclick: () => go(i + 1), text: t("replay.next") }),
           h("button", { id: "replay-last", onclick: () => go(n), text: t("replay.last") })),
         h("div.layout", {},
-          h("div.board-wrap", {}, drawn.svg),
+          h("div.board-wrap", {}, drawn.figure ?? drawn.svg),
           h("aside.side", {},
             h("ol.players", {}, data.players.map((p) => h("li", { class: `player p${p.seat}` },
               h("span", { class: `swatch p${p.seat}` }), h("span.name", { text: p.name }),

@@ -100,3 +100,42 @@ def test_board_diagram() -> None:
 def test_golden_playthroughs_replay() -> None:
     for n in GAME.bench_player_counts:
         assert check_golden_file(GOLDEN / f"{n}p.json") == []
+
+
+NS = {"svg": "http://www.w3.org/2000/svg"}
+
+
+def test_the_svg_render_embeds_the_citys_own_drawing() -> None:
+    """One source: ``render_svg`` is the page's drawing (``render_board``) plus a panel."""
+    state = _midgame()
+    board = ET.fromstring(GAME.render_board(state))  # type: ignore[attr-defined]
+    embedded = ET.fromstring(GAME.render_svg(state)).find("svg:svg[@class='board-svg']", NS)
+    assert embedded is not None
+    for key in ("x", "y"):
+        embedded.attrib.pop(key)
+    assert ET.tostring(embedded) == ET.tostring(board)
+
+
+def test_the_city_draws_buildings_domes_stables_merchants_walls_and_towers() -> None:
+    state = medina_position(
+        "gray:E5 E6", "S:D5", "M:H8 H9", "W:B1 C1", domes={"E5": 1}, palace_tiles={"gray": 1}, tower_tiles={"A1": 2}
+    )
+    root = ET.fromstring(GAME.render_board(state))  # type: ignore[attr-defined]
+    pieces = root.find("svg:g[@class='pieces']", NS)
+    assert pieces is not None
+
+    def on(selector: str) -> list[str]:
+        return sorted(e.get("data-on", "") for e in pieces.findall(selector, NS))
+
+    assert on("svg:g[@class='palace gray']") == ["E5", "E6"]
+    assert on("svg:g[@class='dome p1']") == ["E5"]
+    assert on("svg:g[@class='stable']") == ["D5"]
+    assert on("svg:g[@class='merchant active']") + on("svg:g[@class='merchant']") == ["H8", "H9"]
+    assert on("svg:g[@class='wall']") == ["B1", "C1"]
+    towers = pieces.findall("svg:g[@class='tower']", NS)
+    assert sorted(t.findtext("svg:text", namespaces=NS) or "" for t in towers) == ["1", "2", "3", "4"]
+    a1 = next(t for t in towers if t.get("data-on") == "A1")
+    assert a1.find("svg:*[@class='token p2']", NS) is not None  # its holder's token
+    # Every square is one cell; nothing else claims a cell.
+    assert len([e for e in root.iter() if e.get("data-cell")]) == 18 * 13
+    assert "style=" not in GAME.render_board(state)  # type: ignore[attr-defined]

@@ -13,8 +13,8 @@ from tabletop.core.protocol import GameConfig
 from tabletop.games.terranova import GAME, State
 from tabletop.games.terranova.moves import PASS, Slide, Stone
 from tabletop.games.terranova.notation import cell_labels
-from tabletop.games.terranova.render import render_svg, render_text
-from tabletop.render.svg import SvgImage
+from tabletop.games.terranova.render import render_board, render_svg, render_text
+from tabletop.render.svg import MIN_TAP, SvgImage, last_turns
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -64,18 +64,24 @@ def test_svg_of_the_empty_board_is_valid_and_has_every_cell() -> None:
     assert svg._repr_svg_() == str(svg)
     root = parse(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    cells = root.findall(".//svg:g[@class='cells']/svg:polygon[@data-cell]", NS)
+    cells = root.findall(".//svg:g[@class='cells']/svg:g[@class='cell']", NS)
     assert sorted(c.get("data-cell") for c in cells) == sorted(state.board.names)
     assert len(cells) == 168
+    # Nothing else carries data-cell: the page finds exactly one element per cell.
+    assert len([e for e in root.iter() if e.get("data-cell")]) == 168
 
 
 def test_svg_is_self_contained() -> None:
     svg = render_svg(midgame()[0])
-    assert "href" not in svg  # no external images, fonts or stylesheets
     root = parse(svg)
+    # No external images, fonts or stylesheets: every reference is to this document.
+    hrefs = {e.get("href") for e in root.iter() if e.get("href") is not None}
+    ids = {e.get("id") for e in root.iter() if e.get("id")}
+    assert all(h is not None and h.startswith("#") and h[1:] in ids for h in hrefs)
     pattern_ids = {p.get("id") for p in root.iter("{http://www.w3.org/2000/svg}pattern")}
     used = set(re.findall(r"url\(#([\w-]+)\)", svg))
     assert used <= pattern_ids
+    assert "style=" not in svg  # the page's Content-Security-Policy blocks inline styles
 
 
 def test_svg_has_a_pattern_per_landscape() -> None:
@@ -99,13 +105,13 @@ def test_svg_draws_every_piece_and_area() -> None:
     assert len(pioneers) == sum(own.bit_count() for own in state.pioneers)
     for token in pioneers:
         seat = int(token.get("data-seat", "-1"))
-        assert state.pioneers[seat] >> board.name_index[token.get("data-cell", "")] & 1
+        assert state.pioneers[seat] >> board.name_index[token.get("data-on", "")] & 1
         assert token.find("svg:text", NS) is not None  # the letter, a second cue
     stones = root.findall(".//svg:polygon[@class='stone']", NS)
-    assert sorted(s.get("data-cell") for s in stones) == sorted(board.names[i] for i in board.cells_of(state.stones))
+    assert sorted(s.get("data-on") for s in stones) == sorted(board.names[i] for i in board.cells_of(state.stones))
     areas = root.findall(".//svg:g[@class='area']", NS)
     assert len(areas) == len(state.areas)
-    assert len(root.findall(".//svg:polygon[@class='closed']", NS)) == state.closed.bit_count()
+    assert len(root.findall(".//svg:use[@class='closed']", NS)) == state.closed.bit_count()
     texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     assert f"{state.areas[0].value} pts" in texts
 
@@ -123,7 +129,7 @@ def test_svg_panel_shows_scores_turn_and_supply() -> None:
 def test_svg_draws_coordinates_along_the_edges() -> None:
     state = GAME.new_initial_state(GameConfig(2, seed=1))
     root = parse(render_svg(state))
-    labels = {t.text for t in root.findall(".//svg:g[@class='coordinates']/svg:text", NS)}
+    labels = {t.text for t in root.findall(".//svg:g[@class='coords coordinates']/svg:text", NS)}
     expected = cell_labels(state.board)
     assert set(expected["columns"].values()) <= labels
     assert set(expected["rows"].values()) <= labels
@@ -134,11 +140,11 @@ def test_svg_highlights_last_moves() -> None:
     slide = next(m for m in reversed(moves) if isinstance(m, Slide))
     stone = next(m for m in reversed(moves) if isinstance(m, Stone))
     root = parse(render_svg(state, last_moves=(slide, stone, PASS)))
-    arrows = root.findall(".//svg:path[@class='last-move']", NS)
+    arrows = root.findall(".//svg:path[@class='motion-path last-move']", NS)
     assert [a.get("data-move") for a in arrows] == [state.move_to_str(slide)]
-    assert len(root.findall(".//svg:polygon[@class='last-move-cell']", NS)) == 3
+    assert len(root.findall(".//svg:polygon[@data-at]", NS)) == 3  # the slide's two cells and the stone's
     plain = parse(render_svg(state))
-    assert plain.findall(".//svg:path[@class='last-move']", NS) == []
+    assert plain.findall(".//svg:g[@class='motion']/*", NS) == []
 
 
 def test_svg_of_a_finished_game() -> None:
@@ -152,7 +158,7 @@ def test_svg_of_a_finished_game() -> None:
 def test_svg_of_a_small_custom_map() -> None:
     state = GAME.new_initial_state(GameConfig(2, seed=1, map=d37_map()))
     root = parse(render_svg(state))
-    assert len(root.findall(".//svg:g[@class='cells']/svg:polygon[@data-cell]", NS)) == 37
+    assert len(root.findall(".//svg:g[@class='cells']/svg:g[@data-cell]", NS)) == 37
 
 
 def test_game_hooks_draw_through_the_protocol() -> None:
@@ -210,3 +216,49 @@ def test_text_colour_is_optional(color: bool) -> None:
 def test_text_of_a_finished_game() -> None:
     state, _ = playout(2, 3)
     assert "game over" in render_text(state)
+
+
+def test_the_svg_render_embeds_the_boards_own_drawing() -> None:
+    """One source: ``render_svg`` is the page's drawing (``render_board``) plus a panel."""
+    state, _ = midgame()
+    board = parse(render_board(state))
+    document = parse(render_svg(state))
+    embedded = document.find("svg:svg[@class='board-svg']", NS)
+    assert embedded is not None
+    for key in ("x", "y"):
+        embedded.attrib.pop(key)
+    board.attrib.pop("xmlns", None)
+    assert ET.tostring(embedded) == ET.tostring(board)
+    assert GAME.render_board(state) == render_board(state)
+
+
+def test_board_marks_the_last_turn_of_every_seat_in_order() -> None:
+    state, moves = midgame()
+    seats = []
+    replayed = GAME.new_initial_state(state.config)
+    for move in moves:
+        seats.append(replayed.current_player)
+        replayed = replayed.apply(move)
+    history = list(zip(seats, moves, strict=True))
+    recent = last_turns(history)
+    assert recent
+    root = parse(render_board(state, history=history))
+    marked = [e for e in root.iter() if e.get("data-ply") is not None]
+    assert {int(e.get("data-ply", "")) for e in marked} <= {r.ply for r in recent}
+    marks = root.findall(".//svg:g[@class='motion']/*", NS)
+    steps = [int(e.get("data-step", "")) for e in marks]
+    assert marks and steps == sorted(steps)
+    assert all(int(e.get("data-seat", "")) == seats[int(e.get("data-ply", ""))] for e in marked)
+    # A piece that slid knows where from (the page animates it along its path).
+    slides = [e for e in marked if e.get("data-from-x") is not None]
+    assert all(isinstance(r.move, Slide) for r in recent if r.ply in {int(e.get("data-ply", "")) for e in slides})
+
+
+def test_cells_are_big_enough_to_tap_at_natural_size() -> None:
+    state, _ = midgame()
+    root = parse(render_board(state))
+    assert float(root.get("width", "0")) >= 44 * 7
+    hexagon = root.find(".//svg:defs/svg:polygon[@id='hex']", NS)
+    assert hexagon is not None
+    xs = [float(p.split(",")[0]) for p in hexagon.get("points", "").split()]
+    assert max(xs) - min(xs) >= MIN_TAP

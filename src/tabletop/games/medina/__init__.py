@@ -118,6 +118,12 @@ class MedinaGame:
         """The position as a standalone SVG document."""
         return render.render_svg(_medina(state), last_moves=last_moves)
 
+    def render_board(
+        self, state: ProtocolState, *, history: Sequence[tuple[int, ProtocolMove]] = (), first_ply: int = 0
+    ) -> SvgImage:
+        """The board alone, as the web page shows it (hook ``render_board``)."""
+        return render.render_board(_medina(state), history=history, first_ply=first_ply)
+
     def describe_score(self, state: ProtocolState) -> str:
         """The per-palace breakdown (pieces, stables, merchants, walls) plus tiles."""
         return scoring.describe_score(_medina(state))

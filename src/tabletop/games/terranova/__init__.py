@@ -193,6 +193,15 @@ class TerraNovaGame:
 
         return str(render.render_svg(state, last_moves=tuple(last_moves)))
 
+    def render_board(
+        self, state: ProtocolState, *, history: Sequence[tuple[int, ProtocolMove]] = (), first_ply: int = 0
+    ) -> str:
+        """The board alone, as the web page shows it (hook ``render_board``, ``terranova.render``)."""
+        assert isinstance(state, State)
+        from tabletop.games.terranova import render  # here: render imports this package
+
+        return str(render.render_board(state, history=history, first_ply=first_ply))
+
     def describe_score(self, state: ProtocolState) -> str:
         """Scores per seat and every scored area with its value and awards."""
         assert isinstance(state, State)

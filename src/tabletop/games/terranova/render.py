@@ -18,20 +18,38 @@ this module independent of the engine's internals.
 
 from __future__ import annotations
 
+import functools
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.moves import Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_labels
 from tabletop.games.terranova.state import PLACEMENT, State
 from tabletop.grid.hex import DIRECTIONS, Layout
-from tabletop.render.svg import SvgImage, to_svg_image
+from tabletop.render.svg import (
+    MARK_COLOR,
+    SHADES,
+    Recent,
+    SvgImage,
+    add,
+    board_root,
+    embed,
+    fragment,
+    last_turns,
+    mark_recent,
+    num,
+    placeholder,
+    points,
+    seat_marker,
+    shade,
+    to_svg_image,
+)
 
-PLAYER_COLORS: Final = {"yellow": "#f2c200", "red": "#d7263d", "blue": "#1f6fd1", "green": "#1b9e4b"}
-"""Display colours of the player colours (§1.2); any other name is used as a CSS colour."""
+PLAYER_COLORS: Final = {name: SHADES[name] for name in ("yellow", "red", "blue", "green")}
+"""Display colours of the player colours (§1.2), the web page's; any other name is used as a CSS colour."""
 
 # Token shapes, the second cue next to the player letter: one per seat in seat order.
 PLAYER_SHAPES: Final = ("circle", "square", "triangle", "diamond")
@@ -207,39 +225,51 @@ def _legend_line(state: State) -> str:
 
 # --- SVG --------------------------------------------------------------------------------
 
-_HEX: Final = 24.0  # hex size (centre to corner) in SVG units
-_MARGIN: Final = 2.2 * _HEX  # room for the edge labels
+_HEX: Final = 26.0  # hex size (centre to corner): a hex is 45 units across, at least MIN_TAP
 _PANEL_WIDTH: Final = 300.0
+_LEGEND_ITEM: Final = 150.0  # width of one legend entry
+_LEGEND_ROW: Final = 26.0
+_SEA: Final = "#dcebf2"
 
 
-def render_svg(state: State, *, last_moves: Sequence[object] = ()) -> SvgImage:
-    """The position drawn as a standalone SVG document.
+def render_board(state: State, *, history: Sequence[tuple[int, object]] = (), first_ply: int = 0) -> SvgImage:
+    """The board alone, as the web page shows it (the one drawing of a position).
 
-    Cells are filled with their landscape's colour and pattern (an SVG ``<pattern>``), with
-    thick lines where landscapes meet and along the coast.  Pioneers are player-coloured
-    tokens carrying the player letter, each seat with its own shape; stones are dark hexes;
-    scored areas are greyed and hatched with their value and awards.  Cell names run along
-    the edges, and a panel on the right holds the scores, the turn and the legend.
+    Cells are filled with their landscape's colour and pattern, with thick lines where
+    landscapes meet and along the coast; pioneers are player tokens (a shape per seat and
+    the colour's letter), stones dark hexes, scored areas veiled with their value.  The
+    coordinates run along every edge and the legend sits under the island.  The last turn
+    of every seat (:func:`~tabletop.render.svg.last_turns` of ``history``) is marked: a
+    slide as an arrow along its path, placed pieces with a ring, all tagged for the page's
+    animation (see :mod:`tabletop.render.svg` for the contract).
 
     Args:
         state: the position.
-        last_moves: moves to highlight (e.g. the actions of the turn just played); moves
-            of other games or the pass are ignored.
+        history: ``(seat, move)`` of the actions before ``state``, oldest first.
+        first_ply: the ply of ``history[0]``.
+    """
+    return to_svg_image(*_board(state, last_turns(history, first_ply)))
+
+
+def render_svg(state: State, *, last_moves: Sequence[object] = ()) -> SvgImage:
+    """The position drawn as a standalone SVG document: the board and a side panel.
+
+    The board is :func:`render_board`'s drawing, unchanged (the web page shows the same);
+    the panel on the right holds the status line, the scores and the stone supply.
+
+    Args:
+        state: the position.
+        last_moves: moves to mark as the last turn (e.g. the actions of the turn just
+            played); moves of other games or the pass are ignored.
 
     Returns:
-        The SVG document; every cell polygon carries ``data-cell`` with its name.
+        The SVG document; every cell of the board carries ``data-cell`` with its name.
     """
-    board: Board = state.board
-    base = Layout(size=_HEX)
-    xs, ys = zip(*(base.hex_to_pixel(h) for h in board.coords), strict=True)
-    origin = (_MARGIN - min(xs) + _HEX, _MARGIN - min(ys) + _HEX)
-    layout = Layout(size=_HEX, origin=origin)
-    board_width = max(xs) - min(xs) + 2 * (_MARGIN + _HEX)
-    board_height = max(ys) - min(ys) + 2 * (_MARGIN + _HEX)
-    legend_rows = len(board.landscapes) + 3
-    panel_height = 150 + 28 * state.num_players + 22 * legend_rows
+    seat = -1  # who played ``last_moves`` is not known here
+    board, fragments = _board(state, [Recent(i, seat, m) for i, m in enumerate(last_moves)])
+    board_width, board_height = float(board.get("width", "0")), float(board.get("height", "0"))
+    panel_height = 150 + 32 * state.num_players
     width, height = board_width + _PANEL_WIDTH, max(board_height, panel_height)
-
     root = ET.Element(
         "svg",
         {
@@ -249,36 +279,73 @@ def render_svg(state: State, *, last_moves: Sequence[object] = ()) -> SvgImage:
             "font-family": "Helvetica, Arial, sans-serif",
         },
     )
-    ET.SubElement(root, "title").text = f"Terra Nova on {board.map.name}: {_short_status(state)}"
-    defs = ET.SubElement(root, "defs")
+    ET.SubElement(root, "title").text = f"Terra Nova on {state.board.map.name}: {_short_status(state)}"
+    ET.SubElement(root, "rect", {"width": "100%", "height": "100%", "fill": "#f7f4ec"})
+    embed(root, board, 0, 0)
+    _draw_panel(root, state, board_width + 10)
+    return to_svg_image(root, fragments)
+
+
+class _Static(NamedTuple):
+    """The layers that depend only on the map, built once per board and shared by every drawing."""
+
+    layout: Layout
+    width: float
+    island_height: float
+    height: float
+    fragments: dict[str, str]  # SVG text of the layers: defs, sea and cells; borders; coordinates and legend
+
+
+@functools.lru_cache(maxsize=16)
+def _static(board: Board) -> _Static:
+    # Serialised once: splicing the text in is what keeps a drawing fast (a few ms).
+    base = Layout(size=_HEX)
+    labels = _edge_labels(board)
+    spots = [base.hex_to_pixel(h) for h in board.coords] + [base.hex_to_pixel(pos) for pos, _ in labels]
+    xs, ys = zip(*spots, strict=True)
+    pad = _HEX * 1.1
+    layout = Layout(size=_HEX, origin=(pad - min(xs), pad - min(ys)))
+    width = max(xs) - min(xs) + 2 * pad
+    island_height = max(ys) - min(ys) + 2 * pad
+    entries = _legend_entries(board)
+    per_row = max(1, int((width - 16) // _LEGEND_ITEM))
+    height = island_height + 12 + _LEGEND_ROW * ((len(entries) + per_row - 1) // per_row)
+    defs = ET.Element("defs")
     for k, ls in enumerate(board.landscapes):
         _add_pattern(defs, f"land-{k}", ls.color, ls.pattern)
     _add_closed_pattern(defs)
-    ET.SubElement(root, "rect", {"width": "100%", "height": "100%", "fill": "#f7f4ec"})
+    add(defs, "polygon", id="hex", points=_points(Layout(size=_HEX).polygon_corners((0, 0))))
+    add(defs, "polygon", id="hex-hl", points=_points(Layout(size=_HEX * 0.88).polygon_corners((0, 0))))
+    sea = ET.Element("rect", {"class": "sea", "width": _num(width), "height": _num(island_height), "fill": _SEA})
+    sea.set("rx", "8")
+    cells = _cells(board, layout)
+    borders = ET.Element("g", {"class": "borders", "pointer-events": "none"})
+    _draw_borders(borders, board, layout)
+    coords = _labels(labels, layout)
+    legend = _legend(entries, 8, island_height + 6, per_row)
+    fragments = {
+        "tn-under": fragment(defs) + fragment(sea) + fragment(cells),
+        "tn-borders": fragment(borders),
+        "tn-over": fragment(coords) + fragment(legend),
+    }
+    return _Static(layout, width, island_height, height, fragments)
 
-    _draw_cells(root, state, layout)
-    _draw_borders(root, board, layout)
+
+def _board(state: State, recent: Sequence[Recent]) -> tuple[ET.Element, dict[str, str]]:
+    board: Board = state.board
+    static = _static(board)
+    layout = static.layout
+    root = board_root("terranova", static.width, static.height, f"0 0 {_num(static.width)} {_num(static.height)}", "")
+    root.set("aria-label", f"Terra Nova on {board.map.name}")
+    ET.SubElement(root, "title").text = f"Terra Nova on {board.map.name}: {_short_status(state)}"
+    placeholder(root, "tn-under")
+    _draw_closed(root, state, layout)
+    placeholder(root, "tn-borders")
     _draw_areas(root, state, layout)
-    _draw_pieces(root, state, layout)
-    _draw_last_moves(root, state, layout, last_moves)
-    _draw_labels(root, board, layout)
-    _draw_panel(root, state, board_width)
-    return to_svg_image(root)
-
-
-def _num(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
-
-
-def _points(points: Iterable[tuple[float, float]]) -> str:
-    return " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
-
-
-def _short_status(state: State) -> str:
-    scores = ", ".join(f"{name} {points}" for name, points in zip(state.context.seat_colors, state.points, strict=True))
-    if state.result is not None:
-        return f"game over, {scores}"
-    return f"turn {state.turn}, {state.context.seat_colors[state.current_player]} to act, {scores}"
+    pieces = _draw_pieces(root, state, layout, _recent_pieces(board, recent))
+    _draw_motion(root, board, layout, recent)
+    placeholder(root, "tn-over")
+    return root, {**static.fragments, **pieces}
 
 
 def _add_pattern(defs: ET.Element, pattern_id: str, color: str, kind: str) -> None:
@@ -321,28 +388,47 @@ def _add_closed_pattern(defs: ET.Element) -> None:
     )
 
 
-def _draw_cells(root: ET.Element, state: State, layout: Layout) -> None:
-    board: Board = state.board
-    group = ET.SubElement(root, "g", {"class": "cells", "stroke": "#ffffff", "stroke-width": "0.8"})
+def _num(value: float) -> str:
+    return num(value)
+
+
+def _points(pts: Iterable[tuple[float, float]]) -> str:
+    return points(list(pts))
+
+
+def _short_status(state: State) -> str:
+    scores = ", ".join(f"{name} {points}" for name, points in zip(state.context.seat_colors, state.points, strict=True))
+    if state.result is not None:
+        return f"game over, {scores}"
+    return f"turn {state.turn}, {state.context.seat_colors[state.current_player]} to act, {scores}"
+
+
+def _shrunk(layout: Layout, h: tuple[int, int], k: float) -> list[tuple[float, float]]:
+    """The corners of hex ``h`` pulled towards its centre by the factor ``k``."""
+    cx, cy = layout.hex_to_pixel(h)
+    return [(cx + k * (x - cx), cy + k * (y - cy)) for x, y in layout.polygon_corners(h)]
+
+
+def _cells(board: Board, layout: Layout) -> ET.Element:
+    """One ``g.cell`` per cell: its land and the page's highlight shape (``hl``)."""
+    group = ET.Element("g", {"class": "cells", "stroke": "#ffffff", "stroke-width": "0.8"})
     for i, h in enumerate(board.coords):
         land = board.landscapes[board.land[i]]
-        closed = bool(state.closed >> i & 1)
-        polygon = ET.SubElement(
-            group,
-            "polygon",
-            {
-                "points": _points(layout.polygon_corners(h)),
-                "fill": f"url(#land-{board.land[i]})",
-                "data-cell": board.names[i],
-                "data-landscape": land.id,
-            },
-        )
-        status = "scored area" if closed else "stone" if state.stones >> i & 1 else "open"
-        ET.SubElement(polygon, "title").text = f"{board.names[i]}: {land.name} ({status})"
-        if closed:
-            veil = ET.SubElement(group, "polygon", {"points": polygon.get("points", ""), "fill": "url(#closed)"})
-            veil.set("class", "closed")
-            ET.SubElement(veil, "title").text = f"{board.names[i]}: {land.name} ({status})"
+        x, y = (_num(v) for v in layout.hex_to_pixel(h))
+        cell = add(group, "g", class_="cell", data_cell=board.names[i], role="button")
+        add(cell, "title", f"{board.names[i]} {land.name}")
+        add(cell, "use", href="#hex", x=x, y=y, fill=f"url(#land-{board.land[i]})")
+        add(cell, "use", href="#hex-hl", x=x, y=y, class_="hl", fill="none")
+    return group
+
+
+def _draw_closed(root: ET.Element, state: State, layout: Layout) -> None:
+    """Cells of scored areas: the landscape shows through a hatched veil."""
+    board: Board = state.board
+    group = add(root, "g", class_="closed-cells", pointer_events="none")
+    for i in board.cells_of(state.closed):
+        x, y = (_num(v) for v in layout.hex_to_pixel(board.coords[i]))
+        add(group, "use", href="#hex", x=x, y=y, fill="url(#closed)", class_="closed", data_at=board.names[i])
 
 
 def _edge(layout: Layout, h: tuple[int, int], direction: int) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -366,13 +452,15 @@ def _draw_borders(root: ET.Element, board: Board, layout: Layout) -> None:
         (coast, {"class": "coast", "stroke": "#1d3b5a", "stroke-width": "3"}),
     ):
         path = " ".join(f"M{_num(a[0])} {_num(a[1])} L{_num(b[0])} {_num(b[1])}" for a, b in segments)
-        ET.SubElement(root, "path", {"d": path, "fill": "none", "stroke-linecap": "round", **attrs})
+        ET.SubElement(
+            root, "path", {"d": path, "fill": "none", "stroke-linecap": "round", "pointer-events": "none", **attrs}
+        )
 
 
 def _draw_areas(root: ET.Element, state: State, layout: Layout) -> None:
     """Each scored area: its value and who scored, written on its middle cell."""
     board: Board = state.board
-    group = ET.SubElement(root, "g", {"class": "areas"})
+    group = ET.SubElement(root, "g", {"class": "areas", "pointer-events": "none"})
     for k, area in enumerate(state.areas, start=1):
         centres = [layout.hex_to_pixel(board.coords[i]) for i in area.cells]
         cx = sum(x for x, _ in centres) / len(centres)
@@ -412,136 +500,205 @@ def _draw_areas(root: ET.Element, state: State, layout: Layout) -> None:
             label.text = text
 
 
-def _draw_pieces(root: ET.Element, state: State, layout: Layout) -> None:
-    board: Board = state.board
-    stones = ET.SubElement(root, "g", {"class": "stones"})
-    for i in board.cells_of(state.stones):
-        cx, cy = layout.hex_to_pixel(board.coords[i])
-        corners = [(cx + 0.72 * (x - cx), cy + 0.72 * (y - cy)) for x, y in layout.polygon_corners(board.coords[i])]
-        stone = ET.SubElement(
-            stones,
+_Marks = dict[int, tuple[Recent, int, tuple[int, int] | None]]
+"""Cell -> (the recent action that put a piece there, its step, where a slide came from)."""
+
+
+def _recent_pieces(board: Board, recent: Sequence[Recent]) -> _Marks:
+    marks: _Marks = {}
+    for step, item in enumerate(recent):
+        move = item.move
+        if isinstance(move, Slide) and move.src < board.num_cells and move.dst < board.num_cells:
+            marks[move.dst] = (item, step, board.coords[move.src])
+        elif isinstance(move, Place | Stone) and move.cell < board.num_cells:
+            marks[move.cell] = (item, step, None)
+    return marks
+
+
+def _tag(element: ET.Element, i: int, marks: _Marks, layout: Layout, board: Board) -> None:
+    """Tags a piece that arrived in the last turns (and where it slid from)."""
+    if i not in marks:
+        return
+    item, step, origin = marks[i]
+    mark_recent(element, item, step)
+    if origin is not None:
+        x, y = layout.hex_to_pixel(board.coords[i])
+        ox, oy = layout.hex_to_pixel(origin)
+        element.set("data-from-x", _num(ox - x))
+        element.set("data-from-y", _num(oy - y))
+
+
+def _draw_piece(parent: ET.Element, board: Board, color: str, seat: int, i: int) -> ET.Element:
+    """A stone (``seat`` -1) or a pioneer of ``seat`` (colour name ``color``) on cell ``i``."""
+    layout = _static(board).layout
+    if seat < 0:
+        stone = add(
+            parent,
             "polygon",
-            {
-                "class": "stone",
-                "points": _points(corners),
-                "fill": STONE_COLOR,
-                "stroke": "#d9d9d9",
-                "stroke-width": "1.5",
-                "data-cell": board.names[i],
-            },
+            class_="stone",
+            points=_points(_shrunk(layout, board.coords[i], 0.72)),
+            fill=STONE_COLOR,
+            stroke="#d9d9d9",
+            stroke_width=1.5,
+            data_on=board.names[i],
         )
-        ET.SubElement(stone, "title").text = f"stone on {board.names[i]}"
-    pioneers = ET.SubElement(root, "g", {"class": "pioneers"})
-    for seat, own in enumerate(state.pioneers):
-        for i in board.cells_of(own):
-            x, y = layout.hex_to_pixel(board.coords[i])
-            token = _token(pioneers, state, seat, x, y, 0.55 * _HEX)
-            token.set("class", "pioneer")
-            token.set("data-cell", board.names[i])
-            token.set("data-seat", str(seat))
-            ET.SubElement(token, "title").text = f"{state.context.seat_colors[seat]} pioneer on {board.names[i]}"
+        add(stone, "title", f"stone on {board.names[i]}")
+        return stone
+    x, y = layout.hex_to_pixel(board.coords[i])
+    token = _token_of(parent, color, seat, x, y, 0.55 * _HEX)
+    token.set("class", "pioneer")
+    token.set("data-on", board.names[i])
+    token.set("data-seat", str(seat))
+    add(token, "title", f"{color} pioneer on {board.names[i]}")
+    return token
+
+
+@functools.lru_cache(maxsize=8192)
+def _piece_text(board: Board, color: str, seat: int, i: int) -> str:
+    """A piece's SVG text: the same piece on the same cell is drawn once per process."""
+    return fragment(_draw_piece(ET.Element("g"), board, color, seat, i))
+
+
+def _draw_pieces(root: ET.Element, state: State, layout: Layout, marks: _Marks) -> dict[str, str]:
+    """Stones, then pioneers; pieces of the last turns are built anew, to carry their marks."""
+    board: Board = state.board
+    colors = state.context.seat_colors
+    layers = {"tn-stones": [(-1, i) for i in board.cells_of(state.stones)]}
+    layers["tn-pioneers"] = [(seat, i) for seat, own in enumerate(state.pioneers) for i in board.cells_of(own)]
+    texts: dict[str, str] = {}
+    for key, pieces in layers.items():
+        group = add(root, "g", class_=key[3:], pointer_events="none")
+        placeholder(group, key)
+        out = []
+        for seat, i in pieces:
+            color = colors[seat] if seat >= 0 else ""
+            if i in marks:
+                fresh = _draw_piece(ET.Element("g"), board, color, seat, i)
+                _tag(fresh, i, marks, layout, board)
+                out.append(fragment(fresh))
+            else:
+                out.append(_piece_text(board, color, seat, i))
+        texts[key] = "".join(out)
+    return texts
 
 
 def _token(parent: ET.Element, state: State, seat: int, x: float, y: float, radius: float) -> ET.Element:
     """A player token: the seat's shape in its colour with its letter on top."""
-    group = ET.SubElement(parent, "g")
-    style = {"fill": player_color(state, seat), "stroke": "#111", "stroke-width": "1.5"}
-    shape = PLAYER_SHAPES[seat % len(PLAYER_SHAPES)]
-    if shape == "circle":
-        ET.SubElement(group, "circle", {"cx": _num(x), "cy": _num(y), "r": _num(radius), **style})
-    elif shape == "square":
-        s = radius * 0.9
-        ET.SubElement(
-            group, "rect", {"x": _num(x - s), "y": _num(y - s), "width": _num(2 * s), "height": _num(2 * s), **style}
-        )
-    elif shape == "triangle":
-        s = radius * 1.2
-        pts = [(x, y - s), (x + s * 0.95, y + s * 0.65), (x - s * 0.95, y + s * 0.65)]
-        ET.SubElement(group, "polygon", {"points": _points(pts), **style})
-    else:
-        s = radius * 1.15
-        pts = [(x, y - s), (x + s, y), (x, y + s), (x - s, y)]
-        ET.SubElement(group, "polygon", {"points": _points(pts), **style})
-    letter = ET.SubElement(
+    return _token_of(parent, state.context.seat_colors[seat], seat, x, y, radius)
+
+
+def _token_of(parent: ET.Element, color: str, seat: int, x: float, y: float, radius: float) -> ET.Element:
+    group = add(parent, "g")
+    seat_marker(group, seat, color, x, y, radius)
+    dark = shade(color) in (SHADES["blue"], SHADES["black"], SHADES["green"])
+    add(
         group,
         "text",
-        {
-            "x": _num(x),
-            "y": _num(y + radius * 0.42),
-            "font-size": _num(radius * 1.15),
-            "font-weight": "bold",
-            "text-anchor": "middle",
-            "fill": "#111" if seat != 2 else "#fff",  # white letter on the dark blue token
-        },
+        color[:1].upper(),
+        x=_num(x),
+        y=_num(y + radius * 0.42),
+        font_size=_num(radius * 1.1),
+        font_weight="bold",
+        text_anchor="middle",
+        fill="#ffffff" if dark else "#111111",
     )
-    letter.text = player_letter(state, seat)
     return group
 
 
-def _draw_last_moves(root: ET.Element, state: State, layout: Layout, moves: Sequence[object]) -> None:
-    board: Board = state.board
-    group = ET.SubElement(root, "g", {"class": "last-moves", "fill": "none", "stroke": HIGHLIGHT_COLOR})
-    for move in moves:
+def _draw_motion(root: ET.Element, board: Board, layout: Layout, recent: Sequence[Recent]) -> None:
+    """The last turn of every seat: an arrow along each slide, a ring on each cell it touched."""
+    group = add(root, "g", class_="motion", fill="none", stroke=MARK_COLOR, pointer_events="none")
+    for step, item in enumerate(recent):
+        move = item.move
         if isinstance(move, Slide) and move.src < board.num_cells and move.dst < board.num_cells:
             (x1, y1), (x2, y2) = (
                 layout.hex_to_pixel(board.coords[move.src]),
                 layout.hex_to_pixel(board.coords[move.dst]),
             )
             length = math.dist((x1, y1), (x2, y2)) or 1.0
+            ux, uy = (x2 - x1) / length, (y2 - y1) / length
             # Stop short of the token so the arrow head stays visible.
-            ex, ey = x2 - (x2 - x1) / length * 0.7 * _HEX, y2 - (y2 - y1) / length * 0.7 * _HEX
-            hx, hy = (x2 - x1) / length * 7, (y2 - y1) / length * 7
-            head = [(ex + hy * 0.6 - hx, ey - hx * 0.6 - hy), (ex, ey), (ex - hy * 0.6 - hx, ey + hx * 0.6 - hy)]
-            ET.SubElement(
+            ex, ey = x2 - ux * 0.62 * _HEX, y2 - uy * 0.62 * _HEX
+            hx, hy = ux * 8, uy * 8
+            head = [(ex + hy * 0.7 - hx, ey - hx * 0.7 - hy), (ex, ey), (ex - hy * 0.7 - hx, ey + hx * 0.7 - hy)]
+            path = add(
                 group,
                 "path",
-                {
-                    "class": "last-move",
-                    "d": f"M{_num(x1)} {_num(y1)} L{_num(ex)} {_num(ey)} M{_points(head[:1])} L{_points(head[1:2])} "
-                    f"L{_points(head[2:])}",
-                    "stroke-width": "3",
-                    "stroke-linecap": "round",
-                    "data-move": board.names[move.src] + "-" + board.names[move.dst],
-                },
+                class_="motion-path last-move",
+                d=f"M{_num(x1)} {_num(y1)} L{_num(ex)} {_num(ey)} M{_points(head)}",
+                stroke_width=4,
+                stroke_linecap="round",
+                stroke_linejoin="round",
+                data_move=f"{board.names[move.src]}-{board.names[move.dst]}",
             )
-            cells = [move.src, move.dst]
+            mark_recent(path, item, step)
+            cells = [(move.src, True), (move.dst, False)]
         elif isinstance(move, Place | Stone) and move.cell < board.num_cells:
-            cells = [move.cell]
+            cells = [(move.cell, False)]
         else:
             continue
-        for i in cells:
-            ET.SubElement(
+        for i, is_origin in cells:
+            ring = add(
                 group,
                 "polygon",
-                {
-                    "class": "last-move-cell",
-                    "points": _points(layout.polygon_corners(board.coords[i])),
-                    "stroke-width": "3",
-                    "stroke-dasharray": "5 3" if isinstance(move, Slide) and i == move.src else "none",
-                },
+                class_="motion-mark last-move-cell" + (" origin" if is_origin else ""),
+                points=_points(_shrunk(layout, board.coords[i], 0.93)),
+                stroke_width=3.5,
+                stroke_dasharray="6 4" if is_origin else "none",
+                data_at=board.names[i],
             )
+            mark_recent(ring, item, step)
 
 
-def _draw_labels(root: ET.Element, board: Board, layout: Layout) -> None:
-    group = ET.SubElement(root, "g", {"class": "coordinates", "font-size": "12", "fill": "#555"})
-    for pos, text in _edge_labels(board):
+def _labels(labels: Sequence[tuple[tuple[int, int], str]], layout: Layout) -> ET.Element:
+    group = ET.Element("g")
+    _set(group, class_="coords coordinates", font_size=14, fill="#35566b", pointer_events="none")
+    for pos, text in labels:
         x, y = layout.hex_to_pixel(pos)
-        label = ET.SubElement(group, "text", {"x": _num(x), "y": _num(y + 4), "text-anchor": "middle"})
-        label.text = text
+        add(group, "text", text, x=_num(x), y=_num(y + 5), text_anchor="middle", font_weight="bold")
+    return group
+
+
+def _legend_entries(board: Board) -> list[tuple[str, str]]:
+    """(kind, text) of each legend entry: every landscape, then the pieces and marks."""
+    out = [(f"land-{k}", ls.name + (" (water)" if ls.water else "")) for k, ls in enumerate(board.landscapes)]
+    out += [("stone", "stone"), ("closed", "scored area"), ("mark", "last turn")]
+    return out
+
+
+def _legend(entries: Sequence[tuple[str, str]], x0: float, y0: float, per_row: int) -> ET.Element:
+    legend = ET.Element("g")
+    _set(legend, class_="legend", font_size=13, fill="#222222", pointer_events="none")
+    small = Layout(size=9.0)
+    for k, (kind, text) in enumerate(entries):
+        x = x0 + 10 + (k % per_row) * _LEGEND_ITEM
+        y = y0 + 12 + (k // per_row) * _LEGEND_ROW
+        hexagon = _points((x + px, y + py) for px, py in small.polygon_corners((0, 0)))
+        entry = add(legend, "g", class_="legend-entry", data_kind=kind)
+        if kind.startswith("land-"):
+            add(entry, "polygon", points=hexagon, fill=f"url(#{kind})", stroke="#333333")
+        elif kind == "stone":
+            add(entry, "polygon", points=hexagon, fill=STONE_COLOR, stroke="#999999")
+        elif kind == "closed":
+            add(entry, "polygon", points=hexagon, fill="url(#land-0)", stroke="#333333")
+            add(entry, "polygon", points=hexagon, fill="url(#closed)")
+        else:
+            add(entry, "polygon", points=hexagon, fill="none", stroke=MARK_COLOR, stroke_width=3)
+        add(entry, "text", text, x=_num(x + 15), y=_num(y + 4.5))
+    return legend
+
+
+def _set(element: ET.Element, **attrs: object) -> None:
+    for key, value in attrs.items():
+        element.set(key.rstrip("_").replace("_", "-"), str(value))
 
 
 def _draw_panel(root: ET.Element, state: State, left: float) -> None:
-    """Scores, whose turn, the supply and the legend, to the right of the board."""
+    """Scores, whose turn and the supply, to the right of the board."""
     names = state.context.seat_colors
-    panel = ET.SubElement(root, "g", {"class": "panel", "font-size": "13", "fill": "#222"})
+    panel = add(root, "g", class_="panel", font_size=13, fill="#222")
     x0, y = left, 28.0
-
-    def text(x: float, y: float, value: str, **attrs: str) -> ET.Element:
-        element = ET.SubElement(panel, "text", {"x": _num(x), "y": _num(y), **attrs})
-        element.text = value
-        return element
-
-    text(x0, y, f"Terra Nova: {state.board.map.name}", **{"font-size": "16", "font-weight": "bold"})
+    add(panel, "text", f"Terra Nova: {state.board.map.name}", x=x0, y=y, font_size=16, font_weight="bold")
     y += 22
     if state.result is not None:
         winners = " and ".join(names[p] for p in state.result.winners)
@@ -552,66 +709,16 @@ def _draw_panel(root: ET.Element, state: State, left: float) -> None:
         status = f"Placement: {names[state.current_player]} to place"
     else:
         status = f"Turn {state.turn}: {names[state.current_player]}, action {state.action + 1} of 3"
-    text(x0, y, status, **{"class": "status"})
+    add(panel, "text", status, x=x0, y=y, class_="status")
     y += 18
-    text(x0, y, f"Stones in supply: {state.supply}", **{"class": "supply"})
+    add(panel, "text", f"Stones in supply: {state.supply}", x=x0, y=y, class_="supply")
     y += 28
     for seat, own in enumerate(state.pioneers):
-        row = ET.SubElement(panel, "g", {"class": "score", "data-seat": str(seat)})
+        row = add(panel, "g", class_="score", data_seat=seat)
         if seat == state.current_player:
-            ET.SubElement(
-                row,
-                "rect",
-                {
-                    "x": _num(x0 - 6),
-                    "y": _num(y - 16),
-                    "width": _num(_PANEL_WIDTH - 16),
-                    "height": "26",
-                    "rx": "4",
-                    "fill": "#fff3b0",
-                },
-            )
+            add(row, "rect", x=x0 - 6, y=y - 16, width=_PANEL_WIDTH - 16, height=26, rx=4, fill="#fff3b0")
         _token(row, state, seat, x0 + 8, y - 3, 9)
-        label = ET.SubElement(row, "text", {"x": _num(x0 + 24), "y": _num(y + 1)})
-        label.text = f"{names[seat]}: {state.points[seat]} pts"
-        detail = ET.SubElement(row, "text", {"x": _num(x0 + 120), "y": _num(y + 1), "font-size": "10", "fill": "#555"})
-        detail.text = f"{own.bit_count()} on board, {state.in_hand[seat]} to place, {state.removed[seat]} out"
-        y += 28
-    y += 10
-    text(x0, y, "Landscapes", **{"font-weight": "bold"})
-    y += 8
-    small = Layout(size=8.0)
-    for k, ls in enumerate(state.board.landscapes):
-        cx, cy = x0 + 8, y + 10
-        ET.SubElement(
-            panel,
-            "polygon",
-            {
-                "points": _points((cx + px, cy + py) for px, py in small.polygon_corners((0, 0))),
-                "fill": f"url(#land-{k})",
-                "stroke": "#333",
-            },
-        )
-        text(x0 + 24, y + 14, f"{ls.id}  {ls.name}" + (" (water)" if ls.water else ""))
-        y += 22
-    cx, cy = x0 + 8, y + 10
-    corners = [(cx + px * 0.72, cy + py * 0.72) for px, py in small.polygon_corners((0, 0))]
-    ET.SubElement(panel, "polygon", {"points": _points(corners), "fill": STONE_COLOR, "stroke": "#999"})
-    text(x0 + 24, y + 14, "stone")
-    y += 22
-    swatch = _points((cx + px, y + 10 + py) for px, py in small.polygon_corners((0, 0)))
-    ET.SubElement(panel, "polygon", {"points": swatch, "fill": "url(#land-0)", "stroke": "#333"})
-    ET.SubElement(panel, "polygon", {"points": swatch, "fill": "url(#closed)"})
-    text(x0 + 24, y + 14, "scored area (value, awards)")
-    y += 22
-    ET.SubElement(
-        panel,
-        "polygon",
-        {
-            "points": _points((cx + px, y + 10 + py) for px, py in small.polygon_corners((0, 0))),
-            "fill": "none",
-            "stroke": HIGHLIGHT_COLOR,
-            "stroke-width": "2.5",
-        },
-    )
-    text(x0 + 24, y + 14, "last move")
+        add(row, "text", f"{names[seat]}: {state.points[seat]} pts", x=x0 + 24, y=y + 1)
+        detail = f"{own.bit_count()} on board, {state.in_hand[seat]} to place, {state.removed[seat]} out"
+        add(row, "text", detail, x=x0 + 120, y=y + 1, font_size=10, fill="#555")
+        y += 32

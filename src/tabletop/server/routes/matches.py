@@ -7,10 +7,11 @@ import json
 
 from fastapi import APIRouter, Response, status
 
+from tabletop.core.errors import RecordError
 from tabletop.core.protocol import GameConfig
 from tabletop.server.accounts import OptionalAccountDep, bind_seat
 from tabletop.server.deps import ClientDep, RoomsDep
-from tabletop.server.replay import replay_steps
+from tabletop.server.replay import replay_board, replay_steps
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import (
     ActionBody,
@@ -148,3 +149,20 @@ async def get_svg(match_id: str, rooms: RoomsDep) -> Response:
     last = room.moves[-1:] if room.moves else []
     svg = await asyncio.to_thread(room.game.render_svg, room.state, last_moves=last)
     return Response(content=str(svg), media_type="image/svg+xml")
+
+
+@router.get("/{match_id}/board", responses=errors(404, 410, 422))
+async def get_board(match_id: str, rooms: RoomsDep, ply: int | None = None) -> Response:
+    """The board as the page draws it (the game's ``render_board``), now or after ``ply`` actions."""
+    room = await rooms.get(match_id)
+    if ply is None:
+        svg = await asyncio.to_thread(room.board_svg)
+    else:
+        record = room.record(list(room.moves))
+        try:
+            svg = await asyncio.to_thread(replay_board, record, ply)
+        except RecordError as exc:
+            raise RoomError(422, "bad_ply", str(exc)) from None
+    if svg is None:
+        raise RoomError(404, "no_board", f"{room.game.id} has no board drawing")
+    return Response(content=svg, media_type="image/svg+xml")

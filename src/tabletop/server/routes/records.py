@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Response
 from pydantic import BaseModel, Field
 
-from tabletop.core.errors import RecordError
+from tabletop.core.errors import RecordError, short_repr
 from tabletop.core.record import GameRecord
-from tabletop.server.replay import replay_steps
+from tabletop.server.replay import replay_board, replay_steps
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import errors
 
@@ -39,3 +39,15 @@ def post_replay_text(body: RecordText) -> dict[str, Any]:
         return replay_steps(GameRecord.loads(body.text))
     except RecordError as exc:
         raise RoomError(422, "bad_record", str(exc)) from None
+
+
+@router.post("/replay/board", responses=errors())
+def post_replay_board(ply: int, record: dict[str, Any] = Body(...)) -> Response:  # noqa: B008 - FastAPI's idiom
+    """The board drawing of an uploaded record's position after ``ply`` actions (the replay page's)."""
+    try:
+        svg = replay_board(GameRecord.from_json(record), ply)
+    except RecordError as exc:
+        raise RoomError(422, "bad_record", str(exc)) from None
+    if svg is None:
+        raise RoomError(404, "no_board", f"{short_repr(record.get('game'))} has no board drawing")
+    return Response(content=svg, media_type="image/svg+xml")
