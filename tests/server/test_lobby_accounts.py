@@ -74,12 +74,15 @@ def test_an_aborted_rated_lobby_game_changes_no_rating(client: TestClient) -> No
     alice, bob = register(client), register(client)
     match_id, a, b = _rated_lobby_game(client, alice, bob)
     assert client.get(f"/api/matches/{match_id}/table").json()["rated"] is True
+    [mine] = alice.get("/api/me/matches").json()["matches"]
+    assert mine["id"] == match_id and mine["rated"] is True  # the match was created rated
+    assert mine["link"] == f"/play/{match_id}#t={a}"  # the lobby's token is the account's
     assert act(client, match_id, a, 0, "a", alice).status_code == 200
     r = bob.post(f"/api/matches/{match_id}/abort", {"token": b})
     assert r.status_code == 200 and r.json()["rated"] is False
     assert _rating(alice) is None and _rating(bob) is None
-    mine = alice.get("/api/me/matches").json()["matches"]
-    assert [m["id"] for m in mine] == [match_id]
+    [mine] = alice.get("/api/me/matches").json()["matches"]
+    assert mine["finished"] is True and mine["rated"] is False
 
 
 def test_a_joined_seat_is_bound_to_its_account(client: TestClient) -> None:
