@@ -462,11 +462,17 @@ async def bind_seat(rooms: RoomManager, room: Room, seat: int, account: Account,
     return token
 
 
-async def unrate(rooms: RoomManager, room: Room) -> None:
-    """Makes a match unrated (an abort, say); nothing is rated when it ends."""
-    async with room.lock:
+async def unrate(rooms: RoomManager, room: Room, *, locked: bool = False) -> None:
+    """Makes a match unrated (an abort, say); nothing is rated when it ends.
+
+    ``locked``: the caller holds ``room.lock`` already.
+    """
+    if locked:
         room.rated = False
         await rooms.run_db(_store_unrated, rooms.store.engine, room.id)
+        return
+    async with room.lock:
+        await unrate(rooms, room, locked=True)
 
 
 def _store_unrated(engine: Engine, match_id: str) -> None:

@@ -69,7 +69,9 @@ class Chat:
         await self.load(table)
         return [m.to_json() for m in table.chat or ()]
 
-    async def say(self, match_id: str, token: str, text: str, client: str) -> dict[str, Any]:
+    async def say(
+        self, match_id: str, token: str, text: str, client: str, account_id: int | None = None
+    ) -> dict[str, Any]:
         """Posts a chat line for the token's seat (players only; spectators read).
 
         Raises:
@@ -77,7 +79,7 @@ class Chat:
                 429 more than ``chat_messages_per_minute`` from this seat.
         """
         room, table = await self.lobby.table(match_id)
-        seat = self.lobby.rooms.seat_for_token(room, token, client)
+        seat = self.lobby.rooms.seat_for_token(room, token, client, account_id)
         line = clean_chat_text(text)
         if not line:
             raise RoomError(422, "empty_message", "the message is empty")

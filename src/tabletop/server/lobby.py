@@ -24,7 +24,9 @@ from tabletop.ai.agent import make_agent
 from tabletop.core.errors import ConfigError, TabletopError, short_repr
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
+from tabletop.server import accounts as accounts_mod
 from tabletop.server import lobby_store as db
+from tabletop.server.accounts import Account
 from tabletop.server.clocks import TURN, ClockSettings, MatchClock
 from tabletop.server.config import Settings
 from tabletop.server.guard import SlidingWindow
@@ -51,6 +53,8 @@ class LobbySeat:
     token_hash: str | None = None
     reserved_for: str | None = None
     """A rematch keeps the seat for the person whose old token hashes to this."""
+    account_id: int | None = None
+    """The account of a person who took the seat logged in: the seat is bound to it at the start."""
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -171,11 +175,13 @@ class Lobby(Tables):
         grace_s: int,
         rated: bool,
         client: str,
+        account: Account | None = None,
     ) -> tuple[LobbyGame, int, str]:
         """Opens a lobby game; returns it, the creator's seat and the creator's token.
 
         ``seats`` are ``(kind, name, agent)`` with kind ``"me"`` (exactly one: the
-        creator), ``"open"`` or ``"bot"``.
+        creator), ``"open"`` or ``"bot"``.  A logged-in creator (``account``) gets the
+        account's token for the seat, which is bound to the account at the start.
 
         Raises:
             RoomError: 404 unknown game, 422 bad seats, clock, bot or configuration,
@@ -214,23 +220,30 @@ class Lobby(Tables):
             await asyncio.to_thread(game.new_initial_state, canonical)
         except ConfigError as exc:
             raise RoomError(422, "bad_config", str(exc)) from None
-        token = secrets.token_urlsafe(18)
+        lobby_id = secrets.token_urlsafe(9)
+        creator_seat = next(i for i, (kind, _, _) in enumerate(seats) if kind == "me")
+        # A logged-in creator's token is the account's for that seat of the match to be, so
+        # it still opens the seat once the start has bound it to the account.
+        token = (
+            secrets.token_urlsafe(18) if account is None else accounts_mod.seat_token(account, lobby_id, creator_seat)
+        )
         lobby_seats: list[LobbySeat] = []
-        creator_seat = 0
-        for i, (kind, name, agent) in enumerate(seats):
+        for kind, name, agent in seats:
             if kind == "bot":
                 self._check_agent(agent)
                 lobby_seats.append(LobbySeat("bot", name.strip() or agent, agent))
             elif kind == "me":
+                if account is not None:
+                    name = account.name
                 if not name.strip():
                     raise RoomError(422, "bad_name", "the creator's seat needs a name")
-                creator_seat = i
-                lobby_seats.append(LobbySeat("taken", name.strip(), HUMAN, hash_token(token)))
+                account_id = None if account is None else account.id
+                lobby_seats.append(LobbySeat("taken", name.strip(), HUMAN, hash_token(token), account_id=account_id))
             else:
                 lobby_seats.append(LobbySeat("open", ""))
         self._creations.hit(client)
         lg = LobbyGame(
-            secrets.token_urlsafe(9),
+            lobby_id,
             game.id,
             public,
             iso_now(),
@@ -250,17 +263,25 @@ class Lobby(Tables):
                 await self._start(lg)
         return lg, creator_seat, token
 
-    async def join(self, game_id: str, name: str, seat: int | None, client: str) -> tuple[LobbyGame, int, str]:
+    async def join(
+        self, game_id: str, name: str, seat: int | None, client: str, account: Account | None = None
+    ) -> tuple[LobbyGame, int, str]:
         """Takes a free seat (``seat``, or the first free one); returns the seat and its token.
 
+        A logged-in person (``account``) gets the account's token for the seat, which is
+        bound to the account at the start.
+
         Raises:
-            RoomError: 404 no such open game, 409 the seat is not free (or none is) or
-                the game started, 422 empty name, 429 too many joins from ``client``.
+            RoomError: 404 no such open game, 409 the seat is not free (or none is), the
+                game started or the account holds another seat of it, 422 empty name,
+                429 too many joins from ``client``.
         """
         wait = self._joins.retry_after(client)
         if wait is not None:
             raise RoomError(429, "too_many_joins", "too many joins from this address", retry_after=wait)
         lg = self.lobby_game(game_id)
+        if account is not None:
+            name = account.name
         if not name.strip():
             raise RoomError(422, "bad_name", "a seat needs a name")
         async with lg.lock:
@@ -273,9 +294,12 @@ class Lobby(Tables):
                 seat = free[0]
             elif not 0 <= seat < len(lg.seats) or seat not in free:
                 raise RoomError(409, "seat_taken", f"seat {seat} is not free")
+            if account is not None and any(s.account_id == account.id for s in lg.seats):
+                raise RoomError(409, "already_seated", "you already hold another seat of this game")
             self._joins.hit(client)
-            token = secrets.token_urlsafe(18)
-            lg.seats[seat] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token))
+            token = secrets.token_urlsafe(18) if account is None else accounts_mod.seat_token(account, lg.id, seat)
+            account_id = None if account is None else account.id
+            lg.seats[seat] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token), account_id=account_id)
             await self._save_game(lg)
             if not lg.is_waiting():
                 await self._start(lg)
@@ -362,7 +386,15 @@ class Lobby(Tables):
             [(s.name, s.agent) for s in lg.seats],
             match_id=lg.id,
             token_hashes=[s.token_hash for s in lg.seats],
+            rated=lg.rated,
         )
+        for i, s in enumerate(lg.seats):
+            if s.account_id is None:
+                continue
+            account = await self.rooms.run_db(accounts_mod.find_account_by_id, self.rooms.store.engine, s.account_id)
+            if account is not None:  # else deleted since it joined: the seat stays a guest's
+                # The seat's token stays the one handed out at join time (the account's).
+                await accounts_mod.bind_seat(self.rooms, room, i, account, at_creation=True)
         creator_seat = next(i for i, s in enumerate(lg.seats) if s.token_hash == lg.creator_hash)
         table = MatchTable(
             room.id,
@@ -442,7 +474,9 @@ class Lobby(Tables):
             self.rooms.count_token_failure(client)
             raise RoomError(403, "not_creator", "only the game's creator can do this")
 
-    async def rematch(self, match_id: str, token: str, client: str) -> tuple[LobbyGame, int, str]:
+    async def rematch(
+        self, match_id: str, token: str, client: str, account_id: int | None = None
+    ) -> tuple[LobbyGame, int, str]:
         """A new lobby game with the same settings, seats rotated by one; returns the
         token's person's new seat and token.
 
@@ -453,7 +487,7 @@ class Lobby(Tables):
             RoomError: 403 bad token, 404 no such lobby match, 409 not over yet.
         """
         room, table = await self.table(match_id)
-        seat = self.rooms.seat_for_token(room, token, client)
+        seat = self.rooms.seat_for_token(room, token, client, account_id)
         old_hash = room.seats[seat].token_hash
         n = len(room.seats)
         if room.ended is None and not room.state.is_terminal():

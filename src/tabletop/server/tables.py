@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop.core.protocol import TERMINAL
+from tabletop.server import accounts
 from tabletop.server import lobby_store as db
 from tabletop.server.chat import Chat, ChatMessage
 from tabletop.server.clocks import REALTIME, MatchClock, catch_up, to_ms
@@ -352,7 +353,9 @@ class Tables(RoomHooks):
         self._send_table(room, table)
         return True
 
-    async def reclaim(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable, int]:
+    async def reclaim(
+        self, match_id: str, token: str, client: str, account_id: int | None = None
+    ) -> tuple[Room, MatchTable, int]:
         """The person of a taken-over seat plays it again.
 
         Raises:
@@ -360,7 +363,7 @@ class Tables(RoomHooks):
                 over (or it resigned, or the match is over).
         """
         room, table = await self.table(match_id)
-        seat = self.rooms.seat_for_token(room, token, client)
+        seat = self.rooms.seat_for_token(room, token, client, account_id)
         async with room.lock:
             if room.ended is not None or room.state.is_terminal():
                 raise RoomError(409, "game_over", "the game is over")
@@ -387,7 +390,9 @@ class Tables(RoomHooks):
 
     # ----- resign, abort, rematch -------------------------------------------------------
 
-    async def resign(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable]:
+    async def resign(
+        self, match_id: str, token: str, client: str, account_id: int | None = None
+    ) -> tuple[Room, MatchTable]:
         """The token's person gives up.
 
         With two players the match ends and the other seat wins.  With more, the match
@@ -398,15 +403,18 @@ class Tables(RoomHooks):
             RoomError: 403 bad token, 404 no such lobby match, 409 over or already resigned.
         """
         room, table = await self.table(match_id)
-        seat = self.rooms.seat_for_token(room, token, client)
+        seat = self.rooms.seat_for_token(room, token, client, account_id)
         async with room.lock:
             if room.ended is not None or room.state.is_terminal():
                 raise RoomError(409, "game_over", "the game is over")
             if table.seat_status[seat] == RESIGNED:
                 raise RoomError(409, "resigned", "this seat has resigned already")
             now_ms = self.now_ms()
-            if len(room.seats) == 2:
+            ends = len(room.seats) == 2
+            if ends:
                 self._end(room, table, {"reason": "resigned", "seat": seat, "winners": [1 - seat], "at": iso_now()})
+                # Stored before the game-over hooks run: the ratings read the finished match.
+                await self.rooms.run_db(db.save_table, self.rooms.store.engine, room.id, **table.row_values())
             else:
                 agent = table.settings["takeover"]
                 await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, agent)
@@ -414,19 +422,23 @@ class Tables(RoomHooks):
                 table.seat_status[seat] = RESIGNED
                 if table.clock is not None:
                     table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
-            self._save(table)
+                self._save(table)
+        if ends:
+            await self.rooms.game_over(room)  # rates it (the resigned seat ranks last)
         self.rooms.refresh(room)
         self._send_table(room, table)
         return room, table
 
-    async def abort(self, match_id: str, token: str, client: str) -> tuple[Room, MatchTable]:
+    async def abort(
+        self, match_id: str, token: str, client: str, account_id: int | None = None
+    ) -> tuple[Room, MatchTable]:
         """Calls the match off before ``abort_before_actions`` actions: it ends unrated.
 
         Raises:
             RoomError: 403 bad token, 404 no such lobby match, 409 too late or over.
         """
         room, table = await self.table(match_id)
-        seat = self.rooms.seat_for_token(room, token, client)
+        seat = self.rooms.seat_for_token(room, token, client, account_id)
         async with room.lock:
             if room.ended is not None or room.state.is_terminal():
                 raise RoomError(409, "game_over", "the game is over")
@@ -434,6 +446,7 @@ class Tables(RoomHooks):
                 raise RoomError(
                     409, "too_late", f"a game can be aborted only before {self.settings.abort_before_actions} actions"
                 )
+            await accounts.unrate(self.rooms, room, locked=True)  # before it is stored as finished
             self._end(room, table, {"reason": "aborted", "seat": seat, "winners": [], "at": iso_now()})
             self._save(table)
         self.rooms.refresh(room)
@@ -449,7 +462,10 @@ class Tables(RoomHooks):
         table = self.tables.get(match_id)
         if table is None:
             return set()
-        return {i for i, status in enumerate(table.seat_status) if status in (*TAKEN_OVER, RESIGNED)}
+        forfeited = {i for i, status in enumerate(table.seat_status) if status in (*TAKEN_OVER, RESIGNED)}
+        if table.ended is not None and table.ended.get("reason") == "resigned":
+            forfeited.add(int(table.ended["seat"]))  # a 2-player resign ends the match
+        return forfeited
 
     def _end(self, room: Room, table: MatchTable, ended: dict[str, Any]) -> None:
         room.ended = table.ended = ended

@@ -167,7 +167,7 @@ async def _handle(
     if kind == "ping":
         return {"type": "pong", "req": req}
     if kind == "hello":
-        return await _hello(rooms, match_id, msg.get("token"), req, client, origin)
+        return await _hello(rooms, match_id, msg.get("token"), req, client, origin, account_id)
     if kind == "explain":
         action = msg.get("action")
         if not isinstance(action, str) or not action:
@@ -205,7 +205,13 @@ async def _handle(
 
 
 async def _hello(
-    rooms: RoomManager, match_id: str, token: object, req: object, client: str, origin: Any
+    rooms: RoomManager,
+    match_id: str,
+    token: object,
+    req: object,
+    client: str,
+    origin: Any,
+    account_id: int | None = None,
 ) -> dict[str, Any]:
     """``{"type": "hello", "token": ...}``: this connection plays the token's seat.
 
@@ -216,7 +222,7 @@ async def _hello(
         return _error(req, 400, "bad_message", "'token' (string) is required")
     try:
         room = await rooms.get(match_id)
-        seat = rooms.seat_for_token(room, token, client)
+        seat = rooms.seat_for_token(room, token, client, account_id)
     except RoomError as exc:
         extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
         return _error(req, exc.status, exc.code, exc.detail, **extra)

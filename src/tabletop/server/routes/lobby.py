@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request, status
 
 from tabletop.core.protocol import GameConfig
+from tabletop.server.accounts import Account, OptionalAccountDep
 from tabletop.server.clocks import ClockSettings
 from tabletop.server.deps import ClientDep
 from tabletop.server.lobby import Lobby, LobbyGame
@@ -64,8 +65,13 @@ async def list_lobby(
 
 
 @router.post("/api/lobby", status_code=status.HTTP_201_CREATED, responses=errors(404))
-async def create_lobby_game(body: CreateLobbyGame, lobby: LobbyDep, client: ClientDep) -> SeatToken:
-    """Opens a game in the lobby; the creator gets their seat's token (also the creator's key)."""
+async def create_lobby_game(
+    body: CreateLobbyGame, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> SeatToken:
+    """Opens a game in the lobby; the creator gets their seat's token (also the creator's key).
+
+    Logged in (session and CSRF header), the creator's seat is bound to the account at the start.
+    """
     config = GameConfig(
         num_players=len(body.seats),
         ruleset=body.ruleset,
@@ -87,6 +93,7 @@ async def create_lobby_game(body: CreateLobbyGame, lobby: LobbyDep, client: Clie
         grace_s=body.grace_s,
         rated=body.rated,
         client=client,
+        account=account,
     )
     return _seat_token(lg, seat, token)
 
@@ -105,9 +112,14 @@ async def get_lobby_game(game_id: str, lobby: LobbyDep) -> dict[str, Any]:
 
 
 @router.post("/api/lobby/{game_id}/join", responses=errors(404, 409))
-async def join_lobby_game(game_id: str, body: JoinLobbyGame, lobby: LobbyDep, client: ClientDep) -> SeatToken:
-    """Takes a free seat; the game starts when the last one is taken."""
-    lg, seat, token = await lobby.join(game_id, body.name, body.seat, client)
+async def join_lobby_game(
+    game_id: str, body: JoinLobbyGame, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> SeatToken:
+    """Takes a free seat; the game starts when the last one is taken.
+
+    Logged in (session and CSRF header), the seat is bound to the account at the start.
+    """
+    lg, seat, token = await lobby.join(game_id, body.name, body.seat, client, account)
     return _seat_token(lg, seat, token)
 
 
@@ -133,30 +145,38 @@ async def get_table(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
 
 
 @router.post("/api/matches/{match_id}/reclaim", responses=errors(403, 404, 409, 410))
-async def reclaim_seat(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
+async def reclaim_seat(
+    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> dict[str, Any]:
     """The person of a seat a bot took over plays it again."""
-    room, table, _ = await lobby.reclaim(match_id, body.token, client)
+    room, table, _ = await lobby.reclaim(match_id, body.token, client, _account_id(account))
     return lobby.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/resign", responses=errors(403, 404, 409, 410))
-async def resign(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
+async def resign(
+    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> dict[str, Any]:
     """The token's person resigns (two players: the match ends; more: a bot plays on)."""
-    room, table = await lobby.resign(match_id, body.token, client)
+    room, table = await lobby.resign(match_id, body.token, client, _account_id(account))
     return lobby.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/abort", responses=errors(403, 404, 409, 410))
-async def abort(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
+async def abort(
+    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> dict[str, Any]:
     """Calls the match off early (before ``abort_before_actions`` actions); it is unrated."""
-    room, table = await lobby.abort(match_id, body.token, client)
+    room, table = await lobby.abort(match_id, body.token, client, _account_id(account))
     return lobby.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/rematch", responses=errors(403, 404, 409, 410))
-async def rematch(match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep) -> SeatToken:
+async def rematch(
+    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> SeatToken:
     """The same settings again, seats rotated: the token's person's new seat and token."""
-    lg, seat, token = await lobby.rematch(match_id, body.token, client)
+    lg, seat, token = await lobby.rematch(match_id, body.token, client, _account_id(account))
     return _seat_token(lg, seat, token)
 
 
@@ -167,6 +187,13 @@ async def get_chat(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
 
 
 @router.post("/api/matches/{match_id}/chat", status_code=status.HTTP_201_CREATED, responses=errors(403, 404, 410))
-async def post_chat(match_id: str, body: ChatBody, lobby: LobbyDep, client: ClientDep) -> dict[str, Any]:
+async def post_chat(
+    match_id: str, body: ChatBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+) -> dict[str, Any]:
     """Posts a chat line for the token's seat; everyone watching gets ``{"type": "chat"}``."""
-    return await lobby.chat.say(match_id, body.token, body.text, client)
+    return await lobby.chat.say(match_id, body.token, body.text, client, _account_id(account))
+
+
+def _account_id(account: Account | None) -> int | None:
+    """The caller's account id: a seat bound to an account acts only for it (403 ``seat_bound``)."""
+    return None if account is None else account.id
