@@ -26,10 +26,11 @@ pytestmark = pytest.mark.slow
 # Every element of a drawing with its attributes, leaving out what the page adds or takes
 # away for its viewer: classes (highlights), ids, focus order, and the marks of the
 # viewer's own actions.
+# What the page adds for play (classes, focus, the cursor's screen-reader labels) is not drawing.
 NORMALISE = """(svg) => [...svg.querySelectorAll('*')]
   .filter((e) => !e.matches('.motion-mark, .motion-path'))
   .map((e) => e.tagName + ' ' + [...e.attributes]
-    .filter((a) => !['class', 'id', 'tabindex', 'data-ply', 'data-seat', 'data-step', 'pathLength'].includes(a.name))
+    .filter((a) => !['class', 'id', 'tabindex', 'aria-label', 'data-ply', 'data-seat', 'data-step', 'pathLength'].includes(a.name))
     .map((a) => a.name + '=' + a.value).sort().join(' ') + ' ' + (e.children.length ? '' : e.textContent))"""
 
 
