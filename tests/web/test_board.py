@@ -30,7 +30,8 @@ pytestmark = pytest.mark.slow
 NORMALISE = """(svg) => [...svg.querySelectorAll('*')]
   .filter((e) => !e.matches('.motion-mark, .motion-path'))
   .map((e) => e.tagName + ' ' + [...e.attributes]
-    .filter((a) => !['class', 'id', 'tabindex', 'aria-label', 'data-ply', 'data-seat', 'data-step', 'pathLength'].includes(a.name))
+    .filter((a) => !['class', 'id', 'tabindex', 'aria-label', 'data-ply', 'data-seat', 'data-step', 'pathLength']
+      .includes(a.name))
     .map((a) => a.name + '=' + a.value).sort().join(' ') + ' ' + (e.children.length ? '' : e.textContent))"""
 
 

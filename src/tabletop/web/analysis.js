@@ -25,7 +25,8 @@ function loadLevels(rerender) {
 function levelPicker(id, current, onchange) {
   const select = h("select", { id, "aria-label": t("analysis.level"), onchange: (e) => onchange(e.target.value) });
   for (const l of levels) select.append(new Option(l, l));
-  select.value = levels.includes(current) ? current : levels[0];
+  // Unset, the server judges with greedy (Casual): show that, not whatever comes first.
+  select.value = levels.includes(current) ? current : levels.includes("greedy") ? "greedy" : levels[0];
   return h("label.level", {}, h("span", { text: t("analysis.level") }), select);
 }
 

@@ -77,8 +77,11 @@ def bot_specs() -> list[str]:
     Levels are found by asking :func:`make_agent` which ``kind:N`` it accepts, so the
     server needs no knowledge of any bot's settings.
     """
-    specs: list[str] = []
+    # The ladder's named levels first, weakest to strongest: the names people understand.
+    specs: list[str] = [level.key for level in LADDER if _accepts(level.key)]
     for kind in agent_kinds():
+        if kind in specs:
+            continue
         if _accepts(f"{kind}:999"):
             specs.append(kind)  # it ignores its argument: no levels
             continue
@@ -87,7 +90,8 @@ def bot_specs() -> list[str]:
             if not _accepts(f"{kind}:{n}"):
                 break
             levels.append(f"{kind}:{n}")
-        specs += levels or [kind]
+        # The kind alone plays with its own default (alphabeta: on a clock), so it is listed too.
+        specs += ([kind] if levels and _accepts(kind) else []) + levels or [kind]
     return specs
 
 
