@@ -60,11 +60,12 @@ export function drawServerBoard(svgText, view) {
   const cells = new Map();
   for (const g of svg.querySelectorAll("g.cell[data-cell]")) cells.set(g.dataset.cell, g);
   // The legend's words in the page's language where the string tables have them
-  // (board.legend.<kind>); a map's landscape names are the map's own.
+  // (board.legend.<kind>); a map's landscape names are the map's own.  The label is the
+  // entry's own text: an icon may hold text too (a tower's value).
   for (const entry of svg.querySelectorAll(".legend-entry[data-kind]")) {
     const key = `board.legend.${entry.dataset.kind}`;
     const text = entry.dataset.kind.startsWith("land-") ? key : t(key);
-    if (text !== key) entry.querySelector("text").textContent = text;
+    if (text !== key) entry.querySelector(":scope > text").textContent = text;
   }
   const figure = h("figure.board-figure", {});
   for (const [name] of TOGGLES) figure.classList.toggle(`hide-${name}`, !shown(name));
