@@ -72,7 +72,8 @@ LADDER: Final[tuple[Level, ...]] = (
         "Club",
         "mcts:2",
         "Tree search, 100 simulations a move: sees a few moves ahead.",
-        {},
+        # SPRT over Casual (docs/bots.md): Medina 54-0 pairs in 27 games; Terra Nova undecided.
+        {"medina": 1024},
         {"terranova": 0.17, "medina": 0.10},
     ),
     Level(
