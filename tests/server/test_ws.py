@@ -81,10 +81,13 @@ def merge(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return {**patch, "state": state, "log": log, "full": True}
 
 
-def test_updates_are_patches_that_rebuild_the_full_view(client: TestClient) -> None:
+@pytest.mark.parametrize("board", [False, True])
+def test_updates_are_patches_that_rebuild_the_full_view(client: TestClient, board: bool) -> None:
+    """A socket that asked for the board (``?board=1``, the page) rebuilds the HTTP view with
+    ``board_svg``; one that did not rebuilds it without (``?board=false``)."""
     m = create_toy(client)
     t0, t1 = m["seats"][0]["token"], m["seats"][1]["token"]
-    with client.websocket_connect(f"/api/matches/{m['id']}/ws") as ws:
+    with client.websocket_connect(f"/api/matches/{m['id']}/ws" + ("?board=1" if board else "")) as ws:
         view = ws.receive_json()
         assert view["full"] is True
         steps: list[dict[str, Any]] = [
@@ -100,7 +103,8 @@ def test_updates_are_patches_that_rebuild_the_full_view(client: TestClient) -> N
             assert patch["full"] is False
             view = merge(view, patch)
             recv_until(ws, "ack")
-        full = client.get(f"/api/matches/{m['id']}").json()
+        full = client.get(f"/api/matches/{m['id']}", params={"board": board}).json()
+        assert ("board_svg" in full) is board and ("board_svg" in view) is board
         strip = ("full", "base", "drop", "log_from")
         assert {k: v for k, v in view.items() if k not in strip} == {k: v for k, v in full.items() if k not in strip}
 

@@ -151,6 +151,8 @@ class Room:
     """The most recent positions, the current one last (enough to undo within a turn)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
+    board_subscribers: set[Subscriber] = field(default_factory=set)
+    """The subscribers that show the board: their updates carry ``board_svg``."""
     bot_task: asyncio.Task[None] | None = None
     ended: dict[str, Any] | None = None
     """Set when the match ended outside the rules (resigned, aborted): no more actions."""
@@ -205,6 +207,11 @@ class Room:
                 return s.seat
         raise RoomError(403, "bad_token", "this token does not belong to a seat of this match")
 
+    def forget(self, send: Subscriber) -> None:
+        """Stops sending updates to a client (gone, or too slow to keep)."""
+        self.subscribers.discard(send)
+        self.board_subscribers.discard(send)
+
     def undoable_by(self) -> int | None:
         """The seat that may undo the last action now, or ``None``.
 
@@ -230,7 +237,16 @@ class Room:
         return log
 
     def view(self) -> dict[str, Any]:
-        """What every client sees (neither game has hidden information)."""
+        """What every client sees (neither game has hidden information), with the board drawing."""
+        return {**self.view_core(), "board_svg": self.board_svg()}
+
+    def view_core(self) -> dict[str, Any]:
+        """:meth:`view` without ``board_svg``: what a client that draws no board needs.
+
+        The drawing costs more CPU than the rest of an update (1.3-2.6 ms a version), so it
+        is made only for a version someone will show: a page's socket that asked for it
+        (``?board=1``) or an HTTP view (:meth:`view_text`); see :meth:`with_board`.
+        """
         state = self.state
         outcome = state.outcome()
         # Grouped by kind through the protocol's kind-first queries: lists of strings
@@ -262,7 +278,6 @@ class Room:
             # The same as data: translated tables the page draws in the player's language.
             "score_sheet": self.game.score_sheet(state) if outcome is not None else None,
             "ended": self.ended,
-            "board_svg": self.board_svg(),
         }
 
     def board_svg(self) -> str | None:
@@ -281,27 +296,39 @@ class Room:
         self._board_cache = (self.version, svg)
         return svg
 
-    def view_text(self) -> str:
-        """:meth:`view` as JSON text, cached per version (every client gets the same bytes)."""
-        if self._view_cache is None or self._view_cache[0] != self.version:
-            self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
-        return self._view_cache[1]
+    def with_board(self, text: str) -> str:
+        """A view or patch as JSON text (an object) with this version's ``board_svg`` added.
 
-    def join_text(self) -> str:
+        Spliced into the text, so a view is encoded once whether or not the board goes with it.
+        """
+        return f'{text[:-1]},"board_svg":{json.dumps(self.board_svg())}}}'
+
+    def view_text(self, board: bool = True) -> str:
+        """:meth:`view` (``board``) or :meth:`view_core` as JSON text, cached per version.
+
+        Every client gets the same bytes.
+        """
+        if self._view_cache is None or self._view_cache[0] != self.version:
+            self._view_cache = (self.version, json.dumps(self.view_core(), separators=(",", ":")))
+        text = self._view_cache[1]
+        return self.with_board(text) if board else text
+
+    def join_text(self, board: bool = False) -> str:
         """The full view for a newly connected client; later updates patch this version."""
         if self._sent is None or self._sent[0] != self.version:
-            view = self.view()
+            view = self.view_core()
             self._sent = (self.version, view["state"], len(view["log"]))
-        return self.view_text()
+        return self.view_text(board)
 
     def update_text(self) -> str:
-        """The change since the last update as JSON text, for connected clients.
+        """The change since the last update as JSON text, for connected clients (no board:
+        :meth:`with_board` adds it for the sockets that show one).
 
         Only the top-level keys of ``state`` that changed and only the new log entries are
         sent (the map, for one, never changes), with ``base`` naming the version the patch
         applies to; a client that holds another version reconnects for a full view.
         """
-        view = self.view()
+        view = self.view_core()
         sent = self._sent
         self._sent = (self.version, view["state"], len(view["log"]))
         if sent is None:
@@ -721,18 +748,24 @@ class RoomManager:
             room._sent = None  # nobody holds a base to patch
             return
         text = room.update_text()
-        audience = [send for send in room.subscribers if send is not origin]
+        # The board is drawn (once a version) only if a connected page shows it.
+        board_text = room.with_board(text) if room.board_subscribers else text
+
+        def text_for(send: Subscriber) -> str:
+            return board_text if send in room.board_subscribers else text
+
+        audience = [(send, text_for(send)) for send in room.subscribers if send is not origin]
         if origin is not None and origin in room.subscribers:
-            self._deliver(room, text, [origin])
-        asyncio.get_running_loop().call_soon(self._deliver, room, text, audience)
+            self._deliver(room, [(origin, text_for(origin))])
+        asyncio.get_running_loop().call_soon(self._deliver, room, audience)
 
     @staticmethod
-    def _deliver(room: Room, text: str, subscribers: Sequence[Subscriber]) -> None:
-        for send in subscribers:
+    def _deliver(room: Room, deliveries: Sequence[tuple[Subscriber, str]]) -> None:
+        for send, text in deliveries:
             try:
                 send(text)
             except Exception:  # a dead or stalled socket must not stop the others from hearing
-                room.subscribers.discard(send)
+                room.forget(send)
 
     # ----- bots ----------------------------------------------------------------
 
@@ -780,8 +813,8 @@ class RoomManager:
 
     # ----- subscriptions -------------------------------------------------------
 
-    def subscribe(self, room: Room, send: Subscriber, client: str = "") -> None:
-        """Adds a client that receives every update.
+    def subscribe(self, room: Room, send: Subscriber, client: str = "", *, board: bool = False) -> None:
+        """Adds a client that receives every update (with the board drawing if ``board``).
 
         Raises:
             RoomError: 429 if the match or the client address has as many live sockets
@@ -792,6 +825,8 @@ class RoomManager:
         if self._sockets.get(client, 0) >= self.max_sockets_per_client:
             raise RoomError(429, "too_many_sockets", "this address has as many connections as the server allows")
         room.subscribers.add(send)
+        if board:
+            room.board_subscribers.add(send)
         self._sockets[client] = self._sockets.get(client, 0) + 1
         self._socket_client[send] = client
 
@@ -801,8 +836,7 @@ class RoomManager:
         Only finished matches are dropped: nothing can change them any more, so a request
         still holding the old room object cannot race a freshly loaded one.
         """
-        with contextlib.suppress(KeyError):
-            room.subscribers.remove(send)
+        room.forget(send)
         self.hooks.left(room, send)
         client = self._socket_client.pop(send, None)
         if client is not None:

@@ -298,7 +298,7 @@ class Tables(RoomHooks):
             try:
                 send(text)
             except Exception:  # a stalled socket must not keep the others from hearing
-                room.subscribers.discard(send)
+                room.forget(send)
 
     def _save(self, table: MatchTable) -> None:
         values = table.row_values()  # taken now: later changes are saved by their own write

@@ -1,6 +1,7 @@
 """The websocket of a match: live updates for everyone, actions and undo for seats.
 
-Protocol (JSON text frames, documented in docs/api.md):
+Protocol (JSON text frames, documented in docs/api.md); connect with ``?board=1`` to get
+the board drawing (``board_svg``) in every view, as the game page does:
 
 * client → ``{"type": "act", "req": 1, "token": "...", "version": 7, "action": "c7"}``
 * client → ``{"type": "undo", "req": 2, "token": "...", "version": 8}``
@@ -88,8 +89,11 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         if ws.application_state == WebSocketState.CONNECTED:
             await ws.close(code=TRY_AGAIN_LATER)
 
+    # Only a page that shows the board asks for its drawing (``?board=1``): an API client
+    # or a simulated player does not pay for a drawing it never shows.
+    board = ws.query_params.get("board") == "1"
     try:
-        rooms.subscribe(room, send, client)
+        rooms.subscribe(room, send, client, board=board)
     except RoomError as exc:
         await ws.send_text(json.dumps(_error(None, exc.status, exc.code, exc.detail)))
         await ws.close(code=TRY_AGAIN_LATER)
@@ -100,7 +104,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     writer_task = asyncio.create_task(writer())
     messages = SlidingWindow(settings.ws_messages_per_minute)
     try:
-        send(room.join_text())
+        send(room.join_text(board))
         rooms.hooks.joined(room, send)
         while True:
             frame = await ws.receive()

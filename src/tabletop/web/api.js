@@ -44,7 +44,7 @@ export function mergePatch(view, patch) {
  */
 export class MatchSocket {
   constructor(matchId, { onState, onStatus, onOther }) {
-    this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${matchId}/ws`;
+    this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${matchId}/ws?board=1`; // the page draws the board: ask for its drawing
     this.onState = onState;
     this.onStatus = onStatus;
     this.onOther = onOther; // the lobby's "table" and "chat" messages (table.js)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Annotated
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Query, Response, status
 
 from tabletop.core.errors import RecordError
 from tabletop.core.protocol import GameConfig
@@ -83,33 +84,46 @@ async def create_match(
     )
 
 
+BoardQuery = Annotated[bool, Query(description="include the board drawing (`board_svg`); `false` saves its CPU")]
+
+
 @router.get("/{match_id}", responses=errors(404, 410))
-async def get_match(match_id: str, rooms: RoomsDep) -> Response:
+async def get_match(match_id: str, rooms: RoomsDep, board: BoardQuery = True) -> Response:
     """The current view of a match (what spectators see)."""
     room = await rooms.get(match_id)
-    return _json(room.view_text())
+    return _json(room.view_text(board))
 
 
 @router.post("/{match_id}/actions", responses=errors(403, 404, 409, 410))
 async def post_action(
-    match_id: str, body: ActionBody, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str,
+    body: ActionBody,
+    rooms: RoomsDep,
+    client: ClientDep,
+    account: OptionalAccountDep,
+    board: BoardQuery = True,
 ) -> Response:
     """Plays one action for the token's seat; answers with the new view once committed."""
     room = await rooms.act(
         match_id, body.token, body.version, body.action, client=client, account_id=account.id if account else None
     )
-    return _json(room.view_text())
+    return _json(room.view_text(board))
 
 
 @router.post("/{match_id}/undo", responses=errors(403, 404, 409, 410))
 async def post_undo(
-    match_id: str, body: UndoBody, rooms: RoomsDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str,
+    body: UndoBody,
+    rooms: RoomsDep,
+    client: ClientDep,
+    account: OptionalAccountDep,
+    board: BoardQuery = True,
 ) -> Response:
     """Takes back the token seat's last action within its own turn."""
     room = await rooms.undo(
         match_id, body.token, body.version, client=client, account_id=account.id if account else None
     )
-    return _json(room.view_text())
+    return _json(room.view_text(board))
 
 
 @router.post("/{match_id}/seat", responses=errors(403, 404, 410))
