@@ -474,14 +474,37 @@ class Lobby(Tables):
             self.rooms.count_token_failure(client)
             raise RoomError(403, "not_creator", "only the game's creator can do this")
 
+    async def _rematch_token(
+        self, lg: LobbyGame, seat: int, kept: LobbySeat, account_id: int | None
+    ) -> tuple[str, str, int | None]:
+        """The token, name and account of a person taking the rematch seat kept for them.
+
+        A seat that was bound to an account stays bound to it (the start binds it again),
+        with the account's token, so a link alone does not play for that person in the
+        rematch either.  An account deleted since plays on as a guest.
+
+        Raises:
+            RoomError: 403 ``seat_bound`` if the caller is not the seat's account (the
+                old seat's check refuses that first; this keeps the rule where it binds).
+        """
+        if kept.account_id is not None:
+            if account_id != kept.account_id:
+                raise RoomError(403, "seat_bound", "this seat belongs to an account: log in as it to play")
+            engine = self.rooms.store.engine
+            account = await self.rooms.run_db(accounts_mod.find_account_by_id, engine, kept.account_id)
+            if account is not None:
+                return accounts_mod.seat_token(account, lg.id, seat), account.name, account.id
+        return secrets.token_urlsafe(18), kept.name, None
+
     async def rematch(
         self, match_id: str, token: str, client: str, account_id: int | None = None
     ) -> tuple[LobbyGame, int, str]:
-        """A new lobby game with the same settings, seats rotated by one; returns the
-        token's person's new seat and token.
+        """A new lobby game with the same settings (clock, takeover, rated), seats rotated
+        by one; returns the token's person's new seat and token.
 
         The first player to ask creates it (and may start it with bots); each other
-        person's seat is kept for them until they ask too, with their old token.
+        person's seat is kept for them until they ask too, with their old token.  A seat
+        bound to an account is kept for that account and bound to it again at the start.
 
         Raises:
             RoomError: 403 bad token, 404 no such lobby match, 409 not over yet.
@@ -502,8 +525,10 @@ class Lobby(Tables):
                     target = (old.seat + 1) % n
                     if old.token_hash is None:
                         new_seats[target] = LobbySeat("bot", old.name, old.agent)
-                    else:
-                        new_seats[target] = LobbySeat("reserved", old.name, HUMAN, None, old.token_hash)
+                    else:  # kept for the same person, and for the same account if it was bound
+                        new_seats[target] = LobbySeat(
+                            "reserved", old.name, HUMAN, None, old.token_hash, account_id=old.account_id
+                        )
                 lg = LobbyGame(
                     secrets.token_urlsafe(9),
                     room.game.id,
@@ -533,9 +558,9 @@ class Lobby(Tables):
             new_seat = next((i for i, s in enumerate(lg.seats) if s.reserved_for == old_hash), None)
             if new_seat is None or lg.status != db.OPEN:
                 raise RoomError(409, "rematch_taken", "your seat in the rematch is taken already")
-            new_token = secrets.token_urlsafe(18)
             kept = lg.seats[new_seat]
-            lg.seats[new_seat] = LobbySeat("taken", kept.name, HUMAN, hash_token(new_token))
+            new_token, name, bound_to = await self._rematch_token(lg, new_seat, kept, account_id)
+            lg.seats[new_seat] = LobbySeat("taken", name, HUMAN, hash_token(new_token), account_id=bound_to)
             if not lg.creator_hash:
                 lg.creator_hash = hash_token(new_token)
             await self._save_game(lg)
