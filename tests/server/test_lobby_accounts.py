@@ -168,3 +168,19 @@ def test_a_rematch_binds_the_same_accounts_and_keeps_rated_and_the_clock(client:
     assert got_a is not None and got_b is not None and got_a["games"] == got_b["games"] == 2
     assert (got_a["mu"], got_a["sigma"]) == (pytest.approx(exp_a.mu), pytest.approx(exp_a.sigma))
     assert (got_b["mu"], got_b["sigma"]) == (pytest.approx(exp_b.mu), pytest.approx(exp_b.sigma))
+
+
+def test_a_rated_lobby_game_with_a_bot_unrated_in_its_family_starts_unrated(client: TestClient) -> None:
+    """Terra Nova's bots have ratings for the duel only (server/ratings.py): a rated Terra Nova
+    lobby game for three with a bot starts unrated, and the table says so."""
+    alice, bob = register(client), register(client)
+    seats = [{"kind": "me", "name": "A"}, {"kind": "open"}, {"kind": "bot", "name": "B", "agent": "random"}]
+    created = alice.post("/api/lobby", {"game": "terranova", "seats": seats, "rated": True, "start_player": 0})
+    assert created.status_code == 201, created.text
+    assert created.json()["game"]["rated"] is True  # asked for; decided when the seats are known
+    game_id = created.json()["id"]
+    assert bob.post(f"/api/lobby/{game_id}/join", {"name": "B"}).status_code == 200
+    assert client.get(f"/api/matches/{game_id}/table").json()["rated"] is False
+    for person in (alice, bob):
+        mine = {m["id"]: m for m in person.get("/api/me/matches").json()["matches"]}
+        assert mine[game_id]["rated"] is False

@@ -142,6 +142,8 @@ def test_a_bot_without_a_fixed_rating_makes_the_match_unrated(client: TestClient
     alice = register(client)
     m = create_toy_match(client, alice, ("random", "human"), me=1)
     a = m["seats"][1]["token"]
+    # Known at creation: the match is unrated from the start, not only once it ends.
+    assert alice.get("/api/me/matches").json()["matches"][0]["rated"] is False
     while not (view := client.get(f"/api/matches/{m['id']}").json())["terminal"]:
         if view["current_player"] == 1:
             legal = [x for moves in view["legal"].values() for x in moves]
@@ -221,6 +223,32 @@ def test_bad_rating_queries_are_refused(client: TestClient, query: str, status: 
     r = client.get(query)
     assert r.status_code == status, r.text
     assert set(r.json()) == {"error", "detail"}
+
+
+def test_bot_ratings_are_per_player_count_family(client: TestClient) -> None:
+    """Terra Nova's bots are measured in the duel only: a 3-4 player Terra Nova game with a
+    bot is unrated, while the duel with the same bot and a 3-4 player game of people are rated."""
+    assert ratings.bot_rating("terranova", 2, "random") is not None
+    assert ratings.bot_rating("terranova", 3, "random") is None
+    assert ratings.bot_rating("terranova", 4, "casual") is None
+    assert ratings.bot_rating("medina", 4, "casual") == ratings.bot_rating("medina", 3, "greedy") is not None
+    assert client.get("/api/ratings/terranova?family=multi").json()["bots"] == []
+    alice = register(client)
+    rated: dict[tuple[str, ...], bool] = {}
+    for agents in (("human", "random"), ("human", "human", "random"), ("human", "human", "human")):
+        seats = [{"name": f"P{i}", "agent": a, **({"me": True} if i == 0 else {})} for i, a in enumerate(agents)]
+        body = {"game": "terranova", "seats": seats, "start_player": 0, "seed": 1, "rated": True}
+        r = alice.post("/api/matches", body)
+        assert r.status_code == 201, r.text
+        mine = {m["id"]: m for m in alice.get("/api/me/matches").json()["matches"]}
+        rated[agents] = mine[r.json()["id"]]["rated"]
+    assert rated == {
+        ("human", "random"): True,
+        ("human", "human", "random"): False,
+        ("human", "human", "human"): True,  # asked rated; it stays so if every person logs in
+    }
+    assert ratings.bots_rateable("medina", ["human", "human", "mcts:3@0.5s"])
+    assert not ratings.bots_rateable("medina", ["human", "human", "nosuch"])
 
 
 def test_the_leaderboard_lists_the_bot_ladder_for_real_games(client: TestClient) -> None:

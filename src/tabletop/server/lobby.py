@@ -399,7 +399,8 @@ class Lobby(Tables):
         table = MatchTable(
             room.id,
             lg.public,
-            {"takeover": lg.takeover, "grace_s": lg.grace_s, "rated": lg.rated, "creator_seat": creator_seat},
+            # ``room.rated``: a bot with no rating in this family made it unrated at creation.
+            {"takeover": lg.takeover, "grace_s": lg.grace_s, "rated": room.rated, "creator_seat": creator_seat},
             None,
             [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
         )

@@ -95,15 +95,17 @@ _MEDINA = {
     "mcts:5": 256.0,
 }
 BOT_ELO: dict[tuple[str, str], dict[str, float]] = {
-    # Measured: Terra Nova 2p and Medina 3p (Medina has no 2-player game).  Terra Nova's
-    # 3-4 player family reuses the 2p ladder until the arena measures it (an approximation).
+    # Only what the arena measured: Terra Nova 2p and Medina 3p (Medina has no 2-player
+    # game).  Terra Nova's 3-4 player family has no row: no bot was measured there, and a
+    # duel's Elo says little about a four-way race (the paranoid search, the kingmaking),
+    # so a Terra Nova game for 3-4 with a bot is unrated (people alone are still rated).
     ("terranova", "2p"): _TERRANOVA,
-    ("terranova", "multi"): _TERRANOVA,
     ("medina", "multi"): _MEDINA,
 }
 """Fixed Elo (relative to ``mcts:1``) per (game, family) and bot spec: the one table of
 bot ratings.  A named level (``Beginner`` .. ``Master``) is added as one more key per row;
-a spec missing here makes a match with that bot unrated."""
+a spec missing here, or a (game, family) with no row, makes a match with that bot
+unrated, from its creation on (:func:`bots_rateable`)."""
 
 SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy", **{level.key: level.spec for level in LADDER}}
 """Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4,
@@ -140,6 +142,12 @@ def bot_rating(game: str, num_players: int, spec: str) -> tuple[float, float] | 
     """A bot's fixed ``(mu, sigma)`` in this game and family, or ``None`` if it has none."""
     elo = BOT_ELO.get((game, family(num_players)), {}).get(bot_spec_key(spec))
     return None if elo is None else (elo_to_mu(elo), BOT_SIGMA)
+
+
+def bots_rateable(game: str, agents: Sequence[str]) -> bool:
+    """Whether every bot among a match's seats (``agents``, ``"human"`` for people) has a
+    fixed rating in this game and the family of ``len(agents)`` seats."""
+    return all(agent == HUMAN or bot_rating(game, len(agents), agent) is not None for agent in agents)
 
 
 def bot_ladder(game: str, fam: str) -> list[dict[str, Any]]:
@@ -419,6 +427,7 @@ async def install(rooms: RoomManager, forfeits: Forfeits | None = None) -> None:
     """
     engine = rooms.store.engine
     rooms.finish_hooks.append(partial(on_game_over, engine, forfeits=forfeits))
+    rooms.rateable = bots_rateable
     for match_id in await asyncio.to_thread(unrated_finished_matches, engine):
         forfeited = await _forfeited(forfeits, match_id)
         await asyncio.to_thread(rate_match, engine, match_id, forfeited)

@@ -395,6 +395,9 @@ class RoomManager:
         self.hooks = RoomHooks()
         self.finish_hooks: list[Callable[[Room], Awaitable[None]]] = []
         """Awaited once when a match ends (the ratings are one); see :meth:`game_over`."""
+        self.rateable: Callable[[str, Sequence[str]], bool] = lambda game_id, agents: True
+        """Whether a match of this game with these seats' agents can be rated (the ratings
+        set it: a bot with no fixed rating in the family makes the match unrated at creation)."""
 
     async def game_over(self, room: Room) -> None:
         """Runs the finish hooks for a match that has just ended; a failing hook is logged."""
@@ -509,6 +512,7 @@ class RoomManager:
                 seats.append(Seat(i, name.strip()[:80], agent, digest))
         match_id = match_id or secrets.token_urlsafe(9)
         config_json = canonical.to_json()
+        rated = rated and self.rateable(game.id, [agent for _, agent in seat_specs])
         await self._run_db(
             self.store.create_match,
             match_id,

@@ -281,7 +281,7 @@ class Tables(RoomHooks):
             and len(room.moves) < self.settings.abort_before_actions,
             "takeover": table.settings["takeover"],
             "grace_s": table.settings["grace_s"],
-            "rated": table.settings["rated"] and (table.ended or {}).get("reason") != "aborted",
+            "rated": room.rated and table.settings["rated"] and (table.ended or {}).get("reason") != "aborted",
             "public": table.public,
         }
 
