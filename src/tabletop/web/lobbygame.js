@@ -1,6 +1,7 @@
 // The page of one lobby game (/lobby/{id}): who sits where, join a free seat, and for the
 // creator: start now with bots, or cancel.  It polls until the game starts, then opens
 // the game page with this browser's seat token.
+import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { h, toast } from "./dom.js";
 import { t } from "./i18n.js";
@@ -49,10 +50,12 @@ export function showLobbyGame(main, id) {
   }
 
   async function join(seat) {
-    if (!name.trim()) return toast(t("lobby.need_name"), "warn");
-    localStorage.setItem("tabletop.name", name.trim());
+    // Logged in, the seat takes the account's name (the server binds it to the account).
+    const who = currentAccount() || name.trim();
+    if (!who) return toast(t("lobby.need_name"), "warn");
+    if (!currentAccount()) localStorage.setItem("tabletop.name", who);
     try {
-      const r = await api(`/api/lobby/${id}/join`, { method: "POST", body: { name: name.trim(), seat } });
+      const r = await api(`/api/lobby/${id}/join`, { method: "POST", body: { name: who, seat } });
       mine = { token: r.token, seat: r.seat, creator: false };
       rememberLobbySeat(id, mine);
       game = r.game;
@@ -98,7 +101,7 @@ export function showLobbyGame(main, id) {
         h("h1", { text: t("lobby.waiting_heading", { game: game.game }) }),
         h("p", { text: `${clockText(game.clock)} · ${t("lobby.takeover_by", { bot: game.takeover, grace: game.grace_s })}` }),
         h("ol.lobby-seats", { id: "lobby-seats" }, seats),
-        !mine ? h("label", {}, h("span", { text: t("lobby.your_name") }),
+        !mine && !currentAccount() ? h("label", {}, h("span", { text: t("lobby.your_name") }),
           h("input", { id: "join-name", value: name, maxlength: 80, oninput: (e) => (name = e.target.value) })) : null,
         h("p", {}, h("span", { text: `${t("lobby.invite")} ` }), h("input.link", { readonly: true, value: link, onfocus: (e) => e.target.select() })),
         mine && mine.creator && game.status === "open"

@@ -1,5 +1,6 @@
 // The lobby's part of the start page: open a game for people (open seats, bots, a clock),
 // and the lists of open games (join) and games in progress (watch).
+import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { h, toast } from "./dom.js";
 import { t } from "./i18n.js";
@@ -61,7 +62,8 @@ export function openGameSection(base, agents) {
     h("h2", { text: t("lobby.people_heading") }),
     h("p", { text: t("lobby.people_help") }),
     h("div.row", {},
-      field("lobby.your_name", h("input", { id: "open-name", value: openForm.name, maxlength: 80, oninput: (e) => (openForm.name = e.target.value) })),
+      // Logged in, the creator's seat takes the account's name: no name to type.
+      currentAccount() ? null : field("lobby.your_name", h("input", { id: "open-name", value: openForm.name, maxlength: 80, oninput: (e) => (openForm.name = e.target.value) })),
       ...seats),
     h("div.row", {},
       field("lobby.clock", select("clock-kind", [["none", t("lobby.no_clock")], ["turn", t("lobby.clock_kind_turn")], ["realtime", t("lobby.clock_kind_realtime")]],
@@ -77,8 +79,9 @@ export function openGameSection(base, agents) {
 
 async function createOpenGame(base) {
   const f = openForm;
-  if (!f.name.trim()) return toast(t("lobby.need_name"), "warn");
-  localStorage.setItem("tabletop.name", f.name.trim());
+  const name = currentAccount() || f.name.trim();
+  if (!name) return toast(t("lobby.need_name"), "warn");
+  if (!currentAccount()) localStorage.setItem("tabletop.name", name);
   let clock = null;
   if (f.clock === "turn") clock = { kind: "turn", per_move_s: Math.round(f.perMove * UNIT_S[f.unit]) };
   if (f.clock === "realtime") clock = { kind: "realtime", base_s: Math.round(f.baseMin * 60), increment_s: Math.round(f.increment) };
@@ -86,7 +89,7 @@ async function createOpenGame(base) {
     game: base.game,
     ruleset: base.ruleset,
     variants: base.variants,
-    seats: [{ kind: "me", name: f.name.trim() }, ...f.others.map((w) => (w === "open" ? { kind: "open" } : { kind: "bot", agent: w }))],
+    seats: [{ kind: "me", name }, ...f.others.map((w) => (w === "open" ? { kind: "open" } : { kind: "bot", agent: w }))],
     public: f.public,
     clock,
     takeover: f.takeover,
