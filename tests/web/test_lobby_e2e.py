@@ -197,6 +197,13 @@ def test_turn_based_timeout_then_the_person_takes_the_seat_back(page: Any, clock
     page.wait_for_selector('#game[data-mine="1"]')
     page.wait_for_function("() => document.title.startsWith('●')")
     assert view_of(clocked.base, match_id)["players"][0]["agent"] == "human"
+    # Ann plays her seat again herself, by a click on the page; no bot moves for her.
+    move = random.Random(8).choice([m for moves in view["legal"].values() for m in moves])
+    click_move(page, move)
+    wait_version(page, view["version"] + 1)
+    after = view_of(clocked.base, match_id)
+    assert after["log"][-1] == {**after["log"][-1], "seat": 0, "action": move}
+    assert after["players"][0]["agent"] == "human" and clocked.table(match_id)["seats"][0]["status"] == "playing"
 
 
 def test_a_restart_mid_game_keeps_the_clocks(page: Any, clocked: ClockedServer) -> None:
@@ -211,9 +218,13 @@ def test_a_restart_mid_game_keeps_the_clocks(page: Any, clocked: ClockedServer) 
         if clocked.stored_clock(match_id)["running"] == 1:
             break
         page.wait_for_timeout(50)
+    old_pid = clocked.proc.pid if clocked.proc is not None else None
     clocked.kill()  # ... the server dies ...
+    with pytest.raises(httpx2.TransportError):  # really down: nothing answers
+        httpx2.get(f"{clocked.base}/api/matches/{match_id}/table", timeout=2)
     clocked.advance(10)  # ... and is down for 10 s, which count for Bob, whose turn it is
     clocked.start()
+    assert clocked.proc is not None and clocked.proc.pid != old_pid  # a new process, same database
     assert clocked.table(match_id)["clock"]["remaining_ms"] == [565_000, 565_000]
     # The page reconnects by itself and shows the times the server has now.
     page.wait_for_function(
