@@ -46,7 +46,8 @@ from tabletop.server.rooms import hash_token
 from tabletop.server.store import Store, make_engine, metadata
 
 # The tables exactly as src/tabletop/server/store.py declared them before migrations
-# (commit f08f535), when Store() ran LEGACY.create_all(engine) on every start.
+# (commit f08f535), when Store() ran LEGACY.create_all(engine) on every start.  A copy on
+# purpose, not built from store.py: it must stay the old schema whatever store.py becomes.
 LEGACY = MetaData()
 legacy_matches = Table(
     "matches",

@@ -13,10 +13,12 @@ rating), created in the create form, the guest seat claimed from the account pag
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import secrets
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -66,7 +68,10 @@ def _seconds(clock_text: str) -> int:
     return int(minutes) * 60 + int(seconds)
 
 
-def test_a_rated_real_time_lobby_game_joined_from_the_list_rates_both_people(browser: Any, server: str) -> None:
+@contextlib.contextmanager
+def _two_people(browser: Any, server: str) -> Iterator[tuple[list[str], list[Any]]]:
+    """Ann and Ben, each in a browser of their own, registered through the account page;
+    no JavaScript error on their pages."""
     names = [f"Ann{secrets.token_hex(3)}", f"Ben{secrets.token_hex(3)}"]
     contexts = [browser.new_context(viewport={"width": 1200, "height": 850}, base_url=server) for _ in names]
     pages = [c.new_page() for c in contexts]
@@ -76,6 +81,15 @@ def test_a_rated_real_time_lobby_game_joined_from_the_list_rates_both_people(bro
     try:
         for pg, name in zip(pages, names, strict=True):
             _register_through_the_page(pg, server, name)
+        yield names, pages
+    finally:
+        for c in contexts:
+            c.close()
+    assert not errors, errors
+
+
+def test_a_rated_real_time_lobby_game_joined_from_the_list_rates_both_people(browser: Any, server: str) -> None:
+    with _two_people(browser, server) as (names, pages):
         ann, ben = pages
 
         # Ann opens a rated real-time duel in the lobby: 10 minutes each, 5 s a turn.
@@ -168,23 +182,10 @@ def test_a_rated_real_time_lobby_game_joined_from_the_list_rates_both_people(bro
         ann.goto(f"{server}/players/{names[1]}")
         ann.wait_for_selector("svg.rating-plot")
         assert ann.locator("svg.rating-plot circle.plot-point").count() == 2
-    finally:
-        for c in contexts:
-            c.close()
-    assert not errors, errors
 
 
 def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(browser: Any, server: str) -> None:
-    names = [f"Ann{secrets.token_hex(3)}", f"Ben{secrets.token_hex(3)}"]
-    contexts = [browser.new_context(viewport={"width": 1200, "height": 850}, base_url=server) for _ in names]
-    pages = [c.new_page() for c in contexts]
-    errors: list[str] = []
-    for pg in pages:
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        for pg, name in zip(pages, names, strict=True):
-            _register_through_the_page(pg, server, name)
-
+    with _two_people(browser, server) as (names, pages):
         # Ann creates a rated Medina for three in the lobby form: logged in, her seat (the
         # first person's) is bound to her account; the rated switch shows only then.
         ann, ben = pages
@@ -278,7 +279,3 @@ def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(
             f"/api/matches/{match_id}/seat", data={"token": tokens[0]}, headers={"x-csrf-token": "none"}
         )
         assert r.status == 403 and r.json()["error"] == "seat_bound"
-    finally:
-        for c in contexts:
-            c.close()
-    assert not errors, errors

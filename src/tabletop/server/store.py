@@ -49,6 +49,13 @@ from tabletop.server import migrate
 
 metadata = MetaData()
 
+
+def _match_key() -> Column[str]:
+    """The ``match_id`` column that starts the key of a match's rows (seats, actions, table,
+    chat): they go with their match.  A new Column each time, as each table needs its own."""
+    return Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+
+
 matches = Table(
     "matches",
     metadata,
@@ -67,7 +74,7 @@ matches = Table(
 seats = Table(
     "seats",
     metadata,
-    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    _match_key(),
     Column("seat", Integer, primary_key=True),
     Column("name", String(80), nullable=False),
     Column("agent", String(40), nullable=False),
@@ -81,7 +88,7 @@ seats = Table(
 actions = Table(
     "actions",
     metadata,
-    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    _match_key(),
     Column("ply", Integer, primary_key=True),
     Column("seat", Integer, nullable=False),
     Column("action", Text, nullable=False),
@@ -104,7 +111,7 @@ lobby_games = Table(
 match_tables = Table(
     "match_tables",
     metadata,
-    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    _match_key(),
     Column("public", Boolean, nullable=False),
     Column("settings", JSON, nullable=False),
     Column("clock", JSON, nullable=True),
@@ -117,7 +124,7 @@ match_tables = Table(
 chat_messages = Table(
     "chat_messages",
     metadata,
-    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    _match_key(),
     Column("n", Integer, primary_key=True),
     Column("seat", Integer, nullable=False),
     Column("text", Text, nullable=False),
