@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from tabletop.server.guard import MAX_INT
-from tabletop.server.schemas import OptionJson, VariantName
+from tabletop.server.schemas import GameSetup
 
 Token = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=80)]
@@ -33,17 +33,11 @@ class ClockSpec(BaseModel):
     increment_s: int = Field(default=0, ge=0, le=MAX_INT, description="realtime: added at the end of each turn")
 
 
-class CreateLobbyGame(BaseModel):
+class CreateLobbyGame(GameSetup):
     """Body of ``POST /api/lobby``."""
 
-    model_config = ConfigDict(extra="forbid")
     game: str = Field(min_length=1, max_length=32)
     seats: list[LobbySeatSpec] = Field(min_length=1, max_length=8)
-    ruleset: str = Field(default="default", min_length=1, max_length=40)
-    variants: dict[VariantName, OptionJson] = Field(default_factory=dict, max_length=64)
-    map: Annotated[str, StringConstraints(min_length=1, max_length=64)] | dict[str, Any] | None = None
-    seed: int | None = Field(default=None, ge=0, le=MAX_INT)
-    start_player: int | None = Field(default=None, ge=0, le=7)
     public: bool = Field(default=True, description="listed in the lobby; otherwise joined by link only")
     clock: ClockSpec | None = None
     takeover: Agent = Field(default="greedy", description="the bot that takes over a dropped or timed-out seat")

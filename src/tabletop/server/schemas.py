@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from tabletop.core.protocol import GameConfig
 from tabletop.server.guard import MAX_INT
 
 OptionJson = (
@@ -58,12 +59,10 @@ class SeatSpec(BaseModel):
     me: bool = Field(default=False, strict=True, description="bind this seat to the caller's account")
 
 
-class CreateMatch(BaseModel):
-    """Body of ``POST /api/matches``; the number of seats is the number of players."""
+class GameSetup(BaseModel):
+    """The game's configuration in a body that creates a match or a lobby game."""
 
     model_config = ConfigDict(extra="forbid")
-    game: str = Field(min_length=1, max_length=32)
-    seats: list[SeatSpec] = Field(min_length=1, max_length=8)
     ruleset: str = Field(default="default", min_length=1, max_length=40)
     variants: dict[VariantName, OptionJson] = Field(default_factory=dict, max_length=64)
     map: Annotated[str, StringConstraints(min_length=1, max_length=64)] | dict[str, Any] | None = Field(
@@ -71,6 +70,24 @@ class CreateMatch(BaseModel):
     )
     seed: int | None = Field(default=None, ge=0, le=MAX_INT)
     start_player: int | None = Field(default=None, ge=0, le=7)
+
+    def game_config(self, num_players: int) -> GameConfig:
+        """The engine's configuration for ``num_players`` seats (one per seat of the body)."""
+        return GameConfig(
+            num_players=num_players,
+            ruleset=self.ruleset,
+            variants=self.variants,
+            map=self.map,
+            seed=self.seed,
+            start_player=self.start_player,
+        )
+
+
+class CreateMatch(GameSetup):
+    """Body of ``POST /api/matches``; the number of seats is the number of players."""
+
+    game: str = Field(min_length=1, max_length=32)
+    seats: list[SeatSpec] = Field(min_length=1, max_length=8)
     hotseat: bool = False
     rated: bool = Field(default=False, strict=True, description="rate the match if every person's seat is an account's")
 

@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, status
 
-from tabletop.core.protocol import GameConfig
 from tabletop.server.accounts import Account, OptionalAccountDep
 from tabletop.server.clocks import ClockSettings
 from tabletop.server.deps import ClientDep
@@ -72,14 +71,7 @@ async def create_lobby_game(
 
     Logged in (session and CSRF header), the creator's seat is bound to the account at the start.
     """
-    config = GameConfig(
-        num_players=len(body.seats),
-        ruleset=body.ruleset,
-        variants=body.variants,
-        map=body.map,
-        seed=body.seed,
-        start_player=body.start_player,
-    )
+    config = body.game_config(len(body.seats))
     clock = None
     if body.clock is not None:
         clock = ClockSettings(body.clock.kind, body.clock.per_move_s, body.clock.base_s, body.clock.increment_s)

@@ -9,7 +9,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from tabletop.core.errors import RecordError
-from tabletop.core.protocol import GameConfig
 from tabletop.server.accounts import OptionalAccountDep, bind_seat
 from tabletop.server.deps import ClientDep, RoomsDep
 from tabletop.server.replay import replay_board, replay_steps
@@ -45,14 +44,7 @@ async def create_match(
         raise RoomError(422, "bad_seats", "'me' marks at most one seat, and a person's")
     if mine and account is None:
         raise RoomError(401, "not_logged_in", "log in (and send the X-CSRF-Token header) to take a seat as yourself")
-    config = GameConfig(
-        num_players=len(body.seats),
-        ruleset=body.ruleset,
-        variants=body.variants,
-        map=body.map,
-        seed=body.seed,
-        start_player=body.start_player,
-    )
+    config = body.game_config(len(body.seats))
     room, tokens = await rooms.create(
         body.game,
         config,
