@@ -58,6 +58,15 @@ def _act_by_api(page: Any, match_id: str, token: str, view: dict[str, Any], rng:
     assert r.status == 200, r.text()
 
 
+def _assert_ratings(page: Any, names: list[str], expected: Any, game: str, family: str) -> None:
+    """Each person (seat ``i`` is ``names[i]``) has one rated game, rated as ``expected[i]``."""
+    for seat, name in enumerate(names):
+        [rating] = page.request.get(f"/api/players/{name}").json()["ratings"]
+        assert (rating["game"], rating["family"], rating["games"]) == (game, family, 1)
+        assert rating["mu"] == pytest.approx(expected[seat][0].mu)
+        assert rating["sigma"] == pytest.approx(expected[seat][0].sigma)
+
+
 def _running_clock_text(page: Any) -> str:
     return str(page.text_content("#clocks li.clock.running .time"))
 
@@ -171,13 +180,7 @@ def test_a_rated_real_time_lobby_game_joined_from_the_list_rates_both_people(bro
         # Both ratings moved exactly as the library's rate() says for this result.
         ranks = ratings.ranks_of(view["outcome"])
         expected = LIBRARY.rate([[LIBRARY.rating()], [LIBRARY.rating()]], ranks=ranks)
-        for seat, name in enumerate(names):
-            profile = ann.request.get(f"/api/players/{name}").json()
-            [rating] = profile["ratings"]
-            assert (rating["game"], rating["family"], rating["games"]) == ("terranova", "2p", 1)
-            assert rating["mu"] == pytest.approx(expected[seat][0].mu)
-            assert rating["sigma"] == pytest.approx(expected[seat][0].sigma)
-            assert rating["mu"] != pytest.approx(LIBRARY.rating().mu) or rating["sigma"] < LIBRARY.rating().sigma
+        _assert_ratings(ann, names, expected, "terranova", "2p")
         # Ben's profile page shows the change: the start and one rated game in the plot.
         ann.goto(f"{server}/players/{names[1]}")
         ann.wait_for_selector("svg.rating-plot")
@@ -252,12 +255,7 @@ def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(
             [[LIBRARY.rating()], [LIBRARY.rating()], [LIBRARY.rating(mu=bot_mu, sigma=ratings.BOT_SIGMA)]],
             ranks=ranks,
         )
-        for seat, name in enumerate(names):
-            profile = ann.request.get(f"/api/players/{name}").json()
-            [rating] = profile["ratings"]
-            assert (rating["game"], rating["family"], rating["games"]) == ("medina", "multi", 1)
-            assert rating["mu"] == pytest.approx(expected[seat][0].mu)
-            assert rating["sigma"] == pytest.approx(expected[seat][0].sigma)
+        _assert_ratings(ann, names, expected, "medina", "multi")
 
         # The profile page plots the history: the start and one rated game.
         ben.goto(f"{server}/players/{names[0]}")
