@@ -236,15 +236,11 @@ class Room:
         return log
 
     def view(self) -> dict[str, Any]:
-        """What every client sees (neither game has hidden information), with the board drawing."""
-        return {**self.view_core(), "board_svg": self.board_svg()}
+        """What every client sees (neither game has hidden information), less ``board_svg``.
 
-    def view_core(self) -> dict[str, Any]:
-        """:meth:`view` without ``board_svg``: what a client that draws no board needs.
-
-        The drawing costs more CPU than the rest of an update (1.3-2.6 ms a version), so it
-        is made only for a version someone will show: a page's socket that asked for it
-        (``?board=1``) or an HTTP view (:meth:`view_text`); see :meth:`with_board`.
+        The board drawing costs more CPU than the rest of an update (1.3-2.6 ms a version),
+        so it is added only for a version someone will show: for a page's socket that asked
+        for it (``?board=1``) or an HTTP view (:meth:`view_text`); see :meth:`with_board`.
         """
         state = self.state
         outcome = state.outcome()
@@ -303,19 +299,19 @@ class Room:
         return f'{text[:-1]},"board_svg":{json.dumps(self.board_svg())}}}'
 
     def view_text(self, board: bool = True) -> str:
-        """:meth:`view` (``board``) or :meth:`view_core` as JSON text, cached per version.
+        """:meth:`view` as JSON text, with ``board_svg`` if ``board``; cached per version.
 
         Every client gets the same bytes.
         """
         if self._view_cache is None or self._view_cache[0] != self.version:
-            self._view_cache = (self.version, json.dumps(self.view_core(), separators=(",", ":")))
+            self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
         text = self._view_cache[1]
         return self.with_board(text) if board else text
 
     def join_text(self, board: bool = False) -> str:
         """The full view for a newly connected client; later updates patch this version."""
         if self._sent is None or self._sent[0] != self.version:
-            view = self.view_core()
+            view = self.view()
             self._sent = (self.version, view["state"], len(view["log"]))
         return self.view_text(board)
 
@@ -327,7 +323,7 @@ class Room:
         sent (the map, for one, never changes), with ``base`` naming the version the patch
         applies to; a client that holds another version reconnects for a full view.
         """
-        view = self.view_core()
+        view = self.view()
         sent = self._sent
         self._sent = (self.version, view["state"], len(view["log"]))
         if sent is None:
