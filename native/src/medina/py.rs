@@ -4,7 +4,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
@@ -12,6 +12,7 @@ use super::state::{
     palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
+use crate::common::pyseq::{interned, ActionSeq, Ints};
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -107,15 +108,18 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
     py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
 }
 
-/// The Python ints of every action id, made once: a list of legal actions then only
-/// copies references (ids above 256 are not among Python's cached small ints).
-static ACTION_INTS: GILOnceCell<Vec<Py<PyInt>>> = GILOnceCell::new();
+/// The Python ints of every action id, made once: a sequence of legal actions then hands
+/// out references (ids above 256 are not among Python's cached small ints).
+static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
 
-fn action_list<'py>(py: Python<'py>, actions: &[usize]) -> PyResult<Bound<'py, PyList>> {
-    let ints = ACTION_INTS.get_or_init(py, || {
-        (0..NUM_ACTIONS).map(|a| a.into_pyobject(py).map(Bound::unbind)).collect::<Result<_, _>>().unwrap_or_default()
-    });
-    PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
+fn action_seq(py: Python<'_>, actions: Vec<u32>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+    let ints = ACTION_INTS.get_or_try_init(py, || {
+        (0..NUM_ACTIONS)
+            .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Ints::new)
+    })?;
+    Ok(ActionSeq::new(actions, ints.clone(), table))
 }
 
 /// The kind names as interned Python strings, made once.
@@ -160,26 +164,31 @@ impl MedinaState {
         self.state.is_terminal()
     }
 
-    /// The legal action ids in the Python `legal_moves()` order.
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
+    /// (`ActionSeq`); with `table`, its items are `table[action]`.
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         let legal = self.state.legal();
         let mut out = Vec::with_capacity(legal.count() as usize);
-        legal.for_each(|a| out.push(a));
-        action_list(py, &out)
+        legal.for_each(|a| out.push(a as u32));
+        action_seq(py, out, table)
     }
 
-    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let names = KIND_STRS.get_or_init(py, || KINDS.iter().map(|k| PyString::intern(py, k).unbind()).collect());
+    /// The legal kinds, as a tuple of (interned) names.
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));
         let (kinds, n) = self.state.legal().kinds();
-        PyList::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
+        PyTuple::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
     }
 
-    fn legal_actions_of_kind<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
+    /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
+    #[pyo3(signature = (kind, table = None))]
+    fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         let mut out = Vec::new();
         if let Some(k) = kind_index(kind) {
-            self.state.legal().for_each_of_kind(k, |a| out.push(a));
+            self.state.legal().for_each_of_kind(k, |a| out.push(a as u32));
         }
-        action_list(py, &out)
+        action_seq(py, out, table)
     }
 
     fn is_legal(&self, action: i64) -> bool {

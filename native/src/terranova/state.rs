@@ -326,20 +326,26 @@ impl<const W: usize> State<W> {
         }
     }
 
+    /// The pioneers that may slide now, and the slides back that are forbidden
+    /// (`(current cell, turn-start cell)` pairs).
+    #[inline]
+    fn slide_sources(&self, g: &Game<W>) -> (Bits<W>, &[(u16, u16)]) {
+        if self.pending_return >= 0 {
+            return (Bits::single(self.pending_return as usize), &[]);
+        }
+        let forbidden = if self.action > 0 {
+            self.forbidden_returns(g)
+        } else {
+            &[]
+        };
+        (self.pioneers[self.player()], forbidden)
+    }
+
     /// Calls `f(src, direction, steps, dst)` for every legal slide (any order).
     #[inline]
     pub fn for_each_slide(&self, g: &Game<W>, mut f: impl FnMut(usize, usize, usize, usize)) {
         let b = &g.board;
-        let (own, forbidden) = if self.pending_return >= 0 {
-            (Bits::single(self.pending_return as usize), &[][..])
-        } else {
-            let forbidden = if self.action > 0 {
-                self.forbidden_returns(g)
-            } else {
-                &[]
-            };
-            (self.pioneers[self.player()], forbidden)
-        };
+        let (own, forbidden) = self.slide_sources(g);
         for src in own.iter() {
             for d in 0..6 {
                 let step = &b.next[d];
@@ -462,16 +468,7 @@ impl<const W: usize> State<W> {
     /// and walking each ray lists them in order, without sorting the slides.
     fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
         let b = &g.board;
-        let (own, forbidden) = if self.pending_return >= 0 {
-            (Bits::single(self.pending_return as usize), &[][..])
-        } else {
-            let forbidden = if self.action > 0 {
-                self.forbidden_returns(g)
-            } else {
-                &[]
-            };
-            (self.pioneers[self.player()], forbidden)
-        };
+        let (own, forbidden) = self.slide_sources(g);
         let mut sources = [0usize; 64];
         let count = own.count() as usize;
         if count > sources.len() {
@@ -488,12 +485,24 @@ impl<const W: usize> State<W> {
             *slot = src;
         }
         let sources = &mut sources[..count];
+        out.reserve(48 * count);
         for d in 0..6 {
             let positions = &b.line_pos[d];
             sources.sort_unstable_by_key(|&src| positions[src]);
             let step = &b.next[d];
             for &src in sources.iter() {
                 let mut cell = step[src];
+                if forbidden.is_empty() {
+                    // The slides of one pioneer in one direction are consecutive ids.
+                    let first = b.slide_action(src, d, 1) as u32;
+                    let mut run = 0;
+                    while cell >= 0 && !self.filled.get(cell as usize) {
+                        run += 1;
+                        cell = step[cell as usize];
+                    }
+                    out.extend(first..first + run);
+                    continue;
+                }
                 let mut steps = 1;
                 while cell >= 0 && !self.filled.get(cell as usize) {
                     let dst = cell as usize;
