@@ -18,22 +18,43 @@ use std::sync::Arc;
 /// The Python int of every action id of a board, made once (empty: make them on demand).
 pub type Ints = Arc<Vec<Py<PyAny>>>;
 
+/// Where a sequence reads its actions: a listed vector, or a game's own sets that can
+/// count their actions and find the `i`-th one without listing them.
+pub trait ActionSource: Send + Sync {
+    fn len(&self) -> usize;
+    /// The `i`-th action, `i < len()`.
+    fn get(&self, i: usize) -> u32;
+}
+
+impl ActionSource for Vec<u32> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn get(&self, i: usize) -> u32 {
+        self[i]
+    }
+}
+
 /// An immutable sequence of legal actions (see the module comment).
 #[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence, freelist = 64)]
 pub struct ActionSeq {
-    actions: Vec<u32>,
+    actions: Box<dyn ActionSource>,
     ints: Ints,
     table: Option<Py<PyAny>>,
 }
 
 impl ActionSeq {
     /// The sequence of `actions`; items are `table[action]` when a table is given.
-    pub fn new(actions: Vec<u32>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
+    pub fn new(actions: Box<dyn ActionSource>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
         ActionSeq {
             actions,
             ints,
             table,
         }
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.actions.len()).map(|i| self.actions.get(i))
     }
 
     fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
@@ -48,7 +69,7 @@ impl ActionSeq {
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        self.actions.iter().map(|&a| self.item(py, a)).collect()
+        self.ids().map(|a| self.item(py, a)).collect()
     }
 }
 
@@ -65,7 +86,7 @@ impl ActionSeq {
             if !(0..n).contains(&at) {
                 return Err(PyIndexError::new_err("action index out of range"));
             }
-            return self.item(py, self.actions[at as usize]);
+            return self.item(py, self.actions.get(at as usize));
         }
         if index.is_instance_of::<PySlice>() {
             return self.to_tuple(py)?.as_any().get_item(index);
@@ -81,7 +102,7 @@ impl ActionSeq {
     }
 
     fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-        for &a in &self.actions {
+        for a in self.ids() {
             if self.item(py, a)?.eq(value)? {
                 return Ok(true);
             }
@@ -109,7 +130,7 @@ impl ActionSeq {
 
     /// The first index of `value` (`ValueError` if absent), as `list.index`.
     fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-        for (i, &a) in self.actions.iter().enumerate() {
+        for (i, a) in self.ids().enumerate() {
             if self.item(py, a)?.eq(value)? {
                 return Ok(i);
             }
@@ -120,7 +141,7 @@ impl ActionSeq {
     /// How many items equal `value`, as `list.count`.
     fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
         let mut found = 0;
-        for &a in &self.actions {
+        for a in self.ids() {
             if self.item(py, a)?.eq(value)? {
                 found += 1;
             }

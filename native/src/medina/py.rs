@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
 use super::state::{
-    palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
+    Legal, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
-use crate::common::pyseq::{interned, ActionSeq, Ints};
+use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -112,14 +112,32 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
 /// out references (ids above 256 are not among Python's cached small ints).
 static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
 
-fn action_seq(py: Python<'_>, actions: Vec<u32>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+fn action_seq(py: Python<'_>, legal: Legal, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
     let ints = ACTION_INTS.get_or_try_init(py, || {
         (0..NUM_ACTIONS)
             .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
     })?;
-    Ok(ActionSeq::new(actions, ints.clone(), table))
+    let count = legal.count() as usize;
+    Ok(ActionSeq::new(Box::new(LegalSeq { legal, count }), ints.clone(), table))
+}
+
+/// The actions of a `Legal` (or of one kind of it) as a sequence, counted and indexed
+/// over the bitsets, never listed.
+struct LegalSeq {
+    legal: Legal,
+    count: usize,
+}
+
+impl ActionSource for LegalSeq {
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        self.legal.nth(i as u32) as u32
+    }
 }
 
 /// The kind names as interned Python strings, made once.
@@ -168,10 +186,7 @@ impl MedinaState {
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
     fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        let legal = self.state.legal();
-        let mut out = Vec::with_capacity(legal.count() as usize);
-        legal.for_each(|a| out.push(a as u32));
-        action_seq(py, out, table)
+        action_seq(py, self.state.legal(), table)
     }
 
     /// The legal kinds, as a tuple of (interned) names.
@@ -184,11 +199,8 @@ impl MedinaState {
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        let mut out = Vec::new();
-        if let Some(k) = kind_index(kind) {
-            self.state.legal().for_each_of_kind(k, |a| out.push(a as u32));
-        }
-        action_seq(py, out, table)
+        let legal = kind_index(kind).map_or(Legal::NONE, |k| self.state.legal().of_kind(k));
+        action_seq(py, legal, table)
     }
 
     fn is_legal(&self, action: i64) -> bool {

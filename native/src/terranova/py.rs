@@ -54,7 +54,7 @@ const MAX_CACHED_INTS: usize = 50_000;
 
 impl TerraNovaState {
     fn action_seq(&self, actions: Vec<u32>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(actions, self.ints.clone(), table)
+        ActionSeq::new(Box::new(actions), self.ints.clone(), table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
