@@ -39,7 +39,7 @@ def test_actions_behave_as_the_list_of_them(game_id: str, players: int, plies: i
     assert isinstance(seq, Sequence)
     assert len(seq) == len(listed) > 0
     assert all(type(a) is int for a in listed)
-    assert seq == listed and seq == tuple(listed) and listed == seq and not (seq != listed)
+    assert seq == listed and seq == tuple(listed) and listed == seq
     assert seq != listed[:-1] and seq != [*listed, listed[0]]
     assert [seq[i] for i in range(len(seq))] == listed
     assert seq[-1] == listed[-1] and seq[-len(seq)] == listed[0]
