@@ -22,6 +22,9 @@ pub type Ints = Arc<Vec<Py<PyAny>>>;
 /// count their actions and find the `i`-th one without listing them.
 pub trait ActionSource: Send + Sync {
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The `i`-th action, `i < len()`.
     fn get(&self, i: usize) -> u32;
 }
@@ -36,7 +39,13 @@ impl ActionSource for Vec<u32> {
 }
 
 /// An immutable sequence of legal actions (see the module comment).
-#[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence, freelist = 64)]
+#[pyclass(
+    module = "tabletop._native",
+    name = "ActionSeq",
+    frozen,
+    sequence,
+    freelist = 64
+)]
 pub struct ActionSeq {
     actions: Box<dyn ActionSource>,
     ints: Ints,
@@ -79,7 +88,11 @@ impl ActionSeq {
         self.actions.len()
     }
 
-    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         if let Ok(i) = index.extract::<isize>() {
             let n = self.actions.len() as isize;
             let at = if i < 0 { i + n } else { i };
@@ -98,7 +111,10 @@ impl ActionSeq {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyList::new(py, self.items(py)?)?.as_any().try_iter()?.into_any())
+        Ok(PyList::new(py, self.items(py)?)?
+            .as_any()
+            .try_iter()?
+            .into_any())
     }
 
     fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -110,7 +126,12 @@ impl ActionSeq {
         Ok(false)
     }
 
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<PyObject> {
         let comparable = other.is_instance_of::<PyList>()
             || other.is_instance_of::<PyTuple>()
             || other.is_instance_of::<ActionSeq>()
@@ -120,7 +141,11 @@ impl ActionSeq {
         }
         let theirs = PyTuple::new(py, other.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
         let equal = self.to_tuple(py)?.eq(theirs)?;
-        Ok((equal == matches!(op, CompareOp::Eq)).into_pyobject(py)?.to_owned().into_any().unbind())
+        Ok((equal == matches!(op, CompareOp::Eq))
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()
+            .unbind())
     }
 
     /// The items as a tuple.
@@ -157,5 +182,8 @@ impl ActionSeq {
 
 /// Interned Python strings for names (kind names), made once per name list.
 pub fn interned<'py>(py: Python<'py>, names: &[&'static str]) -> Vec<Py<PyString>> {
-    names.iter().map(|n| PyString::intern(py, n).unbind()).collect()
+    names
+        .iter()
+        .map(|n| PyString::intern(py, n).unbind())
+        .collect()
 }

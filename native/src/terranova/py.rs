@@ -6,10 +6,10 @@ use super::setup;
 use super::state::{Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
+use crate::common::pyseq::{interned, ActionSeq, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use crate::common::pyseq::{interned, ActionSeq, Ints};
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple};
 use std::sync::Arc;
@@ -17,6 +17,7 @@ use std::sync::Arc;
 // The small state inline (no allocation per `apply`), the rare large one boxed: inline,
 // it made every Python object the size of a 1,000-cell state (about 1.6 kB), and
 // allocating that cost more than the move.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
     Small(Arc<Game<4>>, State<4>),
@@ -38,7 +39,12 @@ macro_rules! with {
 
 /// A Terra Nova position in the native engine (immutable from Python). A free list keeps
 /// dropped objects for reuse: a Python loop makes one per move.
-#[pyclass(module = "tabletop._native", name = "TerraNovaState", frozen, freelist = 256)]
+#[pyclass(
+    module = "tabletop._native",
+    name = "TerraNovaState",
+    frozen,
+    freelist = 256
+)]
 pub struct TerraNovaState {
     inner: Inner,
     /// The Python int of every action id, made once per board (boards with at most

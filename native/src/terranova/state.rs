@@ -348,21 +348,35 @@ impl<const W: usize> State<W> {
         let (own, forbidden) = self.slide_sources(g);
         for src in own.iter() {
             for d in 0..6 {
-                let step = &b.next[d];
-                let mut cell = step[src];
-                let mut steps = 1;
-                while cell >= 0 && !self.filled.get(cell as usize) {
-                    let dst = cell as usize;
-                    if !forbidden
-                        .iter()
-                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
-                    {
-                        f(src, d, steps, dst);
-                    }
-                    cell = step[dst];
-                    steps += 1;
-                }
+                self.ray_slides(b, src, d, forbidden, |steps, dst| f(src, d, steps, dst));
             }
+        }
+    }
+
+    /// Calls `f(steps, dst)` for every legal slide of the pioneer on `src` in direction
+    /// `d`, nearest first, leaving out the `forbidden` slides back.
+    #[inline]
+    fn ray_slides(
+        &self,
+        b: &Board<W>,
+        src: usize,
+        d: usize,
+        forbidden: &[(u16, u16)],
+        mut f: impl FnMut(usize, usize),
+    ) {
+        let step = &b.next[d];
+        let mut cell = step[src];
+        let mut steps = 1;
+        while cell >= 0 && !self.filled.get(cell as usize) {
+            let dst = cell as usize;
+            if !forbidden
+                .iter()
+                .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+            {
+                f(steps, dst);
+            }
+            cell = step[dst];
+            steps += 1;
         }
     }
 
@@ -491,10 +505,10 @@ impl<const W: usize> State<W> {
             sources.sort_unstable_by_key(|&src| positions[src]);
             let step = &b.next[d];
             for &src in sources.iter() {
-                let mut cell = step[src];
+                // The slides of one pioneer in one direction are consecutive ids.
+                let first = b.slide_action(src, d, 1) as u32;
                 if forbidden.is_empty() {
-                    // The slides of one pioneer in one direction are consecutive ids.
-                    let first = b.slide_action(src, d, 1) as u32;
+                    let mut cell = step[src];
                     let mut run = 0;
                     while cell >= 0 && !self.filled.get(cell as usize) {
                         run += 1;
@@ -503,18 +517,9 @@ impl<const W: usize> State<W> {
                     out.extend(first..first + run);
                     continue;
                 }
-                let mut steps = 1;
-                while cell >= 0 && !self.filled.get(cell as usize) {
-                    let dst = cell as usize;
-                    if !forbidden
-                        .iter()
-                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
-                    {
-                        out.push(b.slide_action(src, d, steps) as u32);
-                    }
-                    cell = step[dst];
-                    steps += 1;
-                }
+                self.ray_slides(b, src, d, forbidden, |steps, _| {
+                    out.push(first + steps as u32 - 1);
+                });
             }
         }
     }
@@ -737,11 +742,7 @@ impl<const W: usize> State<W> {
         }
         s.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
         s.phase = Phase::Play;
-        s.action = 0;
-        s.num_movers = 0;
-        s.movers = [(0, 0); 3];
-        s.moves_made = 0;
-        s.pending_return = -1;
+        s.clear_turn();
         s.turn_stones = Bits::EMPTY;
         s.turn += 1;
         if self.action == 0 {
@@ -755,14 +756,19 @@ impl<const W: usize> State<W> {
         s
     }
 
-    fn game_over(mut self, termination: Termination) -> State<W> {
-        self.current_player = -1;
-        self.phase = Phase::Over;
+    /// Forgets the turn in progress: its actions and movers.
+    fn clear_turn(&mut self) {
         self.action = 0;
         self.num_movers = 0;
         self.movers = [(0, 0); 3];
         self.moves_made = 0;
         self.pending_return = -1;
+    }
+
+    fn game_over(mut self, termination: Termination) -> State<W> {
+        self.current_player = -1;
+        self.phase = Phase::Over;
+        self.clear_turn();
         self.termination = Some(termination);
         self
     }
