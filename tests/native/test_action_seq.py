@@ -78,3 +78,18 @@ def test_moves_of_a_kind_are_the_python_engines_moves(game_id: str, players: int
         chosen = random.Random(0).choice(moves)
         assert python_state(state.apply(chosen)) == python.apply(chosen)  # type: ignore[attr-defined]
     assert list(state.legal_moves()) == list(python.legal_moves())  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_the_native_encoding_reads_masks_and_actions_from_rust_equal_to_python(game_id: str, players: int) -> None:
+    game = make(game_id, engine="native")
+    rng = random.Random(5)
+    for seed in range(3):
+        state = game.new_initial_state(GameConfig(num_players=players, seed=seed))
+        native_encoding = game.encoding(state.config)  # type: ignore[attr-defined]
+        python_encoding = make(game_id, engine="python").encoding(state.config)  # type: ignore[attr-defined]
+        while not state.is_terminal():
+            python = python_state(state)
+            assert native_encoding.action_mask(state) == python_encoding.action_mask(python)
+            assert native_encoding.legal_actions(state) == python_encoding.legal_actions(python)
+            state = state.apply(rng.choice(list(state.legal_moves())))

@@ -189,6 +189,13 @@ impl MedinaState {
         action_seq(py, self.state.legal(), table)
     }
 
+    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
+    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let mut mask = [0u8; NUM_ACTIONS];
+        self.state.legal().for_each(|a| mask[a] = 1);
+        PyBytes::new(py, &mask)
+    }
+
     /// The legal kinds, as a tuple of (interned) names.
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));

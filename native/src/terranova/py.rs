@@ -203,6 +203,17 @@ impl TerraNovaState {
         self.action_seq(with!(&self.inner, |g, s| s.legal_actions(g)), table)
     }
 
+    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
+    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        with!(&self.inner, |g, s| {
+            let mut mask = vec![0u8; g.board.num_actions()];
+            for a in s.legal_actions(g) {
+                mask[a as usize] = 1;
+            }
+            PyBytes::new(py, &mask)
+        })
+    }
+
     /// The legal kinds, as a tuple of (interned) names.
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));

@@ -450,11 +450,17 @@ class _NativeEncoding:
     def decode(self, action: int) -> Move:
         return self._inner.decode(action)
 
+    # The action ids are the Rust engine's own: legal actions and masks come from it.
+
     def legal_actions(self, state: State) -> list[int]:
-        return self._inner.legal_actions(python_state(state))
+        if isinstance(state, NativeState):
+            return sorted(state.native.legal_actions())
+        return self._inner.legal_actions(state)
 
     def action_mask(self, state: State) -> bytearray:
-        return self._inner.action_mask(python_state(state))
+        if isinstance(state, NativeState):
+            return bytearray(state.native.legal_mask())
+        return self._inner.action_mask(state)
 
     def observe(self, state: State, seat: PlayerId) -> Any:
         return self._inner.observe(python_state(state), seat)
