@@ -93,3 +93,35 @@ def test_the_native_encoding_reads_masks_and_actions_from_rust_equal_to_python(g
             assert native_encoding.action_mask(state) == python_encoding.action_mask(python)
             assert native_encoding.legal_actions(state) == python_encoding.legal_actions(python)
             state = state.apply(rng.choice(list(state.legal_moves())))
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_stepping_a_batch_equals_stepping_each_game(game_id: str, players: int) -> None:
+    from tabletop.native import step_batch
+
+    game = make(game_id, engine="native")
+    states = [game.new_initial_state(GameConfig(num_players=players, seed=seed)) for seed in range(6)]
+    rng = random.Random(11)
+    size = states[0].native.num_distinct_actions  # type: ignore[attr-defined]
+    for _ in range(400):
+        live = [s for s in states if not s.is_terminal()]
+        if not live:
+            break
+        actions = [rng.choice(s.native.legal_actions()) for s in live]  # type: ignore[attr-defined]
+        actions[0] = size + 5 if rng.random() < 0.1 else actions[0]  # now and then an illegal one
+        batch = step_batch(live, actions)  # type: ignore[arg-type]
+        for i, (state, action) in enumerate(zip(live, actions, strict=True)):
+            after = batch.states[i]
+            if action >= size:
+                assert after is None and batch.returns[i] == ()
+                continue
+            one = state.apply_action(action)  # type: ignore[attr-defined]
+            assert after is not None and python_state(after) == python_state(one)
+            assert batch.terminal[i] == one.is_terminal() and batch.returns[i] == one.returns()
+            assert batch.masks[i * size : (i + 1) * size] == game.encoding(state.config).action_mask(one)  # type: ignore[attr-defined]
+        done = [s for s in states if s.is_terminal()]
+        states = [a if a is not None else b for a, b in zip(batch.states, live, strict=True)] + done
+    with pytest.raises(ValueError, match="2 states but 1 actions"):
+        step_batch(states[:2], [0])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="native states"):
+        step_batch([python_state(states[0])], [0])  # type: ignore[list-item]

@@ -187,3 +187,25 @@ pub fn interned<'py>(py: Python<'py>, names: &[&'static str]) -> Vec<Py<PyString
         .map(|n| PyString::intern(py, n).unbind())
         .collect()
 }
+
+/// The action count shared by a batch of states (`step_batch`), checking the batch.
+pub fn batch_size(sizes: impl Iterator<Item = usize>, actions: &[i64]) -> PyResult<usize> {
+    let mut shared = None;
+    let mut games = 0;
+    for size in sizes {
+        games += 1;
+        if shared.is_some_and(|s| s != size) {
+            return Err(PyValueError::new_err(
+                "step_batch: the states are of different boards (num_distinct_actions differ)",
+            ));
+        }
+        shared = Some(size);
+    }
+    if games != actions.len() {
+        return Err(PyValueError::new_err(format!(
+            "step_batch: {games} states but {} actions",
+            actions.len()
+        )));
+    }
+    Ok(shared.unwrap_or(0))
+}

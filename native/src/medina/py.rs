@@ -12,7 +12,7 @@ use super::state::{
     Legal, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
-use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
+use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -178,6 +178,12 @@ impl MedinaState {
         self.state.turn as u32
     }
 
+    /// Action ids run from 0 to this (exclusive), as the encoding's.
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
     fn is_terminal(&self) -> bool {
         self.state.is_terminal()
     }
@@ -220,6 +226,34 @@ impl MedinaState {
         let mut next = self.state;
         next.apply(a).map_err(bad)?;
         Ok(MedinaState { state: next })
+    }
+
+    /// Steps many games at once, as `TerraNovaState.step_batch`: `(next, terminal,
+    /// returns, masks)`.
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn step_batch<'py>(
+        py: Python<'py>,
+        states: Vec<PyRef<'py, Self>>,
+        actions: Vec<i64>,
+    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+        batch_size(states.iter().map(|_| NUM_ACTIONS), &actions)?;
+        let mut next = Vec::with_capacity(states.len());
+        let mut over = vec![0u8; states.len()];
+        let mut returns = Vec::with_capacity(states.len());
+        let mut masks = vec![0u8; states.len() * NUM_ACTIONS];
+        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
+            let Ok(after) = state.apply(action) else {
+                next.push(None);
+                returns.push(Vec::new());
+                continue;
+            };
+            over[i] = after.state.is_terminal() as u8;
+            returns.push(after.returns());
+            after.state.legal().for_each(|a| masks[i * NUM_ACTIONS + a] = 1);
+            next.push(Some(after));
+        }
+        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
     fn scores(&self) -> Vec<i64> {

@@ -6,7 +6,7 @@ use super::setup;
 use super::state::{Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
-use crate::common::pyseq::{interned, ActionSeq, Ints};
+use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -247,6 +247,41 @@ impl TerraNovaState {
             Inner::Large(g, s) => Inner::Large(g.clone(), Box::new(step(g, s, action)?)),
         };
         Ok(self.with_inner(inner))
+    }
+
+    /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in one
+    /// call. Returns `(next, terminal, returns, masks)`: the next states (`None` where
+    /// the action is not legal), one byte per game (1: over), each game's `returns()`,
+    /// and the games' `legal_mask()`s end to end (empty where over or illegal). Every
+    /// state must be of the same board (one `num_distinct_actions`).
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn step_batch<'py>(
+        py: Python<'py>,
+        states: Vec<PyRef<'py, Self>>,
+        actions: Vec<i64>,
+    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+        let size = batch_size(states.iter().map(|s| s.num_distinct_actions()), &actions)?;
+        let mut next = Vec::with_capacity(states.len());
+        let mut over = vec![0u8; states.len()];
+        let mut returns = Vec::with_capacity(states.len());
+        let mut masks = vec![0u8; states.len() * size];
+        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
+            let Ok(after) = state.apply(action) else {
+                next.push(None);
+                returns.push(Vec::new());
+                continue;
+            };
+            with!(&after.inner, |g, s| {
+                over[i] = s.is_terminal() as u8;
+                returns.push(returns_of(g, s));
+                for a in s.legal_actions(g) {
+                    masks[i * size + a as usize] = 1;
+                }
+            });
+            next.push(Some(after));
+        }
+        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
     fn scores(&self) -> Vec<i32> {

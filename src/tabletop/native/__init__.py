@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
@@ -424,6 +425,46 @@ class NativeState:
 
     def _repr_svg_(self) -> str:
         return str(self.game.render_svg(self))
+
+
+@dataclass(frozen=True, slots=True)
+class BatchStep:
+    """What :func:`step_batch` returns for ``n`` games of ``a`` action ids each."""
+
+    states: list[NativeState | None]
+    """The next states (``None`` where the action was not legal)."""
+    terminal: bytes
+    """One byte per game: 1 where the game is over."""
+    returns: list[tuple[float, ...]]
+    """Each game's ``returns()`` (empty where the action was not legal)."""
+    masks: bytes
+    """``n * a`` bytes, game by game: each next state's ``Encoding.action_mask``."""
+
+
+def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchStep:
+    """Applies ``actions[i]`` (action ids) to ``states[i]`` for every ``i`` in one call into
+    Rust, with each next state's outcome and legal-action mask, as a batched research loop
+    steps many games (``docs/native.md``).
+
+    Raises:
+        ValueError: if the states are not native states of one game and board, or the
+            lengths differ.
+    """
+    if not states:
+        return BatchStep([], b"", [], b"")
+    cls = type(states[0].native) if isinstance(states[0], NativeState) else None
+    if cls is None or any(not isinstance(s, NativeState) or type(s.native) is not cls for s in states):
+        raise ValueError("step_batch needs native states of one game (make(..., engine='native'))")
+    cores, terminal, returns, masks = cls.step_batch([s.native for s in states], list(actions))
+    return BatchStep(
+        [
+            None if core is None else NativeState(state._tables, core, None, state, action)
+            for state, core, action in zip(states, cores, actions, strict=True)
+        ],
+        terminal,
+        [tuple(r) for r in returns],
+        masks,
+    )
 
 
 class _NativeEncoding:
