@@ -7,6 +7,8 @@ lists and tuples, ``index`` and ``count``.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections.abc import Sequence
 
@@ -56,6 +58,9 @@ def test_actions_behave_as_the_list_of_them(game_id: str, players: int, plies: i
     with pytest.raises(ValueError):
         seq.index(-5)
     assert repr(seq) == f"ActionSeq({listed!r})"
+    assert copy.copy(seq) == seq == pickle.loads(pickle.dumps(seq)) == copy.deepcopy(seq)
+    with pytest.raises(TypeError):
+        hash(seq)
     for kind in core.legal_kinds():
         assert list(core.legal_actions_of_kind(kind)) == [
             a for a in listed if a in set(core.legal_actions_of_kind(kind))

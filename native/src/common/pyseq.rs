@@ -148,6 +148,12 @@ impl ActionSeq {
             .unbind())
     }
 
+    /// Copies and pickles are the tuple of the items (equal to the sequence).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyTuple>,))> {
+        let tuple_type = py.get_type::<PyTuple>().into_any();
+        Ok((tuple_type, (self.to_tuple(py)?,)))
+    }
+
     /// The items as a tuple.
     fn to_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.items(py)?)
