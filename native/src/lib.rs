@@ -13,10 +13,12 @@ pub mod terranova;
 #[cfg(feature = "python")]
 use pyo3::prelude::*;
 
-/// The extension module `tabletop._native`: one state class per game.
+/// The extension module `tabletop._native`: one state class per game, and the lazy
+/// sequence of legal actions they return.
 #[cfg(feature = "python")]
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<common::pyseq::ActionSeq>()?;
     terranova::py::register(m)?;
     medina::py::register(m)?;
     Ok(())

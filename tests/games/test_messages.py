@@ -64,7 +64,7 @@ def test_a_message_is_its_english_text() -> None:
 
 def first_state(game_id: str, seed: int, plies: int) -> State:
     """A position ``plies`` random actions into a 3-player game (or the end, if sooner)."""
-    game = make(game_id)
+    game = make(game_id, engine="python")
     state = game.new_initial_state(GameConfig(3, seed=seed))
     rng = random.Random(seed)
     for _ in range(plies):
@@ -131,7 +131,7 @@ def test_medina_notation_errors_are_coded() -> None:
 @pytest.mark.parametrize("game_id", ["terranova", "medina"])
 def test_score_sheet_is_json_and_adds_up(game_id: str) -> None:
     state = first_state(game_id, 5, 400)
-    game = make(game_id)
+    game = make(game_id, engine="python")
     sheet = game.score_sheet(state)
     json.dumps(sheet)
     players = next(t for t in sheet["tables"] if t["id"] == "players")

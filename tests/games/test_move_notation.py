@@ -29,7 +29,7 @@ CONFIGS = [
 
 def _random_position(game_id: str, config: GameConfig, seed: int, plies: int) -> State:
     rng = random.Random(seed)
-    state = make(game_id).new_initial_state(replace(config, seed=seed))
+    state = make(game_id, engine="python").new_initial_state(replace(config, seed=seed))
     for _ in range(plies):
         if state.is_terminal():
             break

@@ -15,9 +15,12 @@ NATIVE_GAMES = [game_id for game_id in available_games() if has_native(game_id)]
 needs_native = pytest.mark.skipif(not NATIVE_GAMES, reason="the native extension is not built (make native)")
 
 
-def test_python_is_the_default_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_engine_is_native_where_built_else_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tabletop.native as native
+
     monkeypatch.delenv("TABLETOP_ENGINE", raising=False)
-    assert engine_of(make("terranova")) == "python"
+    assert engine_of(make("terranova")) == ("native" if has_native("terranova") else "python")
+    monkeypatch.setattr(native, "native_module", lambda: None)
     assert make("terranova") is make("terranova", engine="python")
 
 

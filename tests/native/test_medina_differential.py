@@ -80,7 +80,7 @@ def assert_same(state: State, nat: Any, step: int) -> None:
     encode = GAME.encoding(state.config).encode
     where = f"step {step}"
     assert [encode(m) for m in state.legal_moves()] == nat.legal_actions(), where
-    assert list(state.legal_kinds()) == nat.legal_kinds(), where
+    assert tuple(state.legal_kinds()) == nat.legal_kinds(), where
     for kind in (*state.legal_kinds(), "no_such_kind"):
         assert [encode(m) for m in state.legal_moves_of_kind(kind)] == nat.legal_actions_of_kind(kind), where
     assert (state.current_player, state.ply, state.turn) == (nat.current_player, nat.ply, nat.turn), where

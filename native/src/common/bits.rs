@@ -28,11 +28,17 @@ impl<const W: usize> Bits<W> {
         out
     }
 
-    /// The set `{0, ..., n - 1}`.
+    /// The set `{0, ..., n - 1}` (word by word: it masks rays in the playouts' inner loop).
+    #[inline]
     pub fn first(n: usize) -> Self {
         let mut out = Self::EMPTY;
-        for i in 0..n {
-            out.set(i);
+        for (k, word) in out.0.iter_mut().enumerate() {
+            let below = n.saturating_sub(64 * k);
+            *word = if below >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << below) - 1
+            };
         }
         out
     }
@@ -243,5 +249,14 @@ mod tests {
         assert_eq!(b.count_below(65), 3);
         assert_eq!(b.count_above(5), 3);
         assert_eq!(b.count_above(63), 2);
+    }
+
+    #[test]
+    fn first_holds_exactly_the_bits_below_n() {
+        for n in [0, 1, 5, 63, 64, 65, 127, 128, 200, 256] {
+            let f = Bits::<4>::first(n);
+            assert_eq!(f.count() as usize, n);
+            assert_eq!(f.iter().collect::<Vec<_>>(), (0..n).collect::<Vec<_>>());
+        }
     }
 }

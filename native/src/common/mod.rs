@@ -1,6 +1,9 @@
-//! Pieces both games use: fixed-size bitsets, a small fast random generator, outcomes.
+//! Pieces both games use: fixed-size bitsets, a small fast random generator, outcomes,
+//! and (with the `python` feature) the lazy action sequence both bindings return.
 
 pub mod bits;
 pub mod mcts;
 pub mod outcome;
+#[cfg(feature = "python")]
+pub mod pyseq;
 pub mod rng;

@@ -355,58 +355,42 @@ pub const WALL_FRONT: [usize; NUM_SQUARES] = {
     t
 };
 
-/// Orthogonal neighbours of each square, as a set.
-pub const ORTHO_MASK: [Bits; NUM_SQUARES] = {
+/// The squares at `offsets` (column, row) from each square that lie on the grid.
+const fn offset_masks(offsets: &[(isize, isize)]) -> [Bits; NUM_SQUARES] {
     let mut t = [Bits::EMPTY; NUM_SQUARES];
     let mut sq = 0;
     while sq < NUM_SQUARES {
-        let col = sq % WIDTH;
-        let row = sq / WIDTH;
         let mut m = Bits::EMPTY;
-        if col + 1 < WIDTH {
-            m = m.with(sq + 1);
-        }
-        if col > 0 {
-            m = m.with(sq - 1);
-        }
-        if row + 1 < HEIGHT {
-            m = m.with(sq + WIDTH);
-        }
-        if row > 0 {
-            m = m.with(sq - WIDTH);
+        let mut i = 0;
+        while i < offsets.len() {
+            let c = (sq % WIDTH) as isize + offsets[i].0;
+            let r = (sq / WIDTH) as isize + offsets[i].1;
+            if c >= 0 && c < WIDTH as isize && r >= 0 && r < HEIGHT as isize {
+                m = m.with(square(c as usize, r as usize));
+            }
+            i += 1;
         }
         t[sq] = m;
         sq += 1;
     }
     t
-};
+}
+
+/// Orthogonal neighbours of each square, as a set.
+pub const ORTHO_MASK: [Bits; NUM_SQUARES] = offset_masks(&[(1, 0), (-1, 0), (0, 1), (0, -1)]);
 
 /// The 3×3 block around each square.
-pub const TOUCH_CLOSED: [Bits; NUM_SQUARES] = {
-    let mut t = [Bits::EMPTY; NUM_SQUARES];
-    let mut sq = 0;
-    while sq < NUM_SQUARES {
-        let col = sq % WIDTH;
-        let row = sq / WIDTH;
-        let mut m = Bits::EMPTY;
-        let mut dc = 0;
-        while dc < 3 {
-            let mut dr = 0;
-            while dr < 3 {
-                let c = col + dc;
-                let r = row + dr;
-                if c >= 1 && c <= WIDTH && r >= 1 && r <= HEIGHT {
-                    m = m.with(square(c - 1, r - 1));
-                }
-                dr += 1;
-            }
-            dc += 1;
-        }
-        t[sq] = m;
-        sq += 1;
-    }
-    t
-};
+pub const TOUCH_CLOSED: [Bits; NUM_SQUARES] = offset_masks(&[
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 0),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+]);
 
 /// Squares orthogonally adjacent to `m` that lie in the building area (`m` in it).
 #[inline]

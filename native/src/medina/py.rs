@@ -4,14 +4,15 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
 use super::state::{
-    palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
+    Legal, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
+use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -107,15 +108,36 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
     py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
 }
 
-/// The Python ints of every action id, made once: a list of legal actions then only
-/// copies references (ids above 256 are not among Python's cached small ints).
-static ACTION_INTS: GILOnceCell<Vec<Py<PyInt>>> = GILOnceCell::new();
+/// The Python ints of every action id, made once: a sequence of legal actions then hands
+/// out references (ids above 256 are not among Python's cached small ints).
+static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
 
-fn action_list<'py>(py: Python<'py>, actions: &[usize]) -> PyResult<Bound<'py, PyList>> {
-    let ints = ACTION_INTS.get_or_init(py, || {
-        (0..NUM_ACTIONS).map(|a| a.into_pyobject(py).map(Bound::unbind)).collect::<Result<_, _>>().unwrap_or_default()
-    });
-    PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
+fn action_seq(py: Python<'_>, legal: Legal, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+    let ints = ACTION_INTS.get_or_try_init(py, || {
+        (0..NUM_ACTIONS)
+            .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Ints::new)
+    })?;
+    let count = legal.count() as usize;
+    Ok(ActionSeq::new(Box::new(LegalSeq { legal, count }), ints.clone(), table))
+}
+
+/// The actions of a `Legal` (or of one kind of it) as a sequence, counted and indexed
+/// over the bitsets, never listed.
+struct LegalSeq {
+    legal: Legal,
+    count: usize,
+}
+
+impl ActionSource for LegalSeq {
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        self.legal.nth(i as u32) as u32
+    }
 }
 
 /// The kind names as interned Python strings, made once.
@@ -156,30 +178,42 @@ impl MedinaState {
         self.state.turn as u32
     }
 
+    /// Action ids run from 0 to this (exclusive), as the encoding's.
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
     fn is_terminal(&self) -> bool {
         self.state.is_terminal()
     }
 
-    /// The legal action ids in the Python `legal_moves()` order.
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let legal = self.state.legal();
-        let mut out = Vec::with_capacity(legal.count() as usize);
-        legal.for_each(|a| out.push(a));
-        action_list(py, &out)
+    /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
+    /// (`ActionSeq`); with `table`, its items are `table[action]`.
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        action_seq(py, self.state.legal(), table)
     }
 
-    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let names = KIND_STRS.get_or_init(py, || KINDS.iter().map(|k| PyString::intern(py, k).unbind()).collect());
+    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
+    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let mut mask = [0u8; NUM_ACTIONS];
+        self.state.legal().for_each(|a| mask[a] = 1);
+        PyBytes::new(py, &mask)
+    }
+
+    /// The legal kinds, as a tuple of (interned) names.
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));
         let (kinds, n) = self.state.legal().kinds();
-        PyList::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
+        PyTuple::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
     }
 
-    fn legal_actions_of_kind<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyList>> {
-        let mut out = Vec::new();
-        if let Some(k) = kind_index(kind) {
-            self.state.legal().for_each_of_kind(k, |a| out.push(a));
-        }
-        action_list(py, &out)
+    /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
+    #[pyo3(signature = (kind, table = None))]
+    fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        let legal = kind_index(kind).map_or(Legal::NONE, |k| self.state.legal().of_kind(k));
+        action_seq(py, legal, table)
     }
 
     fn is_legal(&self, action: i64) -> bool {
@@ -192,6 +226,34 @@ impl MedinaState {
         let mut next = self.state;
         next.apply(a).map_err(bad)?;
         Ok(MedinaState { state: next })
+    }
+
+    /// Steps many games at once, as `TerraNovaState.step_batch`: `(next, terminal,
+    /// returns, masks)`.
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn step_batch<'py>(
+        py: Python<'py>,
+        states: Vec<PyRef<'py, Self>>,
+        actions: Vec<i64>,
+    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+        batch_size(states.iter().map(|_| NUM_ACTIONS), &actions)?;
+        let mut next = Vec::with_capacity(states.len());
+        let mut over = vec![0u8; states.len()];
+        let mut returns = Vec::with_capacity(states.len());
+        let mut masks = vec![0u8; states.len() * NUM_ACTIONS];
+        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
+            let Ok(after) = state.apply(action) else {
+                next.push(None);
+                returns.push(Vec::new());
+                continue;
+            };
+            over[i] = after.state.is_terminal() as u8;
+            returns.push(after.returns());
+            after.state.legal().for_each(|a| masks[i * NUM_ACTIONS + a] = 1);
+            next.push(Some(after));
+        }
+        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
     fn scores(&self) -> Vec<i64> {

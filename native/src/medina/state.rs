@@ -231,7 +231,7 @@ pub struct Legal {
 }
 
 impl Legal {
-    const NONE: Legal = Legal { blocks: [Bits::EMPTY; 9], pass: false, has_palace: false };
+    pub const NONE: Legal = Legal { blocks: [Bits::EMPTY; 9], pass: false, has_palace: false };
 
     /// The number of legal actions.
     pub fn count(&self) -> u32 {
@@ -298,6 +298,31 @@ impl Legal {
                 f(block * NUM_SQUARES + sq);
             }
         }
+    }
+
+    /// Only the actions of one kind (index into [`KINDS`]).
+    pub fn of_kind(&self, kind: usize) -> Legal {
+        let mut out = Legal::NONE;
+        if kind == 6 {
+            out.pass = self.pass;
+        } else {
+            for block in Legal::kind_blocks(kind) {
+                out.blocks[block] = self.blocks[block];
+            }
+        }
+        out
+    }
+
+    /// The `i`-th legal action in the Python order, `i < self.count()`.
+    pub fn nth(&self, mut i: u32) -> usize {
+        for (block, bits) in self.blocks.iter().enumerate() {
+            let c = bits.count();
+            if i < c {
+                return block * NUM_SQUARES + bits.nth(i);
+            }
+            i -= c;
+        }
+        PASS_ACTION
     }
 
     /// The number of legal actions of one kind.

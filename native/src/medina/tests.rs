@@ -203,3 +203,31 @@ fn the_tree_search_returns_a_legal_action() {
     assert!(s.is_legal(result.action.unwrap() as usize));
     assert!(result.nodes > 1);
 }
+
+#[test]
+fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
+    for seed in 0..20u64 {
+        let mut s = State::new(3 + (seed % 2) as usize, 0, Rules::default());
+        let mut below = below_from(seed);
+        loop {
+            let legal = s.legal();
+            let mut listed = Vec::new();
+            legal.for_each(|a| listed.push(a));
+            assert_eq!(legal.count() as usize, listed.len());
+            let nth: Vec<usize> = (0..legal.count()).map(|i| legal.nth(i)).collect();
+            assert_eq!(nth, listed);
+            for kind in 0..KINDS.len() {
+                let mut of_kind = Vec::new();
+                legal.for_each_of_kind(kind, |a| of_kind.push(a));
+                let only = legal.of_kind(kind);
+                assert_eq!(only.count(), legal.count_of_kind(kind));
+                let nth: Vec<usize> = (0..only.count()).map(|i| only.nth(i)).collect();
+                assert_eq!(nth, of_kind);
+            }
+            match s.random_action(&mut below) {
+                Some(a) => s.apply_legal(a),
+                None => break,
+            }
+        }
+    }
+}

@@ -6,18 +6,22 @@ use super::setup;
 use super::state::{Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
+use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple};
 use std::sync::Arc;
 
-// Not boxed: a box would be one allocation per `apply`, which the small states avoid.
+// The small state inline (no allocation per `apply`), the rare large one boxed: inline,
+// it made every Python object the size of a 1,000-cell state (about 1.6 kB), and
+// allocating that cost more than the move.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
     Small(Arc<Game<4>>, State<4>),
-    Large(Arc<Game<16>>, State<16>),
+    Large(Arc<Game<16>>, Box<State<16>>),
 }
 
 /// Runs `$body` with `$g: &Arc<Game<W>>` and `$s: &State<W>` for whichever size it is.
@@ -25,29 +29,38 @@ macro_rules! with {
     ($inner:expr, |$g:ident, $s:ident| $body:expr) => {
         match $inner {
             Inner::Small($g, $s) => $body,
-            Inner::Large($g, $s) => $body,
+            Inner::Large($g, $s) => {
+                let $s: &State<16> = $s;
+                $body
+            }
         }
     };
 }
 
-/// A Terra Nova position in the native engine (immutable from Python).
-#[pyclass(module = "tabletop._native", name = "TerraNovaState", frozen)]
+/// A Terra Nova position in the native engine (immutable from Python). A free list keeps
+/// dropped objects for reuse: a Python loop makes one per move.
+#[pyclass(
+    module = "tabletop._native",
+    name = "TerraNovaState",
+    frozen,
+    freelist = 256
+)]
 pub struct TerraNovaState {
     inner: Inner,
     /// The Python int of every action id, made once per board (boards with at most
-    /// `MAX_CACHED_INTS` actions): a list of legal actions then only copies references.
-    ints: Arc<Vec<Py<PyAny>>>,
+    /// `MAX_CACHED_INTS` actions): a sequence of legal actions then hands out references.
+    ints: Ints,
 }
+
+/// The kind names as interned Python strings (`Kind` order: place, move, stone, pass).
+static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
 
 /// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
 const MAX_CACHED_INTS: usize = 50_000;
 
 impl TerraNovaState {
-    fn action_list<'py>(&self, py: Python<'py>, actions: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        if self.ints.is_empty() {
-            return PyList::new(py, actions);
-        }
-        PyList::new(py, actions.iter().map(|&a| self.ints[a as usize].bind(py)))
+    fn action_seq(&self, actions: Vec<u32>, table: Option<Py<PyAny>>) -> ActionSeq {
+        ActionSeq::new(Box::new(actions), self.ints.clone(), table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -138,7 +151,7 @@ impl TerraNovaState {
             Inner::Small(Arc::new(g), s)
         } else {
             let (g, s) = setup::from_json::<16>(&setup).map_err(PyValueError::new_err)?;
-            Inner::Large(Arc::new(g), s)
+            Inner::Large(Arc::new(g), Box::new(s))
         };
         let num_actions = with!(&inner, |g, _s| g.board.num_actions());
         let ints = if num_actions <= MAX_CACHED_INTS {
@@ -183,30 +196,42 @@ impl TerraNovaState {
         with!(&self.inner, |_g, s| s.is_terminal())
     }
 
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let actions = with!(&self.inner, |g, s| s.legal_actions(g));
-        self.action_list(py, &actions)
+    /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
+    /// (`ActionSeq`); with `table`, its items are `table[action]`.
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
+        self.action_seq(with!(&self.inner, |g, s| s.legal_actions(g)), table)
     }
 
-    fn legal_kinds(&self) -> Vec<&'static str> {
-        with!(&self.inner, |g, s| s
-            .legal_kinds(g)
-            .as_slice()
-            .iter()
-            .map(|k| k.name())
-            .collect())
+    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
+    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        with!(&self.inner, |g, s| {
+            let mut mask = vec![0u8; g.board.num_actions()];
+            for a in s.legal_actions(g) {
+                mask[a as usize] = 1;
+            }
+            PyBytes::new(py, &mask)
+        })
     }
 
-    fn legal_actions_of_kind<'py>(
-        &self,
-        py: Python<'py>,
-        kind: &str,
-    ) -> PyResult<Bound<'py, PyList>> {
+    /// The legal kinds, as a tuple of (interned) names.
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
+        let kinds = with!(&self.inner, |g, s| s.legal_kinds(g));
+        PyTuple::new(
+            py,
+            kinds.as_slice().iter().map(|&k| names[k as usize].bind(py)),
+        )
+    }
+
+    /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
+    #[pyo3(signature = (kind, table = None))]
+    fn legal_actions_of_kind(&self, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
         let mut out = Vec::new();
         if let Some(kind) = Kind::from_name(kind) {
             with!(&self.inner, |g, s| s.actions_of_kind(g, kind, &mut out));
         }
-        self.action_list(py, &out)
+        self.action_seq(out, table)
     }
 
     fn is_legal(&self, action: i64) -> bool {
@@ -219,9 +244,44 @@ impl TerraNovaState {
     fn apply(&self, action: i64) -> PyResult<Self> {
         let inner = match &self.inner {
             Inner::Small(g, s) => Inner::Small(g.clone(), step(g, s, action)?),
-            Inner::Large(g, s) => Inner::Large(g.clone(), step(g, s, action)?),
+            Inner::Large(g, s) => Inner::Large(g.clone(), Box::new(step(g, s, action)?)),
         };
         Ok(self.with_inner(inner))
+    }
+
+    /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in one
+    /// call. Returns `(next, terminal, returns, masks)`: the next states (`None` where
+    /// the action is not legal), one byte per game (1: over), each game's `returns()`,
+    /// and the games' `legal_mask()`s end to end (empty where over or illegal). Every
+    /// state must be of the same board (one `num_distinct_actions`).
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn step_batch<'py>(
+        py: Python<'py>,
+        states: Vec<PyRef<'py, Self>>,
+        actions: Vec<i64>,
+    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+        let size = batch_size(states.iter().map(|s| s.num_distinct_actions()), &actions)?;
+        let mut next = Vec::with_capacity(states.len());
+        let mut over = vec![0u8; states.len()];
+        let mut returns = Vec::with_capacity(states.len());
+        let mut masks = vec![0u8; states.len() * size];
+        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
+            let Ok(after) = state.apply(action) else {
+                next.push(None);
+                returns.push(Vec::new());
+                continue;
+            };
+            with!(&after.inner, |g, s| {
+                over[i] = s.is_terminal() as u8;
+                returns.push(returns_of(g, s));
+                for a in s.legal_actions(g) {
+                    masks[i * size + a as usize] = 1;
+                }
+            });
+            next.push(Some(after));
+        }
+        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
     fn scores(&self) -> Vec<i32> {

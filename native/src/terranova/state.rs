@@ -326,37 +326,57 @@ impl<const W: usize> State<W> {
         }
     }
 
+    /// The pioneers that may slide now, and the slides back that are forbidden
+    /// (`(current cell, turn-start cell)` pairs).
+    #[inline]
+    fn slide_sources(&self, g: &Game<W>) -> (Bits<W>, &[(u16, u16)]) {
+        if self.pending_return >= 0 {
+            return (Bits::single(self.pending_return as usize), &[]);
+        }
+        let forbidden = if self.action > 0 {
+            self.forbidden_returns(g)
+        } else {
+            &[]
+        };
+        (self.pioneers[self.player()], forbidden)
+    }
+
     /// Calls `f(src, direction, steps, dst)` for every legal slide (any order).
     #[inline]
     pub fn for_each_slide(&self, g: &Game<W>, mut f: impl FnMut(usize, usize, usize, usize)) {
         let b = &g.board;
-        let (own, forbidden) = if self.pending_return >= 0 {
-            (Bits::single(self.pending_return as usize), &[][..])
-        } else {
-            let forbidden = if self.action > 0 {
-                self.forbidden_returns(g)
-            } else {
-                &[]
-            };
-            (self.pioneers[self.player()], forbidden)
-        };
+        let (own, forbidden) = self.slide_sources(g);
         for src in own.iter() {
             for d in 0..6 {
-                let step = &b.next[d];
-                let mut cell = step[src];
-                let mut steps = 1;
-                while cell >= 0 && !self.filled.get(cell as usize) {
-                    let dst = cell as usize;
-                    if !forbidden
-                        .iter()
-                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
-                    {
-                        f(src, d, steps, dst);
-                    }
-                    cell = step[dst];
-                    steps += 1;
-                }
+                self.ray_slides(b, src, d, forbidden, |steps, dst| f(src, d, steps, dst));
             }
+        }
+    }
+
+    /// Calls `f(steps, dst)` for every legal slide of the pioneer on `src` in direction
+    /// `d`, nearest first, leaving out the `forbidden` slides back.
+    #[inline]
+    fn ray_slides(
+        &self,
+        b: &Board<W>,
+        src: usize,
+        d: usize,
+        forbidden: &[(u16, u16)],
+        mut f: impl FnMut(usize, usize),
+    ) {
+        let step = &b.next[d];
+        let mut cell = step[src];
+        let mut steps = 1;
+        while cell >= 0 && !self.filled.get(cell as usize) {
+            let dst = cell as usize;
+            if !forbidden
+                .iter()
+                .any(|&(cur, start)| cur as usize == src && start as usize == dst)
+            {
+                f(steps, dst);
+            }
+            cell = step[dst];
+            steps += 1;
         }
     }
 
@@ -462,16 +482,7 @@ impl<const W: usize> State<W> {
     /// and walking each ray lists them in order, without sorting the slides.
     fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
         let b = &g.board;
-        let (own, forbidden) = if self.pending_return >= 0 {
-            (Bits::single(self.pending_return as usize), &[][..])
-        } else {
-            let forbidden = if self.action > 0 {
-                self.forbidden_returns(g)
-            } else {
-                &[]
-            };
-            (self.pioneers[self.player()], forbidden)
-        };
+        let (own, forbidden) = self.slide_sources(g);
         let mut sources = [0usize; 64];
         let count = own.count() as usize;
         if count > sources.len() {
@@ -488,24 +499,27 @@ impl<const W: usize> State<W> {
             *slot = src;
         }
         let sources = &mut sources[..count];
+        out.reserve(48 * count);
         for d in 0..6 {
             let positions = &b.line_pos[d];
             sources.sort_unstable_by_key(|&src| positions[src]);
             let step = &b.next[d];
             for &src in sources.iter() {
-                let mut cell = step[src];
-                let mut steps = 1;
-                while cell >= 0 && !self.filled.get(cell as usize) {
-                    let dst = cell as usize;
-                    if !forbidden
-                        .iter()
-                        .any(|&(cur, start)| cur as usize == src && start as usize == dst)
-                    {
-                        out.push(b.slide_action(src, d, steps) as u32);
+                // The slides of one pioneer in one direction are consecutive ids.
+                let first = b.slide_action(src, d, 1) as u32;
+                if forbidden.is_empty() {
+                    let mut cell = step[src];
+                    let mut run = 0;
+                    while cell >= 0 && !self.filled.get(cell as usize) {
+                        run += 1;
+                        cell = step[cell as usize];
                     }
-                    cell = step[dst];
-                    steps += 1;
+                    out.extend(first..first + run);
+                    continue;
                 }
+                self.ray_slides(b, src, d, forbidden, |steps, _| {
+                    out.push(first + steps as u32 - 1);
+                });
             }
         }
     }
@@ -728,11 +742,7 @@ impl<const W: usize> State<W> {
         }
         s.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
         s.phase = Phase::Play;
-        s.action = 0;
-        s.num_movers = 0;
-        s.movers = [(0, 0); 3];
-        s.moves_made = 0;
-        s.pending_return = -1;
+        s.clear_turn();
         s.turn_stones = Bits::EMPTY;
         s.turn += 1;
         if self.action == 0 {
@@ -746,14 +756,19 @@ impl<const W: usize> State<W> {
         s
     }
 
-    fn game_over(mut self, termination: Termination) -> State<W> {
-        self.current_player = -1;
-        self.phase = Phase::Over;
+    /// Forgets the turn in progress: its actions and movers.
+    fn clear_turn(&mut self) {
         self.action = 0;
         self.num_movers = 0;
         self.movers = [(0, 0); 3];
         self.moves_made = 0;
         self.pending_return = -1;
+    }
+
+    fn game_over(mut self, termination: Termination) -> State<W> {
+        self.current_player = -1;
+        self.phase = Phase::Over;
+        self.clear_turn();
         self.termination = Some(termination);
         self
     }

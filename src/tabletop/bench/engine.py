@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,7 @@ def bench_playouts(
     min_games: int = 3,
     seed: int = 0,
     ruleset: str = "default",
+    clock: Callable[[], float] = time.perf_counter,
 ) -> PlayoutBench:
     """Plays complete kind-first random games for about ``seconds`` (at least ``min_games``).
 
@@ -68,6 +70,7 @@ def bench_playouts(
         min_games: games to play even if that takes longer.
         seed: first config and move-choice seed.
         ruleset: the preset to play.
+        clock: what measures the time (``time.process_time`` for CPU seconds).
 
     Returns:
         The totals of the run.
@@ -75,7 +78,7 @@ def bench_playouts(
     rng = random.Random(seed)
     games = actions = 0
     terminations: Counter[str] = Counter()
-    start = time.perf_counter()
+    start = clock()
     elapsed = 0.0
     while games < min_games or elapsed < seconds:
         state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
@@ -85,7 +88,7 @@ def bench_playouts(
         outcome = state.outcome()
         terminations[outcome.termination if outcome is not None else "unknown"] += 1
         games += 1
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
     return PlayoutBench(game.id, num_players, games, actions, elapsed, terminations)
 
 
@@ -162,21 +165,9 @@ def bench_protocol_cpu(
     game: Game, num_players: int, *, seconds: float = 5.0, min_games: int = 3, seed: int = 0, ruleset: str = "default"
 ) -> PlayoutBench:
     """:func:`bench_playouts` (kind-first through the protocol, ``Move`` objects) in CPU time."""
-    rng = random.Random(seed)
-    games = actions = 0
-    terminations: Counter[str] = Counter()
-    start = time.process_time()
-    elapsed = 0.0
-    while games < min_games or elapsed < seconds:
-        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
-        while not state.is_terminal():
-            state = state.apply(random_move(state, rng))
-            actions += 1
-        outcome = state.outcome()
-        terminations[outcome.termination if outcome is not None else "unknown"] += 1
-        games += 1
-        elapsed = time.process_time() - start
-    return PlayoutBench(game.id, num_players, games, actions, elapsed, terminations)
+    return bench_playouts(
+        game, num_players, seconds=seconds, min_games=min_games, seed=seed, ruleset=ruleset, clock=time.process_time
+    )
 
 
 @dataclass(frozen=True, slots=True)

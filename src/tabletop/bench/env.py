@@ -13,7 +13,13 @@ for about ``seconds`` each, one step = one action applied:
   count as steps too (``info["plies"]``), since they are applied in the step;
 * ``openspiel``: ``state.legal_actions()``, ``state.apply_action``, and
   ``state.observation_tensor()`` of the acting player (one game config, ``seed``: the
-  games differ by their random actions).
+  games differ by their random actions);
+* ``native-steps`` and ``native-batch``: :data:`BATCH` games on the native engine
+  stepped side by side, each step giving what a vectorised loop reads back (the next
+  state, whether it is over, its returns, its action mask), on the Rust states: game by
+  game (``apply``, ``legal_mask``, ``returns``, ``is_terminal``), or all games in one
+  call (``step_batch``, what ``tabletop.native.step_batch`` wraps).  Observations are
+  left out of both: they are the encoding's, in Python, either way.
 
 Needs the ``rl`` extra for the last three (they are left out without it).
 """
@@ -29,7 +35,9 @@ from typing import Any
 from tabletop.core.encoding import encoding_of
 from tabletop.core.protocol import Game, GameConfig
 
-ADAPTERS = ("engine", "encoding", "pettingzoo", "gymnasium", "openspiel")
+ADAPTERS = ("engine", "encoding", "pettingzoo", "gymnasium", "openspiel", "native-steps", "native-batch")
+BATCH = 64
+"""Games stepped side by side by the ``native-*`` adapters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +164,53 @@ def _openspiel(game: Game, players: int, seed: int) -> Callable[[int], int]:
     return run
 
 
+def _native_batch_runner(game: Game, players: int, seed: int, *, batched: bool) -> Callable[[int], int]:
+    from tabletop.core.errors import ConfigError
+    from tabletop.core.registry import make
+
+    try:
+        native = make(game.id, engine="native")
+    except ConfigError as exc:  # not built: left out, as a missing library is
+        raise ImportError(str(exc)) from None
+    rng = random.Random(seed)
+
+    def run(i: int) -> int:
+        # The Rust states themselves (``state.native``): both ways pay the same Python
+        # loop around them, and differ only in one call per game or one per batch.
+        configs = [GameConfig(num_players=players, seed=seed + i * BATCH + k) for k in range(BATCH)]
+        live: list[Any] = [native.new_initial_state(c).native for c in configs]  # type: ignore[attr-defined]
+        step_batch = type(live[0]).step_batch
+        steps = 0
+        while live:
+            actions = [rng.choice(core.legal_actions()) for core in live]
+            if batched:
+                states, over, _, _ = step_batch(live, actions)
+            else:
+                states = [core.apply(a) for core, a in zip(live, actions, strict=True)]
+                over = [(s.legal_mask(), s.returns(), s.is_terminal())[2] for s in states]
+            steps += len(live)
+            live = [s for s, done in zip(states, over, strict=True) if not done]
+        return steps
+
+    return run
+
+
+def _native_steps(game: Game, players: int, seed: int) -> Callable[[int], int]:
+    return _native_batch_runner(game, players, seed, batched=False)
+
+
+def _native_batch(game: Game, players: int, seed: int) -> Callable[[int], int]:
+    return _native_batch_runner(game, players, seed, batched=True)
+
+
 _RUNNERS = {
     "engine": _engine,
     "encoding": _encoding,
     "pettingzoo": _pettingzoo,
     "gymnasium": _gymnasium,
     "openspiel": _openspiel,
+    "native-steps": _native_steps,
+    "native-batch": _native_batch,
 }
 
 

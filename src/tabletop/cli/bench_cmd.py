@@ -211,7 +211,12 @@ def env(
     seconds: SecondsOpt = 5.0,
     seed: SeedOpt = 0,
     adapters: Annotated[
-        str, typer.Option("--adapters", help="Comma-separated: engine, encoding, pettingzoo, gymnasium, openspiel.")
+        str,
+        typer.Option(
+            "--adapters",
+            help="Comma-separated: engine, encoding, pettingzoo, gymnasium, openspiel, "
+            "native-steps, native-batch (64 native games stepped one by one, or in one call).",
+        ),
     ] = "engine,encoding,pettingzoo,gymnasium,openspiel",
 ) -> None:
     """Steps per second through each research environment against the raw engine, on one core.

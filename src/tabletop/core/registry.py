@@ -7,8 +7,10 @@ Engines: every game has its Python engine (the readable reference); a game may a
 a native one (Rust, the package ``tabletop.native``, ``docs/native.md``).
 ``make(game_id, engine=...)`` picks one: ``"python"``, ``"native"``, or ``"auto"``: the
 native engine where it is built, else the Python one.  Without an ``engine`` argument the
-environment variable ``TABLETOP_ENGINE`` decides, and without it ``"python"``
-(``docs/native.md`` says which uses ask for the native engine).
+environment variable ``TABLETOP_ENGINE`` decides, and without it ``"auto"``: every use
+(server, arena, CLI, bots, research environments) plays on the native engine where the
+extension is built, and on the Python engine where it is not (``docs/native.md`` has the
+measurements per use, and the one kind of work that is slower there).
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ ENGINES: Final = ("auto", "python", "native")
 """The engine choices of :func:`make` (and of ``TABLETOP_ENGINE``)."""
 ENGINE_VARIABLE: Final = "TABLETOP_ENGINE"
 """The environment variable with the engine :func:`make` uses when not told."""
-DEFAULT_ENGINE: Final = "python"
-"""The engine when neither the caller nor ``TABLETOP_ENGINE`` names one."""
+DEFAULT_ENGINE: Final = "auto"
+"""The engine when neither the caller nor ``TABLETOP_ENGINE`` names one: the native
+engine where it is built (faster for random play, rollouts, environments and the
+server's apply-and-record loop, measured in ``docs/native.md``), else the Python one."""
 
 
 def register(game: Game) -> Game:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
 from tabletop.core.encoding import Encoding, ObservationSpec
 from tabletop.core.errors import ConfigError, IllegalMoveError, TabletopError
-from tabletop.core.moves import LazyMoves
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
 
@@ -40,9 +40,13 @@ class NativeEngineError(TabletopError):
 def native_module() -> ModuleType | None:
     """The extension module ``tabletop._native``, or ``None`` if it is not built."""
     try:
-        return importlib.import_module("tabletop._native")  # built by `make native`
+        module = importlib.import_module("tabletop._native")  # built by `make native`
     except ImportError:
         return None
+    seq = getattr(module, "ActionSeq", None)
+    if seq is not None and not issubclass(seq, Sequence):
+        Sequence.register(seq)  # a sequence of moves, as `legal_moves_of_kind` promises
+    return module
 
 
 def native_class(game_id: str) -> Any | None:
@@ -245,7 +249,7 @@ class _Shared:
 class _Tables:
     """What every state of one game shares: the game, its config, the move table."""
 
-    __slots__ = ("config", "encode", "game", "moves", "root")
+    __slots__ = ("action_ids", "config", "encode", "game", "moves", "root")
 
     def __init__(self, game: NativeGame, config: GameConfig, root: State, shared: _Shared) -> None:
         self.game = game
@@ -253,15 +257,7 @@ class _Tables:
         self.root = root
         self.moves = shared.moves
         self.encode = shared.moves.encode
-
-
-def _nth_move(data: tuple[_MoveTable, list[int]], index: int) -> Move:
-    return data[0][data[1][index]]
-
-
-def _walk_moves(data: tuple[_MoveTable, list[int]]) -> Iterator[Move]:
-    table = data[0]
-    return (table[a] for a in data[1])
+        self.action_ids = shared.moves.actions
 
 
 class NativeState:
@@ -297,32 +293,34 @@ class NativeState:
         """The Rust state (``tabletop._native``), for whole loops in Rust."""
         return self._core
 
+    # The hot calls hand back what the Rust state returns (ints, a tuple, an ``ActionSeq``
+    # of the ``Move`` objects): a Python loop through the protocol pays for little else.
+
     @property
     def num_players(self) -> int:
-        return int(self._core.num_players)
+        return self._core.num_players  # type: ignore[no-any-return]
 
     @property
     def current_player(self) -> PlayerId:
-        return int(self._core.current_player)
+        return self._core.current_player  # type: ignore[no-any-return]
 
     @property
     def ply(self) -> int:
-        return int(self._core.ply)
+        return self._core.ply  # type: ignore[no-any-return]
 
     @property
     def turn(self) -> int:
-        return int(self._core.turn)
+        return self._core.turn  # type: ignore[no-any-return]
 
     def legal_moves(self) -> list[Move]:
-        table = self._tables.moves
-        return [table[a] for a in self._core.legal_actions()]
+        return list(self._core.legal_actions(self._tables.moves))
 
     def legal_kinds(self) -> tuple[str, ...]:
-        return tuple(self._core.legal_kinds())
+        return self._core.legal_kinds()  # type: ignore[no-any-return]
 
     def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
-        actions = self._core.legal_actions_of_kind(kind)
-        return LazyMoves(len(actions), _nth_move, _walk_moves, (self._tables.moves, actions))
+        # Lazy: `rng.choice` reads its length and one item, each item the table's `Move`.
+        return self._core.legal_actions_of_kind(kind, self._tables.moves)  # type: ignore[no-any-return]
 
     def is_legal(self, move: Move) -> bool:
         try:
@@ -337,13 +335,16 @@ class NativeState:
         Raises:
             IllegalMoveError: with the Python engine's reason (``self`` is unchanged).
         """
+        tables = self._tables
+        action = tables.action_ids.get(id(move))  # a listed move: no encoding needed
         try:
-            action = self._tables.encode(move)
+            if action is None:
+                action = tables.encode(move)
             core = self._core.apply(action)
         except (ValueError, TypeError, AttributeError):
             self.python_state().apply(move)  # raises IllegalMoveError saying why
             raise IllegalMoveError(f"{move!r}: not legal in the native engine") from None
-        return NativeState(self._tables, core, None, self, action)
+        return NativeState(tables, core, None, self, action)
 
     def apply_action(self, action: int) -> NativeState:
         """The state after the move with this action id (``Game.encoding``).
@@ -358,7 +359,7 @@ class NativeState:
         return NativeState(self._tables, core, None, self, action)
 
     def is_terminal(self) -> bool:
-        return bool(self._core.is_terminal())
+        return self._core.is_terminal()  # type: ignore[no-any-return]
 
     def outcome(self) -> Outcome | None:
         termination = self._core.termination()
@@ -426,6 +427,46 @@ class NativeState:
         return str(self.game.render_svg(self))
 
 
+@dataclass(frozen=True, slots=True)
+class BatchStep:
+    """What :func:`step_batch` returns for ``n`` games of ``a`` action ids each."""
+
+    states: list[NativeState | None]
+    """The next states (``None`` where the action was not legal)."""
+    terminal: bytes
+    """One byte per game: 1 where the game is over."""
+    returns: list[tuple[float, ...]]
+    """Each game's ``returns()`` (empty where the action was not legal)."""
+    masks: bytes
+    """``n * a`` bytes, game by game: each next state's ``Encoding.action_mask``."""
+
+
+def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchStep:
+    """Applies ``actions[i]`` (action ids) to ``states[i]`` for every ``i`` in one call into
+    Rust, with each next state's outcome and legal-action mask, as a batched research loop
+    steps many games (``docs/native.md``).
+
+    Raises:
+        ValueError: if the states are not native states of one game and board, or the
+            lengths differ.
+    """
+    if not states:
+        return BatchStep([], b"", [], b"")
+    cls = type(states[0].native) if isinstance(states[0], NativeState) else None
+    if cls is None or any(not isinstance(s, NativeState) or type(s.native) is not cls for s in states):
+        raise ValueError("step_batch needs native states of one game (make(..., engine='native'))")
+    cores, terminal, returns, masks = cls.step_batch([s.native for s in states], list(actions))
+    return BatchStep(
+        [
+            None if core is None else NativeState(state._tables, core, None, state, action)
+            for state, core, action in zip(states, cores, actions, strict=True)
+        ],
+        terminal,
+        [tuple(r) for r in returns],
+        masks,
+    )
+
+
 class _NativeEncoding:
     """A game's encoding that reads native states through their Python states."""
 
@@ -450,11 +491,17 @@ class _NativeEncoding:
     def decode(self, action: int) -> Move:
         return self._inner.decode(action)
 
+    # The action ids are the Rust engine's own: legal actions and masks come from it.
+
     def legal_actions(self, state: State) -> list[int]:
-        return self._inner.legal_actions(python_state(state))
+        if isinstance(state, NativeState):
+            return sorted(state.native.legal_actions())
+        return self._inner.legal_actions(state)
 
     def action_mask(self, state: State) -> bytearray:
-        return self._inner.action_mask(python_state(state))
+        if isinstance(state, NativeState):
+            return bytearray(state.native.legal_mask())
+        return self._inner.action_mask(state)
 
     def observe(self, state: State, seat: PlayerId) -> Any:
         return self._inner.observe(python_state(state), seat)

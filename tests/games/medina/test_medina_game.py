@@ -9,7 +9,7 @@ from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.testing.conformance import check_game
 
-GAME = make("medina")
+GAME = make("medina", engine="python")
 
 
 def test_registered() -> None:

@@ -13,7 +13,7 @@ from tabletop.games.medina.board import SQUARE_NAMES, parse_square, square_name
 from tabletop.games.medina.moves import Dome, PalacePiece, Pass, StartMerchant, Wall
 from tabletop.games.medina.notation import parse_move
 
-GAME = make("medina")
+GAME = make("medina", engine="python")
 
 
 @pytest.mark.parametrize(

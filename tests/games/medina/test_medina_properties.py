@@ -29,7 +29,7 @@ from tabletop.games.medina.rules import BOX, SUPPLY
 from tabletop.games.medina.scoring import score_sheet
 from tests.builders import medina_position
 
-GAME = make("medina")
+GAME = make("medina", engine="python")
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 BOOL_FLAGS = [

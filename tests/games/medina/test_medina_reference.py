@@ -19,7 +19,7 @@ from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.games.medina import State
 
-GAME = make("medina")
+GAME = make("medina", engine="python")
 FILES = "ABCDEFGHIJKLMNOPQR"
 COLOURS = ("gray", "black", "brown", "orange")
 SLOTS = (*COLOURS, "dome", "stable", "merchant", "wall")

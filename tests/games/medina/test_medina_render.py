@@ -15,7 +15,7 @@ from tabletop.games.medina.board import diagram
 from tabletop.testing.playthrough import check_golden_file
 from tests.builders import medina_position
 
-GAME = make("medina")
+GAME = make("medina", engine="python")
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "medina"
 
 

@@ -20,7 +20,7 @@ from .helpers import d37, disc168, parallelogram
 
 
 def test_registered_under_its_id() -> None:
-    game = make("terranova")
+    game = make("terranova", engine="python")
     assert game is GAME
     assert (game.min_players, game.max_players, game.bench_player_counts) == (2, 4, (2, 3, 4))
     assert set(game.rulesets) == {"default", "english"}

@@ -1,0 +1,217 @@
+//! `ActionSeq`: a position's legal actions (or the moves they stand for) as an immutable
+//! Python sequence that lists nothing in Python until asked.
+//!
+//! A Python loop over a game with some 200 legal actions a step spent most of its time
+//! building the list (200 references, one list object); `random.choice` needs only `len`
+//! and one index. The sequence keeps the action ids in a Rust vector and hands out, for
+//! index `i`, the prebuilt Python int of the `i`-th action, or `table[int]` when a table
+//! is given (`tabletop.native` passes its action → `Move` table, so the items are the
+//! Python engine's own `Move` objects). It compares equal to any list or tuple holding
+//! the same items, as `tabletop.core.moves.LazyMoves` does.
+
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use std::sync::Arc;
+
+/// The Python int of every action id of a board, made once (empty: make them on demand).
+pub type Ints = Arc<Vec<Py<PyAny>>>;
+
+/// Where a sequence reads its actions: a listed vector, or a game's own sets that can
+/// count their actions and find the `i`-th one without listing them.
+pub trait ActionSource: Send + Sync {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The `i`-th action, `i < len()`.
+    fn get(&self, i: usize) -> u32;
+}
+
+impl ActionSource for Vec<u32> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn get(&self, i: usize) -> u32 {
+        self[i]
+    }
+}
+
+/// An immutable sequence of legal actions (see the module comment).
+#[pyclass(
+    module = "tabletop._native",
+    name = "ActionSeq",
+    frozen,
+    sequence,
+    freelist = 64
+)]
+pub struct ActionSeq {
+    actions: Box<dyn ActionSource>,
+    ints: Ints,
+    table: Option<Py<PyAny>>,
+}
+
+impl ActionSeq {
+    /// The sequence of `actions`; items are `table[action]` when a table is given.
+    pub fn new(actions: Box<dyn ActionSource>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
+        ActionSeq {
+            actions,
+            ints,
+            table,
+        }
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.actions.len()).map(|i| self.actions.get(i))
+    }
+
+    fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
+        let key = match self.ints.get(action as usize) {
+            Some(int) => int.bind(py).clone(),
+            None => action.into_pyobject(py)?.into_any(),
+        };
+        match &self.table {
+            Some(table) => table.bind(py).get_item(key),
+            None => Ok(key),
+        }
+    }
+
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.ids().map(|a| self.item(py, a)).collect()
+    }
+}
+
+#[pymethods]
+impl ActionSeq {
+    fn __len__(&self) -> usize {
+        self.actions.len()
+    }
+
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if let Ok(i) = index.extract::<isize>() {
+            let n = self.actions.len() as isize;
+            let at = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&at) {
+                return Err(PyIndexError::new_err("action index out of range"));
+            }
+            return self.item(py, self.actions.get(at as usize));
+        }
+        if index.is_instance_of::<PySlice>() {
+            return self.to_tuple(py)?.as_any().get_item(index);
+        }
+        Err(PyTypeError::new_err(format!(
+            "indices must be integers or slices, not {}",
+            index.get_type().name()?
+        )))
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyList::new(py, self.items(py)?)?
+            .as_any()
+            .try_iter()?
+            .into_any())
+    }
+
+    fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        for a in self.ids() {
+            if self.item(py, a)?.eq(value)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<PyObject> {
+        let comparable = other.is_instance_of::<PyList>()
+            || other.is_instance_of::<PyTuple>()
+            || other.is_instance_of::<ActionSeq>()
+            || other.hasattr("to_tuple")?;
+        if !comparable || !matches!(op, CompareOp::Eq | CompareOp::Ne) {
+            return Ok(py.NotImplemented());
+        }
+        let theirs = PyTuple::new(py, other.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
+        let equal = self.to_tuple(py)?.eq(theirs)?;
+        Ok((equal == matches!(op, CompareOp::Eq))
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()
+            .unbind())
+    }
+
+    /// Copies and pickles are the tuple of the items (equal to the sequence).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyTuple>,))> {
+        let tuple_type = py.get_type::<PyTuple>().into_any();
+        Ok((tuple_type, (self.to_tuple(py)?,)))
+    }
+
+    /// The items as a tuple.
+    fn to_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.items(py)?)
+    }
+
+    /// The first index of `value` (`ValueError` if absent), as `list.index`.
+    fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        for (i, a) in self.ids().enumerate() {
+            if self.item(py, a)?.eq(value)? {
+                return Ok(i);
+            }
+        }
+        Err(PyValueError::new_err("value is not in the sequence"))
+    }
+
+    /// How many items equal `value`, as `list.count`.
+    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let mut found = 0;
+        for a in self.ids() {
+            if self.item(py, a)?.eq(value)? {
+                found += 1;
+            }
+        }
+        Ok(found)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let items = PyList::new(py, self.items(py)?)?;
+        Ok(format!("ActionSeq({})", items.repr()?))
+    }
+}
+
+/// Interned Python strings for names (kind names), made once per name list.
+pub fn interned<'py>(py: Python<'py>, names: &[&'static str]) -> Vec<Py<PyString>> {
+    names
+        .iter()
+        .map(|n| PyString::intern(py, n).unbind())
+        .collect()
+}
+
+/// The action count shared by a batch of states (`step_batch`), checking the batch.
+pub fn batch_size(sizes: impl Iterator<Item = usize>, actions: &[i64]) -> PyResult<usize> {
+    let mut shared = None;
+    let mut games = 0;
+    for size in sizes {
+        games += 1;
+        if shared.is_some_and(|s| s != size) {
+            return Err(PyValueError::new_err(
+                "step_batch: the states are of different boards (num_distinct_actions differ)",
+            ));
+        }
+        shared = Some(size);
+    }
+    if games != actions.len() {
+        return Err(PyValueError::new_err(format!(
+            "step_batch: {games} states but {} actions",
+            actions.len()
+        )));
+    }
+    Ok(shared.unwrap_or(0))
+}
