@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from tabletop.ai.agent import Agent, AgentFactory, make_agent, register_agent
+from tabletop.ai.jsonview import fields_json
 from tabletop.core.errors import ConfigError
 
 
@@ -39,14 +40,7 @@ class Level:
 
     def to_json(self) -> dict[str, Any]:
         """The level as the server's game list shows it."""
-        return {
-            "key": self.key,
-            "name": self.name,
-            "spec": self.spec,
-            "description": self.description,
-            "elo": dict(self.elo),
-            "seconds_per_move": dict(self.seconds_per_move),
-        }
+        return fields_json(self)
 
 
 LADDER: Final[tuple[Level, ...]] = (
