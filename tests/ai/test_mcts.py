@@ -128,26 +128,6 @@ def test_the_root_is_ranked_only_where_the_heuristic_values_the_leaves(evaluator
     assert (root.ranked is not None) is ranked
 
 
-@pytest.mark.parametrize(("evaluator", "simulations"), [(TruncatedRollout(depth=0), 60), (RandomRollout(), 6)])
-def test_searches_valued_by_the_heuristic_alone_get_their_own_budget(evaluator: Evaluator, simulations: int) -> None:
-    config = MCTSConfig(simulations=6, heuristic_leaf_simulations=60, evaluator=evaluator)
-    search = MCTS(config, seed=0)
-    search.search(GAME.position(tuple(range(1, 30))))
-    assert search.last_stats is not None and search.last_stats.simulations == simulations
-
-
-def test_a_time_budget_ignores_the_heuristic_leaf_simulations() -> None:
-    config = MCTSConfig(simulations=None, time_limit=0.01, heuristic_leaf_simulations=10**9)
-    search = MCTS(config, seed=0)
-    search.search(GAME.position(tuple(range(1, 30))))
-    assert search.last_stats is not None and search.last_stats.simulations < 10**9
-
-
-def test_a_heuristic_leaf_budget_needs_a_simulation() -> None:
-    with pytest.raises(ValueError, match="at least one simulation"):
-        MCTSConfig(simulations=10, heuristic_leaf_simulations=0)
-
-
 @pytest.mark.parametrize(("rank_after", "deeper_ranked"), [(16, True), (2**62, False)])
 def test_busy_nodes_below_the_root_are_ranked_after_rank_after_visits(rank_after: int, deeper_ranked: bool) -> None:
     # A Terra Nova opening: about 200 moves a node, so busy nodes still have untried moves.

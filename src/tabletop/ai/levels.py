@@ -23,36 +23,25 @@ DEFAULT_LEVEL: Final = 3
 _VALUE = ScoreValue(scale=1.5, relative=0.1)
 
 
-HEURISTIC_LEAF_FACTOR: Final = 10
-"""How many times more simulations a level runs where the evaluation values the leaves."""
-
-RANK_AFTER: Final = 16
-"""Visits after which a node's moves are ranked by the evaluation (the root: at once)."""
+ROOT_ONLY: Final = 2**62
+"""``rank_after`` that ranks the root's moves and no other node's."""
 
 
 def _level(simulations: int, *, margin_weight: float = 0.1) -> MCTSConfig:
     # Where the leaves are valued by the game's evaluation (Terra Nova's long middle
-    # game), moves are expanded best first by that evaluation (greedy's one-ply value)
-    # instead of at random: with progressive widening a node of 200 moves grows only
-    # about 15-50 children, and which ones matters.  The root is ranked at once; in
-    # Terra Nova at 0.1 s a move that beat random expansion by SPRT (+151 Elo); in
-    # Medina, whose leaves are random rollouts from the first move, it lost (-169), so
-    # it is off there (docs/bots.md).  Deeper nodes are ranked once they have
-    # RANK_AFTER visits, so a turn's second and third actions (a Terra Nova turn is a
-    # slide and two stones) are not drawn at random while greedy completes its turns
-    # with the best ones; ranking them had lost at 0.1 s a move, where it cost most of
-    # the time, but the levels' budgets are simulations.  A simulation whose leaf is
-    # valued by the evaluation costs about 1/40 of one with a rollout to the end, so
-    # such searches get HEURISTIC_LEAF_FACTOR times the simulations: at 100 the Club
-    # level ran fewer evaluations than greedy and was not shown stronger (docs/bots.md).
+    # game), the root's moves are expanded best first by that evaluation (greedy's
+    # one-ply value) instead of at random: with progressive widening a root of 200
+    # moves grows only about 15-50 children, and which ones matters.  In Terra Nova
+    # at 0.1 s a move this beat random expansion by SPRT (+151 Elo); in Medina, whose
+    # leaves are random rollouts from the first move, it lost (-169), so it is off
+    # there (docs/bots.md).  Ranking deeper nodes as well had lost in both games.
     return MCTSConfig(
         simulations=simulations,
-        heuristic_leaf_simulations=HEURISTIC_LEAF_FACTOR * simulations,
         uct_c=0.5,
         evaluator=AdaptiveRollout(value=_VALUE, margin_weight=margin_weight),
         widening=1.5,
         prior=heuristic_margin,
-        rank_after=RANK_AFTER,
+        rank_after=ROOT_ONLY,
         rank_only_with_heuristic_leaf=True,
     )
 

@@ -58,12 +58,6 @@ class MCTSConfig:
             evaluation orders moves where the search already trusts it, not where random
             rollouts to the end value the leaves (measured: it helped in Terra Nova's long
             middle game and hurt in Medina, which is rolled out from the first move).
-        heuristic_leaf_simulations: the simulation budget of a search whose leaves are
-            valued by the game's heuristic alone (an ``AdaptiveRollout`` that chose no
-            rollouts), in place of ``simulations``; ``None`` keeps ``simulations``.  Such
-            a simulation costs one evaluation instead of a rollout to the end of the
-            game (in Terra Nova about 50 us against 2 ms), so a level buys the same
-            computation with many more of them.
     """
 
     simulations: int | None = 1000
@@ -76,14 +70,12 @@ class MCTSConfig:
     prior: Callable[[State, int], float] | None = None
     rank_after: int = 16
     rank_only_with_heuristic_leaf: bool = False
-    heuristic_leaf_simulations: int | None = None
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.time_limit is None:
             raise ValueError("an MCTS search needs a simulation budget, a time limit or both")
-        for budget in (self.simulations, self.heuristic_leaf_simulations):
-            if budget is not None and budget < 1:
-                raise ValueError(f"an MCTS search needs at least one simulation, got {budget}")
+        if self.simulations is not None and self.simulations < 1:
+            raise ValueError(f"an MCTS search needs at least one simulation, got {self.simulations}")
 
 
 class SearchNode:
@@ -196,13 +188,13 @@ class MCTS:
         self.root = root
         evaluator = config.evaluator
         self._evaluator = evaluator.for_search(state, self.rng) if isinstance(evaluator, SearchEvaluator) else evaluator
-        heuristic_leaf = isinstance(self._evaluator, TruncatedRollout) and self._evaluator.depth == 0
-        self._ranking = config.prior is not None and (not config.rank_only_with_heuristic_leaf or heuristic_leaf)
+        self._ranking = config.prior is not None and (
+            not config.rank_only_with_heuristic_leaf
+            or (isinstance(self._evaluator, TruncatedRollout) and self._evaluator.depth == 0)
+        )
         if self._ranking and config.prior is not None:
             root.rank(config.prior, self.rng)
         budget = config.simulations
-        if heuristic_leaf and budget is not None and config.heuristic_leaf_simulations is not None:
-            budget = config.heuristic_leaf_simulations
         done = 0
         try:
             while budget is None or done < budget:
