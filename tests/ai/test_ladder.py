@@ -67,6 +67,7 @@ def test_games_command_shows_the_ladder() -> None:
     [
         ("terranova", ("casual", "casual", "casual"), 5),
         ("medina", ("beginner", "casual", "club"), 2),
+        ("terranova", ("club", "casual"), 3),
     ],
 )
 def test_ladder_games_end_with_points(game_id: str, specs: tuple[str, ...], seed: int) -> None:

@@ -9,6 +9,7 @@ from toy_game import GAME, LEFT, RIGHT
 
 from tabletop.ai.evaluators import Evaluator, RandomRollout, ScoreValue, TruncatedRollout, heuristic_margin
 from tabletop.ai.mcts import MCTS, MCTSAgent, MCTSConfig, SearchNode
+from tabletop.arena.match import new_game
 from tabletop.core.protocol import GameConfig
 
 ROLLOUT = MCTSConfig(simulations=400, evaluator=RandomRollout())
@@ -125,3 +126,20 @@ def test_the_root_is_ranked_only_where_the_heuristic_values_the_leaves(evaluator
     search = MCTS(config, seed=0)
     root = search.search(GAME.position((3, 9, 1, 2, 8, 4)))
     assert (root.ranked is not None) is ranked
+
+
+@pytest.mark.parametrize(("rank_after", "deeper_ranked"), [(16, True), (2**62, False)])
+def test_busy_nodes_below_the_root_are_ranked_after_rank_after_visits(rank_after: int, deeper_ranked: bool) -> None:
+    # A Terra Nova opening: about 200 moves a node, so busy nodes still have untried moves.
+    state = new_game("terranova", 2, seed=1)
+    config = MCTSConfig(
+        simulations=1000,
+        evaluator=TruncatedRollout(depth=0),
+        prior=heuristic_margin,
+        rank_after=rank_after,
+        widening=1.5,
+    )
+    root = MCTS(config, seed=0).search(state)
+    assert root.ranked is not None  # the root is ranked at once either way
+    busy = [child for child in root.children if child.visits > 16]
+    assert busy and all((child.ranked is not None) is deeper_ranked for child in busy)

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from tabletop.ai.clock import budget_clock
 from tabletop.arena.sprt import (
     SprtConfig,
     check_sprt,
@@ -130,6 +131,8 @@ def test_sprt_stops_undecided_at_the_game_cap() -> None:
         SprtConfig("coins", "greedy", "nobody"),
         SprtConfig("coins", "greedy", "random", alpha=0.0),
         SprtConfig("coins", "greedy", "random", players=9),
+        SprtConfig("coins", "greedy", "random", clock="sundial"),
+        SprtConfig("coins", "greedy", "random", clock="cpu", move_time=0.1),
     ],
 )
 def test_bad_configs_fail_before_any_game(config: SprtConfig) -> None:
@@ -137,15 +140,28 @@ def test_bad_configs_fail_before_any_game(config: SprtConfig) -> None:
         check_sprt(config)
 
 
-def test_sprt_command_prints_the_decision_and_elo() -> None:
-    args = ["sprt", "greedy", "random", "--game", "coins", "--elo1", "100", "--seed", "3", "--max-games", "400"]
+@pytest.mark.parametrize(
+    ("bots", "clock", "expected"),
+    [
+        (["greedy", "random"], "wall", ["H1 accepted", "Elo +", "wall clock", "seconds per move"]),
+        # The CPU clock: the bots' own budgets and the reported seconds are CPU time.
+        (["alphabeta@0.01s", "random"], "cpu", ["H1 accepted", "cpu clock", "CPU seconds per move"]),
+    ],
+)
+def test_sprt_command_prints_the_decision_and_elo(bots: list[str], clock: str, expected: list[str]) -> None:
+    args = ["sprt", *bots, "--game", "coins", "--elo1", "100", "--seed", "3", "--max-games", "400", "--clock", clock]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "H1 accepted" in result.output
-    assert "Elo +" in result.output
+    for text in expected:
+        assert text in result.output
 
 
 def test_sprt_command_rejects_elo1_below_elo0() -> None:
     result = CliRunner().invoke(app, ["sprt", "greedy", "random", "--game", "coins", "--elo0", "10", "--elo1", "5"])
     assert result.exit_code == 2
     assert "elo1 must be greater" in result.output
+
+
+def test_a_cpu_clock_match_leaves_the_process_on_the_wall_clock() -> None:
+    run_sprt(SprtConfig("coins", "greedy", "random", elo1=100, max_games=4, seed=3, clock="cpu"))
+    assert budget_clock() == "wall"

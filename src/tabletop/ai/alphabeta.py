@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from tabletop.ai.agent import register_agent
+from tabletop.ai.clock import MoveBudget, parse_seconds
 from tabletop.ai.evaluators import heuristic_margin
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
@@ -109,7 +110,7 @@ class AlphaBetaAgent:
         self.last_info: SearchInfo | None = None
         self._rng = random.Random(seed)
         self._stopped = False
-        self._deadline: float | None = None
+        self._budget = MoveBudget(None, None)
         self._seat = 0
         self._nodes = 0
         self._tt: dict[State, tuple[int, float, int, Move | None]] = {}
@@ -148,10 +149,7 @@ class AlphaBetaAgent:
     def _search(self, state: State, deadline: float | None, *, exact_root: bool) -> list[tuple[Move, float]]:
         start = time.monotonic()
         config = self.config
-        if config.time_limit is not None:
-            own = start + config.time_limit
-            deadline = own if deadline is None else min(deadline, own)
-        self._deadline = deadline
+        budget = self._budget = MoveBudget(config.time_limit, deadline)
         self._seat = state.current_player
         self._nodes = 0
         self._children = {}
@@ -163,7 +161,7 @@ class AlphaBetaAgent:
         reached = 1
         try:
             for depth in range(2, config.max_depth + 1):
-                if self._stopped or (deadline is not None and time.monotonic() >= deadline):
+                if self._stopped or budget.expired():
                     break
                 partial: list[tuple[Move, float]] = []
                 try:
@@ -203,7 +201,7 @@ class AlphaBetaAgent:
         """The paranoid value of ``state`` for the bot, searched ``depth`` plies (fail-soft)."""
         if depth <= 0 or state.is_terminal():
             return heuristic_margin(state, self._seat)
-        if self._stopped or (self._deadline is not None and time.monotonic() >= self._deadline):
+        if self._stopped or self._budget.expired():
             raise _OutOfTime
         entry = self._tt.get(state)
         tt_move: Move | None = None
@@ -288,12 +286,7 @@ def parse_alphabeta(arg: str | None) -> tuple[AlphaBetaConfig, str]:
             raise ConfigError(f"alphabeta's depth must be 1-16 plies, got {depth}")
     seconds: float | None = None
     if at:
-        try:
-            seconds = float(time_text.removesuffix("s"))
-        except ValueError:
-            raise ConfigError(f"bad time per move {time_text!r} (e.g. 'alphabeta@0.5s')") from None
-        if not 0 < seconds < math.inf:
-            raise ConfigError(f"the time per move must be a positive, finite number of seconds, got {time_text!r}")
+        seconds = parse_seconds(time_text, "alphabeta@0.5s")
     elif depth is None:
         seconds = DEFAULT_TIME
     name = "alphabeta" + (f":{depth}" if depth is not None else "") + (f"@{time_text}" if at else "")

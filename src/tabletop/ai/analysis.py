@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from tabletop.ai.agent import Agent, ask, make_agent
+from tabletop.ai.jsonview import fields_json
 from tabletop.core.protocol import Move, State
 from tabletop.core.record import GameRecord, iter_replay
 
@@ -209,14 +210,7 @@ class Hint:
 
     def to_json(self) -> dict[str, Any]:
         """The hint as JSON (values rounded to a tenth of a point)."""
-        return {
-            "seat": self.seat,
-            "level": self.level,
-            "move": self.actions[0],
-            "actions": list(self.actions),
-            "value": round(self.value, 1),
-            "current": round(self.current, 1),
-        }
+        return {"move": self.actions[0], **fields_json(self, digits={"value": 1, "current": 1})}
 
 
 def hint(
@@ -287,18 +281,7 @@ class TurnReview:
 
     def to_json(self) -> dict[str, Any]:
         """The review as JSON (values rounded to a tenth of a point)."""
-        return {
-            "ply": self.ply,
-            "turn": self.turn,
-            "seat": self.seat,
-            "played": list(self.played),
-            "best": list(self.best),
-            "played_value": round(self.played_value, 1),
-            "best_value": round(self.best_value, 1),
-            "loss": round(self.loss, 1),
-            "mark": self.mark,
-            "same": self.same,
-        }
+        return fields_json(self, digits={"played_value": 1, "best_value": 1, "loss": 1})
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,15 +306,7 @@ class SeatSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON."""
-        return {
-            "seat": self.seat,
-            "turns": self.turns,
-            "inaccuracies": self.inaccuracies,
-            "mistakes": self.mistakes,
-            "blunders": self.blunders,
-            "average_loss": round(self.average_loss, 2),
-            "accuracy": round(self.accuracy, 1),
-        }
+        return fields_json(self, digits={"average_loss": 2, "accuracy": 1})
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from tabletop.ai.agent import Agent, AgentFactory, make_agent, register_agent
+from tabletop.ai.jsonview import fields_json
 from tabletop.core.errors import ConfigError
 
 
@@ -39,14 +40,7 @@ class Level:
 
     def to_json(self) -> dict[str, Any]:
         """The level as the server's game list shows it."""
-        return {
-            "key": self.key,
-            "name": self.name,
-            "spec": self.spec,
-            "description": self.description,
-            "elo": dict(self.elo),
-            "seconds_per_move": dict(self.seconds_per_move),
-        }
+        return fields_json(self)
 
 
 LADDER: Final[tuple[Level, ...]] = (
@@ -74,7 +68,7 @@ LADDER: Final[tuple[Level, ...]] = (
         "Tree search, 100 simulations a move: sees a few moves ahead.",
         # SPRT over Casual (docs/bots.md): Medina 54-0 pairs in 27 games; Terra Nova undecided.
         {"medina": 1024},
-        {"terranova": 0.17, "medina": 0.10},
+        {"terranova": 0.093, "medina": 0.10},
     ),
     Level(
         "strong",
@@ -82,15 +76,15 @@ LADDER: Final[tuple[Level, ...]] = (
         "mcts:3",
         "Tree search, 300 simulations a move: plays the rest of the game out in its head.",
         {},
-        {"terranova": 0.56, "medina": 0.25},
+        {"terranova": 0.29, "medina": 0.25},
     ),
     Level(
         "master",
         "Master",
         "mcts:4",
-        "Tree search, 1,000 simulations a move: the strongest level, one to two seconds a move.",
+        "Tree search, 1,000 simulations a move: the strongest level, about a second a move.",
         {},
-        {"terranova": 1.8, "medina": 0.69},
+        {"terranova": 0.85, "medina": 0.69},
     ),
 )
 """The levels, weakest first."""

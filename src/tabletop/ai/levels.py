@@ -9,11 +9,11 @@ The Elo each level measured is in ``docs/bots.md``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Final
 
 from tabletop.ai.agent import register_agent
+from tabletop.ai.clock import parse_seconds
 from tabletop.ai.evaluators import AdaptiveRollout, ScoreValue, heuristic_margin
 from tabletop.ai.mcts import MCTSAgent, MCTSConfig
 from tabletop.core.errors import ConfigError
@@ -77,12 +77,7 @@ def level_config(arg: str | None) -> tuple[MCTSConfig, str]:
         raise ConfigError(f"unknown MCTS level {level_text!r} (levels: 1-{max(LEVELS)}, e.g. 'mcts:3')") from None
     if not at:
         return config, f"mcts:{level}"
-    try:
-        seconds = float(time_text.removesuffix("s"))
-    except ValueError:
-        raise ConfigError(f"bad time per move {time_text!r} (e.g. 'mcts:3@1s' or 'mcts:3@0.5s')") from None
-    if not 0 < seconds < math.inf:
-        raise ConfigError(f"the time per move must be a positive, finite number of seconds, got {time_text!r}")
+    seconds = parse_seconds(time_text, "mcts:3@0.5s")
     return replace(config, simulations=None, time_limit=seconds), f"mcts:{level}@{time_text}"
 
 

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tabletop.ai.clock import MoveBudget
 from tabletop.ai.evaluators import Evaluator, SearchEvaluator, TruncatedRollout
 from tabletop.core.protocol import Move, State
 
@@ -179,9 +180,7 @@ class MCTS:
         """
         start = time.monotonic()
         config = self.config
-        if config.time_limit is not None:
-            own = start + config.time_limit
-            deadline = own if deadline is None else min(deadline, own)
+        limit = MoveBudget(config.time_limit, deadline)
         root = self._reusable_root(state) if config.reuse_tree else None
         if root is None:
             root = SearchNode(None, state)
@@ -200,7 +199,7 @@ class MCTS:
         try:
             while budget is None or done < budget:
                 # Always finish at least one simulation so there is a move to return.
-                if done > 0 and (self._stopped or (deadline is not None and time.monotonic() >= deadline)):
+                if done > 0 and (self._stopped or limit.expired()):
                     break
                 path = self.select(root)
                 leaf = self.expand(path[-1])

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tabletop.ai.agent import Agent, ask
+from tabletop.ai.clock import budget_now
 from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
@@ -47,7 +48,8 @@ def play_match(
         max_moves: a safety cap: the record of a game cut off there has no result.
 
     Returns:
-        The record and the thinking time per seat.
+        The record and the thinking time per seat, on the budget clock
+        (:mod:`tabletop.ai.clock`: wall-clock seconds unless the process uses CPU time).
 
     Raises:
         ValueError: if the number of agents is not the number of seats.
@@ -61,10 +63,10 @@ def play_match(
     state = initial
     while not state.is_terminal() and len(moves) < max_moves:
         seat = state.current_player
-        start = time.monotonic()
-        deadline = start + move_time if move_time is not None else None
+        start = budget_now()
+        deadline = time.monotonic() + move_time if move_time is not None else None
         move = ask(agents[seat], state, deadline=deadline)
-        think[seat] += time.monotonic() - start
+        think[seat] += budget_now() - start
         counts[seat] += 1
         if not state.is_legal(move):
             raise IllegalMoveError(f"agent {agents[seat].name!r} in seat {seat} chose the illegal move {move!s}")

@@ -37,6 +37,7 @@ from functools import partial
 from typing import Final, Literal
 
 from tabletop.ai.agent import make_agent
+from tabletop.ai.clock import BUDGET_CLOCKS, WALL, using_budget_clock
 from tabletop.arena.match import new_game, play_match
 from tabletop.arena.tournament import ArenaGame, _ignore_interrupts, derived_seed
 from tabletop.core.errors import ConfigError
@@ -192,6 +193,11 @@ class SprtConfig:
         seed: the master seed (round ``r``'s deal and every agent's seed derive from it).
         move_time: seconds per move for bots that accept a deadline (``None``: their own budget).
         ruleset: the game's ruleset preset.
+        clock: the clock the bots' own time budgets (``mcts:4@0.5s``) and the reported
+            seconds per move run on: ``"wall"`` or ``"cpu"`` (each searching thread's
+            CPU time, so the machine's load does not bias a timed match;
+            :mod:`tabletop.ai.clock`).  ``move_time`` is a wall-clock deadline, so it
+            cannot be combined with ``"cpu"``.
     """
 
     game: str
@@ -206,6 +212,7 @@ class SprtConfig:
     seed: int = 0
     move_time: float | None = None
     ruleset: str = "default"
+    clock: str = WALL
 
     @property
     def seatings(self) -> list[tuple[str, ...]]:
@@ -231,6 +238,13 @@ def check_sprt(config: SprtConfig) -> None:
         raise ConfigError("an SPRT match needs at least two seats")
     if config.move_time is not None and not 0 < config.move_time < math.inf:
         raise ConfigError(f"the move time must be a positive, finite number of seconds, got {config.move_time}")
+    if config.clock not in BUDGET_CLOCKS:
+        raise ConfigError(f"unknown clock {config.clock!r} (clocks: {', '.join(BUDGET_CLOCKS)})")
+    if config.clock != WALL and config.move_time is not None:
+        raise ConfigError(
+            "--move-time is a wall-clock deadline; with the CPU clock give the bots their own "
+            "budgets instead, e.g. 'mcts:4@0.5s alphabeta@0.5s'"
+        )
     game = make(config.game)
     if not game.min_players <= config.players <= game.max_players:
         raise ConfigError(f"{game.name} seats {game.min_players}-{game.max_players} players, not {config.players}")
@@ -261,7 +275,8 @@ def play_sprt_game(config: SprtConfig, index: int) -> ArenaGame:
     initial = new_game(config.game, config.players, seed=seed, ruleset=config.ruleset)
     agents = [make_agent(spec, seed=derived_seed(config.seed, index, seat)) for seat, spec in enumerate(lineup)]
     names = [f"{spec} (seat {seat + 1})" for seat, spec in enumerate(lineup)]
-    result = play_match(initial, agents, move_time=config.move_time, names=names)
+    with using_budget_clock(config.clock):
+        result = play_match(initial, agents, move_time=config.move_time, names=names)
     return ArenaGame(index, lineup, seed, result.record, result.think_seconds, result.moves_by_seat)
 
 

@@ -14,6 +14,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tabletop.ai.clock import CPU
 from tabletop.arena.archive import ArenaArchive
 from tabletop.arena.ratings import rate
 from tabletop.arena.report import write_outputs
@@ -229,6 +230,14 @@ def sprt(
         float | None, typer.Option("--move-time", help="Seconds per move for searching bots (overrides budgets).")
     ] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
+    clock: Annotated[
+        str,
+        typer.Option(
+            "--clock",
+            help="What the bots' own budgets (mcts:4@0.5s) and the seconds per move measure: "
+            "wall (default) or cpu (each bot's CPU time, not biased by the machine's load).",
+        ),
+    ] = "wall",
 ) -> None:
     """Sequential test (SPRT): play CANDIDATE against BASELINE until the result is decided.
 
@@ -250,6 +259,7 @@ def sprt(
         seed=seed,
         move_time=move_time,
         ruleset=ruleset,
+        clock=clock,
     )
     try:
         check_sprt(config)
@@ -258,7 +268,7 @@ def sprt(
     lower, upper = sprt_bounds(alpha, beta)
     say_err(
         f"SPRT {candidate} vs {baseline}, {game_id} {players}p: elo0={elo0:g} elo1={elo1:g} "
-        f"alpha={alpha:g} beta={beta:g}, LLR bounds {lower:.2f} .. {upper:.2f}"
+        f"alpha={alpha:g} beta={beta:g}, LLR bounds {lower:.2f} .. {upper:.2f}, {clock} clock"
     )
     started = time.monotonic()
 
@@ -297,6 +307,7 @@ def sprt_report(result: SprtResult) -> str:
             f"Elo {elo.elo:+.0f} (95 % {elo.low:+.0f} .. {elo.high:+.0f}), score {elo.score:.1%}; "
             f"pairs won {won:g}, drawn {drawn:g}, lost {lost:g}",
             f"mean score {result.mean_scores[0]:.1f} to {result.mean_scores[1]:.1f}; "
-            f"seconds per move {result.seconds_per_move[0]:.3f} to {result.seconds_per_move[1]:.3f}",
+            f"{'CPU ' if config.clock == CPU else ''}seconds per move "
+            f"{result.seconds_per_move[0]:.3f} to {result.seconds_per_move[1]:.3f}",
         ]
     )
