@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
+from tabletop.ai.ladder import LADDER
 from tabletop.server import ratings
 from tabletop.server.store import make_engine
 
@@ -247,15 +248,19 @@ def test_bot_ratings_are_per_player_count_family(client: TestClient) -> None:
         ("human", "human", "random"): False,
         ("human", "human", "human"): True,  # asked rated; it stays so if every person logs in
     }
-    assert ratings.bots_rateable("medina", ["human", "human", "mcts:3@0.5s"])
+    assert ratings.bots_rateable("medina", ["human", "human", "mcts:2@0.5s"])
     assert not ratings.bots_rateable("medina", ["human", "human", "nosuch"])
 
 
 def test_the_leaderboard_lists_the_bot_ladder_for_real_games(client: TestClient) -> None:
     board = client.get("/api/ratings/medina?family=multi").json()
     bots = {b["bot"]: b for b in board["bots"]}
-    assert bots["mcts:1"]["mu"] == pytest.approx(25.0) and bots["mcts:1"]["elo"] == pytest.approx(1500.0)
-    assert bots["mcts:5"]["rating"] > bots["mcts:3"]["rating"] > bots["random"]["rating"]
+    # The ladder's measured levels (ai.ladder), shifted so that Casual starts where people do.
+    assert bots["casual"]["mu"] == pytest.approx(25.0) and bots["casual"]["elo"] == pytest.approx(1500.0)
+    assert bots["club"]["rating"] > bots["casual"]["rating"] > bots["beginner"]["rating"]
+    medina = {level.key: level.elo["medina"] for level in LADDER if "medina" in level.elo}
+    for key, elo in medina.items():
+        assert bots[key]["elo"] == pytest.approx(1500.0 + elo - medina["casual"])
 
 
 # ----- the pure parts ---------------------------------------------------------------------
@@ -280,9 +285,12 @@ def test_bot_specs_resolve_to_ladder_entries() -> None:
     assert ratings.bot_spec_key("mcts:3@1s") == "mcts:3"
     assert ratings.bot_spec_key("mcts") == "mcts:3"
     assert ratings.bot_spec_key("greedy:4") == "greedy"
-    assert ratings.bot_spec_key("Casual") == "greedy"  # the lobby default is a named level
-    assert ratings.bot_rating("medina", 3, "master") == ratings.bot_rating("medina", 3, "mcts:4")
-    assert ratings.bot_rating("terranova", 2, "mcts:1") == (pytest.approx(25.0), ratings.BOT_SIGMA)
+    assert ratings.bot_spec_key("Casual@1s") == "casual"  # the lobby default is a named level
+    assert ratings.bot_rating("medina", 3, "club") == ratings.bot_rating("medina", 3, "mcts:2") is not None
+    assert ratings.bot_rating("terranova", 2, "casual") == (pytest.approx(25.0), ratings.BOT_SIGMA)
+    assert ratings.bot_rating("terranova", 2, "greedy") == ratings.bot_rating("terranova", 2, "casual")
+    # A level whose step no SPRT decided has no fixed rating, so its matches are unrated.
+    assert ratings.bot_rating("terranova", 2, "master") is None
     assert ratings.bot_rating("terranova", 2, "greedy:9") is None
     assert ratings.bot_rating("nosuch", 2, "random") is None
 

@@ -22,10 +22,11 @@ finishes ahead of another as a logistic function of the difference, Elo as
 ``1 / (1 + 10^(-d/400))`` and Plackett-Luce for two settled players as
 ``1 / (1 + exp(-(mu_a - mu_b) / c))`` with ``c = sqrt(sigma_a² + sigma_b² + 2 beta²)``,
 about ``beta sqrt(2)`` once both sigmas are small.  So one Elo point is
-``ln(10) / 400 * sqrt(2) * beta`` = 0.0339 mu, and 400 Elo is 13.6 mu.  The ladder is
-relative to ``mcts:1``, which is placed at Elo 1500 = mu 25, the library's starting mu:
-a new person is assumed as strong as the weakest search level until games say otherwise
-(their large starting sigma covers anything from ``random`` to ``mcts:5``).
+``ln(10) / 400 * sqrt(2) * beta`` = 0.0339 mu, and 400 Elo is 13.6 mu.  The ladder
+(``tabletop.ai.ladder``, ``random`` = 0) is shifted so that its default level, Casual, is
+at Elo 1500 = mu 25, the library's starting mu: a new person is assumed as strong as the
+bot a newcomer meets first until games say otherwise (their large starting sigma covers
+the whole ladder).
 
 **Rated.** A match is rated when it ends with ``matches.rated`` still set (the creator
 asked for it, and no seat was bound after the first action), every human seat bound to
@@ -50,7 +51,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from sqlalchemy import Engine, and_, func, insert, select, update
 
-from tabletop.ai.ladder import LADDER
+from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, ladder_level
 from tabletop.server.rooms import Room, RoomManager
 from tabletop.server.store import accounts, matches, now, rating_events, ratings, seats
 
@@ -60,7 +61,7 @@ MODEL = PlackettLuce()
 """The rating model, with the library's default parameters."""
 
 ELO_ANCHOR = 1500.0
-"""The Elo placed at the model's starting mu: the ladder's ``mcts:1``."""
+"""The Elo placed at the model's starting mu: the ladder's default level, Casual."""
 
 MU_PER_ELO = math.log(10) / 400 * math.sqrt(2) * MODEL.beta
 """mu per Elo point (module docstring): 0.0339."""
@@ -72,44 +73,37 @@ FAMILIES = ("2p", "multi")
 
 HUMAN = "human"
 
-_TERRANOVA = {
-    # docs/bots.md, "Levels" (Terra Nova 2p, relative to mcts:1) and "Every pairing":
-    # greedy went 1-1 against mcts:1, and random is ~300 below greedy.
-    "random": -300.0,
-    "greedy": 0.0,
-    "mcts:1": 0.0,
-    "mcts:2": 126.0,
-    "mcts:3": 206.0,
-    "mcts:4": 328.0,
-    "mcts:5": 420.0,
-}
-_MEDINA = {
-    # docs/bots.md, "Levels" (Medina 3p, relative to mcts:1); greedy and random from the
-    # earlier matches (the non-random bots within 35 Elo; greedy +341 over random).
-    "random": -340.0,
-    "greedy": 0.0,
-    "mcts:1": 0.0,
-    "mcts:2": 84.0,
-    "mcts:3": 152.0,
-    "mcts:4": 232.0,
-    "mcts:5": 256.0,
-}
-BOT_ELO: dict[tuple[str, str], dict[str, float]] = {
-    # Only what the arena measured: Terra Nova 2p and Medina 3p (Medina has no 2-player
-    # game).  Terra Nova's 3-4 player family has no row: no bot was measured there, and a
-    # duel's Elo says little about a four-way race (the paranoid search, the kingmaking),
-    # so a Terra Nova game for 3-4 with a bot is unrated (people alone are still rated).
-    ("terranova", "2p"): _TERRANOVA,
-    ("medina", "multi"): _MEDINA,
-}
-"""Fixed Elo (relative to ``mcts:1``) per (game, family) and bot spec: the one table of
-bot ratings.  A named level (``Beginner`` .. ``Master``) is added as one more key per row;
-a spec missing here, or a (game, family) with no row, makes a match with that bot
-unrated, from its creation on (:func:`bots_rateable`)."""
+_FAMILY_OF_LADDER: dict[str, str] = {"terranova": "2p", "medina": "multi"}
+"""The family each game's ladder was measured in: Terra Nova duels, Medina for three
+(which also covers four: Medina has no two-player game).  Terra Nova's 3-4 player family
+has no row: no bot was measured there, and a duel's Elo says little about a four-way race
+(the paranoid search, the kingmaking), so a Terra Nova game for 3-4 with a bot is unrated
+(people alone are still rated)."""
 
-SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy", **{level.key: level.spec for level in LADDER}}
-"""Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4,
-and each named level of the ladder (``casual``, the lobby's default) is its engine spec."""
+_ANCHOR_LEVEL = DEFAULT_LEVEL
+"""The ladder level placed at the library's starting mu (Elo 1500)."""
+
+
+def _ladder_elo() -> dict[tuple[str, str], dict[str, float]]:
+    table: dict[tuple[str, str], dict[str, float]] = {}
+    for game, fam in _FAMILY_OF_LADDER.items():
+        anchor = ladder_level(_ANCHOR_LEVEL).elo[game]
+        row = table.setdefault((game, fam), {})
+        for level in LADDER:
+            if game in level.elo:
+                row[level.key] = row[level.spec] = float(level.elo[game] - anchor)
+    return table
+
+
+BOT_ELO: dict[tuple[str, str], dict[str, float]] = _ladder_elo()
+"""Fixed Elo (relative to the lobby's default level, Casual) per (game, family) and bot
+spec, read from the measured ladder (``tabletop.ai.ladder.LADDER``, ``docs/bots.md``): each
+measured level appears under its key (``club``) and its engine spec (``mcts:2``); a level
+whose step no SPRT decided has no entry.  A spec missing here, or a (game, family) with no
+row, makes a match with that bot unrated, from its creation on (:func:`bots_rateable`)."""
+
+SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy"}
+"""Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4."""
 
 
 def family(num_players: int) -> str:
@@ -118,7 +112,7 @@ def family(num_players: int) -> str:
 
 
 def elo_to_mu(elo: float) -> float:
-    """A ladder Elo (``mcts:1`` = 0) on the OpenSkill scale."""
+    """An Elo relative to Casual (:data:`BOT_ELO`) on the OpenSkill scale."""
     return MODEL.mu + elo * MU_PER_ELO
 
 
