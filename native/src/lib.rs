@@ -19,5 +19,6 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     terranova::py::register(m)?;
     medina::py::register(m)?;
+    common::search_py::register(m)?;
     Ok(())
 }

@@ -4,3 +4,5 @@ pub mod bits;
 pub mod mcts;
 pub mod outcome;
 pub mod rng;
+#[cfg(feature = "python")]
+pub mod search_py;

@@ -289,6 +289,19 @@ impl TerraNovaState {
         })
     }
 
+    /// The tree search from here with the options of `common::search_py` (budgets,
+    /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
+    #[pyo3(signature = (**options))]
+    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
+        let options = crate::common::search_py::Options::from_kwargs(options)?;
+        with!(&self.inner, |g, s| crate::common::search_py::run(
+            py,
+            g.as_ref(),
+            s,
+            &options
+        ))
+    }
+
     fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
