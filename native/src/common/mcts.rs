@@ -315,10 +315,15 @@ pub fn search_with<G: SearchGame>(
         children.push((c.action, c.visits, c.total as f64 / c.visits.max(1) as f64));
         child = c.next_sibling;
     }
-    // Ties go to the lower action id, so a fixed seed gives one answer.
+    // The most visited; ties (common when a wide root is barely searched) go to the
+    // higher mean reward, then to the lower action id, so a fixed seed gives one answer.
     let action = children
         .iter()
-        .max_by_key(|c| (c.1, std::cmp::Reverse(c.0)))
+        .max_by(|a, b| {
+            (a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(b.0.cmp(&a.0))
+        })
         .map(|c| c.0);
     SearchResult {
         action,
