@@ -35,6 +35,19 @@ pub trait SearchGame {
     /// Plays at random to the end (the state may be over already) and writes each seat's
     /// reward (its win share) to `returns`.
     fn rollout(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64]);
+    /// As `rollout`, and writes each seat's final score to `scores`; returns whether it
+    /// did (the default plays `rollout` and returns `false`: no score margins).
+    fn rollout_scores(
+        &self,
+        state: &Self::State,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
+        let _ = scores;
+        self.rollout(state, rng, returns);
+        false
+    }
 }
 
 /// How the tree is grown and searched.
@@ -45,6 +58,11 @@ pub struct Settings {
     /// Progressive widening: at most `ceil(widening * visits^0.5)` children per node;
     /// `0` tries every action once before any twice (OpenSpiel's `MCTSBot`).
     pub widening: f64,
+    /// How much of a rollout's reward is the seat's final score margin rather than its
+    /// win share (`0`: win share only): `(1 - w) * share + w * margin_value`, where
+    /// `margin_value` is the logistic of the lead over the best other seat in units of
+    /// `max(1.5, 0.1 * top score)` points (the Python levels' `ScoreValue`).
+    pub margin_weight: f64,
 }
 
 impl Default for Settings {
@@ -52,7 +70,26 @@ impl Default for Settings {
         Settings {
             uct_c: 2.0,
             widening: 0.0,
+            margin_weight: 0.0,
         }
+    }
+}
+
+/// Blends score margins into `returns` (see `Settings::margin_weight`).
+fn blend_margins(returns: &mut [f64], scores: &[f64], weight: f64) {
+    if returns.len() < 2 {
+        return;
+    }
+    let top = scores.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+    let unit = (0.1 * top).max(1.5);
+    for (i, reward) in returns.iter_mut().enumerate() {
+        let rival = scores
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .fold(f64::NEG_INFINITY, |m, (_, &s)| m.max(s));
+        let margin = 1.0 / (1.0 + (-(scores[i] - rival) / unit).exp());
+        *reward = (1.0 - weight) * *reward + weight * margin;
     }
 }
 
@@ -229,6 +266,7 @@ pub fn search_with<G: SearchGame>(
     let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions: Vec<u32> = Vec::with_capacity(256);
     let mut returns = vec![0.0; n];
+    let mut scores = vec![0.0; n];
     let cpu_deadline = budget
         .cpu_seconds
         .map(|seconds| thread_cpu_seconds() + seconds);
@@ -301,7 +339,13 @@ pub fn search_with<G: SearchGame>(
             node = best as usize;
             path.push(best);
         }
-        game.rollout(&state, rng, &mut returns);
+        if settings.margin_weight > 0.0 {
+            if game.rollout_scores(&state, rng, &mut returns, &mut scores) {
+                blend_margins(&mut returns, &scores, settings.margin_weight);
+            }
+        } else {
+            game.rollout(&state, rng, &mut returns);
+        }
         for &i in path.iter() {
             let node = &mut nodes[i as usize];
             node.visits += 1;
@@ -420,6 +464,7 @@ mod tests {
             let settings = Settings {
                 uct_c: 1.0,
                 widening,
+                ..Settings::default()
             };
             let result = search_with(
                 &Nim,
@@ -500,10 +545,20 @@ mod tests {
     }
 
     #[test]
+    fn margins_blend_into_the_win_shares() {
+        let mut returns = [1.0, 0.0, 0.0];
+        blend_margins(&mut returns, &[30.0, 10.0, 29.0], 0.5);
+        // Unit 3 points: the winner leads by 1 (logistic 0.58), the others trail by 20 and 1.
+        assert!((returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3, "{returns:?}");
+        assert!(returns[1] < 0.01 && (returns[2] - 0.5 * 0.4174).abs() < 1e-3);
+    }
+
+    #[test]
     fn widening_limits_the_children() {
         let settings = Settings {
             uct_c: 2.0,
             widening: 1.0,
+            ..Settings::default()
         };
         // 40 actions at the root (take 1..40 of 100 is not Nim, but the tree is what counts).
         struct Wide;

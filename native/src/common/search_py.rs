@@ -53,7 +53,8 @@ pub struct Options {
 
 impl Options {
     /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
-    /// `stop`), `seed`, `uct_c`, `widening` and `stop` (a `SearchStop`).
+    /// `stop`), `seed`, `uct_c`, `widening`, `margin_weight` (`mcts::Settings`) and `stop`
+    /// (a `SearchStop`).
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut options = Options {
             settings: Settings::default(),
@@ -73,6 +74,7 @@ impl Options {
                     "seed" => options.seed = value.extract()?,
                     "uct_c" => options.settings.uct_c = value.extract()?,
                     "widening" => options.settings.widening = value.extract()?,
+                    "margin_weight" => options.settings.margin_weight = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
                             options.stop = Some(value.downcast::<SearchStop>()?.get().flag.clone());
@@ -105,8 +107,12 @@ impl Options {
                 "search times must be finite and not negative",
             ));
         }
-        if !(options.settings.uct_c.is_finite() && options.settings.widening.is_finite()) {
+        let settings = &options.settings;
+        if !(settings.uct_c.is_finite() && settings.widening.is_finite()) {
             return Err(PyValueError::new_err("uct_c and widening must be finite"));
+        }
+        if !(0.0..=1.0).contains(&settings.margin_weight) {
+            return Err(PyValueError::new_err("margin_weight must be between 0 and 1"));
         }
         Ok(options)
     }

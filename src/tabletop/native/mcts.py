@@ -10,7 +10,8 @@ Specs, next to ``mcts:N`` (``make_agent``):
 
 * ``native:N`` — level ``N`` (1-5), a fixed number of simulations (:data:`LEVELS`), so
   a seed gives the same moves on any machine; ``native`` alone is level 3.
-* ``native:N,widening=1.5,uct=1`` — level N with other search settings (experiments).
+* ``native:N,widening=1.5,uct=1,margin=0.5`` — level N with other search settings
+  (for experiments: :data:`SETTINGS`).
 * ``native:N@0.5s`` — level N's settings, 0.5 wall-clock seconds a move (as
   ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
   a loaded machine does not shorten.  ``native@0.5s`` is level 3's settings.
@@ -51,6 +52,8 @@ class NativeSearchConfig:
             wall-clock seconds).
         uct_c: the UCT exploration constant (rewards are win shares in [0, 1]).
         widening: progressive widening (``0``: every action once before any twice).
+        margin_weight: how much of a rollout's reward is the seat's score margin (a
+            logistic of its lead over the best other seat) rather than its win share.
     """
 
     simulations: int | None = 10_000
@@ -58,6 +61,7 @@ class NativeSearchConfig:
     cpu_time: bool = False
     uct_c: float = 2.0
     widening: float = 0.0
+    margin_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -115,7 +119,7 @@ def level_config(arg: str | None) -> tuple[NativeSearchConfig, str]:
     return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
 
 
-SETTINGS: Final = {"uct": "uct_c", "widening": "widening"}
+SETTINGS: Final = {"uct": "uct_c", "widening": "widening", "margin": "margin_weight"}
 """The settings a spec may change after the level, e.g. ``native:2,widening=1.5,uct=1``
 (for experiments: the levels' own settings are the measured ones)."""
 
@@ -130,8 +134,8 @@ def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSea
             number = float(value)
         except ValueError:
             raise ConfigError(f"bad number in native setting {item!r}") from None
-        if not 0 <= number < math.inf:
-            raise ConfigError(f"native setting {item!r} must be finite and not negative")
+        if not 0 <= number < math.inf or (key == "margin" and number > 1):
+            raise ConfigError(f"native setting {item!r} must be finite and not negative (margin: at most 1)")
         changes[SETTINGS[key]] = number
     return replace(config, **changes)  # type: ignore[arg-type]
 
@@ -196,6 +200,7 @@ class NativeMctsAgent:
         native = to_native(state)
         options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": self.config.uct_c}
         options["widening"] = self.config.widening
+        options["margin_weight"] = self.config.margin_weight
         if self.config.simulations is not None:
             options["simulations"] = self.config.simulations
         wall: float | None = None
