@@ -162,3 +162,13 @@ def test_the_rust_search_refuses_bad_options() -> None:
     stop = native_module().SearchStop()  # type: ignore[union-attr]
     stop.set()
     assert core.search(stop=stop)["simulations"] <= 8
+
+
+def test_tabletop_games_lists_the_native_levels() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "native:1 .. native:5" in result.output

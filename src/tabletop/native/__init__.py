@@ -465,4 +465,3 @@ class _NativeEncoding:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
         return _with_python_states(value) if callable(value) else value
-
