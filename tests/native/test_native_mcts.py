@@ -172,3 +172,30 @@ def test_tabletop_games_lists_the_native_levels() -> None:
     result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "native:1 .. native:5" in result.output
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_terra_novas_rust_evaluation_is_the_python_one(players: int) -> None:
+    for seed in range(3):
+        state: Any = midgame("terranova", players, 0, seed=seed)
+        rng = random.Random(seed)
+        while True:
+            assert state.native.evaluate() == pytest.approx(state.game.evaluate(state), abs=1e-9)
+            if state.is_terminal():
+                break
+            for _ in range(5):
+                if not state.is_terminal():
+                    state = state.apply(random_move(state, rng))
+
+
+def test_short_rollouts_with_the_evaluation() -> None:
+    state = midgame("terranova", 3, 60)
+    agent = make_agent("native:1,rollout=0", seed=1)
+    assert isinstance(agent, NativeMctsAgent) and agent.config.rollout_limit == 0
+    assert state.is_legal(agent.choose_move(state))
+    found = state.native.search(simulations=200, seed=1, rollout_limit=10)  # type: ignore[attr-defined]
+    assert found["simulations"] == 200
+    with pytest.raises(ConfigError):
+        level_config("1,rollout=1.5")
+    with pytest.raises(ValueError, match="no evaluation"):
+        make_agent("native:1,rollout=0").choose_move(midgame("medina", 3, 5))

@@ -49,12 +49,15 @@ pub struct Options {
     wall_seconds: Option<f64>,
     seed: u64,
     stop: Option<Arc<AtomicBool>>,
+    /// Rollouts of at most this many actions, then the game's evaluation (`None`: to the
+    /// end); only for games with an evaluation in Rust (Terra Nova).
+    pub rollout_limit: Option<u32>,
 }
 
 impl Options {
     /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
-    /// `stop`), `seed`, `uct_c`, `widening`, `margin_weight` (`mcts::Settings`) and `stop`
-    /// (a `SearchStop`).
+    /// `stop`), `seed`, `uct_c`, `widening`, `margin_weight` (`mcts::Settings`), `stop`
+    /// (a `SearchStop`) and `rollout_limit`.
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut options = Options {
             settings: Settings::default(),
@@ -63,6 +66,7 @@ impl Options {
             wall_seconds: None,
             seed: 0,
             stop: None,
+            rollout_limit: None,
         };
         if let Some(kwargs) = kwargs {
             for (key, value) in kwargs.iter() {
@@ -75,6 +79,7 @@ impl Options {
                     "uct_c" => options.settings.uct_c = value.extract()?,
                     "widening" => options.settings.widening = value.extract()?,
                     "margin_weight" => options.settings.margin_weight = value.extract()?,
+                    "rollout_limit" => options.rollout_limit = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
                             options.stop = Some(value.downcast::<SearchStop>()?.get().flag.clone());
@@ -112,7 +117,9 @@ impl Options {
             return Err(PyValueError::new_err("uct_c and widening must be finite"));
         }
         if !(0.0..=1.0).contains(&settings.margin_weight) {
-            return Err(PyValueError::new_err("margin_weight must be between 0 and 1"));
+            return Err(PyValueError::new_err(
+                "margin_weight must be between 0 and 1",
+            ));
         }
         Ok(options)
     }

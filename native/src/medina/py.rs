@@ -316,6 +316,9 @@ impl MedinaState {
     #[pyo3(signature = (**options))]
     fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
         let options = crate::common::search_py::Options::from_kwargs(options)?;
+        if options.rollout_limit.is_some() {
+            return Err(PyValueError::new_err("Medina's search has no evaluation in Rust: rollouts go to the end"));
+        }
         let game = Search { num_players: self.state.num_players as usize };
         crate::common::search_py::run(py, &game, &self.state, &options)
     }

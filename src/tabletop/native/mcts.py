@@ -10,7 +10,7 @@ Specs, next to ``mcts:N`` (``make_agent``):
 
 * ``native:N`` — level ``N`` (1-5), a fixed number of simulations (:data:`LEVELS`), so
   a seed gives the same moves on any machine; ``native`` alone is level 3.
-* ``native:N,widening=1.5,uct=1,margin=0.5`` — level N with other search settings
+* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0`` — level N with other search settings
   (for experiments: :data:`SETTINGS`).
 * ``native:N@0.5s`` — level N's settings, 0.5 wall-clock seconds a move (as
   ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
@@ -54,6 +54,8 @@ class NativeSearchConfig:
         widening: progressive widening (``0``: every action once before any twice).
         margin_weight: how much of a rollout's reward is the seat's score margin (a
             logistic of its lead over the best other seat) rather than its win share.
+        rollout_limit: rollouts of at most this many actions, then the game's evaluation
+            in Rust (Terra Nova only); ``None``: random rollouts to the end.
     """
 
     simulations: int | None = 10_000
@@ -62,6 +64,7 @@ class NativeSearchConfig:
     uct_c: float = 2.0
     widening: float = 0.0
     margin_weight: float = 0.0
+    rollout_limit: int | None = None
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -119,13 +122,13 @@ def level_config(arg: str | None) -> tuple[NativeSearchConfig, str]:
     return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
 
 
-SETTINGS: Final = {"uct": "uct_c", "widening": "widening", "margin": "margin_weight"}
+SETTINGS: Final = {"uct": "uct_c", "widening": "widening", "margin": "margin_weight", "rollout": "rollout_limit"}
 """The settings a spec may change after the level, e.g. ``native:2,widening=1.5,uct=1``
 (for experiments: the levels' own settings are the measured ones)."""
 
 
 def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSearchConfig:
-    changes: dict[str, float] = {}
+    changes: dict[str, float | int] = {}
     for item in settings:
         key, eq, value = item.partition("=")
         if not eq or key not in SETTINGS:
@@ -136,7 +139,9 @@ def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSea
             raise ConfigError(f"bad number in native setting {item!r}") from None
         if not 0 <= number < math.inf or (key == "margin" and number > 1):
             raise ConfigError(f"native setting {item!r} must be finite and not negative (margin: at most 1)")
-        changes[SETTINGS[key]] = number
+        if key == "rollout" and not number.is_integer():
+            raise ConfigError(f"native setting {item!r}: a whole number of actions")
+        changes[SETTINGS[key]] = int(number) if key == "rollout" else number
     return replace(config, **changes)  # type: ignore[arg-type]
 
 
@@ -201,6 +206,8 @@ class NativeMctsAgent:
         options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": self.config.uct_c}
         options["widening"] = self.config.widening
         options["margin_weight"] = self.config.margin_weight
+        if self.config.rollout_limit is not None:
+            options["rollout_limit"] = self.config.rollout_limit
         if self.config.simulations is not None:
             options["simulations"] = self.config.simulations
         wall: float | None = None
