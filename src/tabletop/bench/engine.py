@@ -233,10 +233,19 @@ class SearchRate:
 
 
 def bench_native_mcts(
-    game: Game, num_players: int, simulations: int, *, ply: int = 0, seed: int = 0, widening: float = 0.0
+    game: Game,
+    num_players: int,
+    simulations: int,
+    *,
+    ply: int = 0,
+    seed: int = 0,
+    widening: float = 0.0,
+    rollout_limit: int | None = None,
 ) -> SearchRate:
     """The native MCTS (``state.native.search``, the ``native`` bot's search) from the
-    position after ``ply`` random moves: CPU seconds of the searching thread."""
+    position after ``ply`` random moves: CPU seconds of the searching thread.  With
+    ``rollout_limit``, rollouts stop after that many actions and take the game's
+    evaluation in Rust (Terra Nova)."""
     rng = random.Random(seed)
     state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
     for _ in range(ply):
@@ -245,9 +254,11 @@ def bench_native_mcts(
         state = state.apply(random_move(state, rng))
     core = native_core(state)
     start = time.thread_time()
-    found = core.search(simulations=simulations, seed=seed, widening=widening)
+    limit = {} if rollout_limit is None else {"rollout_limit": rollout_limit}
+    found = core.search(simulations=simulations, seed=seed, widening=widening, **limit)
     seconds = time.thread_time() - start
     label = f"native MCTS, ply {state.ply}" + (f", widening {widening:g}" if widening else "")
+    label += f", rollouts of {rollout_limit} then evaluation" if rollout_limit is not None else ""
     return SearchRate(label, simulations, simulations / seconds, found["nodes"], found["node_bytes"])
 
 

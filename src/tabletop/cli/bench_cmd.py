@@ -159,6 +159,10 @@ def search(
     widening: Annotated[
         float, typer.Option("--widening", min=0.0, help="Native engine: progressive widening (0: none, as the bot).")
     ] = 0.0,
+    rollout_limit: Annotated[
+        int | None,
+        typer.Option("--rollout-limit", min=0, help="Native engine: rollouts of N actions, then the evaluation."),
+    ] = None,
 ) -> None:
     """MCTS simulations per second from a fixed mid-game position, on one core.
 
@@ -171,7 +175,7 @@ def search(
     game, counts = _game_and_counts(game_id, players, seconds)
     game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
-        _native_search_table(game, counts, simulations or [1000, 10000], seed, widening)
+        _native_search_table(game, counts, simulations or [1000, 10000], seed, widening, rollout_limit)
         return
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in counts:
@@ -182,7 +186,9 @@ def search(
     console.print(table)
 
 
-def _native_search_table(game: Game, counts: list[int], simulations: list[int], seed: int, widening: float) -> None:
+def _native_search_table(
+    game: Game, counts: list[int], simulations: list[int], seed: int, widening: float, rollout_limit: int | None
+) -> None:
     from tabletop.bench.engine import bench_native_mcts, openspiel_mcts_yardstick
 
     table = Table(
@@ -202,7 +208,9 @@ def _native_search_table(game: Game, counts: list[int], simulations: list[int], 
             table.add_row("-", stick.label, str(sims), f"{stick.per_second:,.0f}", "-", "-", "-", "-")
         for count in counts:
             for ply in (0, 60):
-                rate = bench_native_mcts(game, count, sims, ply=ply, seed=seed, widening=widening)
+                rate = bench_native_mcts(
+                    game, count, sims, ply=ply, seed=seed, widening=widening, rollout_limit=rollout_limit
+                )
                 ratio = f"{rate.per_second / stick.per_second:.2f}" if stick is not None else "-"
                 table.add_row(
                     str(count),
