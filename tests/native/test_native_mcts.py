@@ -52,6 +52,25 @@ def test_level_specs_read_as_the_mcts_ones() -> None:
             level_config(bad)
 
 
+@pytest.fixture
+def native_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games from make(game_id) run on the native engine where it is built."""
+    monkeypatch.setenv("TABLETOP_ENGINE", "auto")
+
+
+def test_the_native_bot_is_offered_only_where_games_run_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.server.routes.games import bot_specs
+
+    monkeypatch.setenv("TABLETOP_ENGINE", "python")
+    assert "native" in agent_kinds()
+    with pytest.raises(ConfigError, match="TABLETOP_ENGINE=auto"):
+        make_agent("native:2")
+    # The server lists every registered kind's levels that make_agent builds: none here
+    # (the bare kind is listed as for any kind without levels, and refused when chosen).
+    assert not [s for s in bot_specs() if s.startswith("native:")]
+
+
+@pytest.mark.usefixtures("native_engine")
 def test_the_native_kind_is_registered_where_the_extension_is_built() -> None:
     assert "native" in agent_kinds() and "native" in agent_factories()
     agent = make_agent("native:2@0.5s", seed=3)
@@ -137,6 +156,7 @@ def test_stop_returns_the_best_move_so_far() -> None:
     assert agent.last_stats.simulations == 300
 
 
+@pytest.mark.usefixtures("native_engine")
 def test_a_cpu_budget_counts_the_searching_threads_cpu_time() -> None:
     agent = make_agent("native:1@0.1cpu", seed=1)
     assert isinstance(agent, NativeMctsAgent)
@@ -164,6 +184,7 @@ def test_the_rust_search_refuses_bad_options() -> None:
     assert core.search(stop=stop)["simulations"] <= 8
 
 
+@pytest.mark.usefixtures("native_engine")
 def test_tabletop_games_lists_the_native_levels() -> None:
     from typer.testing import CliRunner
 
@@ -188,6 +209,7 @@ def test_terra_novas_rust_evaluation_is_the_python_one(players: int) -> None:
                     state = state.apply(random_move(state, rng))
 
 
+@pytest.mark.usefixtures("native_engine")
 def test_short_rollouts_with_the_evaluation() -> None:
     state = midgame("terranova", 3, 60)
     agent = make_agent("native:1,rollout=0", seed=1)

@@ -24,12 +24,16 @@ or ``TABLETOP_ENGINE=auto``).
 
 This module imports only ``core`` and the native adapter (the ``native`` layer); the
 ``ai`` registry finds :func:`agent_factories` by name, as ``core.registry`` finds the
-native engines, and lists the bot only where the extension is built.
+native engines, and has the ``native`` kind only where the extension is built.  Its
+specs build an agent only where games run on the native engine (``TABLETOP_ENGINE``
+``auto`` or ``native``): elsewhere ``make_agent("native")`` raises ``ConfigError`` saying
+so, and the server's bot list (what ``make_agent`` accepts) leaves it out.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -38,6 +42,7 @@ from typing import Any, Final
 
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
+from tabletop.core.registry import DEFAULT_ENGINE, ENGINE_VARIABLE
 from tabletop.native import NativeEngineError, NativeState, native_game, native_module
 
 
@@ -268,6 +273,15 @@ def to_native(state: State) -> NativeState:
 
 def _factory(arg: str | None, seed: int | None) -> NativeMctsAgent:
     config, name = level_config(arg)
+    # Programs (the server, the arena, the terminal) get their states from make(game_id),
+    # on the engine TABLETOP_ENGINE names; on the Python engine this bot could play only
+    # the first move, so it is not offered there (the server lists what make_agent builds).
+    engine = os.environ.get(ENGINE_VARIABLE) or DEFAULT_ENGINE
+    if engine == "python":
+        raise ConfigError(
+            f"the native bot plays the native engine's states, and games here run on the Python engine: "
+            f"set {ENGINE_VARIABLE}=auto (or native) to use {name!r}"
+        )
     return NativeMctsAgent(config, seed=seed, name=name)
 
 
