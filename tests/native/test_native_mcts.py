@@ -221,3 +221,16 @@ def test_short_rollouts_with_the_evaluation() -> None:
         level_config("1,rollout=1.5")
     with pytest.raises(ValueError, match="no evaluation"):
         make_agent("native:1,rollout=0").choose_move(midgame("medina", 3, 5))
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 2), ("medina", 3)])
+def test_leaf_evaluation_applies_where_the_game_has_one(game_id: str, players: int) -> None:
+    state = midgame(game_id, players, 40)
+    evaluated = NativeMctsAgent(NativeSearchConfig(300, leaf_evaluation=True), seed=4)
+    plain = NativeMctsAgent(NativeSearchConfig(300), seed=4)
+    assert state.is_legal(evaluated.choose_move(state))
+    plain.choose_move(state)
+    # Medina has no evaluation in Rust: the same search; Terra Nova's leaves differ.
+    found = state.native.search(simulations=300, seed=1, **({"rollout_limit": 0} if game_id == "terranova" else {}))  # type: ignore[attr-defined]
+    same = state.native.search(simulations=300, seed=1)  # type: ignore[attr-defined]
+    assert (found["children"] == same["children"]) == (game_id == "medina")

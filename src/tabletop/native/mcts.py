@@ -61,6 +61,8 @@ class NativeSearchConfig:
             logistic of its lead over the best other seat) rather than its win share.
         rollout_limit: rollouts of at most this many actions, then the game's evaluation
             in Rust (Terra Nova only); ``None``: random rollouts to the end.
+        leaf_evaluation: where the game has an evaluation in Rust and ``rollout_limit``
+            is ``None``, value leaves by it without a rollout (``rollout_limit`` 0).
     """
 
     simulations: int | None = 10_000
@@ -70,6 +72,7 @@ class NativeSearchConfig:
     widening: float = 0.0
     margin_weight: float = 0.0
     rollout_limit: int | None = None
+    leaf_evaluation: bool = False
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -213,6 +216,8 @@ class NativeMctsAgent:
         options["margin_weight"] = self.config.margin_weight
         if self.config.rollout_limit is not None:
             options["rollout_limit"] = self.config.rollout_limit
+        elif self.config.leaf_evaluation and hasattr(native.native, "evaluate"):
+            options["rollout_limit"] = 0
         if self.config.simulations is not None:
             options["simulations"] = self.config.simulations
         wall: float | None = None
