@@ -21,5 +21,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<common::pyseq::ActionSeq>()?;
     terranova::py::register(m)?;
     medina::py::register(m)?;
+    common::search_py::register(m)?;
     Ok(())
 }

@@ -1,12 +1,25 @@
 //! Monte Carlo tree search with random rollouts, for any game of this crate.
 //!
-//! As OpenSpiel's `MCTSBot`: UCT selection, a leaf is expanded when first reached (one
-//! child per legal action) and valued by one random rollout; values are per seat (each
-//! node holds the rewards of the seat that chose its action), so multi-player games and
-//! turns of several actions by one seat need nothing special. The tree holds no states:
-//! each simulation replays its actions from the root, so a node is a few words.
+//! As OpenSpiel's `MCTSBot`: UCT selection, and each simulation ends in one random
+//! rollout; values are per seat (each node holds the rewards of the seat that chose its
+//! action), so multi-player games and turns of several actions by one seat need nothing
+//! special. The tree holds no states: each simulation plays its actions from the root.
+//!
+//! Children are created lazily, one per simulation: a node lists its actions when a
+//! simulation wants a child it does not have yet, and adds one untried action, drawn in
+//! a random order (a per-node affine permutation of the action list, so nothing is
+//! stored but a count). Every untried action is still tried before any is tried twice,
+//! as OpenSpiel's expansion of all children does, but a simulation adds one node, not one
+//! per legal action (Terra Nova's ~170): the tree grows by ~1 node (28 bytes) per
+//! simulation. With `widening > 0` (progressive widening) a node with `v` visits has at
+//! most `ceil(widening * v^0.5)` children, so the search goes deeper in wide positions.
+//!
+//! The search stops at the first of its budgets: simulations, CPU seconds of the
+//! searching thread, wall seconds, or a stop flag set from another thread.
 
 use super::rng::Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// What the search needs of a game.
 pub trait SearchGame {
@@ -15,26 +28,135 @@ pub trait SearchGame {
     fn num_players(&self) -> usize;
     /// The seat to act, or a negative number once the game is over.
     fn to_act(&self, state: &Self::State) -> i32;
-    /// Every legal action (any order).
+    /// Every legal action, always in the same order for the same state.
     fn actions(&self, state: &Self::State, out: &mut Vec<u32>);
     /// The state after a legal action.
     fn play(&self, state: &Self::State, action: u32) -> Self::State;
     /// Plays at random to the end (the state may be over already) and writes each seat's
     /// reward (its win share) to `returns`.
     fn rollout(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64]);
+    /// As `rollout`, and writes each seat's final score to `scores`; returns whether it
+    /// did (the default plays `rollout` and returns `false`: no score margins).
+    fn rollout_scores(
+        &self,
+        state: &Self::State,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
+        let _ = scores;
+        self.rollout(state, rng, returns);
+        false
+    }
 }
 
-/// One node of the tree.
+/// How the tree is grown and searched.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// The UCT exploration constant.
+    pub uct_c: f64,
+    /// Progressive widening: at most `ceil(widening * visits^0.5)` children per node;
+    /// `0` tries every action once before any twice (OpenSpiel's `MCTSBot`).
+    pub widening: f64,
+    /// How much of a rollout's reward is the seat's final score margin rather than its
+    /// win share (`0`: win share only): `(1 - w) * share + w * margin_value`, where
+    /// `margin_value` is the logistic of the lead over the best other seat in units of
+    /// `max(1.5, 0.1 * top score)` points (the Python levels' `ScoreValue`).
+    pub margin_weight: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            uct_c: 2.0,
+            widening: 0.0,
+            margin_weight: 0.0,
+        }
+    }
+}
+
+/// Blends score margins into `returns` (see `Settings::margin_weight`).
+fn blend_margins(returns: &mut [f64], scores: &[f64], weight: f64) {
+    if returns.len() < 2 {
+        return;
+    }
+    let top = scores.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+    let unit = (0.1 * top).max(1.5);
+    for (i, reward) in returns.iter_mut().enumerate() {
+        let rival = scores
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .fold(f64::NEG_INFINITY, |m, (_, &s)| m.max(s));
+        let margin = 1.0 / (1.0 + (-(scores[i] - rival) / unit).exp());
+        *reward = (1.0 - weight) * *reward + weight * margin;
+    }
+}
+
+/// When the search stops: at the first budget reached (at least one simulation is run
+/// whatever the budgets, so there is a move to return).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget<'a> {
+    pub simulations: Option<u64>,
+    /// CPU seconds of the searching thread (load-independent on a shared machine).
+    pub cpu_seconds: Option<f64>,
+    pub wall_seconds: Option<f64>,
+    /// Stops the search at its next check (every few simulations) once set.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Budget<'_> {
+    /// A budget of `simulations` simulations only.
+    pub fn simulations(simulations: u64) -> Self {
+        Budget {
+            simulations: Some(simulations),
+            ..Budget::default()
+        }
+    }
+}
+
+/// One node of the tree: 28 bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
     /// The action that led here from the parent.
     pub action: u32,
-    /// The seat that chose it (whose rewards `total` sums).
-    pub player: u8,
     pub visits: u32,
+    /// The rewards of the seat that chose `action`, summed over the visits.
     pub total: f32,
+    /// The newest child (`NONE` if none); children are linked by `next_sibling`.
     pub first_child: u32,
-    pub num_children: u32,
+    pub next_sibling: u32,
+    /// How many legal actions the position has (`UNLISTED` until first listed).
+    pub num_actions: u32,
+    /// The seat that chose `action` (top 8 bits) and the number of children.
+    meta: u32,
+}
+
+const NONE: u32 = u32::MAX;
+const UNLISTED: u32 = u32::MAX;
+const CHILDREN_MASK: u32 = (1 << 24) - 1;
+
+impl Node {
+    fn new(action: u32, player: usize) -> Self {
+        Node {
+            action,
+            visits: 0,
+            total: 0.0,
+            first_child: NONE,
+            next_sibling: NONE,
+            num_actions: UNLISTED,
+            meta: (player as u32) << 24,
+        }
+    }
+
+    /// The seat whose rewards `total` sums.
+    pub fn player(&self) -> usize {
+        (self.meta >> 24) as usize
+    }
+
+    pub fn num_children(&self) -> u32 {
+        self.meta & CHILDREN_MASK
+    }
 }
 
 /// What one search found.
@@ -42,13 +164,74 @@ pub struct Node {
 pub struct SearchResult {
     /// The most visited action at the root (`None` if the root has no legal action).
     pub action: Option<u32>,
-    pub simulations: u32,
+    /// `(action, visits, mean reward of the seat to move)` of each root child.
+    pub children: Vec<(u32, u32, f64)>,
+    pub simulations: u64,
     pub nodes: usize,
     /// Bytes of tree per node.
     pub node_bytes: usize,
+    /// Bytes the tree's storage holds (its capacity).
+    pub tree_bytes: usize,
 }
 
-/// Runs `simulations` simulations from `root`.
+/// The CPU time this thread has used, in seconds (wall time where the platform has no
+/// per-thread clock).
+pub fn thread_cpu_seconds() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: i64,
+            tv_nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut time = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `time` is a valid, writable timespec (64-bit fields on the 64-bit Linux
+        // targets this crate builds for) and the clock id is Linux's thread CPU clock.
+        if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut time) } == 0 {
+            return time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9;
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+/// The `index`-th untried action of a node with `n` actions, in the node's own random
+/// order: `(a * index + b) mod n` with `a` coprime to `n`, both drawn from `key`.
+fn permuted(index: u32, n: u32, key: u64) -> u32 {
+    let n64 = n as u64;
+    let mut a = (key >> 32) % n64;
+    a = a.max(1);
+    while gcd(a, n64) != 1 {
+        a += 1;
+    }
+    let b = (key & 0xFFFF_FFFF) % n64;
+    ((a * index as u64 + b) % n64) as u32
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// A per-node key for its order of actions (SplitMix64 of the node index and the seed).
+fn node_key(node: usize, seed: u64) -> u64 {
+    let mut z = (node as u64 ^ seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Runs `simulations` simulations from `root` with UCT constant `uct_c` (OpenSpiel's
+/// `MCTSBot` settings).
 pub fn search<G: SearchGame>(
     game: &G,
     root: &G::State,
@@ -56,19 +239,44 @@ pub fn search<G: SearchGame>(
     uct_c: f64,
     rng: &mut Rng,
 ) -> SearchResult {
+    let settings = Settings {
+        uct_c,
+        ..Settings::default()
+    };
+    search_with(
+        game,
+        root,
+        &settings,
+        &Budget::simulations(simulations as u64),
+        rng,
+    )
+}
+
+/// Searches from `root` until a budget of `budget` is reached.
+pub fn search_with<G: SearchGame>(
+    game: &G,
+    root: &G::State,
+    settings: &Settings,
+    budget: &Budget<'_>,
+    rng: &mut Rng,
+) -> SearchResult {
     let n = game.num_players();
-    let mut nodes = vec![Node {
-        action: 0,
-        player: 0,
-        visits: 0,
-        total: 0.0,
-        first_child: 0,
-        num_children: 0,
-    }];
+    let order_seed = rng.next_u64();
+    let mut nodes = vec![Node::new(0, 0)];
     let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions: Vec<u32> = Vec::with_capacity(256);
     let mut returns = vec![0.0; n];
-    for _ in 0..simulations {
+    let mut scores = vec![0.0; n];
+    let cpu_deadline = budget
+        .cpu_seconds
+        .map(|seconds| thread_cpu_seconds() + seconds);
+    let wall_start = Instant::now();
+    let mut done: u64 = 0;
+    loop {
+        if done > 0 && out_of_budget(budget, done, cpu_deadline, wall_start) {
+            break;
+        }
+        done += 1;
         path.clear();
         path.push(0);
         let mut state = *root;
@@ -78,64 +286,314 @@ pub fn search<G: SearchGame>(
             if to_act < 0 {
                 break;
             }
-            if nodes[node].num_children == 0 {
+            let current = nodes[node];
+            // `UNLISTED` is `u32::MAX`, so an unlisted node always wants a child.
+            if current.num_children() < current.num_actions.min(allowed(settings, &current)) {
+                // Add a child: the next untried action in this node's order.
                 actions.clear();
                 game.actions(&state, &mut actions);
-                let first = nodes.len() as u32;
-                for &action in actions.iter() {
-                    nodes.push(Node {
-                        action,
-                        player: to_act as u8,
-                        visits: 0,
-                        total: 0.0,
-                        first_child: 0,
-                        num_children: 0,
-                    });
+                let num_actions = actions.len() as u32;
+                nodes[node].num_actions = num_actions;
+                if current.num_children() < num_actions.min(allowed(settings, &nodes[node])) {
+                    let index = permuted(
+                        current.num_children(),
+                        num_actions,
+                        node_key(node, order_seed),
+                    );
+                    let action = actions[index as usize];
+                    let child = nodes.len();
+                    let mut new = Node::new(action, to_act as usize);
+                    new.next_sibling = current.first_child;
+                    nodes.push(new);
+                    let parent = &mut nodes[node];
+                    parent.first_child = child as u32;
+                    parent.meta += 1;
+                    state = game.play(&state, action);
+                    path.push(child as u32);
+                    break;
                 }
-                nodes[node].first_child = first;
-                nodes[node].num_children = actions.len() as u32;
-                break;
             }
-            let parent_visits = nodes[node].visits.max(1) as f64;
-            let log_parent = parent_visits.ln();
-            let first = nodes[node].first_child as usize;
-            let mut best = first;
+            if nodes[node].first_child == NONE {
+                break; // no legal action although a seat is to act: value it as it stands
+            }
+            // Every allowed child exists: descend by UCT.
+            let log_parent = (nodes[node].visits.max(1) as f64).ln();
+            let mut best = NONE;
             let mut best_value = f64::NEG_INFINITY;
-            for (i, child) in nodes[first..first + nodes[node].num_children as usize]
-                .iter()
-                .enumerate()
-            {
-                let value = if child.visits == 0 {
-                    // Unvisited children first, in a random order.
-                    1e9 + rng.below(1 << 20) as f64
+            let mut child = nodes[node].first_child;
+            while child != NONE {
+                let c = &nodes[child as usize];
+                let value = if c.visits == 0 {
+                    f64::INFINITY
                 } else {
-                    let visits = child.visits as f64;
-                    child.total as f64 / visits + uct_c * (log_parent / visits).sqrt()
+                    let visits = c.visits as f64;
+                    c.total as f64 / visits + settings.uct_c * (log_parent / visits).sqrt()
                 };
                 if value > best_value {
                     best_value = value;
-                    best = first + i;
+                    best = child;
                 }
+                child = c.next_sibling;
             }
-            state = game.play(&state, nodes[best].action);
-            node = best;
-            path.push(best as u32);
+            state = game.play(&state, nodes[best as usize].action);
+            node = best as usize;
+            path.push(best);
         }
-        game.rollout(&state, rng, &mut returns);
+        if settings.margin_weight > 0.0 {
+            if game.rollout_scores(&state, rng, &mut returns, &mut scores) {
+                blend_margins(&mut returns, &scores, settings.margin_weight);
+            }
+        } else {
+            game.rollout(&state, rng, &mut returns);
+        }
         for &i in path.iter() {
             let node = &mut nodes[i as usize];
             node.visits += 1;
-            node.total += returns[node.player as usize] as f32;
+            node.total += returns[node.player()] as f32;
         }
     }
-    let root_node = nodes[0];
-    let children = &nodes
-        [root_node.first_child as usize..(root_node.first_child + root_node.num_children) as usize];
-    let action = children.iter().max_by_key(|c| c.visits).map(|c| c.action);
+    let mut children = Vec::new();
+    let mut child = nodes[0].first_child;
+    while child != NONE {
+        let c = &nodes[child as usize];
+        children.push((c.action, c.visits, c.total as f64 / c.visits.max(1) as f64));
+        child = c.next_sibling;
+    }
+    // The most visited; ties (common when a wide root is barely searched) go to the
+    // higher mean reward, then to the lower action id, so a fixed seed gives one answer.
+    let action = children
+        .iter()
+        .max_by(|a, b| {
+            (a.1.cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(b.0.cmp(&a.0))
+        })
+        .map(|c| c.0);
     SearchResult {
         action,
-        simulations,
+        children,
+        simulations: done,
         nodes: nodes.len(),
         node_bytes: std::mem::size_of::<Node>(),
+        tree_bytes: nodes.capacity() * std::mem::size_of::<Node>(),
+    }
+}
+
+/// How many children `node` may have now.
+#[inline]
+fn allowed(settings: &Settings, node: &Node) -> u32 {
+    if settings.widening <= 0.0 {
+        return u32::MAX;
+    }
+    let k = (settings.widening * (node.visits as f64).sqrt()).ceil();
+    (k as u32).max(1)
+}
+
+#[inline]
+fn out_of_budget(
+    budget: &Budget<'_>,
+    done: u64,
+    cpu_deadline: Option<f64>,
+    wall_start: Instant,
+) -> bool {
+    if budget.simulations.is_some_and(|limit| done >= limit) {
+        return true;
+    }
+    if !done.is_multiple_of(8) {
+        return false;
+    }
+    if budget.stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+        return true;
+    }
+    if cpu_deadline.is_some_and(|deadline| thread_cpu_seconds() >= deadline) {
+        return true;
+    }
+    budget
+        .wall_seconds
+        .is_some_and(|seconds| wall_start.elapsed().as_secs_f64() >= seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nim with one heap: take 1 or 2; whoever takes the last wins.
+    struct Nim;
+
+    impl SearchGame for Nim {
+        type State = (u32, u8);
+
+        fn num_players(&self) -> usize {
+            2
+        }
+
+        fn to_act(&self, state: &(u32, u8)) -> i32 {
+            if state.0 == 0 {
+                -1
+            } else {
+                state.1 as i32
+            }
+        }
+
+        fn actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
+            out.extend((1..=2).filter(|&take| take <= state.0));
+        }
+
+        fn play(&self, state: &(u32, u8), action: u32) -> (u32, u8) {
+            (state.0 - action, 1 - state.1)
+        }
+
+        fn rollout(&self, state: &(u32, u8), rng: &mut Rng, returns: &mut [f64]) {
+            let mut s = *state;
+            // The player who made the last move (if the heap is empty) won.
+            let mut last = 1 - s.1;
+            while s.0 > 0 {
+                let take = if s.0 >= 2 { 1 + rng.below(2) } else { 1 };
+                last = s.1;
+                s = self.play(&s, take);
+            }
+            returns[last as usize] = 1.0;
+            returns[1 - last as usize] = 0.0;
+        }
+    }
+
+    #[test]
+    fn finds_the_winning_move_of_nim() {
+        // From 7, taking 1 leaves a multiple of 3: the only winning move.
+        for widening in [0.0, 1.5] {
+            let settings = Settings {
+                uct_c: 1.0,
+                widening,
+                ..Settings::default()
+            };
+            let result = search_with(
+                &Nim,
+                &(7, 0),
+                &settings,
+                &Budget::simulations(3000),
+                &mut Rng::new(1),
+            );
+            assert_eq!(
+                result.action,
+                Some(1),
+                "widening {widening}: {:?}",
+                result.children
+            );
+        }
+    }
+
+    #[test]
+    fn adds_one_node_per_simulation_at_most() {
+        let result = search(&Nim, &(30, 0), 500, 2.0, &mut Rng::new(2));
+        assert_eq!(result.simulations, 500);
+        assert!(result.nodes <= 501, "{}", result.nodes);
+        assert_eq!(result.node_bytes, 28);
+        let visits: u32 = result.children.iter().map(|c| c.1).sum();
+        assert_eq!(visits, 500);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_search() {
+        let a = search(&Nim, &(20, 0), 400, 2.0, &mut Rng::new(5));
+        let b = search(&Nim, &(20, 0), 400, 2.0, &mut Rng::new(5));
+        assert_eq!(a.children, b.children);
+    }
+
+    #[test]
+    fn the_permutation_visits_every_action_once() {
+        for n in 1..40u32 {
+            for key in [0u64, 7, u64::MAX, 0x1234_5678_9ABC_DEF0] {
+                let mut seen: Vec<u32> = (0..n).map(|i| permuted(i, n, key)).collect();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "n {n} key {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stop_flag_or_a_clock_ends_the_search() {
+        let stop = AtomicBool::new(true);
+        let budget = Budget {
+            stop: Some(&stop),
+            ..Budget::default()
+        };
+        let result = search_with(
+            &Nim,
+            &(50, 0),
+            &Settings::default(),
+            &budget,
+            &mut Rng::new(3),
+        );
+        assert!(result.simulations <= 8 && result.action.is_some());
+        let budget = Budget {
+            cpu_seconds: Some(0.02),
+            ..Budget::default()
+        };
+        let start = thread_cpu_seconds();
+        let result = search_with(
+            &Nim,
+            &(50, 0),
+            &Settings::default(),
+            &budget,
+            &mut Rng::new(3),
+        );
+        let used = thread_cpu_seconds() - start;
+        assert!(
+            result.simulations > 8 && (0.02..0.5).contains(&used),
+            "{used}"
+        );
+    }
+
+    #[test]
+    fn margins_blend_into_the_win_shares() {
+        let mut returns = [1.0, 0.0, 0.0];
+        blend_margins(&mut returns, &[30.0, 10.0, 29.0], 0.5);
+        // Unit 3 points: the winner leads by 1 (logistic 0.58), the others trail by 20 and 1.
+        assert!((returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3, "{returns:?}");
+        assert!(returns[1] < 0.01 && (returns[2] - 0.5 * 0.4174).abs() < 1e-3);
+    }
+
+    #[test]
+    fn widening_limits_the_children() {
+        let settings = Settings {
+            uct_c: 2.0,
+            widening: 1.0,
+            ..Settings::default()
+        };
+        // 40 actions at the root (take 1..40 of 100 is not Nim, but the tree is what counts).
+        struct Wide;
+        impl SearchGame for Wide {
+            type State = u32;
+            fn num_players(&self) -> usize {
+                1
+            }
+            fn to_act(&self, state: &u32) -> i32 {
+                if *state >= 3 {
+                    -1
+                } else {
+                    0
+                }
+            }
+            fn actions(&self, _state: &u32, out: &mut Vec<u32>) {
+                out.extend(0..40);
+            }
+            fn play(&self, state: &u32, _action: u32) -> u32 {
+                state + 1
+            }
+            fn rollout(&self, _state: &u32, rng: &mut Rng, returns: &mut [f64]) {
+                returns[0] = rng.below(2) as f64;
+            }
+        }
+        let result = search_with(
+            &Wide,
+            &0,
+            &settings,
+            &Budget::simulations(100),
+            &mut Rng::new(4),
+        );
+        // ceil(sqrt(visits)) children: 10 after 99 visits of the root.
+        assert!(result.children.len() <= 10, "{}", result.children.len());
+        let all = search(&Wide, &0, 100, 2.0, &mut Rng::new(4));
+        assert_eq!(all.children.len(), 40);
     }
 }

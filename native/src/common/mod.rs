@@ -7,3 +7,5 @@ pub mod outcome;
 #[cfg(feature = "python")]
 pub mod pyseq;
 pub mod rng;
+#[cfg(feature = "python")]
+pub mod search_py;

@@ -373,6 +373,18 @@ impl MedinaState {
         })
     }
 
+    /// The tree search from here with the options of `common::search_py` (budgets,
+    /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
+    #[pyo3(signature = (**options))]
+    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
+        let options = crate::common::search_py::Options::from_kwargs(options)?;
+        if options.rollout_limit.is_some() {
+            return Err(PyValueError::new_err("Medina's search has no evaluation in Rust: rollouts go to the end"));
+        }
+        let game = Search { num_players: self.state.num_players as usize };
+        crate::common::search_py::run(py, &game, &self.state, &options)
+    }
+
     fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }

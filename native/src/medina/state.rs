@@ -1155,4 +1155,14 @@ impl crate::common::mcts::SearchGame for Search {
         let shares = end.returns();
         returns.copy_from_slice(&shares[..returns.len()]);
     }
+
+    fn rollout_scores(&self, state: &State, rng: &mut crate::common::rng::Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
+        let mut end = *state;
+        end.playout(&mut |k| rng.below(k));
+        let shares = end.returns();
+        returns.copy_from_slice(&shares[..returns.len()]);
+        let points = end.scores();
+        scores.iter_mut().zip(points.iter()).for_each(|(s, &p)| *s = p as f64);
+        true
+    }
 }

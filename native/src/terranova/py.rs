@@ -349,6 +349,25 @@ impl TerraNovaState {
         })
     }
 
+    /// The tree search from here with the options of `common::search_py` (budgets,
+    /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
+    #[pyo3(signature = (**options))]
+    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
+        let options = crate::common::search_py::Options::from_kwargs(options)?;
+        with!(&self.inner, |g, s| match options.rollout_limit {
+            Some(limit) => {
+                let game = super::eval::Evaluated { game: g.as_ref(), limit };
+                crate::common::search_py::run(py, &game, s, &options)
+            }
+            None => crate::common::search_py::run(py, g.as_ref(), s, &options),
+        })
+    }
+
+    /// Each seat's estimated final score (`terranova::eval`: `heuristics.evaluate`).
+    fn evaluate(&self) -> Vec<f64> {
+        with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players].to_vec())
+    }
+
     fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }

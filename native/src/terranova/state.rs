@@ -1237,6 +1237,18 @@ impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
             returns[p] = 1.0 / winners.len() as f64;
         }
     }
+
+    fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
+        let mut slides = Vec::new();
+        let (end, _) = state.playout(self, rng, &mut slides);
+        let winners = end.winners(self);
+        returns.iter_mut().for_each(|r| *r = 0.0);
+        for &p in winners.iter() {
+            returns[p] = 1.0 / winners.len() as f64;
+        }
+        scores.iter_mut().zip(end.points.iter()).for_each(|(s, &p)| *s = p as f64);
+        true
+    }
 }
 
 #[cfg(test)]

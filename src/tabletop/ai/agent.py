@@ -13,6 +13,7 @@ whose search can be stopped at any moment.
 
 from __future__ import annotations
 
+import importlib
 import random
 import threading
 from collections.abc import Callable
@@ -182,6 +183,13 @@ def _load_builtins() -> None:
         import tabletop.ai.greedy
         import tabletop.ai.ladder
         import tabletop.ai.levels  # noqa: F401 - registers "mcts"
+
+        # The native MCTS (Rust) is found by name, as core.registry finds the native
+        # engines: the native adapter is a layer beside this one (docs/architecture.md).
+        # It adds "native" only where the extension is built.
+        native_bots = importlib.import_module("tabletop.native.mcts")
+        for kind, factory in native_bots.agent_factories().items():
+            register_agent(kind, factory)
 
 
 def agent_kinds() -> tuple[str, ...]:

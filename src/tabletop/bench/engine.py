@@ -217,19 +217,40 @@ class SearchRate:
     nodes: int
     bytes_per_node: int
 
+    @property
+    def bytes_per_simulation(self) -> float:
+        """Tree bytes the search added per simulation (0 where the tree is not known)."""
+        return self.nodes * self.bytes_per_node / self.simulations if self.simulations else 0.0
 
-def bench_native_mcts(game: Game, num_players: int, simulations: int, *, ply: int = 0, seed: int = 0) -> SearchRate:
-    """The native MCTS (``state.native.mcts``) from the position after ``ply`` random moves."""
+
+def bench_native_mcts(
+    game: Game,
+    num_players: int,
+    simulations: int,
+    *,
+    ply: int = 0,
+    seed: int = 0,
+    widening: float = 0.0,
+    rollout_limit: int | None = None,
+) -> SearchRate:
+    """The native MCTS (``state.native.search``, the ``native`` bot's search) from the
+    position after ``ply`` random moves: CPU seconds of the searching thread.  With
+    ``rollout_limit``, rollouts stop after that many actions and take the game's
+    evaluation in Rust (Terra Nova)."""
     rng = random.Random(seed)
     state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
     for _ in range(ply):
         if state.is_terminal():
             break
         state = state.apply(random_move(state, rng))
-    start = time.process_time()
-    _, nodes, node_bytes = native_core(state).mcts(simulations, seed)
-    seconds = time.process_time() - start
-    return SearchRate(f"native MCTS, ply {state.ply}", simulations, simulations / seconds, nodes, node_bytes)
+    core = native_core(state)
+    start = time.thread_time()
+    limit = {} if rollout_limit is None else {"rollout_limit": rollout_limit}
+    found = core.search(simulations=simulations, seed=seed, widening=widening, **limit)
+    seconds = time.thread_time() - start
+    label = f"native MCTS, ply {state.ply}" + (f", widening {widening:g}" if widening else "")
+    label += f", rollouts of {rollout_limit} then evaluation" if rollout_limit is not None else ""
+    return SearchRate(label, simulations, simulations / seconds, found["nodes"], found["node_bytes"])
 
 
 def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:

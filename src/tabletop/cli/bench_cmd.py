@@ -156,18 +156,26 @@ def search(
         list[int] | None,
         typer.Option("--simulations", help="Native engine: simulations per search (default 1000, 10000)."),
     ] = None,
+    widening: Annotated[
+        float, typer.Option("--widening", min=0.0, help="Native engine: progressive widening (0: none, as the bot).")
+    ] = 0.0,
+    rollout_limit: Annotated[
+        int | None,
+        typer.Option("--rollout-limit", min=0, help="Native engine: rollouts of N actions, then the evaluation."),
+    ] = None,
 ) -> None:
     """MCTS simulations per second from a fixed mid-game position, on one core.
 
-    With ``--engine native``: the MCTS in Rust from the initial and a mid-game position,
-    against OpenSpiel's C++ ``MCTSBot`` on Amazons in the same run (CPU seconds).
+    With ``--engine native``: the MCTS in Rust (the ``native`` bot's search) from the
+    initial and a mid-game position, against OpenSpiel's C++ ``MCTSBot`` on Amazons in the
+    same run (CPU seconds), with the tree's bytes per node and per simulation.
     """
     from tabletop.bench.search import bench_mcts
 
     game, counts = _game_and_counts(game_id, players, seconds)
     game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
-        _native_search_table(game, counts, simulations or [1000, 10000], seed)
+        _native_search_table(game, counts, simulations or [1000, 10000], seed, widening, rollout_limit)
         return
     table = Table("players", "search", "position ply", "simulations", "sims/s", title=f"{game.name} MCTS, one core")
     for count in counts:
@@ -178,19 +186,31 @@ def search(
     console.print(table)
 
 
-def _native_search_table(game: Game, counts: list[int], simulations: list[int], seed: int) -> None:
+def _native_search_table(
+    game: Game, counts: list[int], simulations: list[int], seed: int, widening: float, rollout_limit: int | None
+) -> None:
     from tabletop.bench.engine import bench_native_mcts, openspiel_mcts_yardstick
 
     table = Table(
-        "players", "search", "simulations", "sims/s (CPU)", "nodes", "bytes/node", "ratio", title=f"{game.name} MCTS"
+        "players",
+        "search",
+        "simulations",
+        "sims/s (CPU)",
+        "nodes",
+        "bytes/node",
+        "tree bytes/sim",
+        "ratio",
+        title=f"{game.name} MCTS",
     )
     for sims in simulations:
         stick = openspiel_mcts_yardstick(sims, seed)
         if stick is not None:
-            table.add_row("-", stick.label, str(sims), f"{stick.per_second:,.0f}", "-", "-", "-")
+            table.add_row("-", stick.label, str(sims), f"{stick.per_second:,.0f}", "-", "-", "-", "-")
         for count in counts:
             for ply in (0, 60):
-                rate = bench_native_mcts(game, count, sims, ply=ply, seed=seed)
+                rate = bench_native_mcts(
+                    game, count, sims, ply=ply, seed=seed, widening=widening, rollout_limit=rollout_limit
+                )
                 ratio = f"{rate.per_second / stick.per_second:.2f}" if stick is not None else "-"
                 table.add_row(
                     str(count),
@@ -199,6 +219,7 @@ def _native_search_table(game: Game, counts: list[int], simulations: list[int], 
                     f"{rate.per_second:,.0f}",
                     f"{rate.nodes:,}",
                     str(rate.bytes_per_node),
+                    f"{rate.bytes_per_simulation:.1f}",
                     ratio,
                 )
     console.print(table)

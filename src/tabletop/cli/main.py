@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from tabletop.ai.agent import Agent, make_agent
+from tabletop.ai.agent import Agent, agent_kinds, make_agent
 from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER
 from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena, sprt
@@ -361,6 +361,20 @@ def games_cmd() -> None:
         seconds = ", ".join(f"{g} {s:.2f}" for g, s in level.seconds_per_move.items())
         console.print(f"  {level.name} ({level.key}) = {level.spec}: {level.description}", highlight=False)
         console.print(f"    Elo {elos}; s/move {seconds or '?'}", highlight=False)
+    if "native" in agent_kinds() and _builds("native"):  # where built and games run on it
+        console.print(
+            "[bold]native levels[/] (the native engine's MCTS in Rust; docs/bots.md): native:1 .. native:5 "
+            "(1,000 to 100,000 simulations a move), native:N@0.5s on a clock, native:N@0.5cpu on CPU time",
+            highlight=False,
+        )
+
+
+def _builds(spec: str) -> bool:
+    try:
+        make_agent(spec)
+    except TabletopError:
+        return False
+    return True
 
 
 app.command("serve")(serve)

@@ -512,38 +512,3 @@ class _NativeEncoding:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
         return _with_python_states(value) if callable(value) else value
-
-
-class NativeMctsAgent:
-    """MCTS with random rollouts run wholly in Rust (``common/mcts.rs`` in ``native/``).
-
-    An agent (``ai.agent.Agent``: ``choose_move(state)``) for native states: UCT, one
-    random kind-first rollout per simulation, per-seat values.  Not yet a bot level of
-    ``ai.levels``.
-
-    Attributes:
-        simulations: simulations per move.
-        uct_c: the exploration constant.
-        seed: seeds the first search; each move's search uses the next seed.
-    """
-
-    def __init__(self, simulations: int = 2000, *, uct_c: float = 2.0, seed: int = 0) -> None:
-        self.simulations = simulations
-        self.uct_c = uct_c
-        self.seed = seed
-        self.last_nodes = 0
-        """Nodes in the last search's tree."""
-
-    def choose_move(self, state: State) -> Move:
-        """The most visited move after ``simulations`` simulations from ``state``.
-
-        Raises:
-            ValueError: if ``state`` is not a native state or the game is over.
-        """
-        if not isinstance(state, NativeState):
-            raise ValueError("the native MCTS searches native states (make(..., engine='native'))")
-        action, self.last_nodes, _ = state.native.mcts(self.simulations, self.seed, self.uct_c)
-        self.seed += 1
-        if action is None:
-            raise ValueError("the game is over")
-        return state._tables.moves[action]

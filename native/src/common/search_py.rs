@@ -1,0 +1,164 @@
+//! The tree search's Python side (`common::mcts`): the `search(**options)` method both
+//! state classes share, and `SearchStop`, the flag that stops a running search from
+//! another thread (`docs/native.md`, "Tree search").
+
+use super::mcts::{self, Budget, SearchGame, Settings};
+use super::rng::Rng;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A flag that stops the searches it is given (`state.search(stop=flag)`) at their next
+/// check, a few simulations later; thread-safe.
+#[pyclass(module = "tabletop._native", name = "SearchStop", frozen)]
+pub struct SearchStop {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl SearchStop {
+    #[new]
+    fn new() -> Self {
+        SearchStop {
+            flag: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Stops the searches running with this flag (and any started before `clear`).
+    fn set(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        self.flag.store(false, Ordering::Relaxed);
+    }
+
+    #[getter]
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+}
+
+/// The options of `search(**options)`, read from Python keywords.
+pub struct Options {
+    settings: Settings,
+    simulations: Option<u64>,
+    cpu_seconds: Option<f64>,
+    wall_seconds: Option<f64>,
+    seed: u64,
+    stop: Option<Arc<AtomicBool>>,
+    /// Rollouts of at most this many actions, then the game's evaluation (`None`: to the
+    /// end); only for games with an evaluation in Rust (Terra Nova).
+    pub rollout_limit: Option<u32>,
+}
+
+impl Options {
+    /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
+    /// `stop`), `seed`, `uct_c`, `widening`, `margin_weight` (`mcts::Settings`), `stop`
+    /// (a `SearchStop`) and `rollout_limit`.
+    pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut options = Options {
+            settings: Settings::default(),
+            simulations: None,
+            cpu_seconds: None,
+            wall_seconds: None,
+            seed: 0,
+            stop: None,
+            rollout_limit: None,
+        };
+        if let Some(kwargs) = kwargs {
+            for (key, value) in kwargs.iter() {
+                let key: String = key.extract()?;
+                match key.as_str() {
+                    "simulations" => options.simulations = value.extract()?,
+                    "cpu_seconds" => options.cpu_seconds = value.extract()?,
+                    "wall_seconds" => options.wall_seconds = value.extract()?,
+                    "seed" => options.seed = value.extract()?,
+                    "uct_c" => options.settings.uct_c = value.extract()?,
+                    "widening" => options.settings.widening = value.extract()?,
+                    "margin_weight" => options.settings.margin_weight = value.extract()?,
+                    "rollout_limit" => options.rollout_limit = value.extract()?,
+                    "stop" => {
+                        if !value.is_none() {
+                            options.stop = Some(value.downcast::<SearchStop>()?.get().flag.clone());
+                        }
+                    }
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "search has no option {other:?}"
+                        )))
+                    }
+                }
+            }
+        }
+        if options.simulations.is_none()
+            && options.cpu_seconds.is_none()
+            && options.wall_seconds.is_none()
+            && options.stop.is_none()
+        {
+            return Err(PyValueError::new_err(
+                "search needs a budget: simulations, cpu_seconds, wall_seconds or stop",
+            ));
+        }
+        let seconds = [options.cpu_seconds, options.wall_seconds];
+        if seconds
+            .iter()
+            .flatten()
+            .any(|s| !(s.is_finite() && *s >= 0.0))
+        {
+            return Err(PyValueError::new_err(
+                "search times must be finite and not negative",
+            ));
+        }
+        let settings = &options.settings;
+        if !(settings.uct_c.is_finite() && settings.widening.is_finite()) {
+            return Err(PyValueError::new_err("uct_c and widening must be finite"));
+        }
+        if !(0.0..=1.0).contains(&settings.margin_weight) {
+            return Err(PyValueError::new_err(
+                "margin_weight must be between 0 and 1",
+            ));
+        }
+        Ok(options)
+    }
+}
+
+/// Searches from `root` without holding the GIL; returns a dict: `action` (the most
+/// visited root action, `None` once the game is over), `simulations`, `nodes`,
+/// `node_bytes`, `tree_bytes`, `children` (`[(action, visits, mean reward)]`).
+pub fn run<G>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<PyObject>
+where
+    G: SearchGame + Sync,
+    G::State: Send + Sync,
+{
+    let result = py.allow_threads(|| {
+        let budget = Budget {
+            simulations: options.simulations,
+            cpu_seconds: options.cpu_seconds,
+            wall_seconds: options.wall_seconds,
+            stop: options.stop.as_deref(),
+        };
+        mcts::search_with(
+            game,
+            root,
+            &options.settings,
+            &budget,
+            &mut Rng::new(options.seed),
+        )
+    });
+    let out = PyDict::new(py);
+    out.set_item("action", result.action)?;
+    out.set_item("simulations", result.simulations)?;
+    out.set_item("nodes", result.nodes)?;
+    out.set_item("node_bytes", result.node_bytes)?;
+    out.set_item("tree_bytes", result.tree_bytes)?;
+    out.set_item("children", result.children)?;
+    Ok(out.into_any().unbind())
+}
+
+/// Adds `SearchStop` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SearchStop>()
+}

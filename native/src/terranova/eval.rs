@@ -1,0 +1,210 @@
+//! Terra Nova's evaluation (`games/terranova/heuristics.py`, same constants and steps) and
+//! a search game whose rollouts stop after a few actions and take the evaluation.
+//!
+//! The evaluation is each seat's estimated final score: points already scored plus the
+//! Voronoi territory of its pioneers in every live zone (capped per pioneer, weighed up
+//! in small zones), scaled by how likely the game is to go on (stall rule, stones left,
+//! two seats mobile). The Python module's docstring says why each term is there.
+
+// Seats index several parallel arrays at once (pioneers, fronts, totals), as in Python.
+#![allow(clippy::needless_range_loop)]
+
+use super::state::{Game, State, MAX_SEATS};
+use crate::common::bits::Bits;
+use crate::common::mcts::SearchGame;
+use crate::common::rng::Rng;
+
+const CELL_VALUE: f64 = 0.5;
+const CELLS_PER_PIONEER: f64 = 6.0;
+const STUCK: f64 = 0.5;
+const URGENCY: f64 = 8.0;
+
+/// Each seat's estimated final score (the scores once the game is over).
+pub fn evaluate<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
+    let n = g.num_players;
+    let mut estimate = [0.0; MAX_SEATS];
+    for (e, &p) in estimate.iter_mut().zip(s.points.iter()).take(n) {
+        *e = p as f64;
+    }
+    if s.termination.is_some() || (s.supply <= 0 && g.rules.end_on_stones_exhausted) {
+        return estimate;
+    }
+    let territory = territories(g, s);
+    let limit = g.rules.stall_limit_rounds;
+    let mut progress = 1.0;
+    if limit > 0 {
+        let used = s.stall as f64 / (limit as f64 * n as f64);
+        progress = (1.0 - used * used).max(0.0);
+    }
+    progress *= going_on(g, s);
+    for seat in 0..n {
+        estimate[seat] += progress * CELL_VALUE * territory[seat];
+    }
+    estimate
+}
+
+/// Each seat's territory in weighted cells (`heuristics.territories`).
+fn territories<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
+    let board = &g.board;
+    let n = g.num_players;
+    let open = board.all.minus(&(s.stones | s.closed));
+    let mut everyone = Bits::EMPTY;
+    for p in &s.pioneers[..n] {
+        everyone |= *p;
+    }
+    let mut totals = [0.0; MAX_SEATS];
+    let mut unseen = everyone;
+    while let Some(first) = unseen.lowest() {
+        let zone = board.flood_fill(&Bits::single(first), &open);
+        unseen = unseen.minus(&zone);
+        let size = zone.count() as f64;
+        let weight = 1.0 + URGENCY / size;
+        let mut present = [0usize; MAX_SEATS];
+        let mut num_present = 0;
+        for seat in 0..n {
+            if s.pioneers[seat].intersects(&zone) {
+                present[num_present] = seat;
+                num_present += 1;
+            }
+        }
+        let cap = |seat: usize| CELLS_PER_PIONEER * (s.pioneers[seat] & zone).count() as f64;
+        if num_present == 1 {
+            let seat = present[0];
+            totals[seat] += weight * size.min(cap(seat));
+            continue;
+        }
+        let mut fronts = [Bits::<W>::EMPTY; MAX_SEATS];
+        let mut owned = [0.0; MAX_SEATS];
+        for i in 0..num_present {
+            fronts[i] = s.pioneers[present[i]] & zone;
+            owned[i] = fronts[i].count() as f64;
+        }
+        let mut reached = everyone & zone;
+        loop {
+            let mut grows = [Bits::<W>::EMPTY; MAX_SEATS];
+            let (mut union, mut twice, mut thrice) = (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY);
+            for i in 0..num_present {
+                let grow = board.spread(&fronts[i]) & zone.minus(&reached);
+                thrice |= twice & grow;
+                twice |= union & grow;
+                union |= grow;
+                grows[i] = grow;
+            }
+            if union.is_empty() {
+                break;
+            }
+            for i in 0..num_present {
+                let grow = grows[i];
+                if grow.is_empty() {
+                    continue;
+                }
+                if grow.intersects(&twice) {
+                    owned[i] += grow.minus(&twice).count() as f64
+                        + (grow & twice).minus(&thrice).count() as f64 / 2.0
+                        + (grow & thrice).count() as f64 / 3.0;
+                } else {
+                    owned[i] += grow.count() as f64;
+                }
+            }
+            reached |= union;
+            fronts = grows;
+        }
+        for i in 0..num_present {
+            let seat = present[i];
+            totals[seat] += weight * owned[i].min(cap(seat));
+        }
+    }
+    totals
+}
+
+/// The chance that at least two seats stay mobile (`heuristics.going_on`).
+fn going_on<const W: usize>(g: &Game<W>, s: &State<W>) -> f64 {
+    let n = g.num_players;
+    let mut everyone = Bits::EMPTY;
+    for p in &s.pioneers[..n] {
+        everyone |= *p;
+    }
+    let empty = g.board.all.minus(&(s.stones | s.closed | everyone));
+    let beside_empty = g.board.spread(&empty);
+    let mut chances = [0.0f64; MAX_SEATS];
+    for seat in 0..n {
+        chances[seat] = 1.0 - STUCK.powi((s.pioneers[seat] & beside_empty).count() as i32);
+    }
+    chances[..n].sort_by(|a, b| b.total_cmp(a));
+    chances[0] * chances[1]
+}
+
+/// Terra Nova for the tree search with short rollouts: at most `limit` kind-first random
+/// actions, then, if the game is not over, the evaluation (each seat's value the
+/// logistic of its estimated lead over the best rival, as the Python levels' `ScoreValue`
+/// with scale 1.5 and relative 0.1).
+pub struct Evaluated<'a, const W: usize> {
+    pub game: &'a Game<W>,
+    pub limit: u32,
+}
+
+impl<const W: usize> SearchGame for Evaluated<'_, W> {
+    type State = State<W>;
+
+    fn num_players(&self) -> usize {
+        self.game.num_players
+    }
+
+    fn to_act(&self, state: &State<W>) -> i32 {
+        self.game.to_act(state)
+    }
+
+    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
+        self.game.actions(state, out);
+    }
+
+    fn play(&self, state: &State<W>, action: u32) -> State<W> {
+        self.game.play(state, action)
+    }
+
+    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
+        let mut scores = [0.0; MAX_SEATS];
+        self.rollout_scores(state, rng, returns, &mut scores);
+    }
+
+    fn rollout_scores(
+        &self,
+        state: &State<W>,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
+        let g = self.game;
+        let mut s = *state;
+        let mut slides = Vec::new();
+        for _ in 0..self.limit {
+            if s.is_terminal() {
+                break;
+            }
+            match s.random_move(g, rng, &mut slides) {
+                Some(mv) => s = s.apply_legal(g, mv),
+                None => break,
+            }
+        }
+        let estimate = evaluate(g, &s);
+        let n = returns.len();
+        scores[..n].copy_from_slice(&estimate[..n]);
+        if s.is_terminal() {
+            let winners = s.winners(g);
+            returns.iter_mut().for_each(|r| *r = 0.0);
+            for &p in winners.iter() {
+                returns[p] = 1.0 / winners.len() as f64;
+            }
+            return true;
+        }
+        let top = estimate[..n].iter().fold(0.0f64, |m, e| m.max(e.abs()));
+        let unit = (0.1 * top).max(1.5);
+        for i in 0..n {
+            let rival = (0..n)
+                .filter(|&j| j != i)
+                .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
+            returns[i] = 1.0 / (1.0 + (-(estimate[i] - rival) / unit).exp());
+        }
+        true
+    }
+}

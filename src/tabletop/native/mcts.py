@@ -1,0 +1,299 @@
+"""The native MCTS as a bot: ``native``, ``native:N`` and ``native:N@Ts`` / ``@Tcpu``.
+
+The search runs wholly in Rust (``native/src/common/mcts.rs``): UCT over the native
+engine, one kind-first random rollout per simulation, per-seat values (so 3-4 seats and
+turns of several actions by one seat need nothing special), children created lazily
+(one tree node per simulation).  ``docs/bots.md`` ("The native level") has the settings
+and how they were measured.
+
+Specs, next to ``mcts:N`` (``make_agent``):
+
+* ``native:N`` — level ``N`` (1-5), a fixed number of simulations (:data:`LEVELS`), so
+  a seed gives the same moves on any machine; ``native`` alone is level 3.
+* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0`` — level N with other search settings
+  (for experiments: :data:`SETTINGS`).
+* ``native:N@0.5s`` — level N's settings, 0.5 wall-clock seconds a move (as
+  ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
+  a loaded machine does not shorten.  ``native@0.5s`` is level 3's settings.
+
+The agent searches native states directly.  A Python-engine state is converted when it
+is an initial position; the native engine cannot yet load any other Python position
+(a state does not keep its history, and the Rust states have no JSON loader), so those
+raise ``ValueError`` saying to play on the native engine (``make(..., engine="native")``
+or ``TABLETOP_ENGINE=auto``).
+
+This module imports only ``core`` and the native adapter (the ``native`` layer); the
+``ai`` registry finds :func:`agent_factories` by name, as ``core.registry`` finds the
+native engines, and has the ``native`` kind only where the extension is built.  Its
+specs build an agent only where games run on the native engine (``TABLETOP_ENGINE``
+``auto`` or ``native``): elsewhere ``make_agent("native")`` raises ``ConfigError`` saying
+so, and the server's bot list (what ``make_agent`` accepts) leaves it out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import Move, State
+from tabletop.core.registry import DEFAULT_ENGINE, ENGINE_VARIABLE
+from tabletop.native import NativeEngineError, NativeState, native_game, native_module
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSearchConfig:
+    """How the native search plays a move.
+
+    Attributes:
+        simulations: simulations per move, or ``None`` to search on time only.
+        seconds: seconds per move, or ``None`` for the simulations alone.
+        cpu_time: whether ``seconds`` are CPU seconds of the searching thread (else
+            wall-clock seconds).
+        uct_c: the UCT exploration constant (rewards are win shares in [0, 1]).
+        widening: progressive widening (``0``: every action once before any twice).
+        margin_weight: how much of a rollout's reward is the seat's score margin (a
+            logistic of its lead over the best other seat) rather than its win share.
+        rollout_limit: rollouts of at most this many actions, then the game's evaluation
+            in Rust (Terra Nova only); ``None``: random rollouts to the end.
+        leaf_evaluation: where the game has an evaluation in Rust and ``rollout_limit``
+            is ``None``, value leaves by it without a rollout (``rollout_limit`` 0).
+    """
+
+    simulations: int | None = 10_000
+    seconds: float | None = None
+    cpu_time: bool = False
+    uct_c: float = 2.0
+    widening: float = 0.0
+    margin_weight: float = 0.0
+    rollout_limit: int | None = None
+    leaf_evaluation: bool = False
+
+    def __post_init__(self) -> None:
+        if self.simulations is None and self.seconds is None:
+            raise ConfigError("a native search needs simulations or seconds per move")
+        if self.simulations is not None and self.simulations < 1:
+            raise ConfigError(f"simulations must be at least 1, got {self.simulations}")
+
+
+LEVELS: Final[Mapping[int, NativeSearchConfig]] = {
+    1: NativeSearchConfig(1_000),
+    2: NativeSearchConfig(3_000),
+    3: NativeSearchConfig(10_000),
+    4: NativeSearchConfig(30_000),
+    5: NativeSearchConfig(100_000),
+}
+"""Settings per level; the seconds a move they take are in ``docs/bots.md``."""
+
+DEFAULT_LEVEL: Final = 3
+
+
+def level_config(arg: str | None) -> tuple[NativeSearchConfig, str]:
+    """The settings and display name for the part of a ``native`` spec after ``:``.
+
+    Args:
+        arg: ``None`` (level 3), ``"N"``, ``"N@Ts"``, ``"N@Tcpu"`` or ``"@Ts"``.
+
+    Raises:
+        ConfigError: for an unknown level or a bad time.
+    """
+    text = arg or str(DEFAULT_LEVEL)
+    head, at, time_text = text.partition("@")
+    level_text, *settings = head.split(",")
+    level_text = level_text or str(DEFAULT_LEVEL)
+    try:
+        level = int(level_text)
+        config = LEVELS[level]
+    except (ValueError, KeyError):
+        raise ConfigError(
+            f"unknown native level {level_text!r} (levels: 1-{max(LEVELS)}, e.g. 'native:3' or 'native:3@0.5s')"
+        ) from None
+    config = _with_settings(config, settings)
+    name = ",".join([f"native:{level}", *settings])
+    if not at:
+        return config, name
+    cpu_time = time_text.endswith("cpu")
+    number = time_text.removesuffix("cpu") if cpu_time else time_text.removesuffix("s")
+    try:
+        seconds = float(number)
+    except ValueError:
+        raise ConfigError(
+            f"bad time per move {time_text!r} (e.g. 'native:3@0.5s' wall-clock or 'native:3@0.5cpu' CPU seconds)"
+        ) from None
+    if not 0 < seconds < math.inf:
+        raise ConfigError(f"the time per move must be a positive, finite number of seconds, got {time_text!r}")
+    return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
+
+
+SETTINGS: Final = {"uct": "uct_c", "widening": "widening", "margin": "margin_weight", "rollout": "rollout_limit"}
+"""The settings a spec may change after the level, e.g. ``native:2,widening=1.5,uct=1``
+(for experiments: the levels' own settings are the measured ones)."""
+
+
+def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSearchConfig:
+    changes: dict[str, float | int] = {}
+    for item in settings:
+        key, eq, value = item.partition("=")
+        if not eq or key not in SETTINGS:
+            raise ConfigError(f"bad native setting {item!r} (known: {', '.join(f'{k}=X' for k in SETTINGS)})")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ConfigError(f"bad number in native setting {item!r}") from None
+        if not 0 <= number < math.inf or (key == "margin" and number > 1):
+            raise ConfigError(f"native setting {item!r} must be finite and not negative (margin: at most 1)")
+        if key == "rollout" and not number.is_integer():
+            raise ConfigError(f"native setting {item!r}: a whole number of actions")
+        changes[SETTINGS[key]] = int(number) if key == "rollout" else number
+    return replace(config, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSearchStats:
+    """What the last search did."""
+
+    simulations: int
+    nodes: int
+    bytes_per_node: int
+    tree_bytes: int
+    wall_seconds: float
+
+
+class NativeMctsAgent:
+    """MCTS with random rollouts run wholly in Rust, as an anytime agent.
+
+    ``choose_move(state, deadline)`` answers by ``deadline`` (a :func:`time.monotonic`
+    instant) at the latest; :meth:`stop`, from another thread, makes a running search
+    answer within a few simulations.  With a fixed simulation budget and a seed the
+    moves are the same on every run.
+
+    Attributes:
+        config: the search settings.
+        last_stats: what the last search did (``None`` before the first).
+    """
+
+    def __init__(
+        self,
+        config: NativeSearchConfig | int = NativeSearchConfig(),
+        *,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.config = NativeSearchConfig(config) if isinstance(config, int) else config
+        self._name = name or (f"native@{self.config.simulations}" if self.config.simulations else "native")
+        self._rng = random.Random(seed)
+        module = native_module()
+        if module is None or not hasattr(module, "SearchStop"):
+            raise ConfigError("the native MCTS needs the extension tabletop._native (`make native`)")
+        self._stop = module.SearchStop()
+        self.last_stats: NativeSearchStats | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def last_nodes(self) -> int:
+        """Nodes in the last search's tree (0 before the first)."""
+        return self.last_stats.nodes if self.last_stats else 0
+
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
+        """The most visited move of a search from ``state``.
+
+        Raises:
+            ValueError: if the game is over, or ``state`` is a Python-engine position the
+                native engine cannot load.
+            ConfigError: if the game has no native engine.
+        """
+        native = to_native(state)
+        options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": self.config.uct_c}
+        options["widening"] = self.config.widening
+        options["margin_weight"] = self.config.margin_weight
+        if self.config.rollout_limit is not None:
+            options["rollout_limit"] = self.config.rollout_limit
+        elif self.config.leaf_evaluation and hasattr(native.native, "evaluate"):
+            options["rollout_limit"] = 0
+        if self.config.simulations is not None:
+            options["simulations"] = self.config.simulations
+        wall: float | None = None
+        if self.config.seconds is not None:
+            if self.config.cpu_time:
+                options["cpu_seconds"] = self.config.seconds
+            else:
+                wall = self.config.seconds
+        if deadline is not None:
+            left = max(0.0, deadline - time.monotonic())
+            wall = left if wall is None else min(wall, left)
+        if wall is not None:
+            options["wall_seconds"] = wall
+        start = time.monotonic()
+        try:
+            found = native.native.search(stop=self._stop, **options)
+        finally:
+            # Cleared after the search, not before: a stop() that came in while the
+            # thread was starting must still stop this search.
+            self._stop.clear()
+        self.last_stats = NativeSearchStats(
+            found["simulations"], found["nodes"], found["node_bytes"], found["tree_bytes"], time.monotonic() - start
+        )
+        action = found["action"]
+        if action is None:
+            raise ValueError("the game is over")
+        # The native engine's moves are the Python engine's own Move objects.
+        move: Move = native._tables.moves[action]
+        return move
+
+    def stop(self) -> None:
+        """Makes a running :meth:`choose_move` return its best move within a few simulations."""
+        self._stop.set()
+
+
+def to_native(state: State) -> NativeState:
+    """``state`` on the native engine (itself if it is native).
+
+    Raises:
+        ConfigError: if its game has no native engine here.
+        ValueError: if it is a Python-engine position the native engine cannot load.
+    """
+    if isinstance(state, NativeState):
+        return state
+    try:
+        game = native_game(state.game)
+    except NativeEngineError as exc:  # not built, or no engine for this game
+        raise ConfigError(str(exc)) from None
+    if state.ply == 0:
+        initial = game.new_initial_state(state.config)
+        if initial.python_state() == state:
+            return initial
+    raise ValueError(
+        "the native MCTS cannot load this Python-engine position mid-game: play on the native engine "
+        "(make(..., engine='native') or TABLETOP_ENGINE=auto)"
+    )
+
+
+def _factory(arg: str | None, seed: int | None) -> NativeMctsAgent:
+    config, name = level_config(arg)
+    # Programs (the server, the arena, the terminal) get their states from make(game_id),
+    # on the engine TABLETOP_ENGINE names; on the Python engine this bot could play only
+    # the first move, so it is not offered there (the server lists what make_agent builds).
+    engine = os.environ.get(ENGINE_VARIABLE) or DEFAULT_ENGINE
+    if engine == "python":
+        raise ConfigError(
+            f"the native bot plays the native engine's states, and games here run on the Python engine: "
+            f"set {ENGINE_VARIABLE}=auto (or native) to use {name!r}"
+        )
+    return NativeMctsAgent(config, seed=seed, name=name)
+
+
+def agent_factories() -> Mapping[str, Callable[[str | None, int | None], Any]]:
+    """The agent kinds this module adds (``ai.agent``'s registry): ``native`` where the
+    extension with the search is built, nothing otherwise."""
+    module = native_module()
+    if module is None or not hasattr(module, "SearchStop"):
+        return {}
+    return {"native": _factory}

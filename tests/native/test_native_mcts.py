@@ -1,0 +1,236 @@
+"""The native MCTS bot (``tabletop.native.mcts``): specs, legal moves on both engines'
+states, determinism, deadlines and stop(), and its place in the bot lists."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from tabletop.ai.agent import agent_kinds, make_agent, random_move, think
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import GameConfig, State
+from tabletop.core.registry import make
+from tabletop.native import has_native, native_module
+from tabletop.native.mcts import NativeMctsAgent, NativeSearchConfig, agent_factories, level_config, to_native
+
+pytestmark = pytest.mark.skipif(
+    not (has_native("terranova") and has_native("medina")), reason="the native extension is not built"
+)
+
+GAMES = [("terranova", 2), ("terranova", 4), ("medina", 3), ("medina", 4)]
+
+
+def midgame(game_id: str, players: int, plies: int, *, engine: str = "native", seed: int = 0) -> State:
+    state: Any = make(game_id, engine=engine).new_initial_state(GameConfig(num_players=players, seed=seed))
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    return state
+
+
+def test_level_specs_read_as_the_mcts_ones() -> None:
+    assert level_config(None) == (NativeSearchConfig(10_000), "native:3")
+    assert level_config("1")[0].simulations == 1_000
+    config, name = level_config("2@0.5s")
+    assert (config.simulations, config.seconds, config.cpu_time, name) == (None, 0.5, False, "native:2@0.5s")
+    config, name = level_config("@0.25cpu")
+    assert (config.seconds, config.cpu_time, name) == (0.25, True, "native:3@0.25cpu")
+    config, name = level_config("1,widening=1.5,uct=0.7")
+    assert (config.widening, config.uct_c, config.simulations, name) == (
+        1.5,
+        0.7,
+        1_000,
+        "native:1,widening=1.5,uct=0.7",
+    )
+    for bad in ("0", "6", "x", "1@", "1@-1s", "1@nan", "1,depth=3", "1,uct=x", "1,widening=-1"):
+        with pytest.raises(ConfigError):
+            level_config(bad)
+
+
+@pytest.fixture
+def native_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games from make(game_id) run on the native engine where it is built."""
+    monkeypatch.setenv("TABLETOP_ENGINE", "auto")
+
+
+def test_the_native_bot_is_offered_only_where_games_run_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.server.routes.games import bot_specs
+
+    monkeypatch.setenv("TABLETOP_ENGINE", "python")
+    assert "native" in agent_kinds()
+    with pytest.raises(ConfigError, match="TABLETOP_ENGINE=auto"):
+        make_agent("native:2")
+    # The server lists every registered kind's levels that make_agent builds: none here
+    # (the bare kind is listed as for any kind without levels, and refused when chosen).
+    assert not [s for s in bot_specs() if s.startswith("native:")]
+
+
+@pytest.mark.usefixtures("native_engine")
+def test_the_native_kind_is_registered_where_the_extension_is_built() -> None:
+    assert "native" in agent_kinds() and "native" in agent_factories()
+    agent = make_agent("native:2@0.5s", seed=3)
+    assert agent.name == "native:2@0.5s"
+    from tabletop.server.routes.games import bot_specs
+
+    specs = bot_specs()
+    assert "native" in specs and [s for s in specs if s.startswith("native:")] == [f"native:{n}" for n in range(1, 6)]
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_moves_are_legal_from_native_states(game_id: str, players: int) -> None:
+    agent = NativeMctsAgent(NativeSearchConfig(150), seed=1)
+    state = midgame(game_id, players, 0, seed=players)
+    for _ in range(12):
+        move = agent.choose_move(state)
+        assert state.is_legal(move)
+        state = state.apply(move)
+    state = midgame(game_id, players, 80, seed=players)
+    if not state.is_terminal():
+        assert state.is_legal(agent.choose_move(state))
+    assert agent.last_stats is not None and agent.last_stats.nodes <= 151
+    assert agent.last_stats.bytes_per_node == 28
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 3), ("medina", 3)])
+def test_a_python_state_is_searched_where_it_can_be_loaded(game_id: str, players: int) -> None:
+    agent = NativeMctsAgent(NativeSearchConfig(100), seed=2)
+    initial = midgame(game_id, players, 0, engine="python")
+    move = agent.choose_move(initial)
+    assert initial.is_legal(move)
+    assert to_native(initial).python_state() == initial
+    later = initial.apply(move)
+    with pytest.raises(ValueError, match="native engine"):
+        agent.choose_move(later)
+
+
+def test_the_game_over_is_an_error() -> None:
+    state = midgame("medina", 3, 10_000)
+    assert state.is_terminal()
+    with pytest.raises(ValueError, match="over"):
+        NativeMctsAgent(NativeSearchConfig(10)).choose_move(state)
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 2), ("medina", 3)])
+def test_fixed_simulations_and_a_seed_give_the_same_game(game_id: str, players: int) -> None:
+    def moves(seed: int) -> list[str]:
+        agent = NativeMctsAgent(NativeSearchConfig(200), seed=seed)
+        state = midgame(game_id, players, 0)
+        played = []
+        for _ in range(8):
+            move = agent.choose_move(state)
+            played.append(str(move))
+            state = state.apply(move)
+        return played
+
+    assert moves(5) == moves(5)
+    assert moves(5) != moves(6)
+
+
+def test_a_deadline_cuts_the_search_short() -> None:
+    agent = NativeMctsAgent(NativeSearchConfig(10_000_000), seed=1)
+    state = midgame("medina", 3, 5)
+    move = agent.choose_move(state, time.monotonic() + 0.2)
+    assert state.is_legal(move)
+    assert agent.last_stats is not None
+    assert agent.last_stats.simulations < 10_000_000 and agent.last_stats.wall_seconds < 5
+    # A deadline already past still gives a move (one simulation at least).
+    assert state.is_legal(agent.choose_move(state, time.monotonic() - 1))
+
+
+def test_stop_returns_the_best_move_so_far() -> None:
+    agent = NativeMctsAgent(NativeSearchConfig(None, seconds=600), seed=1)
+    state = midgame("terranova", 2, 30)
+    pending = think(agent, state)
+    time.sleep(0.2)
+    move = pending.stop()
+    assert state.is_legal(move)
+    assert agent.last_stats is not None and agent.last_stats.wall_seconds < 60
+    # The flag is cleared after a search: the next one runs to its own budget.
+    agent.config = NativeSearchConfig(300)
+    agent.choose_move(state)
+    assert agent.last_stats.simulations == 300
+
+
+@pytest.mark.usefixtures("native_engine")
+def test_a_cpu_budget_counts_the_searching_threads_cpu_time() -> None:
+    agent = make_agent("native:1@0.1cpu", seed=1)
+    assert isinstance(agent, NativeMctsAgent)
+    state = midgame("medina", 3, 5)
+    start = time.thread_time()
+    agent.choose_move(state)
+    used = time.thread_time() - start
+    assert agent.last_stats is not None and agent.last_stats.simulations > 8
+    assert 0.1 <= used < 2
+
+
+def test_the_rust_search_refuses_bad_options() -> None:
+    core = midgame("medina", 3, 3).native
+    with pytest.raises(ValueError, match="budget"):
+        core.search(seed=1)
+    with pytest.raises(ValueError, match="no option"):
+        core.search(simulations=10, depth=3)
+    with pytest.raises(ValueError, match="finite"):
+        core.search(cpu_seconds=float("nan"))
+    found = core.search(simulations=50, seed=1, widening=1.0)
+    assert found["simulations"] == 50 and found["nodes"] <= 51
+    assert sum(visits for _, visits, _ in found["children"]) == 50
+    stop = native_module().SearchStop()  # type: ignore[union-attr]
+    stop.set()
+    assert core.search(stop=stop)["simulations"] <= 8
+
+
+@pytest.mark.usefixtures("native_engine")
+def test_tabletop_games_lists_the_native_levels() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "native:1 .. native:5" in result.output
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_terra_novas_rust_evaluation_is_the_python_one(players: int) -> None:
+    for seed in range(3):
+        state: Any = midgame("terranova", players, 0, seed=seed)
+        rng = random.Random(seed)
+        while True:
+            assert state.native.evaluate() == pytest.approx(state.game.evaluate(state), abs=1e-9)
+            if state.is_terminal():
+                break
+            for _ in range(5):
+                if not state.is_terminal():
+                    state = state.apply(random_move(state, rng))
+
+
+@pytest.mark.usefixtures("native_engine")
+def test_short_rollouts_with_the_evaluation() -> None:
+    state = midgame("terranova", 3, 60)
+    agent = make_agent("native:1,rollout=0", seed=1)
+    assert isinstance(agent, NativeMctsAgent) and agent.config.rollout_limit == 0
+    assert state.is_legal(agent.choose_move(state))
+    found = state.native.search(simulations=200, seed=1, rollout_limit=10)  # type: ignore[attr-defined]
+    assert found["simulations"] == 200
+    with pytest.raises(ConfigError):
+        level_config("1,rollout=1.5")
+    with pytest.raises(ValueError, match="no evaluation"):
+        make_agent("native:1,rollout=0").choose_move(midgame("medina", 3, 5))
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 2), ("medina", 3)])
+def test_leaf_evaluation_applies_where_the_game_has_one(game_id: str, players: int) -> None:
+    state = midgame(game_id, players, 40)
+    evaluated = NativeMctsAgent(NativeSearchConfig(300, leaf_evaluation=True), seed=4)
+    plain = NativeMctsAgent(NativeSearchConfig(300), seed=4)
+    assert state.is_legal(evaluated.choose_move(state))
+    plain.choose_move(state)
+    # Medina has no evaluation in Rust: the same search; Terra Nova's leaves differ.
+    found = state.native.search(simulations=300, seed=1, **({"rollout_limit": 0} if game_id == "terranova" else {}))  # type: ignore[attr-defined]
+    same = state.native.search(simulations=300, seed=1)  # type: ignore[attr-defined]
+    assert (found["children"] == same["children"]) == (game_id == "medina")
