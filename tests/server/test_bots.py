@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 import time
 
-from tabletop.ai.agent import RandomAgent, register_agent
+import pytest
+
+from tabletop.ai.agent import RandomAgent, random_move, register_agent
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, Move, State
-from tabletop.core.registry import make
-from tabletop.server.bots import BotPool
+from tabletop.core.registry import engine_of, make
+from tabletop.native import has_native
+from tabletop.server.bots import BotPool, choose_action, rebuild_state
+from tabletop.server.config import Settings
 
 from . import toygame  # noqa: F401 - registers "toy"
 
@@ -93,3 +99,27 @@ def test_a_real_search_answers_within_the_budget() -> None:
     # (in_time: the pool did not have to play a random move for it).
     text, in_time = run("mcts:5", 2.0)
     assert in_time and text in "bcdef"
+
+
+def test_the_server_plays_on_its_configured_engine() -> None:
+    assert Settings().engine == "python"
+    with pytest.raises(ConfigError, match="engine must be one of"):
+        Settings(engine="../native")
+
+
+def test_a_bot_that_names_its_engine_gets_its_position_there() -> None:
+    if not has_native("medina"):
+        pytest.skip("the native extension is not built")
+    game = make("medina", "python")
+    config = GameConfig(num_players=3, seed=4)
+    state = game.new_initial_state(config)
+    texts = []
+    rng = random.Random(4)
+    for _ in range(12):  # mid-game: the native bot cannot load a Python state there
+        move = random_move(state, rng)
+        texts.append(state.move_to_str(move))
+        state = state.apply(move)
+    assert engine_of(rebuild_state("medina", config.to_json(), texts, "python").game) == "python"
+    # The match runs on the Python engine; the native search still gets a native position.
+    answer = choose_action("medina", config.to_json(), texts, "native:1", seed=1, engine="python")
+    assert state.parse_move(answer) in state.legal_moves()

@@ -268,15 +268,19 @@ def _check_map_id(game_id: str, map_id: str) -> None:
         )
 
 
-def iter_replay(record: GameRecord) -> Iterator[State]:
+def iter_replay(record: GameRecord, engine: str | None = None) -> Iterator[State]:
     """Yields the initial state and the state after each action of ``record``.
+
+    Args:
+        engine: the engine to replay on (:func:`~tabletop.core.registry.make`'s choice;
+            ``None``: the default).
 
     Raises:
         RecordError: for an unknown game, a bad config, or an action that does not parse
             or is illegal (with ``index`` set to the action's position).
     """
     try:
-        game = make(record.game)
+        game = make(record.game, engine)
         state = game.new_initial_state(record.config)
     except (UnknownGameError, ConfigError) as exc:
         raise RecordError(f"cannot set up the game: {exc}") from None
@@ -292,14 +296,15 @@ def iter_replay(record: GameRecord) -> Iterator[State]:
         yield state
 
 
-def replay(record: GameRecord) -> State:
-    """Replays ``record`` to its last state and checks the stored result.
+def replay(record: GameRecord, engine: str | None = None) -> State:
+    """Replays ``record`` (on ``engine``, as :func:`iter_replay`) to its last state and
+    checks the stored result.
 
     Raises:
         RecordError: as :func:`iter_replay`, or if the stored result differs from the
             replayed one.
     """
-    states = iter_replay(record)
+    states = iter_replay(record, engine)
     state = next(states)
     for state in states:  # noqa: B007 - only the last state is wanted
         pass

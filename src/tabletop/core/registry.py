@@ -33,8 +33,9 @@ ENGINE_VARIABLE: Final = "TABLETOP_ENGINE"
 """The environment variable with the engine :func:`make` uses when not told."""
 DEFAULT_ENGINE: Final = "auto"
 """The engine when neither the caller nor ``TABLETOP_ENGINE`` names one: the native
-engine where it is built (faster for random play, rollouts, environments and the
-server's apply-and-record loop, measured in ``docs/native.md``), else the Python one."""
+engine where it is built (faster for random play, rollouts, environments and records,
+measured in ``docs/native.md``), else the Python one.  The web server picks its own
+(``Settings.engine``: Python, measured faster there)."""
 
 
 def register(game: Game) -> Game:

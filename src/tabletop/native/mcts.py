@@ -177,6 +177,9 @@ class NativeMctsAgent:
         last_stats: what the last search did (``None`` before the first).
     """
 
+    engine = "native"
+    """The engine this bot searches on: the server rebuilds its positions there."""
+
     def __init__(
         self,
         config: NativeSearchConfig | int = NativeSearchConfig(),

@@ -43,7 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.db_url)
-        bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s)
+        bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s, settings.engine)
         rooms = RoomManager(
             store,
             bots,
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             token_failures_per_minute=settings.token_failures_per_minute,
             max_sockets_per_match=settings.max_sockets_per_match,
             max_sockets_per_client=settings.max_sockets_per_client,
+            engine=settings.engine,
         )
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded

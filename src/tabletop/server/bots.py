@@ -30,11 +30,12 @@ from tabletop.core.protocol import GameConfig, State
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 
 
-def rebuild_state(game: str, config: dict[str, Any], texts: Sequence[str]) -> State:
-    """The position after ``texts``, replayed through the public record API."""
+def rebuild_state(game: str, config: dict[str, Any], texts: Sequence[str], engine: str | None = None) -> State:
+    """The position after ``texts``, replayed through the public record API on ``engine``
+    (``make``'s choice; ``None``: the default)."""
     cfg = GameConfig.from_json(config)
     players = tuple(PlayerInfo(name=f"P{i + 1}") for i in range(cfg.num_players))
-    return replay(GameRecord(game=game, config=cfg, players=players, actions=tuple(texts)))
+    return replay(GameRecord(game=game, config=cfg, players=players, actions=tuple(texts)), engine)
 
 
 def choose_action(
@@ -44,6 +45,7 @@ def choose_action(
     agent_spec: str,
     seed: int,
     answer_by: float | None = None,
+    engine: str | None = None,
 ) -> str:
     """Worker entry point: the bot's move for the position after ``texts``, as notation.
 
@@ -51,9 +53,11 @@ def choose_action(
         answer_by: a :func:`time.time` instant by which a bot that takes deadlines
             answers (wall-clock time, since a worker process has its own monotonic
             clock origin; the time spent queued for a worker counts too).
+        engine: the engine to rebuild the position on, unless the bot names its own (an
+            agent's ``engine`` attribute: the native search needs native states).
     """
-    state = rebuild_state(game, config, texts)
     agent = make_agent(agent_spec, seed=seed)
+    state = rebuild_state(game, config, texts, getattr(agent, "engine", engine))
     deadline = None if answer_by is None else time.monotonic() + max(0.0, answer_by - time.time())
     return state.move_to_str(ask(agent, state, deadline=deadline))
 
@@ -100,8 +104,9 @@ class BotPool:
     to send the move back; the random fallback is for the bot that does not answer at all.
     """
 
-    def __init__(self, kind: str, workers: int, budget_s: float) -> None:
+    def __init__(self, kind: str, workers: int, budget_s: float, engine: str | None = None) -> None:
         self.budget_s = budget_s
+        self.engine = engine
         self.margin_s = min(0.5, 0.2 * budget_s)
         self._executor: concurrent.futures.Executor
         if kind == "process":
@@ -123,7 +128,7 @@ class BotPool:
         loop = asyncio.get_running_loop()
         answer_by = time.time() + self.budget_s - self.margin_s
         future = loop.run_in_executor(
-            self._executor, choose_action, game, config, tuple(texts), agent_spec, seed, answer_by
+            self._executor, choose_action, game, config, tuple(texts), agent_spec, seed, answer_by, self.engine
         )
         try:
             return await asyncio.wait_for(future, timeout=self.budget_s), True

@@ -19,6 +19,7 @@ from typing import Literal
 from tabletop.ai.agent import make_agent
 from tabletop.ai.ladder import DEFAULT_LEVEL
 from tabletop.core.errors import ConfigError
+from tabletop.core.registry import ENGINES
 from tabletop.server.clocks import Now, wall_clock
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -81,6 +82,12 @@ class Settings:
             move so far when it ends; a bot that ignores it (or fails) is replaced by a
             random legal move, so a game never hangs on a slow bot.
         bot_delay_s: minimum pause before a bot's move is applied, so people can follow.
+        engine: the engine the server's matches and bots run on (env
+            ``TABLETOP_SERVER_ENGINE``; ``make``'s choices: ``python``, ``native``,
+            ``auto``).  ``python`` by default: measured with the clocked load benchmark,
+            the server spends less CPU an action on it (2.15 against 2.54-2.66 ms,
+            ``docs/benchmarks.md``), since records, views and drawings read Python states,
+            which a native state rebuilds; the ``native`` bot still searches native states.
         default_bot: the bot the lobby seats by default (env ``TABLETOP_DEFAULT_BOT``):
             a level of the ladder (``tabletop games``) or any bot spec.
         static_dir: folder of the web client.
@@ -145,6 +152,7 @@ class Settings:
     bot_workers: int = 2
     bot_time_budget_s: float = 10.0
     bot_delay_s: float = 0.0
+    engine: str = "python"
     default_bot: str = DEFAULT_LEVEL
     static_dir: Path = field(default=WEB_DIR)
     max_body_bytes: int = 256 * 1024
@@ -203,6 +211,8 @@ class Settings:
                 raise ConfigError(f"{budget} must be a positive, finite number of seconds, got {getattr(self, budget)}")
         if self.analysis_workers < 1:
             raise ConfigError(f"the server needs at least one analysis worker, got {self.analysis_workers}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         try:
             make_agent(self.default_bot, seed=0)
         except (ConfigError, ValueError) as exc:
@@ -228,6 +238,8 @@ class Settings:
                 values["bot_time_budget_s"] = float(budget)
             except ValueError:
                 raise ConfigError(f"TABLETOP_BOT_BUDGET must be a number of seconds, got {budget!r}") from None
+        if engine := os.environ.get("TABLETOP_SERVER_ENGINE"):
+            values["engine"] = engine
         if bot := os.environ.get("TABLETOP_DEFAULT_BOT"):
             values["default_bot"] = bot
         for name in LIMIT_FIELDS:

@@ -436,7 +436,7 @@ class Lobby(Tables):
 
     def _game(self, game_id: str) -> Any:
         try:
-            return make(game_id)
+            return make(game_id, self.rooms.engine)
         except TabletopError as exc:
             raise RoomError(404, "unknown_game", str(exc)) from None
 

@@ -371,8 +371,11 @@ class RoomManager:
         token_failures_per_minute: int = 20,
         max_sockets_per_match: int = 100,
         max_sockets_per_client: int = 32,
+        engine: str = "python",
     ) -> None:
         self.store = store
+        self.engine = engine
+        """The engine the matches run on (``Settings.engine``)."""
         self.bots = bots
         self.bot_delay_s = bot_delay_s
         self._rooms: dict[str, Room] = {}
@@ -524,7 +527,7 @@ class RoomManager:
 
     def _game(self, game_id: str) -> Game:
         try:
-            return make(game_id)
+            return make(game_id, self.engine)
         except TabletopError as exc:
             raise RoomError(404, "unknown_game", str(exc)) from None
 

@@ -54,7 +54,7 @@ def hint_job(
     game: str, config: dict[str, Any], texts: Sequence[str], level: str, seed: int, per_action: float
 ) -> dict[str, Any]:
     """Worker entry point: the hint for the position after ``texts``, as JSON."""
-    state = rebuild_state(game, config, texts)
+    state = rebuild_state(game, config, texts, "python")  # the evaluation reads Python states
     return hint(state, level, seed=seed, time_per_action=per_action).to_json()
 
 
