@@ -42,7 +42,7 @@ from typing import Final
 
 from tabletop.ai.agent import register_agent
 from tabletop.ai.clock import MoveBudget, parse_seconds
-from tabletop.ai.evaluators import heuristic_margin
+from tabletop.ai.evaluators import heuristic_margin, readable_state
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
 
@@ -122,6 +122,7 @@ class AlphaBetaAgent:
 
     def choose_move(self, state: State, deadline: float | None = None) -> Move:
         """Returns the best move found by iterative deepening before the deadline."""
+        state = readable_state(state)
         moves = state.legal_moves()
         if len(moves) == 1:
             self._stopped = False
@@ -142,7 +143,7 @@ class AlphaBetaAgent:
             state: a position that is not over.
             deadline: a :func:`time.monotonic` instant (``None``: the configured budget).
         """
-        return self._search(state, deadline, exact_root=True)
+        return self._search(readable_state(state), deadline, exact_root=True)
 
     # The search -------------------------------------------------------------------
 

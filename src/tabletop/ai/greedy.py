@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from tabletop.ai.agent import register_agent
-from tabletop.ai.evaluators import heuristic_margin
+from tabletop.ai.evaluators import heuristic_margin, readable_state
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
 
@@ -33,6 +33,7 @@ class GreedyAgent:
 
     def choose_move(self, state: State, deadline: float | None = None) -> Move:
         """Returns the action with the best one-turn lookahead value."""
+        state = readable_state(state)
         moves = state.legal_moves()
         if len(moves) == 1:
             return moves[0]
