@@ -1229,16 +1229,20 @@ impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
     }
 
     fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
-        let mut slides = Vec::new();
-        let (end, _) = state.playout(self, rng, &mut slides);
-        let winners = end.winners(self);
-        returns.iter_mut().for_each(|r| *r = 0.0);
-        for &p in winners.iter() {
-            returns[p] = 1.0 / winners.len() as f64;
-        }
+        self.playout_returns(state, rng, returns);
     }
 
     fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
+        let end = self.playout_returns(state, rng, returns);
+        scores.iter_mut().zip(end.points.iter()).for_each(|(s, &p)| *s = p as f64);
+        true
+    }
+}
+
+impl<const W: usize> Game<W> {
+    /// Plays a random game out from `state`, writes each seat's share of the win into
+    /// `returns` and gives back the final state (for its scores).
+    fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
         let mut slides = Vec::new();
         let (end, _) = state.playout(self, rng, &mut slides);
         let winners = end.winners(self);
@@ -1246,8 +1250,7 @@ impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
         for &p in winners.iter() {
             returns[p] = 1.0 / winners.len() as f64;
         }
-        scores.iter_mut().zip(end.points.iter()).for_each(|(s, &p)| *s = p as f64);
-        true
+        end
     }
 }
 
