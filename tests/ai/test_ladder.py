@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from tabletop.ai.agent import make_agent
-from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, ladder_level
+from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, Level, LevelAgent, ladder_level
 from tabletop.arena.match import new_game, play_match
 from tabletop.cli.main import app
 from tabletop.core.errors import ConfigError
@@ -15,10 +15,24 @@ from tabletop.server.app import create_app
 from tabletop.server.config import Settings
 
 
-def test_every_level_builds_its_engine() -> None:
+def test_every_level_builds_its_engine_for_each_game() -> None:
     for level in LADDER:
-        assert make_agent(level.key, seed=1).name == make_agent(level.spec, seed=1).name
-    assert ladder_level("Club").spec == make_agent("club").name
+        agent = make_agent(level.key, seed=1)
+        assert isinstance(agent, LevelAgent) and agent.name == level.key
+        for game_id, spec in level.specs.items():
+            assert agent.for_game(game_id).name == make_agent(spec, seed=1).name
+    assert ladder_level("Club").spec("medina") == "mcts:2"
+    with pytest.raises(ConfigError, match="no bot for the game"):
+        ladder_level("Club").spec("chess")
+
+
+def test_a_level_plays_its_spec_for_the_game_of_the_position() -> None:
+    # A level whose specs differ by game plays each game's own: same seed, same moves.
+    level = Level("mixed", "Mixed", {"terranova": "greedy", "medina": "random"}, "test", {}, {})
+    for game_id in ("terranova", "medina"):
+        state = new_game(game_id, 3, seed=4)
+        expected = make_agent(level.spec(game_id), seed=9).choose_move(state)
+        assert LevelAgent(level, 9).choose_move(state) == expected
 
 
 def test_levels_take_no_argument_and_unknown_levels_fail() -> None:
@@ -32,7 +46,7 @@ def test_measured_elo_rises_with_every_level() -> None:
     for game in ("terranova", "medina"):
         measured = [level.elo[game] for level in LADDER if game in level.elo]
         assert measured == sorted(measured) and len(set(measured)) == len(measured)
-    assert LADDER[0].spec == "random" and LADDER[0].elo == {"terranova": 0, "medina": 0}
+    assert set(LADDER[0].specs.values()) == {"random"} and LADDER[0].elo == {"terranova": 0, "medina": 0}
 
 
 def test_the_default_level_is_on_the_ladder() -> None:

@@ -240,3 +240,25 @@ def test_custom_map_upload(page: Any, server: str, tmp_path: Path) -> None:
     view = view_of(server, match_id)
     assert view["config"]["map"]["name"] == "Mini" and len(view["state"]["cells"]) == sum(map(len, rows))
     assert page.locator("#board [data-cell]").count() == sum(map(len, rows))
+
+
+def test_the_lobby_shows_the_ladder_by_name_and_measured_elo(page: Any, server: str) -> None:
+    from tabletop.ai.ladder import LADDER
+
+    page.goto(server + "/")
+    for game in ("medina", "terranova"):
+        page.select_option("#game-select", game)
+        page.wait_for_selector("#ladder")
+        for level in LADDER:
+            option = page.locator(f'#seat-1-agent option[value="{level.key}"]')
+            if not option.count():  # a level this server cannot seat (no native engine)
+                continue
+            label = option.text_content()
+            assert label == (f"{level.name} (Elo {level.elo[game]})" if game in level.elo else level.name)
+            row = page.locator(f'#ladder tr[data-level="{level.key}"]')
+            assert row.locator("th").text_content() == level.name
+            assert row.locator("td").nth(2).text_content() == level.description
+    page.click("#ladder summary")
+    page.screenshot(path=str(SCREENSHOTS / "lobby-ladder-desktop.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(SCREENSHOTS / "lobby-ladder-phone.png"), full_page=True)

@@ -1,6 +1,7 @@
-"""The named ladder: five levels people understand, each mapped to an engine spec.
+"""The named ladder: five levels people understand, each mapped to an engine spec per game.
 
-``make_agent("club")`` builds the Club level's bot; ``tabletop games`` prints the
+``make_agent("club")`` builds the Club level's bot (:class:`LevelAgent`: it plays the
+level's spec for the game of the position it is asked about); ``tabletop games`` prints the
 ladder and the server's ``GET /api/games`` serves it to the lobby.  Every level's Elo
 is measured on one scale per game, where ``random`` is 0, from sequential matches
 between neighbouring levels (``tabletop sprt``); the time per move is CPU time on one
@@ -13,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from tabletop.ai.agent import Agent, AgentFactory, make_agent, register_agent
+from tabletop.ai.agent import Agent, AgentFactory, AnytimeAgent, ask, make_agent, register_agent
 from tabletop.ai.jsonview import fields_json
 from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import Move, State
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +27,8 @@ class Level:
     Attributes:
         key: the spec that names it (``make_agent(key)``), e.g. ``"club"``.
         name: the display name, e.g. ``"Club"``.
-        spec: the engine spec it plays, e.g. ``"mcts:2"``.
+        specs: the engine spec it plays in each game, e.g. ``{"medina": "mcts:2", ...}``:
+            a level is a strength people understand, and what reaches it differs by game.
         description: one line for people choosing an opponent.
         elo: measured Elo per game id (``random`` = 0); a game missing here is not measured.
         seconds_per_move: typical CPU seconds per move on one core, per game id.
@@ -33,21 +36,36 @@ class Level:
 
     key: str
     name: str
-    spec: str
+    specs: Mapping[str, str]
     description: str
     elo: Mapping[str, int]
     seconds_per_move: Mapping[str, float]
+
+    def spec(self, game_id: str) -> str:
+        """The engine spec this level plays in ``game_id``.
+
+        Raises:
+            ConfigError: for a game the level has no spec for.
+        """
+        try:
+            return self.specs[game_id]
+        except KeyError:
+            raise ConfigError(f"the level {self.key!r} has no bot for the game {game_id!r}") from None
 
     def to_json(self) -> dict[str, Any]:
         """The level as the server's game list shows it."""
         return fields_json(self)
 
 
+def _same(spec: str) -> dict[str, str]:
+    return {"terranova": spec, "medina": spec}
+
+
 LADDER: Final[tuple[Level, ...]] = (
     Level(
         "beginner",
         "Beginner",
-        "random",
+        _same("random"),
         "Plays any legal move, at random: for learning the rules.",
         {"terranova": 0, "medina": 0},
         {"terranova": 0.0, "medina": 0.0},
@@ -55,7 +73,7 @@ LADDER: Final[tuple[Level, ...]] = (
     Level(
         "casual",
         "Casual",
-        "greedy",
+        _same("greedy"),
         "Looks one turn ahead for the move that adds most to its estimated final score.",
         # SPRT against random (docs/bots.md): Terra Nova 17-1 in 18 games, Medina 54-0 pairs.
         {"terranova": 382, "medina": 512},
@@ -64,7 +82,7 @@ LADDER: Final[tuple[Level, ...]] = (
     Level(
         "club",
         "Club",
-        "mcts:2",
+        _same("mcts:2"),
         "Tree search, 100 simulations a move: sees a few moves ahead.",
         # SPRT over Casual (docs/bots.md): Medina 54-0 pairs in 27 games; Terra Nova undecided.
         {"medina": 1024},
@@ -73,18 +91,19 @@ LADDER: Final[tuple[Level, ...]] = (
     Level(
         "strong",
         "Strong",
-        "mcts:3",
-        "Tree search, 300 simulations a move: plays the rest of the game out in its head.",
-        {},
-        {"terranova": 0.29, "medina": 0.25},
+        _same("mcts:4"),
+        "Tree search, 1,000 simulations a move: plays the rest of the game out in its head.",
+        # Ten times Club's simulations, SPRT over Club (docs/bots.md, fourth part): Medina +183.
+        {"medina": 1207},
+        {"terranova": 0.85, "medina": 0.69},
     ),
     Level(
         "master",
         "Master",
-        "mcts:4",
-        "Tree search, 1,000 simulations a move: the strongest level, about a second a move.",
+        {"terranova": "mcts:5", "medina": "native:4"},
+        "Tree search in the native engine, 30,000 simulations a move: the strongest level.",
         {},
-        {"terranova": 0.85, "medina": 0.69},
+        {"terranova": 2.5, "medina": 0.5},
     ),
 )
 """The levels, weakest first."""
@@ -105,13 +124,59 @@ def ladder_level(key: str) -> Level:
     raise ConfigError(f"unknown level {key!r} (levels: {', '.join(level.key for level in LADDER)})")
 
 
+class LevelAgent:
+    """A ladder level as a bot: it plays the level's spec for the game of the position.
+
+    The agents of every game are built up front, so a level that cannot play somewhere
+    (a native spec where the extension is not built) fails when it is made, as any other
+    spec does, not at its first move.
+    """
+
+    def __init__(self, level: Level, seed: int | None) -> None:
+        self._level = level
+        self._agents = {game_id: make_agent(spec, seed=seed) for game_id, spec in level.specs.items()}
+        self._thinking: Agent | None = None
+
+    @property
+    def name(self) -> str:
+        """The level's key: the spec it was made from."""
+        return self._level.key
+
+    def for_game(self, game_id: str) -> Agent:
+        """The agent this level plays in ``game_id``.
+
+        Raises:
+            ConfigError: for a game the level has no spec for.
+        """
+        self._level.spec(game_id)
+        return self._agents[game_id]
+
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
+        """The move of the level's agent for ``state``'s game, by ``deadline`` where it takes one."""
+        agent = self._thinking = self.for_game(state.game.id)
+        return ask(agent, state, deadline=deadline)
+
+    def stop(self) -> None:
+        """Stops the search under way (a level whose agent takes no deadline ignores it)."""
+        agent = self._thinking
+        if isinstance(agent, AnytimeAgent):
+            agent.stop()
+
+
 def _level_factory(level: Level) -> AgentFactory:
     def build(arg: str | None, seed: int | None) -> Agent:
         if arg is not None:
-            raise ConfigError(f"the level {level.key!r} takes no argument (its engine is {level.spec!r})")
-        return make_agent(level.spec, seed=seed)
+            raise ConfigError(f"the level {level.key!r} takes no argument (its engines: {_spec_list(level)})")
+        try:
+            return LevelAgent(level, seed)
+        except ConfigError as exc:
+            raise ConfigError(f"the level {level.key!r} cannot play here: {exc}") from None
 
     return build
+
+
+def _spec_list(level: Level) -> str:
+    return ", ".join(f"{game_id} {spec}" for game_id, spec in level.specs.items())
 
 
 for _level in LADDER:

@@ -57,6 +57,9 @@ def choose_action(
             agent's ``engine`` attribute: the native search needs native states).
     """
     agent = make_agent(agent_spec, seed=seed)
+    for_game = getattr(agent, "for_game", None)  # a ladder level: its agent for this game
+    if for_game is not None:
+        agent = for_game(game)
     state = rebuild_state(game, config, texts, getattr(agent, "engine", engine))
     deadline = None if answer_by is None else time.monotonic() + max(0.0, answer_by - time.time())
     return state.move_to_str(ask(agent, state, deadline=deadline))

@@ -91,7 +91,7 @@ def _ladder_elo() -> dict[tuple[str, str], dict[str, float]]:
         row = table.setdefault((game, fam), {})
         for level in LADDER:
             if game in level.elo:
-                row[level.key] = row[level.spec] = float(level.elo[game] - anchor)
+                row[level.key] = row[level.spec(game)] = float(level.elo[game] - anchor)
     return table
 
 

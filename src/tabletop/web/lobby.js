@@ -4,6 +4,7 @@ import { applySeatColors, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { startReplay } from "./replay.js";
 import { gameLists, openGameSection } from "./opengames.js";
+import { botLabel, ladderTable } from "./ladder.js";
 import { bindCreatorSeat, ratedSwitch } from "./account.js";
 
 export function showLobby(main) {
@@ -151,7 +152,7 @@ export function showLobby(main) {
       : null;
     const seats = form.seats.map((seat, i) => {
       const who = h("select", { id: `seat-${i}-agent`, onchange: (e) => (seat.agent = e.target.value) });
-      for (const a of agents) who.append(new Option(a === "human" ? t("lobby.human") : a, a));
+      for (const a of agents) who.append(new Option(a === "human" ? t("lobby.human") : botLabel(a, g), a));
       who.value = seat.agent;
       return h(
         "fieldset.seat",
@@ -191,6 +192,7 @@ export function showLobby(main) {
           h("label", {}, h("span", { text: t("lobby.ruleset") }), rulesetSel),
           mapSel),
         h("div.seats", {}, seats),
+        ladderTable(g, agents),
         h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g),
           h("label.variant", {}, h("span", { text: t("lobby.seed") }),
             h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
@@ -201,7 +203,8 @@ export function showLobby(main) {
         created ? createdLinks(created) : null,
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
       ),
-      openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents),
+      openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents,
+        (a) => botLabel(a, g)),
       lists,
       h("section.lobby", {},
         h("h2", { text: t("lobby.replay_heading") }),

@@ -24,8 +24,9 @@ export const openForm = {
   rated: false,
 };
 
-/** The form; `base()` gives the game, players, ruleset, variants and map chosen above it. */
-export function openGameSection(base, agents) {
+/** The form; `base()` gives the game, players, ruleset, variants and map chosen above it,
+ * `label(bot)` what a bot menu shows for a bot spec. */
+export function openGameSection(base, agents, label = (bot) => bot) {
   const { players } = base();
   const bots = agents.filter((a) => a !== "human");
   while (openForm.others.length < players - 1) openForm.others.push("open");
@@ -40,7 +41,7 @@ export function openGameSection(base, agents) {
   const number = (id, value, min, onchange) =>
     h("input", { id, type: "number", min, value, oninput: (e) => onchange(Number(e.target.value)) });
   const seats = openForm.others.map((who, i) =>
-    field("lobby.seat", select(`open-seat-${i + 1}`, [["open", t("lobby.seat_open")], ...bots.map((b) => [b, b])], who,
+    field("lobby.seat", select(`open-seat-${i + 1}`, [["open", t("lobby.seat_open")], ...bots.map((b) => [b, label(b)])], who,
       (v) => (openForm.others[i] = v)), { n: i + 2 }));
   const pub = h("input", { id: "open-public", type: "checkbox", onchange: (e) => (openForm.public = e.target.checked) });
   pub.checked = openForm.public;
