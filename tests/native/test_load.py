@@ -13,12 +13,15 @@ not fit, another game's state.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tabletop.ai.agent import make_agent, random_move
 from tabletop.core.protocol import GameConfig, State
@@ -184,7 +187,7 @@ MEDINA_BREAKS: list[tuple[str, Any, str]] = [
     ("owned", [-1] * 12, "owned does not say so"),
     ("forbid", 0, "forbid or contested"),
     ("start_square", -1, "the starting merchant at -1 in the play phase"),
-    ("palace_tiles", [2, 2, 2, 2], "holds the palace tile"),
+    ("palace_tiles", [2, 2, 2, 2], "is not with a largest domed palace of it"),
     ("current_player", -1, "current_player is -1"),
     ("placements_left", 0, "placements_left is 0"),
 ]
@@ -222,6 +225,9 @@ def test_a_python_state_that_breaks_an_invariant_is_refused() -> None:
     broken = state.replace(supply=state.supply - 1)  # type: ignore[attr-defined]
     with pytest.raises(InvalidPositionError, match="not the 80 stones"):
         native_state_of(broken)
+    broken = state.replace(points=(3, 0))  # type: ignore[attr-defined]
+    with pytest.raises(InvalidPositionError, match=re.escape("points [3, 0] are not the scored areas' awards [0, 0]")):
+        native_state_of(broken)
     medina = _midgame("medina", 3, 30)
     broken = medina.replace(obligation=True, phase="over", current_player=-1)  # type: ignore[attr-defined]
     with pytest.raises(InvalidPositionError, match="invalid Medina position: placements_left"):
@@ -241,6 +247,61 @@ def test_a_game_that_the_rules_have_ended_is_refused_as_a_turn() -> None:
     fields.update(phase="over", current_player=-1, termination=wrong)
     with pytest.raises(ValueError, match=f"the termination is {wrong}, but the rules end this game by"):
         played.native.load(fields)
+
+
+@functools.cache
+def _positions(game_id: str) -> list[tuple[Any, dict[str, Any]]]:
+    """Some positions of two random games (players 2-4 or 3-4), as Rust states and fields."""
+    out = []
+    for players in (2, 4) if game_id == "terranova" else (3, 4):
+        game = list(lockstep(game_id, GameConfig(num_players=players, seed=players), players))
+        for _, played in game[:: max(1, len(game) // 12)] + game[-1:]:
+            out.append((played.native, dict(played.native.export())))
+    return out
+
+
+def _mutations() -> st.SearchStrategy[Callable[[Any], Any]]:
+    """Ways to spoil one field: another value, a bit flipped, an item changed, none at all."""
+    values = st.one_of(
+        st.integers(-3, 300), st.integers(2**70, 2**300), st.text(max_size=3), st.lists(st.integers(-1, 3), max_size=9)
+    )
+    flip = st.integers(0, 340).map(lambda bit: lambda v: v ^ (1 << bit) if isinstance(v, int) else v)
+    nudge = st.tuples(st.integers(0, 40), st.sampled_from([-1, 1])).map(
+        lambda c: (
+            lambda v: (
+                [x + c[1] if i == c[0] and isinstance(x, int) else x for i, x in enumerate(v)]
+                if isinstance(v, list)
+                else v
+            )
+        )
+    )
+    return st.one_of(values.map(lambda new: lambda _: new), flip, nudge, st.just(lambda _: _MISSING))
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize("game_id", ["terranova", "medina"])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_spoiled_field_is_refused_or_loads_a_playable_position(game_id: str, data: st.DataObject) -> None:
+    native, fields = data.draw(st.sampled_from(_positions(game_id)))
+    fields = dict(fields)
+    name = data.draw(st.sampled_from(sorted(fields)))
+    new = data.draw(_mutations())(fields[name])
+    if new is _MISSING:
+        del fields[name]
+    else:
+        fields[name] = new
+    try:
+        loaded = native.load(fields)
+    except ValueError as exc:
+        assert str(exc).startswith(("invalid Terra Nova position: ", "invalid Medina position: "))
+        return
+    # Not refused: a position the engine plays like any other (no panic, no wrong count).
+    assert len(loaded.legal_actions()) > 0 or loaded.is_terminal()
+    assert len(loaded.scores()) == loaded.num_players
+    assert loaded.random_playouts(1, 1)[0] == 1
 
 
 def test_another_games_position_is_refused() -> None:

@@ -218,12 +218,16 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
                 "palace {pid}'s stables or touch zone are not those of its pieces"
             ));
         }
+        if ((pal.pieces | stables) & forbid).any() {
+            return Err(format!("palace {pid} touches another palace (the street rule)"));
+        }
         pieces_seen |= pal.pieces;
         stables_seen |= stables;
         contested |= forbid & touch;
         forbid |= touch;
         pieces_of_color[color] += i64::from(pal.pieces.count());
-        if (owner >= 0) != (pal.dome >= 0) || (pal.dome >= 0 && !pal.pieces.has(pal.dome as usize)) {
+        let dome = in_range("a palace's dome", pal.dome, -1, NUM_SQUARES as i64 - 1)?;
+        if (owner >= 0) != (dome >= 0) || (dome >= 0 && !pal.pieces.has(dome as usize)) {
             return Err(format!("palace {pid}'s dome and owner disagree"));
         }
         let is_unfinished = unfinished[color] == pid as i64;
@@ -246,7 +250,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             anchor: pal.pieces.lowest() as u8,
             color: color as u8,
             owner: owner as i8,
-            dome: if owner >= 0 { pal.dome as u8 } else { u8::MAX },
+            dome: if owner >= 0 { dome as u8 } else { u8::MAX },
             abandoned: pal.abandoned,
             size: (pal.pieces.count() + stables.count()) as u8,
         };
@@ -344,12 +348,37 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             into[t] = in_range(name, holder, -1, n as i64 - 1)? as i8;
         }
     }
-    for (col, &holder) in s.palace_tiles.iter().enumerate() {
-        if holder >= 0 && s.owned[holder as usize * 4 + col] < 0 {
+    for col in 0..4 {
+        // The tile goes to a colour's first domed palace, then to a strictly larger one.
+        let sizes = (0..n).filter_map(|q| {
+            usize::try_from(s.owned[q * 4 + col])
+                .ok()
+                .map(|pid| s.palaces[pid].size)
+        });
+        let largest = sizes.max();
+        let holder = s.palace_tiles[col];
+        let held = usize::try_from(holder)
+            .ok()
+            .and_then(|h| usize::try_from(s.owned[h * 4 + col]).ok());
+        if held.map(|pid| s.palaces[pid].size) != largest {
             return Err(format!(
-                "seat {holder} holds the palace tile of colour {col} without such a palace"
+                "the palace tile of colour {col} is not with a largest domed palace of it"
             ));
         }
+        // A colour every seat owns is retired from the supplies (§3.2.3), and only then.
+        let all_own = (0..n).all(|q| s.owned[q * 4 + col] >= 0);
+        if (all_own && (0..n).any(|q| s.supply[q * NUM_SLOTS + col] > 0)) || (s.retired[col] > 0 && !all_own) {
+            return Err(format!(
+                "colour {col} is retired where not every seat owns one, or left in a supply"
+            ));
+        }
+    }
+    if start_placed
+        && (p.chain_ends.is_empty()
+            || p.chain_ends.count() > 2
+            || flood(Bits::single(p.chain_ends.lowest()), p.chain) != p.chain)
+    {
+        return Err("the merchant chain is not one group with one or two ends".into());
     }
     s.palace_mask = p.palace_mask;
     s.stables = p.stables;
@@ -508,6 +537,23 @@ mod tests {
         let mut p = good.clone();
         p.forbid = Bits::EMPTY;
         assert!(load(rules, 3, &p).unwrap_err().contains("forbid"));
+        let mut p = good.clone();
+        p.palaces[0].abandoned = true;
+        assert!(load(rules, 3, &p).unwrap_err().contains("unfinished and abandoned"));
+        let mut p = good.clone();
+        let far = p.palaces[0].pieces.lowest() + WIDTH + 1; // diagonally next to the piece
+        let (pieces, touch) = (Bits::single(far), touch_dilate(Bits::single(far)));
+        p.palaces.push(PalaceFields {
+            color: 1,
+            pieces,
+            stables: Bits::EMPTY,
+            touch,
+            ..p.palaces[0]
+        });
+        p.palace_mask = p.palace_mask.with(far);
+        p.occupied = p.occupied.with(far);
+        let err = load(rules, 3, &p).unwrap_err();
+        assert!(err.contains("palace 1 touches another palace"), "{err}");
         let mut p = good.clone();
         p.palaces[0].abandoned = true;
         assert!(load(rules, 3, &p).unwrap_err().contains("unfinished and abandoned"));

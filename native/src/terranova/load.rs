@@ -37,6 +37,9 @@ pub struct Position<const W: usize> {
     pub stall: i64,
     pub start_player: i64,
     pub num_areas: i64,
+    /// Each seat's points summed over the scored areas' awards (a Python state's
+    /// `areas`): checked against `points` where given.
+    pub awarded: Option<Vec<i64>>,
     /// The end condition's name once over: checked where given.
     pub termination: Option<String>,
 }
@@ -79,6 +82,7 @@ impl<const W: usize> Position<W> {
             stall: i64::from(s.stall),
             start_player: i64::from(s.start_player),
             num_areas: i64::from(s.num_areas),
+            awarded: None,
             termination: s.termination.map(|t| t.name().to_owned()),
         }
     }
@@ -182,6 +186,16 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
             return Err(format!(
                 "seat {i} has {on_board} pioneers on the board, {} in hand and {} removed: not the {each} of a {n}-player game",
                 in_hand[i], removed[i]
+            ));
+        }
+    }
+    if let Some(awarded) = &p.awarded {
+        let mut sums = awarded.clone();
+        sums.resize(sums.len().max(n), 0); // no area scored yet: no awards
+        if sums != p.points {
+            return Err(format!(
+                "points {:?} are not the scored areas' awards {sums:?}",
+                p.points
             ));
         }
     }
@@ -358,9 +372,21 @@ mod py_fields {
             Some(v) => Some(Bits(fields.words::<W>("filled", &v)?)),
             None => None,
         };
-        let num_areas = match fields.opt::<i64>("num_areas")? {
-            Some(k) => k,
-            None => fields.get::<Bound<'_, PyAny>>("areas")?.len()? as i64,
+        // `export()` counts the scored areas; a Python state lists them with their awards.
+        let (num_areas, awarded) = match fields.opt::<i64>("num_areas")? {
+            Some(k) => (k, None),
+            None => {
+                let areas: Vec<Bound<'_, PyAny>> = fields.get("areas")?;
+                let mut awarded = Vec::new();
+                for area in &areas {
+                    let awards: Vec<i64> = fields.extract("areas", &area.getattr("awards")?)?;
+                    awarded.resize(awarded.len().max(awards.len()), 0);
+                    for (sum, award) in awarded.iter_mut().zip(awards) {
+                        *sum += award;
+                    }
+                }
+                (areas.len() as i64, Some(awarded))
+            }
         };
         let termination = match fields.opt::<String>("termination")? {
             Some(t) => Some(t),
@@ -394,6 +420,7 @@ mod py_fields {
             stall: fields.get("stall")?,
             start_player: fields.get("start_player")?,
             num_areas,
+            awarded,
             termination,
         })
     }
