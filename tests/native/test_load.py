@@ -14,6 +14,7 @@ not fit, another game's state.
 from __future__ import annotations
 
 import functools
+import json
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -96,8 +97,10 @@ def test_a_loaded_python_position_is_the_native_state_the_moves_reached(
         assert loaded.python_state() is python
         assert loaded.to_json() == played.to_json(), where
         assert_same(loaded, played, where)
-        # The export loads back as itself (the Rust classes' own round trip).
-        assert played.native.load(played.native.export()).export() == played.native.export(), where
+        # The export loads back as itself (the Rust classes' own round trip), through JSON too.
+        exported = played.native.export()
+        assert played.native.load(exported).export() == exported, where
+        assert played.native.load(json.loads(json.dumps(exported))).export() == exported, where
         # The moves that follow go on alike, the Python side included.
         for _ in range(4):
             if played.is_terminal():
@@ -155,6 +158,7 @@ TERRA_NOVA_BREAKS: list[tuple[str, Any, str]] = [
     ("in_hand", [1, 0, 0], "pioneers on the board, 1 in hand"),
     ("in_hand", [0, 0], "in_hand has 2 entries for 3 players"),
     ("movers", [(0, 1)], "movers after 0 moves"),
+    ("movers", [[0, 1, 2]], "a mover is not a (cell, start cell) pair"),
     ("turn_stones", lambda f: ~f["stones"] & (f["stones"] + 1), "turn_stones names a cell without a stone"),
     ("termination", "stall", "a termination (stall) in the play phase"),
 ]

@@ -359,6 +359,18 @@ mod py_fields {
     use crate::terranova::state::{Game, State};
     use pyo3::prelude::*;
 
+    /// The movers, `(cell, start cell)` pairs as tuples or lists (a JSON round trip).
+    fn movers(fields: &Fields<'_>) -> PyResult<Vec<(i64, i64)>> {
+        let pairs: Vec<Vec<i64>> = fields.get("movers")?;
+        pairs
+            .into_iter()
+            .map(|pair| match pair[..] {
+                [cell, start] => Ok((cell, start)),
+                _ => Err(fields.error("a mover is not a (cell, start cell) pair")),
+            })
+            .collect()
+    }
+
     /// The state of game `g` at the position in `fields`.
     pub fn read_state<const W: usize>(g: &Game<W>, fields: &Fields<'_>) -> PyResult<State<W>> {
         load(g, &read(fields)?).map_err(|e| fields.error(e))
@@ -412,7 +424,7 @@ mod py_fields {
             in_hand: fields.get("in_hand")?,
             removed: fields.get("removed")?,
             action: fields.get("action")?,
-            movers: fields.get("movers")?,
+            movers: movers(fields)?,
             moves_made: fields.get("moves_made")?,
             pending_return: fields.get("pending_return")?,
             turn: fields.get("turn")?,
