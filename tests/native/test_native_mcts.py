@@ -13,7 +13,7 @@ from tabletop.ai.agent import agent_kinds, make_agent, random_move, think
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
-from tabletop.native import has_native, native_module
+from tabletop.native import NativeState, has_native, native_module
 from tabletop.native.mcts import NativeMctsAgent, NativeSearchConfig, agent_factories, level_config, to_native
 
 pytestmark = pytest.mark.skipif(
@@ -58,16 +58,14 @@ def native_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_ENGINE", "auto")
 
 
-def test_the_native_bot_is_offered_only_where_games_run_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_native_bot_is_offered_where_games_run_on_the_python_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     from tabletop.server.routes.games import bot_specs
 
+    # It loads Python states into the native engine, so it plays on either engine.
     monkeypatch.setenv("TABLETOP_ENGINE", "python")
     assert "native" in agent_kinds()
-    with pytest.raises(ConfigError, match="TABLETOP_ENGINE=auto"):
-        make_agent("native:2")
-    # The server lists every registered kind's levels that make_agent builds: none here
-    # (the bare kind is listed as for any kind without levels, and refused when chosen).
-    assert not [s for s in bot_specs() if s.startswith("native:")]
+    assert make_agent("native:2").name == "native:2"
+    assert [s for s in bot_specs() if s.startswith("native:")] == [f"native:{n}" for n in range(1, 6)]
 
 
 @pytest.mark.usefixtures("native_engine")
@@ -97,15 +95,15 @@ def test_moves_are_legal_from_native_states(game_id: str, players: int) -> None:
 
 
 @pytest.mark.parametrize(("game_id", "players"), [("terranova", 3), ("medina", 3)])
-def test_a_python_state_is_searched_where_it_can_be_loaded(game_id: str, players: int) -> None:
+def test_a_python_state_is_searched_at_any_position(game_id: str, players: int) -> None:
     agent = NativeMctsAgent(NativeSearchConfig(100), seed=2)
-    initial = midgame(game_id, players, 0, engine="python")
-    move = agent.choose_move(initial)
-    assert initial.is_legal(move)
-    assert to_native(initial).python_state() == initial
-    later = initial.apply(move)
-    with pytest.raises(ValueError, match="native engine"):
-        agent.choose_move(later)
+    state = midgame(game_id, players, 0, engine="python")
+    assert to_native(state).python_state() is state
+    for _ in range(20):  # the initial position, then mid-game ones
+        move = agent.choose_move(state)
+        assert state.is_legal(move)
+        state = state.apply(move)
+    assert not isinstance(state, NativeState)
 
 
 def test_the_game_over_is_an_error() -> None:

@@ -107,7 +107,7 @@ def test_the_server_plays_on_its_configured_engine() -> None:
         Settings(engine="../native")
 
 
-def test_a_bot_that_names_its_engine_gets_its_position_there() -> None:
+def test_the_native_bot_plays_a_match_on_the_python_engine() -> None:
     if not has_native("medina"):
         pytest.skip("the native extension is not built")
     game = make("medina", "python")
@@ -115,11 +115,11 @@ def test_a_bot_that_names_its_engine_gets_its_position_there() -> None:
     state = game.new_initial_state(config)
     texts = []
     rng = random.Random(4)
-    for _ in range(12):  # mid-game: the native bot cannot load a Python state there
+    for _ in range(12):  # mid-game: the native bot loads the Python position
         move = random_move(state, rng)
         texts.append(state.move_to_str(move))
         state = state.apply(move)
     assert engine_of(rebuild_state("medina", config.to_json(), texts, "python").game) == "python"
-    # The match runs on the Python engine; the native search still gets a native position.
+    # The match runs on the Python engine; the native search loads the position it is given.
     answer = choose_action("medina", config.to_json(), texts, "native:1", seed=1, engine="python")
     assert state.parse_move(answer) in state.legal_moves()

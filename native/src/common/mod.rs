@@ -5,6 +5,8 @@ pub mod bits;
 pub mod mcts;
 pub mod outcome;
 #[cfg(feature = "python")]
+pub mod pyfields;
+#[cfg(feature = "python")]
 pub mod pyseq;
 pub mod rng;
 #[cfg(feature = "python")]

@@ -32,6 +32,7 @@
 //! flag; the unit tests here cover the board tables and a few rules.
 
 pub mod board;
+pub mod load;
 pub mod state;
 
 #[cfg(feature = "python")]

@@ -12,6 +12,7 @@ use super::state::{
     Legal, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
+use crate::common::pyfields::Fields;
 use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 
@@ -402,6 +403,15 @@ impl MedinaState {
             self.state.current_player,
             scores.join("-")
         )
+    }
+
+    /// This game at the position `fields` (the inverse of `export`): `export()`'s dict, or
+    /// a Python engine state of the same game. `ValueError` saying what is wrong where it
+    /// is not a position of this game (`medina::load`).
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Medina");
+        let state = super::load::read_state(self.state.rules, self.state.num_players as usize, &fields)?;
+        Ok(MedinaState { state })
     }
 }
 

@@ -452,6 +452,15 @@ impl State {
         self.phase == Phase::Over
     }
 
+    /// Sets the kept placement sources from the other fields (a loaded position: in
+    /// play they are the player to act's `placement_sources`, else empty).
+    pub fn reset_sources(&mut self) {
+        self.sources = match self.phase {
+            Phase::Play => self.placement_sources(self.current_player as usize),
+            Phase::Start | Phase::Over => Sources::default(),
+        };
+    }
+
     /// Where the starting merchant may go (§2.1, A10).
     pub fn start_squares(&self) -> Bits {
         if self.rules.start_merchant_anywhere {

@@ -2,6 +2,7 @@
 
 pub mod board;
 pub mod eval;
+pub mod load;
 #[cfg(feature = "python")]
 pub mod py;
 pub mod setup;

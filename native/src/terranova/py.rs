@@ -2,10 +2,12 @@
 //! `docs/native.md`). Boards of up to 256 cells use 4-word bitsets, larger ones (up to
 //! the map limit of 1,000 cells) 16-word ones.
 
+use super::load;
 use super::setup;
 use super::state::{Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
+use crate::common::pyfields::Fields;
 use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
@@ -384,6 +386,18 @@ impl TerraNovaState {
             s.current_player,
             s.phase.name()
         ))
+    }
+
+    /// This game at the position `fields` (the inverse of `export`): `export()`'s dict, or
+    /// a Python engine state of the same game. `ValueError` saying what is wrong where it
+    /// is not a position of this game (`terranova::load`).
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Terra Nova");
+        let inner = match &self.inner {
+            Inner::Small(g, _) => Inner::Small(g.clone(), load::read_state(g, &fields)?),
+            Inner::Large(g, _) => Inner::Large(g.clone(), Box::new(load::read_state(g, &fields)?)),
+        };
+        Ok(self.with_inner(inner))
     }
 }
 

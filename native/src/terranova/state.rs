@@ -830,7 +830,8 @@ impl<const W: usize> State<W> {
         found
     }
 
-    fn termination_check(&self, g: &Game<W>) -> Option<Termination> {
+    /// The end condition (E1-E5) that holds here, checked at the end of a turn.
+    pub fn termination_check(&self, g: &Game<W>) -> Option<Termination> {
         let b = &g.board;
         let rules = &g.rules;
         if b.all.minus(&(self.stones | self.closed)).is_empty() {

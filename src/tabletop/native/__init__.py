@@ -9,7 +9,9 @@ the game's ``encoding`` hook, so records, notation and every layer above see no
 difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
 Python state, built on first use by replaying the moves since the nearest state that has
-one through the Python engine.
+one through the Python engine.  A Python engine state at any position becomes the equal
+native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
+``export``), which keeps it as the native state's Python state.
 
 Nothing here names a game but :data:`NATIVE_CLASSES`: a game gets a native engine by
 adding its Rust class to the extension and one entry there.
@@ -35,6 +37,11 @@ NATIVE_CLASSES: Final[Mapping[str, str]] = {"terranova": "TerraNovaState", "medi
 
 class NativeEngineError(TabletopError):
     """The native engine was asked for but is not built, or lacks the game."""
+
+
+class InvalidPositionError(TabletopError, ValueError):
+    """A position the native engine cannot load: not of the game, or not one its rules
+    can reach (the message says which field or invariant is wrong)."""
 
 
 def native_module() -> ModuleType | None:
@@ -159,6 +166,28 @@ class NativeGame:
         shared = self._shared[python_initial] = _Shared(core, moves)
         return shared
 
+    def load_state(self, state: State) -> NativeState:
+        """The native state equal to ``state``, a Python engine state of this game at any
+        position (the Rust class's ``load``, the inverse of its ``export``): legal moves,
+        scores, ``to_json`` and the moves that follow are the same.  The Python state is
+        kept as the native state's Python state.
+
+        Raises:
+            InvalidPositionError: if ``state`` is of another game, or its fields do not
+                describe a position of its game (the message names what is wrong).
+        """
+        if state.game.id != self.id:
+            raise InvalidPositionError(f"a {state.game.id!r} position is not a {self.id!r} one")
+        if isinstance(state, NativeState):
+            return state
+        # The initial state of the same config shares the board, rules and move table.
+        initial = self.new_initial_state(state.config)
+        try:
+            core = initial.native.load(state)
+        except ValueError as exc:
+            raise InvalidPositionError(str(exc)) from None
+        return NativeState(initial._tables, core, state, None, -1)
+
     def canonical_config(self, config: GameConfig) -> GameConfig:
         return self.python.canonical_config(config)
 
@@ -202,6 +231,28 @@ def _with_python_states(function: Callable[..., Any]) -> Callable[..., Any]:
         return function(*args, **kwargs)
 
     return call
+
+
+def native_state_of(state: State) -> NativeState:
+    """``state`` on the native engine: itself if it is native, else the equal native state
+    loaded from the Python engine's position (:meth:`NativeGame.load_state`).
+
+    Raises:
+        NativeEngineError: if the extension is not built or has no engine for its game.
+        InvalidPositionError: if its fields do not describe a position of its game.
+    """
+    if isinstance(state, NativeState):
+        return state
+    game = state.game
+    loader = _LOADERS.get(game.id)
+    if loader is None or loader.python is not game:
+        loader = _LOADERS[game.id] = native_game(game)
+    return loader.load_state(state)
+
+
+_LOADERS: dict[str, NativeGame] = {}
+"""The native game :func:`native_state_of` loads each game's states into: kept, so that its
+initial states (board, rules, move table) are built once per configuration, not per call."""
 
 
 def python_state(state: State) -> State:

@@ -16,24 +16,18 @@ Specs, next to ``mcts:N`` (``make_agent``):
   ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
   a loaded machine does not shorten.  ``native@0.5s`` is level 3's settings.
 
-The agent searches native states directly.  A Python-engine state is converted when it
-is an initial position; the native engine cannot yet load any other Python position
-(a state does not keep its history, and the Rust states have no JSON loader), so those
-raise ``ValueError`` saying to play on the native engine (``make(..., engine="native")``
-or ``TABLETOP_ENGINE=auto``).
+The agent searches native states directly, and a Python-engine state at any position
+is loaded into the native engine first (``tabletop.native.native_state_of``), so the bot
+plays in games on either engine.
 
 This module imports only ``core`` and the native adapter (the ``native`` layer); the
 ``ai`` registry finds :func:`agent_factories` by name, as ``core.registry`` finds the
-native engines, and has the ``native`` kind only where the extension is built.  Its
-specs build an agent only where games run on the native engine (``TABLETOP_ENGINE``
-``auto`` or ``native``): elsewhere ``make_agent("native")`` raises ``ConfigError`` saying
-so, and the server's bot list (what ``make_agent`` accepts) leaves it out.
+native engines, and has the ``native`` kind only where the extension is built.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -42,8 +36,7 @@ from typing import Any, Final
 
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
-from tabletop.core.registry import DEFAULT_ENGINE, ENGINE_VARIABLE
-from tabletop.native import NativeEngineError, NativeState, native_game, native_module
+from tabletop.native import NativeEngineError, NativeState, native_module, native_state_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +170,6 @@ class NativeMctsAgent:
         last_stats: what the last search did (``None`` before the first).
     """
 
-    engine = "native"
-    """The engine this bot searches on: the server rebuilds its positions there."""
-
     def __init__(
         self,
         config: NativeSearchConfig | int = NativeSearchConfig(),
@@ -209,8 +199,8 @@ class NativeMctsAgent:
         """The most visited move of a search from ``state``.
 
         Raises:
-            ValueError: if the game is over, or ``state`` is a Python-engine position the
-                native engine cannot load.
+            ValueError: if the game is over, or ``state`` is not a valid position
+                (``InvalidPositionError``).
             ConfigError: if the game has no native engine.
         """
         native = to_native(state)
@@ -257,39 +247,21 @@ class NativeMctsAgent:
 
 
 def to_native(state: State) -> NativeState:
-    """``state`` on the native engine (itself if it is native).
+    """``state`` on the native engine: itself if it is native, else the equal native state
+    loaded from the Python engine's position.
 
     Raises:
         ConfigError: if its game has no native engine here.
-        ValueError: if it is a Python-engine position the native engine cannot load.
+        InvalidPositionError: (a ``ValueError``) if it is not a valid position.
     """
-    if isinstance(state, NativeState):
-        return state
     try:
-        game = native_game(state.game)
+        return native_state_of(state)
     except NativeEngineError as exc:  # not built, or no engine for this game
         raise ConfigError(str(exc)) from None
-    if state.ply == 0:
-        initial = game.new_initial_state(state.config)
-        if initial.python_state() == state:
-            return initial
-    raise ValueError(
-        "the native MCTS cannot load this Python-engine position mid-game: play on the native engine "
-        "(make(..., engine='native') or TABLETOP_ENGINE=auto)"
-    )
 
 
 def _factory(arg: str | None, seed: int | None) -> NativeMctsAgent:
     config, name = level_config(arg)
-    # Programs (the server, the arena, the terminal) get their states from make(game_id),
-    # on the engine TABLETOP_ENGINE names; on the Python engine this bot could play only
-    # the first move, so it is not offered there (the server lists what make_agent builds).
-    engine = os.environ.get(ENGINE_VARIABLE) or DEFAULT_ENGINE
-    if engine == "python":
-        raise ConfigError(
-            f"the native bot plays the native engine's states, and games here run on the Python engine: "
-            f"set {ENGINE_VARIABLE}=auto (or native) to use {name!r}"
-        )
     return NativeMctsAgent(config, seed=seed, name=name)
 
 

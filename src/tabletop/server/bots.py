@@ -53,14 +53,11 @@ def choose_action(
         answer_by: a :func:`time.time` instant by which a bot that takes deadlines
             answers (wall-clock time, since a worker process has its own monotonic
             clock origin; the time spent queued for a worker counts too).
-        engine: the engine to rebuild the position on, unless the bot names its own (an
-            agent's ``engine`` attribute: the native search needs native states).
+        engine: the engine to rebuild the position on (a bot that searches another
+            engine, such as the native one, loads the position there itself).
     """
     agent = make_agent(agent_spec, seed=seed)
-    for_game = getattr(agent, "for_game", None)  # a ladder level: its agent for this game
-    if for_game is not None:
-        agent = for_game(game)
-    state = rebuild_state(game, config, texts, getattr(agent, "engine", engine))
+    state = rebuild_state(game, config, texts, engine)
     deadline = None if answer_by is None else time.monotonic() + max(0.0, answer_by - time.time())
     return state.move_to_str(ask(agent, state, deadline=deadline))
 
