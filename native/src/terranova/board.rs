@@ -253,6 +253,22 @@ impl<const W: usize> Board<W> {
     pub fn slide_action(&self, src: usize, direction: usize, steps: usize) -> usize {
         self.num_cells + (src * 6 + direction) * self.line + steps - 1
     }
+
+    /// The direction and the number of steps of the straight line from `src` to `dst`
+    /// (by coordinates, whatever lies between), or `None` if they are not on one line.
+    pub fn direction_steps(&self, src: usize, dst: usize) -> Option<(usize, usize)> {
+        let (q0, r0) = self.coords[src];
+        let (q1, r1) = self.coords[dst];
+        let (dq, dr) = (q1 - q0, r1 - r0);
+        let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
+        if steps == 0 {
+            return None;
+        }
+        DIRECTIONS
+            .iter()
+            .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
+            .map(|direction| (direction, steps as usize))
+    }
 }
 
 /// The lines layout of `board.py` (`_build_lines`): six copies of the board, copy `d` laid

@@ -571,17 +571,7 @@ impl<const W: usize> State<W> {
             return false;
         }
         // The straight, unblocked path along the board.
-        let (q0, r0) = b.coords[src];
-        let (q1, r1) = b.coords[dst];
-        let (dq, dr) = (q1 - q0, r1 - r0);
-        let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
-        if steps == 0 {
-            return false;
-        }
-        let Some(direction) = super::board::DIRECTIONS
-            .iter()
-            .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
-        else {
+        let Some((direction, steps)) = b.direction_steps(src, dst) else {
             return false;
         };
         let mut cell = src as i32;
@@ -620,6 +610,14 @@ impl<const W: usize> State<W> {
 
     /// The state after a move known to be legal.
     pub fn apply_legal(&self, g: &Game<W>, mv: Move) -> State<W> {
+        let mut s = *self;
+        s.play(g, mv);
+        s
+    }
+
+    /// Plays a move known to be legal on this state (in place: a playout copies no
+    /// state per move).
+    pub fn play(&mut self, g: &Game<W>, mv: Move) {
         match mv {
             Move::Place(cell) => self.apply_place(g, cell),
             Move::Slide { src, dst } => self.apply_slide(g, src, dst),
@@ -628,37 +626,34 @@ impl<const W: usize> State<W> {
         }
     }
 
-    fn apply_place(&self, g: &Game<W>, cell: usize) -> State<W> {
+    fn apply_place(&mut self, g: &Game<W>, cell: usize) {
         let p = self.player();
-        let mut s = *self;
-        s.pioneers[p].set(cell);
-        s.in_hand[p] -= 1;
-        let done = s.in_hand.iter().all(|&h| h == 0);
-        s.current_player = if done {
+        self.pioneers[p].set(cell);
+        self.in_hand[p] -= 1;
+        let done = self.in_hand.iter().all(|&h| h == 0);
+        self.current_player = if done {
             self.start_player as i32
         } else {
             ((p + 1) % g.num_players) as i32
         };
-        s.phase = if done { Phase::Play } else { Phase::Placement };
-        s.turn += 1;
-        s.ply += 1;
-        s.filled.set(cell);
+        self.phase = if done { Phase::Play } else { Phase::Placement };
+        self.turn += 1;
+        self.ply += 1;
+        self.filled.set(cell);
         if done {
-            if let Some(t) = s.termination_check(g) {
-                return s.game_over(t);
+            if let Some(t) = self.termination_check(g) {
+                self.game_over(t);
             }
         }
-        s
     }
 
-    fn apply_slide(&self, g: &Game<W>, src: usize, dst: usize) -> State<W> {
+    fn apply_slide(&mut self, g: &Game<W>, src: usize, dst: usize) {
         let p = self.player();
-        let mut s = *self;
-        s.pioneers[p].clear(src);
-        s.pioneers[p].set(dst);
+        self.pioneers[p].clear(src);
+        self.pioneers[p].set(dst);
         let mut start = src;
         let mut found = false;
-        for m in s.movers[..s.num_movers as usize].iter_mut() {
+        for m in self.movers[..self.num_movers as usize].iter_mut() {
             if m.0 as usize == src {
                 start = m.1 as usize;
                 m.0 = dst as u16;
@@ -667,93 +662,93 @@ impl<const W: usize> State<W> {
             }
         }
         if !found {
-            s.movers[s.num_movers as usize] = (dst as u16, src as u16);
-            s.num_movers += 1;
+            self.movers[self.num_movers as usize] = (dst as u16, src as u16);
+            self.num_movers += 1;
         }
-        s.action += 1;
+        self.action += 1;
         let pending = if dst == start && g.rules.return_rule == ReturnRule::EndOfTurn {
             dst as i32
         } else {
             -1
         };
-        s.moves_made += 1;
-        s.pending_return = pending;
-        s.ply += 1;
-        s.filled.clear(src);
-        s.filled.set(dst);
-        if s.action < 3 && (self.supply > 0 || pending >= 0 || s.has_slide(g)) {
-            return s;
+        self.moves_made += 1;
+        self.pending_return = pending;
+        self.ply += 1;
+        self.filled.clear(src);
+        self.filled.set(dst);
+        if self.action < 3 && (self.supply > 0 || pending >= 0 || self.has_slide(g)) {
+            return;
         }
-        let placed = s.action > s.moves_made;
-        s.finish_turn(g, placed)
+        let placed = self.action > self.moves_made;
+        self.finish_turn(g, placed)
     }
 
-    fn apply_stone(&self, g: &Game<W>, cell: usize) -> State<W> {
+    fn apply_stone(&mut self, g: &Game<W>, cell: usize) {
         let b = &g.board;
-        let mut s = *self;
-        s.stones.set(cell);
+        self.stones.set(cell);
         if g.rules.immediate_scoring {
-            let open_after = b.all.minus(&(s.stones | s.closed));
+            let open_after = b.all.minus(&(self.stones | self.closed));
             let parts = parts_after_stone(g, cell, &open_after);
             if parts.len > 0 {
-                s.score_parts(g, parts.as_slice());
-                let own = s.pioneers[s.player()];
+                self.score_parts(g, parts.as_slice());
+                let own = self.pioneers[self.player()];
                 let mut kept = 0;
-                for i in 0..s.num_movers as usize {
-                    let m = s.movers[i];
+                for i in 0..self.num_movers as usize {
+                    let m = self.movers[i];
                     if own.get(m.0 as usize) {
-                        s.movers[kept] = m;
+                        self.movers[kept] = m;
                         kept += 1;
                     }
                 }
-                s.num_movers = kept as u8;
+                self.num_movers = kept as u8;
             }
         }
-        s.action += 1;
-        s.supply -= 1;
-        s.pending_return = -1;
-        s.ply += 1;
-        s.filled.set(cell);
-        s.filled |= s.closed;
-        s.turn_stones.set(cell);
-        if s.action < 3 && (s.stone_targets(g).any() || s.has_slide(g)) {
-            return s;
+        self.action += 1;
+        self.supply -= 1;
+        self.pending_return = -1;
+        self.ply += 1;
+        self.filled.set(cell);
+        self.filled |= self.closed;
+        self.turn_stones.set(cell);
+        if self.action < 3 && (self.stone_targets(g).any() || self.has_slide(g)) {
+            return;
         }
-        s.finish_turn(g, true)
+        self.finish_turn(g, true)
     }
 
-    fn finish_turn(&self, g: &Game<W>, placed_stone: bool) -> State<W> {
+    fn finish_turn(&mut self, g: &Game<W>, placed_stone: bool) {
         let b = &g.board;
         let rules = &g.rules;
-        let mut s = *self;
         if !rules.immediate_scoring {
+            // Scoring changes only pioneers, points and closed cells: the zones and the
+            // turn's stones are those of the turn's end.
             let open = b.all.minus(&(self.stones | self.closed));
+            let turn_stones = self.turn_stones;
             let mut remaining = open;
             while let Some(low) = remaining.lowest() {
                 let zone = b.flood_fill(&Bits::single(low), &remaining);
                 remaining = remaining.minus(&zone);
                 if is_area(g, &zone)
-                    && (rules.score_on_type_reduction
-                        || split_off(g, &zone, &open, &self.turn_stones))
+                    && (rules.score_on_type_reduction || split_off(g, &zone, &open, &turn_stones))
                 {
-                    s.score_parts(g, &[zone]);
+                    self.score_parts(g, &[zone]);
                 }
             }
         }
-        s.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
-        s.phase = Phase::Play;
-        s.clear_turn();
-        s.turn_stones = Bits::EMPTY;
-        s.turn += 1;
-        if self.action == 0 {
-            s.ply += 1;
+        let passed = self.action == 0;
+        self.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
+        self.phase = Phase::Play;
+        self.clear_turn();
+        self.turn_stones = Bits::EMPTY;
+        self.turn += 1;
+        if passed {
+            self.ply += 1;
         }
-        s.stall = if placed_stone { 0 } else { self.stall + 1 };
-        s.filled |= s.closed;
-        if let Some(t) = s.termination_check(g) {
-            return s.game_over(t);
+        self.stall = if placed_stone { 0 } else { self.stall + 1 };
+        self.filled |= self.closed;
+        if let Some(t) = self.termination_check(g) {
+            self.game_over(t);
         }
-        s
     }
 
     /// Forgets the turn in progress: its actions and movers.
@@ -765,12 +760,11 @@ impl<const W: usize> State<W> {
         self.pending_return = -1;
     }
 
-    fn game_over(mut self, termination: Termination) -> State<W> {
+    fn game_over(&mut self, termination: Termination) {
         self.current_player = -1;
         self.phase = Phase::Over;
         self.clear_turn();
         self.termination = Some(termination);
-        self
     }
 
     /// `score_parts`: scores and closes each area.
@@ -865,11 +859,24 @@ impl<const W: usize> State<W> {
     // -- random play -------------------------------------------------------------------------
 
     /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
+    /// The slide is drawn from the listed slides (`slides` is the list's buffer); a
+    /// playout draws it without listing ([`Playout`]), the same slide for the same draw.
     pub fn random_move(
         &self,
         g: &Game<W>,
         rng: &mut Rng,
         slides: &mut Vec<(u16, u16)>,
+    ) -> Option<Move> {
+        self.random_move_by(g, rng, |s, rng| s.random_listed_slide(g, rng, slides))
+    }
+
+    /// [`State::random_move`], the slide drawn by `random_slide`.
+    #[inline]
+    fn random_move_by(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        random_slide: impl FnOnce(&Self, &mut Rng) -> Option<Move>,
     ) -> Option<Move> {
         let kinds = self.legal_kinds(g);
         let kinds = kinds.as_slice();
@@ -890,7 +897,7 @@ impl<const W: usize> State<W> {
             Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
             Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
             Kind::Pass => Some(Move::Pass),
-            Kind::Move => self.random_listed_slide(g, rng, slides),
+            Kind::Move => random_slide(self, rng),
         }
     }
 
@@ -915,24 +922,186 @@ impl<const W: usize> State<W> {
     }
 
     /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(
-        &self,
-        g: &Game<W>,
-        rng: &mut Rng,
-        slides: &mut Vec<(u16, u16)>,
-    ) -> (State<W>, u64) {
+    /// The moves are those of [`State::random_move`] for the same draws; `playout` keeps
+    /// the reach of every cell beside the state so as not to list the slides.
+    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, playout: &mut Playout<W>) -> (State<W>, u64) {
         let mut s = *self;
         let mut actions = 0;
+        if !playout.start(g, &s.filled) {
+            let slides = &mut playout.slides;
+            while !s.is_terminal() {
+                match s.random_move(g, rng, slides) {
+                    Some(mv) => {
+                        s.play(g, mv);
+                        actions += 1;
+                    }
+                    None => break, // never happens in a consistent position; stop rather than spin
+                }
+            }
+            return (s, actions);
+        }
         while !s.is_terminal() {
-            match s.random_move(g, rng, slides) {
+            match s.random_move_by(g, rng, |s, rng| playout.random_slide(g, s, rng)) {
                 Some(mv) => {
-                    s = s.apply_legal(g, mv);
+                    s.play(g, mv);
+                    playout.follow(g, &s.filled);
                     actions += 1;
                 }
                 None => break, // never happens in a consistent position; stop rather than spin
             }
         }
         (s, actions)
+    }
+}
+
+/// What a random playout keeps beside its state: the reach of every cell in every
+/// direction (how many empty cells follow it in a row), so that a pioneer's slides are
+/// counted from six bytes and the `k`-th slide is found without listing any.
+///
+/// A kind-first random playout lists some 200 slides a step to draw one, and that walk
+/// along the rays was about four fifths of its time. The reach changes only behind the
+/// one or two cells an action fills or empties (up to the first filled cell on each of
+/// their six rays back), so it is kept up to date at about the cost of walking those
+/// rays. It lives beside the state, not in it: a `State` stays a few hundred bytes,
+/// which every copy of a state pays for.
+#[derive(Clone, Debug, Default)]
+pub struct Playout<const W: usize> {
+    /// `reach[c][d]`: the empty cells in a row from cell `c` in direction `d`.
+    reach: Vec<[u8; 8]>,
+    /// The filled cells `reach` is for.
+    filled: Bits<W>,
+    /// The listing's buffer, for boards whose rays are too long for a byte.
+    slides: Vec<(u16, u16)>,
+}
+
+impl<const W: usize> Playout<W> {
+    /// Makes the reach of every cell for `filled`; `false` (then the slides are listed)
+    /// on a board whose longest ray does not fit a byte.
+    fn start(&mut self, g: &Game<W>, filled: &Bits<W>) -> bool {
+        let b = &g.board;
+        if b.line > u8::MAX as usize {
+            return false;
+        }
+        self.reach.clear();
+        self.reach.resize(b.num_cells, [0; 8]);
+        self.filled = *filled;
+        for d in 0..6 {
+            let (ahead, back) = (&b.next[d], &b.next[(d + 3) % 6]);
+            for end in (0..b.num_cells).filter(|&c| ahead[c] < 0) {
+                // Walk the line back from its end, one reach from the next.
+                let mut cell = end;
+                while back[cell] >= 0 {
+                    let behind = back[cell] as usize;
+                    self.reach[behind][d] = if filled.get(cell) {
+                        0
+                    } else {
+                        self.reach[cell][d] + 1
+                    };
+                    cell = behind;
+                }
+            }
+        }
+        true
+    }
+
+    /// Brings the reach up to the state's `filled` cells, one changed cell at a time.
+    #[inline]
+    fn follow(&mut self, g: &Game<W>, filled: &Bits<W>) {
+        let changed = self.filled ^ *filled;
+        for cell in changed.iter() {
+            if filled.get(cell) {
+                self.filled.set(cell);
+            } else {
+                self.filled.clear(cell);
+            }
+            self.changed(g, cell);
+        }
+    }
+
+    /// `cell` was filled or emptied: the cells behind it on each ray, up to the first
+    /// filled one, see one cell more or fewer.
+    #[inline]
+    fn changed(&mut self, g: &Game<W>, cell: usize) {
+        let b = &g.board;
+        let filled = self.filled.get(cell);
+        for d in 0..6 {
+            let back = &b.next[(d + 3) % 6];
+            let mut reach = if filled { 0 } else { self.reach[cell][d] + 1 };
+            let mut behind = back[cell];
+            while behind >= 0 {
+                let c = behind as usize;
+                self.reach[c][d] = reach;
+                if self.filled.get(c) {
+                    break;
+                }
+                reach += 1;
+                behind = back[c];
+            }
+        }
+    }
+
+    /// How many slides the pioneer on `cell` has: the sum of its six reaches.
+    #[inline]
+    fn slides_from(&self, cell: usize) -> u32 {
+        let x = u64::from_le_bytes(self.reach[cell]);
+        // Bytes to 16-bit lanes (no lane can carry), then the four lanes summed.
+        let lanes = (x & 0x00ff_00ff_00ff_00ff) + (x >> 8 & 0x00ff_00ff_00ff_00ff);
+        (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32
+    }
+
+    /// A uniformly random legal slide of `s`: the same slide as
+    /// [`State::random_move`]'s listing gives for the same draw (the listing's order is
+    /// source, then direction, then steps; the forbidden slides back left out).
+    fn random_slide(&self, g: &Game<W>, s: &State<W>, rng: &mut Rng) -> Option<Move> {
+        let b = &g.board;
+        let (own, forbidden) = s.slide_sources(g);
+        // The forbidden slides back that are on an open ray: at most one per pioneer.
+        let mut skips = [(usize::MAX, 0usize, 0u32); 3];
+        let mut num_skips = 0;
+        for &(cur, start) in forbidden {
+            let (cur, start) = (cur as usize, start as usize);
+            if !own.get(cur) {
+                continue;
+            }
+            if let Some((d, steps)) = b.direction_steps(cur, start) {
+                if steps <= self.reach[cur][d] as usize {
+                    skips[num_skips] = (cur, d, steps as u32);
+                    num_skips += 1;
+                }
+            }
+        }
+        let skips = &skips[..num_skips];
+        let count = own.iter().map(|c| self.slides_from(c)).sum::<u32>() - num_skips as u32;
+        if count == 0 {
+            return None;
+        }
+        let mut index = if count == 1 { 0 } else { rng.below(count) };
+        for src in own.iter() {
+            let skip = skips.iter().find(|k| k.0 == src);
+            let total = self.slides_from(src) - skip.is_some() as u32;
+            if index >= total {
+                index -= total;
+                continue;
+            }
+            for d in 0..6 {
+                let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
+                let run = self.reach[src][d] as u32 - skipped.is_some() as u32;
+                if index >= run {
+                    index -= run;
+                    continue;
+                }
+                let mut steps = index + 1;
+                if skipped.is_some_and(|k| steps >= k) {
+                    steps += 1;
+                }
+                let mut dst = src;
+                for _ in 0..steps {
+                    dst = b.next[d][dst] as usize;
+                }
+                return Some(Move::Slide { src, dst });
+            }
+        }
+        None // the counts above add up, so this is never reached
     }
 }
 
@@ -1190,15 +1359,9 @@ impl<const W: usize> Game<W> {
             Move::Stone(cell) => b.stone_base() + cell,
             Move::Pass => b.pass_action(),
             Move::Slide { src, dst } => {
-                let (q0, r0) = b.coords[src];
-                let (q1, r1) = b.coords[dst];
-                let (dq, dr) = (q1 - q0, r1 - r0);
-                let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
-                let direction = super::board::DIRECTIONS
-                    .iter()
-                    .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
-                    .unwrap_or(0);
-                b.slide_action(src, direction, steps as usize)
+                // Only the moves of this state's lists are encoded: slides along a line.
+                let (direction, steps) = b.direction_steps(src, dst).unwrap_or((0, 1));
+                b.slide_action(src, direction, steps)
             }
         }
     }
@@ -1243,8 +1406,7 @@ impl<const W: usize> Game<W> {
     /// Plays a random game out from `state`, writes each seat's share of the win into
     /// `returns` and gives back the final state (for its scores).
     fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
-        let mut slides = Vec::new();
-        let (end, _) = state.playout(self, rng, &mut slides);
+        let (end, _) = state.playout(self, rng, &mut Playout::default());
         let winners = end.winners(self);
         returns.iter_mut().for_each(|r| *r = 0.0);
         for &p in winners.iter() {
@@ -1312,6 +1474,69 @@ mod tests {
         assert!(checked > 50);
     }
 
+    /// The playout's reach and its drawn slides, against a fresh reach and the listing,
+    /// at every step of random games: every return rule (the forbidden slides back), both
+    /// scoring times, 2-4 players, a disc and a board with holes (rays that stop at gaps).
+    #[test]
+    fn the_playout_draws_the_listed_slide_from_its_reach() {
+        let holes = |q: i32, r: i32| (q * 7 + r * 3).rem_euclid(11) == 0 && (q, r) != (0, 0);
+        let mut drawn = 0;
+        for (k, return_rule) in [
+            ReturnRule::EndOfTurn,
+            ReturnRule::Strict,
+            ReturnRule::ThreeMovesOnly,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for immediate_scoring in [true, false] {
+                for num_players in 2..=4 {
+                    let rules = Rules {
+                        return_rule,
+                        immediate_scoring,
+                        ..Rules::default()
+                    };
+                    let mut game = disc_game(6, num_players, rules);
+                    if num_players == 3 {
+                        let cells: Vec<(i32, i32, u8)> = game
+                            .board
+                            .coords
+                            .iter()
+                            .zip(game.board.land.iter())
+                            .filter(|(&(q, r), _)| !holes(q, r))
+                            .map(|(&(q, r), &l)| (q, r, l))
+                            .collect();
+                        let water = [false, false, false, false, false, false, true];
+                        game.board = Board::new(&cells, &water).unwrap();
+                    }
+                    let mut rng = Rng::new(k as u64 * 10 + num_players as u64);
+                    let mut slides = Vec::new();
+                    let mut playout = Playout::default();
+                    let mut state = game.initial(0);
+                    assert!(playout.start(&game, &state.filled));
+                    while !state.is_terminal() {
+                        let mut fresh = Playout::default();
+                        fresh.start(&game, &state.filled);
+                        assert_eq!(playout.reach, fresh.reach);
+                        if state.phase == Phase::Play {
+                            let (mut listing, mut counting) = (rng.clone(), rng.clone());
+                            let listed =
+                                state.random_listed_slide(&game, &mut listing, &mut slides);
+                            let counted = playout.random_slide(&game, &state, &mut counting);
+                            assert_eq!(listed, counted);
+                            assert_eq!(listing.next_u64(), counting.next_u64());
+                            drawn += listed.is_some() as usize;
+                        }
+                        let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+                        state.play(&game, mv);
+                        playout.follow(&game, &state.filled);
+                    }
+                }
+            }
+        }
+        assert!(drawn > 3000, "{drawn}");
+    }
+
     #[test]
     fn every_rule_variant_plays_to_the_end() {
         for return_rule in [
@@ -1326,10 +1551,9 @@ mod tests {
                     ..Rules::default()
                 };
                 let game = disc_game(5, 2, rules);
-                let mut slides = Vec::new();
-                let (end, actions) = game
-                    .initial(1)
-                    .playout(&game, &mut Rng::new(9), &mut slides);
+                let (end, actions) =
+                    game.initial(1)
+                        .playout(&game, &mut Rng::new(9), &mut Playout::default());
                 assert!(end.is_terminal() && actions > 20);
                 assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }
