@@ -86,6 +86,11 @@ pub struct Board<const W: usize> {
     /// `line_pos[d][i]`: the position of cell `i` in the Python engine's lines layout,
     /// copy `d`: the legal slides are listed in the order of these keys.
     pub line_pos: [Vec<u32>; 6],
+    /// `cell_line_pos[i][d]`: `line_pos[d][i]`, the six of a cell side by side.
+    pub cell_line_pos: Vec<[u32; 6]>,
+    /// One more than the highest position of the lines layout (its bits, padding
+    /// included: a padding bit follows every line and stands in every gap).
+    pub line_bits: usize,
     /// `L`: the longest ray (at least 1), the encoding's slide stride.
     pub line: usize,
     pub ring_arcs: Vec<Vec<u8>>,
@@ -169,6 +174,10 @@ impl<const W: usize> Board<W> {
             .sum();
         let dry_landscapes = water.iter().filter(|&&w| !w).count() as u32;
         let line_pos = line_positions(&coords);
+        let cell_line_pos: Vec<[u32; 6]> = (0..n)
+            .map(|i| std::array::from_fn(|d| line_pos[d][i]))
+            .collect();
+        let line_bits = line_pos.iter().flatten().max().map_or(0, |&p| p as usize + 2);
         let mut line = 0;
         for nd in next.iter() {
             for i in 0..n {
@@ -195,6 +204,8 @@ impl<const W: usize> Board<W> {
             near,
             same_land,
             line_pos,
+            cell_line_pos,
+            line_bits,
             line: line.max(1),
             ring_arcs: (0..64u8).map(ring_arcs).collect(),
         })

@@ -954,99 +954,77 @@ impl<const W: usize> State<W> {
     }
 }
 
-/// What a random playout keeps beside its state: the reach of every cell in every
-/// direction (how many empty cells follow it in a row), so that a pioneer's slides are
-/// counted from six bytes and the `k`-th slide is found without listing any.
+/// What a random playout keeps beside its state so as to draw a slide without listing
+/// the slides: the empty cells in the lines layout of `board.py` (six copies of the
+/// board, copy `d` laid out line by line along direction `d`, a padding bit after every
+/// line and in every gap). There, the cells a pioneer can reach in direction `d` are the
+/// run of set bits right after its position in copy `d`, so a pioneer's slides are
+/// counted with six bit scans and the `k`-th slide is found without listing any.
 ///
-/// A kind-first random playout lists some 200 slides a step to draw one, and that walk
-/// along the rays was about four fifths of its time. The reach changes only behind the
-/// one or two cells an action fills or empties (up to the first filled cell on each of
-/// their six rays back), so it is kept up to date at about the cost of walking those
-/// rays. It lives beside the state, not in it: a `State` stays a few hundred bytes,
-/// which every copy of a state pays for.
+/// A kind-first random playout lists some 200 slides a step to draw one, and walking
+/// the rays for them was about four fifths of its time. An action fills or empties one
+/// or two cells (more when an area closes): six bits each to flip. This lives beside
+/// the state, not in it: a `State` stays a few hundred bytes, which every copy pays for.
 #[derive(Clone, Debug, Default)]
 pub struct Playout<const W: usize> {
-    /// `reach[c][d]`: the empty cells in a row from cell `c` in direction `d`.
-    reach: Vec<[u8; 8]>,
-    /// The filled cells `reach` is for.
+    /// The empty cells, bit `line_pos[d][c]` for cell `c` in every copy `d`, and a
+    /// zero word after the last so that 64 bits can be read from any position.
+    empty: Vec<u64>,
+    /// The filled cells `empty` is for.
     filled: Bits<W>,
-    /// The listing's buffer, for boards whose rays are too long for a byte.
+    /// The listing's buffer, for boards with rays of 64 cells or more.
     slides: Vec<(u16, u16)>,
 }
 
 impl<const W: usize> Playout<W> {
-    /// Makes the reach of every cell for `filled`; `false` (then the slides are listed)
-    /// on a board whose longest ray does not fit a byte.
+    /// Sets up the empty cells of `filled`; `false` (then the slides are listed) on a
+    /// board with rays too long for one 64-bit read.
     fn start(&mut self, g: &Game<W>, filled: &Bits<W>) -> bool {
         let b = &g.board;
-        if b.line > u8::MAX as usize {
+        if b.line >= 64 {
             return false;
         }
-        self.reach.clear();
-        self.reach.resize(b.num_cells, [0; 8]);
+        self.empty.clear();
+        self.empty.resize(b.line_bits / 64 + 2, 0);
         self.filled = *filled;
-        for d in 0..6 {
-            let (ahead, back) = (&b.next[d], &b.next[(d + 3) % 6]);
-            for end in (0..b.num_cells).filter(|&c| ahead[c] < 0) {
-                // Walk the line back from its end, one reach from the next.
-                let mut cell = end;
-                while back[cell] >= 0 {
-                    let behind = back[cell] as usize;
-                    self.reach[behind][d] = if filled.get(cell) {
-                        0
-                    } else {
-                        self.reach[cell][d] + 1
-                    };
-                    cell = behind;
-                }
-            }
+        for cell in b.all.minus(filled).iter() {
+            self.flip(b, cell);
         }
         true
     }
 
-    /// Brings the reach up to the state's `filled` cells, one changed cell at a time.
+    /// Flips the bits of `cell` in the six copies.
+    #[inline]
+    fn flip(&mut self, b: &Board<W>, cell: usize) {
+        for &p in b.cell_line_pos[cell].iter() {
+            self.empty[p as usize >> 6] ^= 1 << (p & 63);
+        }
+    }
+
+    /// Brings the empty cells up to the state's `filled` cells.
     #[inline]
     fn follow(&mut self, g: &Game<W>, filled: &Bits<W>) {
         let changed = self.filled ^ *filled;
         for cell in changed.iter() {
-            if filled.get(cell) {
-                self.filled.set(cell);
-            } else {
-                self.filled.clear(cell);
-            }
-            self.changed(g, cell);
+            self.flip(&g.board, cell);
         }
+        self.filled = *filled;
     }
 
-    /// `cell` was filled or emptied: the cells behind it on each ray, up to the first
-    /// filled one, see one cell more or fewer.
+    /// How many empty cells follow the layout position `p` in a row.
     #[inline]
-    fn changed(&mut self, g: &Game<W>, cell: usize) {
-        let b = &g.board;
-        let filled = self.filled.get(cell);
-        for d in 0..6 {
-            let back = &b.next[(d + 3) % 6];
-            let mut reach = if filled { 0 } else { self.reach[cell][d] + 1 };
-            let mut behind = back[cell];
-            while behind >= 0 {
-                let c = behind as usize;
-                self.reach[c][d] = reach;
-                if self.filled.get(c) {
-                    break;
-                }
-                reach += 1;
-                behind = back[c];
-            }
-        }
+    fn run_after(&self, p: u32) -> u32 {
+        let next = p as usize + 1;
+        let (word, bit) = (next >> 6, next & 63);
+        // The 64 bits from `next` on (two shifts, as `bit` may be 0).
+        let window = self.empty[word] >> bit | self.empty[word + 1] << 1 << (63 - bit);
+        window.trailing_ones()
     }
 
-    /// How many slides the pioneer on `cell` has: the sum of its six reaches.
+    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
     #[inline]
-    fn slides_from(&self, cell: usize) -> u32 {
-        let x = u64::from_le_bytes(self.reach[cell]);
-        // Bytes to 16-bit lanes (no lane can carry), then the four lanes summed.
-        let lanes = (x & 0x00ff_00ff_00ff_00ff) + (x >> 8 & 0x00ff_00ff_00ff_00ff);
-        (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32
+    fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
+        b.cell_line_pos[cell].map(|p| self.run_after(p))
     }
 
     /// A uniformly random legal slide of `s`: the same slide as
@@ -1055,6 +1033,20 @@ impl<const W: usize> Playout<W> {
     fn random_slide(&self, g: &Game<W>, s: &State<W>, rng: &mut Rng) -> Option<Move> {
         let b = &g.board;
         let (own, forbidden) = s.slide_sources(g);
+        let mut count = 0;
+        let mut sources = [(0usize, [0u32; 6]); 16];
+        let mut num_sources = 0;
+        for src in own.iter() {
+            let reach = self.reach(b, src);
+            count += reach.iter().sum::<u32>();
+            if num_sources < 16 {
+                sources[num_sources] = (src, reach);
+            }
+            num_sources += 1;
+        }
+        if num_sources > 16 {
+            return s.random_listed_slide(g, rng, &mut Vec::new());
+        }
         // The forbidden slides back that are on an open ray: at most one per pioneer.
         let mut skips = [(usize::MAX, 0usize, 0u32); 3];
         let mut num_skips = 0;
@@ -1064,28 +1056,23 @@ impl<const W: usize> Playout<W> {
                 continue;
             }
             if let Some((d, steps)) = b.direction_steps(cur, start) {
-                if steps <= self.reach[cur][d] as usize {
+                if steps as u32 <= self.run_after(b.cell_line_pos[cur][d]) {
                     skips[num_skips] = (cur, d, steps as u32);
                     num_skips += 1;
                 }
             }
         }
         let skips = &skips[..num_skips];
-        let count = own.iter().map(|c| self.slides_from(c)).sum::<u32>() - num_skips as u32;
+        let count = count - num_skips as u32;
         if count == 0 {
             return None;
         }
         let mut index = if count == 1 { 0 } else { rng.below(count) };
-        for src in own.iter() {
+        for &(src, reach) in sources[..num_sources].iter() {
             let skip = skips.iter().find(|k| k.0 == src);
-            let total = self.slides_from(src) - skip.is_some() as u32;
-            if index >= total {
-                index -= total;
-                continue;
-            }
-            for d in 0..6 {
+            for (d, &run) in reach.iter().enumerate() {
                 let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
-                let run = self.reach[src][d] as u32 - skipped.is_some() as u32;
+                let run = run - skipped.is_some() as u32;
                 if index >= run {
                     index -= run;
                     continue;
@@ -1517,7 +1504,7 @@ mod tests {
                     while !state.is_terminal() {
                         let mut fresh = Playout::default();
                         fresh.start(&game, &state.filled);
-                        assert_eq!(playout.reach, fresh.reach);
+                        assert_eq!(playout.empty, fresh.empty);
                         if state.phase == Phase::Play {
                             let (mut listing, mut counting) = (rng.clone(), rng.clone());
                             let listed =
