@@ -8,7 +8,7 @@
 
 use _native::common::rng::Rng;
 use _native::terranova::board::{Board, Rules};
-use _native::terranova::state::{Game, Playout};
+use _native::terranova::state::Game;
 
 /// CPU seconds of this process (`CLOCK_PROCESS_CPUTIME_ID`): the machine is shared.
 fn cpu_seconds() -> f64 {
@@ -54,7 +54,7 @@ fn main() {
         };
         let start = game.initial(0);
         let mut rng = Rng::new(1);
-        let mut playout = Playout::default();
+        let mut slides = Vec::new();
         let mut actions = 0;
         let mut fingerprint: u64 = 0xcbf2_9ce4_8422_2325;
         let mut mix = |v: u64| {
@@ -63,7 +63,7 @@ fn main() {
         };
         let t = cpu_seconds();
         for _ in 0..games {
-            let (end, moved) = start.playout(&game, &mut rng, &mut playout);
+            let (end, moved) = start.playout(&game, &mut rng, &mut slides);
             actions += moved;
             mix(moved);
             for &p in &end.points[..num_players] {

@@ -91,6 +91,11 @@ pub struct Board<const W: usize> {
     /// One more than the highest position of the lines layout (its bits, padding
     /// included: a padding bit follows every line and stands in every gap).
     pub line_bits: usize,
+    /// Whether a state can keep its empty cells in the lines layout (`state::Lines`):
+    /// the layout fits its words with one to spare, and no ray is 64 cells long.
+    pub lines_fit: bool,
+    /// `line_cell[p]`: the cell and the direction (copy) of layout position `p`.
+    pub line_cell: Vec<(u16, u8)>,
     /// `L`: the longest ray (at least 1), the encoding's slide stride.
     pub line: usize,
     pub ring_arcs: Vec<Vec<u8>>,
@@ -178,6 +183,12 @@ impl<const W: usize> Board<W> {
             .map(|i| std::array::from_fn(|d| line_pos[d][i]))
             .collect();
         let line_bits = line_pos.iter().flatten().max().map_or(0, |&p| p as usize + 2);
+        let mut line_cell = vec![(0, 0); line_bits];
+        for (d, positions) in line_pos.iter().enumerate() {
+            for (cell, &p) in positions.iter().enumerate() {
+                line_cell[p as usize] = (cell as u16, d as u8);
+            }
+        }
         let mut line = 0;
         for nd in next.iter() {
             for i in 0..n {
@@ -206,6 +217,8 @@ impl<const W: usize> Board<W> {
             line_pos,
             cell_line_pos,
             line_bits,
+            line_cell,
+            lines_fit: line < 64 && line_bits / 64 + 2 <= super::state::LINE_WORDS_PER_W * W,
             line: line.max(1),
             ring_arcs: (0..64u8).map(ring_arcs).collect(),
         })

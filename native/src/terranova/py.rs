@@ -3,7 +3,7 @@
 //! the map limit of 1,000 cells) 16-word ones.
 
 use super::setup;
-use super::state::{Game, Kind, Playout, State};
+use super::state::{Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
 use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
@@ -122,10 +122,10 @@ fn step<const W: usize>(g: &Game<W>, s: &State<W>, action: i64) -> PyResult<Stat
 
 fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u64, u64) {
     let mut rng = Rng::new(seed);
-    let mut playout = Playout::default();
+    let mut slides = Vec::with_capacity(256);
     let mut actions = 0;
     for _ in 0..n {
-        actions += s.playout(g, &mut rng, &mut playout).1;
+        actions += s.playout(g, &mut rng, &mut slides).1;
     }
     (n, actions)
 }
@@ -314,7 +314,8 @@ impl TerraNovaState {
     fn rollout(&self, seed: u64) -> Vec<f64> {
         with!(&self.inner, |g, s| {
             let mut rng = Rng::new(seed);
-            let (end, _) = s.playout(g, &mut rng, &mut Playout::default());
+            let mut slides = Vec::with_capacity(256);
+            let (end, _) = s.playout(g, &mut rng, &mut slides);
             returns_of(g, &end)
         })
     }

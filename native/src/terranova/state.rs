@@ -13,6 +13,9 @@ use crate::common::rng::Rng;
 pub const TOTAL_STONES: i32 = 80;
 /// The most seats.
 pub const MAX_SEATS: usize = 4;
+/// The words of a state's [`Lines`] per word of its bitsets (`[Bits<W>; 8]`: room for
+/// six copies of the board with padding on the maps people play).
+pub const LINE_WORDS_PER_W: usize = 8;
 
 /// Pioneers per player by player count (`state.PIONEERS_PER_PLAYER`).
 pub fn pioneers_per_player(num_players: usize) -> Option<i32> {
@@ -197,6 +200,93 @@ pub struct State<const W: usize> {
     pub termination: Option<Termination>,
     /// How many areas have been scored (`len(state.areas)`).
     pub num_areas: u32,
+    /// The empty cells in the lines layout, for counting slides (derived from `filled`).
+    pub lines: Lines<W>,
+}
+
+/// The empty cells in the lines layout of `board.py`: six copies of the board, copy `d`
+/// laid out line by line along direction `d`, a padding bit after every line and in
+/// every gap (`Board::cell_line_pos`). There, the cells a pioneer can slide to in
+/// direction `d` are the run of set bits right after its position in copy `d`, so its
+/// slides in that direction are counted by one bit scan, and the `k`-th slide is found
+/// without listing any.
+///
+/// Listing some 200 slides by walking the rays cell by cell was about four fifths of a
+/// random playout's time (and most of `legal_actions`). An action fills or empties one
+/// or two cells (more when an area closes): six bits each to flip, which
+/// [`State::play`] does. The lines are a cache of `filled`: they know the `filled` they
+/// were made for, and a state whose `filled` changed elsewhere (or a board whose layout
+/// does not fit, `Board::lines_fit`) walks the rays instead. Two states compare equal
+/// whatever their caches.
+#[derive(Clone, Copy)]
+pub struct Lines<const W: usize> {
+    words: [[u64; W]; LINE_WORDS_PER_W],
+    /// The filled cells `words` is for.
+    filled: Bits<W>,
+}
+
+impl<const W: usize> PartialEq for Lines<W> {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the state's `filled`, which the state compares
+    }
+}
+
+impl<const W: usize> Eq for Lines<W> {}
+
+impl<const W: usize> std::fmt::Debug for Lines<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lines")
+    }
+}
+
+impl<const W: usize> Lines<W> {
+    /// The lines of a board with `filled` cells.
+    pub fn new(b: &Board<W>, filled: &Bits<W>) -> Self {
+        // Every cell filled is all bits clear; then the empty cells are flipped.
+        let mut lines = Lines {
+            words: [[0; W]; LINE_WORDS_PER_W],
+            filled: b.all,
+        };
+        lines.sync(b, filled);
+        lines
+    }
+
+    /// Brings the lines up to `filled`: flips the six bits of every changed cell.
+    #[inline]
+    pub fn sync(&mut self, b: &Board<W>, filled: &Bits<W>) {
+        if !b.lines_fit {
+            return;
+        }
+        let changed = self.filled ^ *filled;
+        for cell in changed.iter() {
+            let words = self.words.as_flattened_mut();
+            for &p in b.cell_line_pos[cell].iter() {
+                words[p as usize >> 6] ^= 1 << (p & 63);
+            }
+        }
+        self.filled = *filled;
+    }
+
+    #[inline]
+    fn word(&self, word: usize) -> u64 {
+        self.words.as_flattened()[word]
+    }
+
+    /// How many empty cells follow the layout position `p` in a row.
+    #[inline]
+    fn run_after(&self, p: u32) -> u32 {
+        let next = p as usize + 1;
+        let (word, bit) = (next >> 6, next & 63);
+        // The 64 bits from `next` on (two shifts, as `bit` may be 0).
+        let window = self.word(word) >> bit | self.word(word + 1) << 1 << (63 - bit);
+        window.trailing_ones()
+    }
+
+    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
+    #[inline]
+    fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
+        b.cell_line_pos[cell].map(|p| self.run_after(p))
+    }
 }
 
 impl<const W: usize> Game<W> {
@@ -230,6 +320,7 @@ impl<const W: usize> Game<W> {
             phase: Phase::Placement,
             termination: None,
             num_areas: 0,
+            lines: Lines::new(&self.board, &Bits::EMPTY),
         }
     }
 
@@ -483,6 +574,10 @@ impl<const W: usize> State<W> {
     fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
         let b = &g.board;
         let (own, forbidden) = self.slide_sources(g);
+        if let Some(lines) = self.lines(g) {
+            self.slides_by_lines(g, lines, &own, forbidden, out);
+            return;
+        }
         let mut sources = [0usize; 64];
         let count = own.count() as usize;
         if count > sources.len() {
@@ -520,6 +615,55 @@ impl<const W: usize> State<W> {
                 self.ray_slides(b, src, d, forbidden, |steps, _| {
                     out.push(first + steps as u32 - 1);
                 });
+            }
+        }
+    }
+
+    /// [`State::slides_in_order`] read from the lines layout: the positions of the
+    /// pioneers `own` in the six copies, read in ascending order, are the pioneers of
+    /// each direction in the listing's order (no sorting), and each one's slides are the
+    /// run of empty cells after its position, consecutive ids.
+    fn slides_by_lines(
+        &self,
+        g: &Game<W>,
+        lines: &Lines<W>,
+        own: &Bits<W>,
+        forbidden: &[(u16, u16)],
+        out: &mut Vec<u32>,
+    ) {
+        let b = &g.board;
+        let mut at = [Bits::<W>::EMPTY; LINE_WORDS_PER_W];
+        for src in own.iter() {
+            for &p in b.cell_line_pos[src].iter() {
+                let word = p as usize >> 6;
+                at[word / W].0[word % W] |= 1 << (p & 63);
+            }
+        }
+        out.reserve(48 * own.count() as usize);
+        for (k, bits) in at.iter().enumerate() {
+            for (w, &word) in bits.0.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let p = (k * W + w) * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    let (src, d) = b.line_cell[p];
+                    let (src, d) = (src as usize, d as usize);
+                    let run = lines.run_after(p as u32);
+                    let first = b.slide_action(src, d, 1) as u32;
+                    // A forbidden slide back on this ray is left out of its run.
+                    let back = forbidden
+                        .iter()
+                        .filter(|&&(cur, _)| cur as usize == src)
+                        .find_map(|&(_, start)| b.direction_steps(src, start as usize))
+                        .filter(|&(back_d, steps)| back_d == d && steps as u32 <= run);
+                    match back {
+                        Some((_, steps)) => {
+                            out.extend(first..first + steps as u32 - 1);
+                            out.extend(first + steps as u32..first + run);
+                        }
+                        None => out.extend(first..first + run),
+                    }
+                }
             }
         }
     }
@@ -624,6 +768,13 @@ impl<const W: usize> State<W> {
             Move::Stone(cell) => self.apply_stone(g, cell),
             Move::Pass => self.finish_turn(g, false),
         }
+        self.lines.sync(&g.board, &self.filled);
+    }
+
+    /// The lines layout of the empty cells, where it is up to date (`Lines`).
+    #[inline]
+    fn lines(&self, g: &Game<W>) -> Option<&Lines<W>> {
+        (g.board.lines_fit && self.lines.filled == self.filled).then_some(&self.lines)
     }
 
     fn apply_place(&mut self, g: &Game<W>, cell: usize) {
@@ -859,24 +1010,13 @@ impl<const W: usize> State<W> {
     // -- random play -------------------------------------------------------------------------
 
     /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
-    /// The slide is drawn from the listed slides (`slides` is the list's buffer); a
-    /// playout draws it without listing ([`Playout`]), the same slide for the same draw.
+    /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
+    /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
     pub fn random_move(
         &self,
         g: &Game<W>,
         rng: &mut Rng,
         slides: &mut Vec<(u16, u16)>,
-    ) -> Option<Move> {
-        self.random_move_by(g, rng, |s, rng| s.random_listed_slide(g, rng, slides))
-    }
-
-    /// [`State::random_move`], the slide drawn by `random_slide`.
-    #[inline]
-    fn random_move_by(
-        &self,
-        g: &Game<W>,
-        rng: &mut Rng,
-        random_slide: impl FnOnce(&Self, &mut Rng) -> Option<Move>,
     ) -> Option<Move> {
         let kinds = self.legal_kinds(g);
         let kinds = kinds.as_slice();
@@ -897,7 +1037,10 @@ impl<const W: usize> State<W> {
             Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
             Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
             Kind::Pass => Some(Move::Pass),
-            Kind::Move => random_slide(self, rng),
+            Kind::Move => match self.lines(g) {
+                Some(lines) => self.random_counted_slide(g, lines, rng),
+                None => self.random_listed_slide(g, rng, slides),
+            },
         }
     }
 
@@ -921,123 +1064,17 @@ impl<const W: usize> State<W> {
         })
     }
 
-    /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    /// The moves are those of [`State::random_move`] for the same draws; `playout` keeps
-    /// the reach of every cell beside the state so as not to list the slides.
-    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, playout: &mut Playout<W>) -> (State<W>, u64) {
-        let mut s = *self;
-        let mut actions = 0;
-        if !playout.start(g, &s.filled) {
-            let slides = &mut playout.slides;
-            while !s.is_terminal() {
-                match s.random_move(g, rng, slides) {
-                    Some(mv) => {
-                        s.play(g, mv);
-                        actions += 1;
-                    }
-                    None => break, // never happens in a consistent position; stop rather than spin
-                }
-            }
-            return (s, actions);
-        }
-        while !s.is_terminal() {
-            match s.random_move_by(g, rng, |s, rng| playout.random_slide(g, s, rng)) {
-                Some(mv) => {
-                    s.play(g, mv);
-                    playout.follow(g, &s.filled);
-                    actions += 1;
-                }
-                None => break, // never happens in a consistent position; stop rather than spin
-            }
-        }
-        (s, actions)
-    }
-}
-
-/// What a random playout keeps beside its state so as to draw a slide without listing
-/// the slides: the empty cells in the lines layout of `board.py` (six copies of the
-/// board, copy `d` laid out line by line along direction `d`, a padding bit after every
-/// line and in every gap). There, the cells a pioneer can reach in direction `d` are the
-/// run of set bits right after its position in copy `d`, so a pioneer's slides are
-/// counted with six bit scans and the `k`-th slide is found without listing any.
-///
-/// A kind-first random playout lists some 200 slides a step to draw one, and walking
-/// the rays for them was about four fifths of its time. An action fills or empties one
-/// or two cells (more when an area closes): six bits each to flip. This lives beside
-/// the state, not in it: a `State` stays a few hundred bytes, which every copy pays for.
-#[derive(Clone, Debug, Default)]
-pub struct Playout<const W: usize> {
-    /// The empty cells, bit `line_pos[d][c]` for cell `c` in every copy `d`, and a
-    /// zero word after the last so that 64 bits can be read from any position.
-    empty: Vec<u64>,
-    /// The filled cells `empty` is for.
-    filled: Bits<W>,
-    /// The listing's buffer, for boards with rays of 64 cells or more.
-    slides: Vec<(u16, u16)>,
-}
-
-impl<const W: usize> Playout<W> {
-    /// Sets up the empty cells of `filled`; `false` (then the slides are listed) on a
-    /// board with rays too long for one 64-bit read.
-    fn start(&mut self, g: &Game<W>, filled: &Bits<W>) -> bool {
-        let b = &g.board;
-        if b.line >= 64 {
-            return false;
-        }
-        self.empty.clear();
-        self.empty.resize(b.line_bits / 64 + 2, 0);
-        self.filled = *filled;
-        for cell in b.all.minus(filled).iter() {
-            self.flip(b, cell);
-        }
-        true
-    }
-
-    /// Flips the bits of `cell` in the six copies.
-    #[inline]
-    fn flip(&mut self, b: &Board<W>, cell: usize) {
-        for &p in b.cell_line_pos[cell].iter() {
-            self.empty[p as usize >> 6] ^= 1 << (p & 63);
-        }
-    }
-
-    /// Brings the empty cells up to the state's `filled` cells.
-    #[inline]
-    fn follow(&mut self, g: &Game<W>, filled: &Bits<W>) {
-        let changed = self.filled ^ *filled;
-        for cell in changed.iter() {
-            self.flip(&g.board, cell);
-        }
-        self.filled = *filled;
-    }
-
-    /// How many empty cells follow the layout position `p` in a row.
-    #[inline]
-    fn run_after(&self, p: u32) -> u32 {
-        let next = p as usize + 1;
-        let (word, bit) = (next >> 6, next & 63);
-        // The 64 bits from `next` on (two shifts, as `bit` may be 0).
-        let window = self.empty[word] >> bit | self.empty[word + 1] << 1 << (63 - bit);
-        window.trailing_ones()
-    }
-
-    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
-    #[inline]
-    fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
-        b.cell_line_pos[cell].map(|p| self.run_after(p))
-    }
-
-    /// A uniformly random legal slide of `s`: the same slide as
-    /// [`State::random_move`]'s listing gives for the same draw (the listing's order is
+    /// A uniformly random legal slide, counted in `lines`: the same slide as
+    /// [`State::random_listed_slide`] gives for the same draw (the listing's order is
     /// source, then direction, then steps; the forbidden slides back left out).
-    fn random_slide(&self, g: &Game<W>, s: &State<W>, rng: &mut Rng) -> Option<Move> {
+    fn random_counted_slide(&self, g: &Game<W>, lines: &Lines<W>, rng: &mut Rng) -> Option<Move> {
         let b = &g.board;
-        let (own, forbidden) = s.slide_sources(g);
+        let (own, forbidden) = self.slide_sources(g);
         let mut count = 0;
         let mut sources = [(0usize, [0u32; 6]); 16];
         let mut num_sources = 0;
         for src in own.iter() {
-            let reach = self.reach(b, src);
+            let reach = lines.reach(b, src);
             count += reach.iter().sum::<u32>();
             if num_sources < 16 {
                 sources[num_sources] = (src, reach);
@@ -1045,7 +1082,7 @@ impl<const W: usize> Playout<W> {
             num_sources += 1;
         }
         if num_sources > 16 {
-            return s.random_listed_slide(g, rng, &mut Vec::new());
+            return self.random_listed_slide(g, rng, &mut Vec::new());
         }
         // The forbidden slides back that are on an open ray: at most one per pioneer.
         let mut skips = [(usize::MAX, 0usize, 0u32); 3];
@@ -1056,7 +1093,7 @@ impl<const W: usize> Playout<W> {
                 continue;
             }
             if let Some((d, steps)) = b.direction_steps(cur, start) {
-                if steps as u32 <= self.run_after(b.cell_line_pos[cur][d]) {
+                if steps as u32 <= lines.run_after(b.cell_line_pos[cur][d]) {
                     skips[num_skips] = (cur, d, steps as u32);
                     num_skips += 1;
                 }
@@ -1089,6 +1126,27 @@ impl<const W: usize> Playout<W> {
             }
         }
         None // the counts above add up, so this is never reached
+    }
+
+    /// Plays kind-first random moves to the end; returns the final state and the moves made.
+    pub fn playout(
+        &self,
+        g: &Game<W>,
+        rng: &mut Rng,
+        slides: &mut Vec<(u16, u16)>,
+    ) -> (State<W>, u64) {
+        let mut s = *self;
+        let mut actions = 0;
+        while !s.is_terminal() {
+            match s.random_move(g, rng, slides) {
+                Some(mv) => {
+                    s.play(g, mv);
+                    actions += 1;
+                }
+                None => break, // never happens in a consistent position; stop rather than spin
+            }
+        }
+        (s, actions)
     }
 }
 
@@ -1393,7 +1451,7 @@ impl<const W: usize> Game<W> {
     /// Plays a random game out from `state`, writes each seat's share of the win into
     /// `returns` and gives back the final state (for its scores).
     fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
-        let (end, _) = state.playout(self, rng, &mut Playout::default());
+        let (end, _) = state.playout(self, rng, &mut Vec::new());
         let winners = end.winners(self);
         returns.iter_mut().for_each(|r| *r = 0.0);
         for &p in winners.iter() {
@@ -1461,11 +1519,12 @@ mod tests {
         assert!(checked > 50);
     }
 
-    /// The playout's reach and its drawn slides, against a fresh reach and the listing,
-    /// at every step of random games: every return rule (the forbidden slides back), both
-    /// scoring times, 2-4 players, a disc and a board with holes (rays that stop at gaps).
+    /// The lines kept by `play` against fresh ones, and the slides counted in them against
+    /// the listed slides for the same draw, at every step of random games: every return
+    /// rule (the forbidden slides back), both scoring times, 2-4 players, a disc and a
+    /// board with holes (rays that stop at gaps).
     #[test]
-    fn the_playout_draws_the_listed_slide_from_its_reach() {
+    fn the_counted_slides_are_the_listed_slides_for_the_same_draw() {
         let holes = |q: i32, r: i32| (q * 7 + r * 3).rem_euclid(11) == 0 && (q, r) != (0, 0);
         let mut drawn = 0;
         for (k, return_rule) in [
@@ -1496,27 +1555,33 @@ mod tests {
                         let water = [false, false, false, false, false, false, true];
                         game.board = Board::new(&cells, &water).unwrap();
                     }
+                    assert!(game.board.lines_fit);
                     let mut rng = Rng::new(k as u64 * 10 + num_players as u64);
                     let mut slides = Vec::new();
-                    let mut playout = Playout::default();
                     let mut state = game.initial(0);
-                    assert!(playout.start(&game, &state.filled));
                     while !state.is_terminal() {
-                        let mut fresh = Playout::default();
-                        fresh.start(&game, &state.filled);
-                        assert_eq!(playout.empty, fresh.empty);
+                        let lines = state.lines(&game).expect("the lines follow every move");
+                        assert_eq!(lines.words, Lines::new(&game.board, &state.filled).words);
                         if state.phase == Phase::Play {
                             let (mut listing, mut counting) = (rng.clone(), rng.clone());
-                            let listed =
-                                state.random_listed_slide(&game, &mut listing, &mut slides);
-                            let counted = playout.random_slide(&game, &state, &mut counting);
+                            let listed = state.random_listed_slide(&game, &mut listing, &mut slides);
+                            let counted = state.random_counted_slide(&game, lines, &mut counting);
                             assert_eq!(listed, counted);
                             assert_eq!(listing.next_u64(), counting.next_u64());
                             drawn += listed.is_some() as usize;
+                            // The listing by runs, against the listing by walking the rays.
+                            let mut walked = state;
+                            walked.lines.filled = Bits::EMPTY;
+                            assert!(walked.lines(&game).is_none());
+                            for kind in [Kind::Move, Kind::Stone] {
+                                let (mut a, mut b) = (Vec::new(), Vec::new());
+                                state.actions_of_kind(&game, kind, &mut a);
+                                walked.actions_of_kind(&game, kind, &mut b);
+                                assert_eq!(a, b);
+                            }
                         }
                         let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
                         state.play(&game, mv);
-                        playout.follow(&game, &state.filled);
                     }
                 }
             }
@@ -1538,9 +1603,9 @@ mod tests {
                     ..Rules::default()
                 };
                 let game = disc_game(5, 2, rules);
-                let (end, actions) =
-                    game.initial(1)
-                        .playout(&game, &mut Rng::new(9), &mut Playout::default());
+                let (end, actions) = game
+                    .initial(1)
+                    .playout(&game, &mut Rng::new(9), &mut Vec::new());
                 assert!(end.is_terminal() && actions > 20);
                 assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }
