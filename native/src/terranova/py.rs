@@ -249,6 +249,13 @@ impl TerraNovaState {
         Ok(self.with_inner(inner))
     }
 
+    /// A copy that `apply_action` changes in place (`TerraNovaMutableState`).
+    fn mutable_copy(&self) -> TerraNovaMutableState {
+        TerraNovaMutableState {
+            position: self.with_inner(self.inner.clone()),
+        }
+    }
+
     /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in one
     /// call. Returns `(next, terminal, returns, masks)`: the next states (`None` where
     /// the action is not legal), one byte per game (1: over), each game's `returns()`,
@@ -387,7 +394,81 @@ impl TerraNovaState {
     }
 }
 
+/// A Terra Nova position that `apply_action` changes in place, as OpenSpiel's states
+/// do: a Python loop over action ids then makes no object per move. Made by
+/// `TerraNovaState.mutable_copy()`; `state()` gives an immutable `TerraNovaState` of it.
+/// The states behind the game protocol stay immutable (one initial position is shared
+/// by every game that starts from it).
+#[pyclass(module = "tabletop._native", name = "TerraNovaMutableState")]
+pub struct TerraNovaMutableState {
+    position: TerraNovaState,
+}
+
+/// Plays `action` on `s` in place if it is legal there; whether it was.
+fn play_in_place<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) -> bool {
+    let legal = usize::try_from(action)
+        .ok()
+        .and_then(|a| g.decode(a))
+        .filter(|&mv| s.is_legal(g, mv));
+    if let Some(mv) = legal {
+        s.play(g, mv);
+    }
+    legal.is_some()
+}
+
+#[pymethods]
+impl TerraNovaMutableState {
+    #[getter]
+    fn current_player(&self) -> i32 {
+        self.position.current_player()
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.position.is_terminal()
+    }
+
+    /// As `TerraNovaState.legal_actions` (the sequence keeps its actions when this
+    /// position changes).
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
+        self.position.legal_actions(table)
+    }
+
+    /// Plays `action` here; `ValueError` (and no change) if it is not legal.
+    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+        let legal = match &mut self.position.inner {
+            Inner::Small(g, s) => play_in_place(g, s, action),
+            Inner::Large(g, s) => play_in_place(g, s, action),
+        };
+        if legal {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!("action {action} is not legal here")))
+        }
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        self.position.returns()
+    }
+
+    /// Another mutable copy of this position.
+    #[pyo3(name = "clone")]
+    fn copy(&self) -> Self {
+        self.position.mutable_copy()
+    }
+
+    /// This position as an immutable `TerraNovaState`.
+    fn state(&self) -> TerraNovaState {
+        self.position.with_inner(self.position.inner.clone())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<mutable {}>", &self.position.__repr__()[1..])
+    }
+}
+
 /// Adds Terra Nova's classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<TerraNovaState>()
+    m.add_class::<TerraNovaState>()?;
+    m.add_class::<TerraNovaMutableState>()
 }
