@@ -3,10 +3,10 @@
 //! the map limit of 1,000 cells) 16-word ones.
 
 use super::setup;
-use super::state::{Game, Kind, State};
+use super::state::{ActionRuns, Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
-use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
+use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -58,9 +58,36 @@ static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
 /// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
 const MAX_CACHED_INTS: usize = 50_000;
 
+impl<const W: usize> ActionSource for ActionRuns<W> {
+    fn len(&self) -> usize {
+        ActionRuns::len(self)
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        ActionRuns::get(self, i)
+    }
+
+    fn to_vec(&self) -> Vec<u32> {
+        ActionRuns::to_vec(self)
+    }
+}
+
+/// The actions of `kinds` as a sequence: counted and indexed over their runs where the
+/// state keeps its lines (`ActionRuns`), else listed.
+fn actions_of<const W: usize>(g: &Game<W>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
+    if let Some(runs) = s.action_runs(g, kinds) {
+        return Box::new(runs);
+    }
+    let mut out = Vec::new();
+    for &kind in kinds {
+        s.actions_of_kind(g, kind, &mut out);
+    }
+    Box::new(out)
+}
+
 impl TerraNovaState {
-    fn action_seq(&self, actions: Vec<u32>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(Box::new(actions), self.ints.clone(), table)
+    fn action_seq(&self, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
+        ActionSeq::new(actions, self.ints.clone(), table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -200,7 +227,8 @@ impl TerraNovaState {
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
     fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
-        self.action_seq(with!(&self.inner, |g, s| s.legal_actions(g)), table)
+        let actions = with!(&self.inner, |g, s| actions_of(g, s, s.legal_kinds(g).as_slice()));
+        self.action_seq(actions, table)
     }
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
@@ -227,11 +255,9 @@ impl TerraNovaState {
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
-        let mut out = Vec::new();
-        if let Some(kind) = Kind::from_name(kind) {
-            with!(&self.inner, |g, s| s.actions_of_kind(g, kind, &mut out));
-        }
-        self.action_seq(out, table)
+        let kind = Kind::from_name(kind);
+        let kinds = kind.as_slice();
+        self.action_seq(with!(&self.inner, |g, s| actions_of(g, s, kinds)), table)
     }
 
     fn is_legal(&self, action: i64) -> bool {

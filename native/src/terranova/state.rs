@@ -204,6 +204,88 @@ pub struct State<const W: usize> {
     pub lines: Lines<W>,
 }
 
+/// The most runs an [`ActionRuns`] holds: six directions of 13 pioneers (the most a seat
+/// has), a few of them split by a forbidden slide back, and a pass.
+const MAX_RUNS: usize = 96;
+
+/// A position's legal actions in the Python order without a list of them: runs of
+/// consecutive ids (a pioneer's slides in one direction, or the pass), then a set of
+/// cells (the stones' or the placements' targets, ids `cell_base + cell`). It counts
+/// them and finds the `i`-th, which is all `random.choice` asks of a sequence; a Python
+/// loop over Terra Nova's some 200 legal actions a step then writes none of them.
+#[derive(Clone, Debug)]
+pub struct ActionRuns<const W: usize> {
+    firsts: [u32; MAX_RUNS],
+    lens: [u8; MAX_RUNS],
+    num_runs: usize,
+    in_runs: usize,
+    cells: Bits<W>,
+    cell_base: u32,
+    num_cells: usize,
+}
+
+impl<const W: usize> ActionRuns<W> {
+    fn new() -> Self {
+        ActionRuns {
+            firsts: [0; MAX_RUNS],
+            lens: [0; MAX_RUNS],
+            num_runs: 0,
+            in_runs: 0,
+            cells: Bits::EMPTY,
+            cell_base: 0,
+            num_cells: 0,
+        }
+    }
+
+    /// Adds the ids `first..first + len` (a run is shorter than a ray, under 64).
+    #[inline]
+    fn push_run(&mut self, first: u32, len: u32) {
+        if len > 0 {
+            self.firsts[self.num_runs] = first;
+            self.lens[self.num_runs] = len as u8;
+            self.num_runs += 1;
+            self.in_runs += len as usize;
+        }
+    }
+
+    /// Sets the cells whose ids (`base + cell`) follow the runs.
+    fn set_cells(&mut self, cells: Bits<W>, base: u32) {
+        self.num_cells = cells.count() as usize;
+        self.cells = cells;
+        self.cell_base = base;
+    }
+
+    pub fn len(&self) -> usize {
+        self.in_runs + self.num_cells
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every action in order.
+    pub fn to_vec(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len());
+        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
+            out.extend(first..first + len as u32);
+        }
+        out.extend(self.cells.iter().map(|c| self.cell_base + c as u32));
+        out
+    }
+
+    /// The `i`-th action, `i < len()`.
+    pub fn get(&self, i: usize) -> u32 {
+        let mut rest = i;
+        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
+            if rest < len as usize {
+                return first + rest as u32;
+            }
+            rest -= len as usize;
+        }
+        self.cell_base + self.cells.nth(rest as u32).unwrap_or(0) as u32
+    }
+}
+
 /// The empty cells in the lines layout of `board.py`: six copies of the board, copy `d`
 /// laid out line by line along direction `d`, a padding bit after every line and in
 /// every gap (`Board::cell_line_pos`). There, the cells a pioneer can slide to in
@@ -575,7 +657,10 @@ impl<const W: usize> State<W> {
         let b = &g.board;
         let (own, forbidden) = self.slide_sources(g);
         if let Some(lines) = self.lines(g) {
-            self.slides_by_lines(g, lines, &own, forbidden, out);
+            out.reserve(48 * own.count() as usize);
+            self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
+                out.extend(first..first + run)
+            });
             return;
         }
         let mut sources = [0usize; 64];
@@ -629,7 +714,7 @@ impl<const W: usize> State<W> {
         lines: &Lines<W>,
         own: &Bits<W>,
         forbidden: &[(u16, u16)],
-        out: &mut Vec<u32>,
+        mut emit: impl FnMut(u32, u32),
     ) {
         let b = &g.board;
         let mut at = [Bits::<W>::EMPTY; LINE_WORDS_PER_W];
@@ -639,7 +724,6 @@ impl<const W: usize> State<W> {
                 at[word / W].0[word % W] |= 1 << (p & 63);
             }
         }
-        out.reserve(48 * own.count() as usize);
         for (k, bits) in at.iter().enumerate() {
             for (w, &word) in bits.0.iter().enumerate() {
                 let mut word = word;
@@ -658,14 +742,45 @@ impl<const W: usize> State<W> {
                         .filter(|&(back_d, steps)| back_d == d && steps as u32 <= run);
                     match back {
                         Some((_, steps)) => {
-                            out.extend(first..first + steps as u32 - 1);
-                            out.extend(first + steps as u32..first + run);
+                            emit(first, steps as u32 - 1);
+                            emit(first + steps as u32, run - steps as u32);
                         }
-                        None => out.extend(first..first + run),
+                        None => emit(first, run),
                     }
                 }
             }
         }
+    }
+
+    /// The legal actions of `kinds` (in that order) as [`ActionRuns`], without listing
+    /// them; `None` where the lines are not kept (`Lines`) or a seat has more pioneers
+    /// than the runs hold (then [`State::actions_of_kind`] lists them).
+    pub fn action_runs(&self, g: &Game<W>, kinds: &[Kind]) -> Option<ActionRuns<W>> {
+        let b = &g.board;
+        let lines = self.lines(g)?;
+        let mut out = ActionRuns::new();
+        for &kind in kinds {
+            match (self.phase, kind) {
+                (Phase::Play, Kind::Move) => {
+                    let (own, forbidden) = self.slide_sources(g);
+                    if own.count() as usize * 6 + forbidden.len() > MAX_RUNS {
+                        return None;
+                    }
+                    self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
+                        out.push_run(first, run)
+                    });
+                }
+                (Phase::Play, Kind::Stone) => {
+                    out.set_cells(self.stone_targets(g), b.stone_base() as u32)
+                }
+                (Phase::Play, Kind::Pass) if self.legal_kinds(g) == Kinds::one(Kind::Pass) => {
+                    out.push_run(b.pass_action() as u32, 1)
+                }
+                (Phase::Placement, Kind::Place) => out.set_cells(b.all.minus(&self.filled), 0),
+                _ => {}
+            }
+        }
+        Some(out)
     }
 
     /// `legal_moves` as action ids, in the Python order.
@@ -1579,6 +1694,21 @@ mod tests {
                                 walked.actions_of_kind(&game, kind, &mut b);
                                 assert_eq!(a, b);
                             }
+                            assert!(walked.action_runs(&game, &[Kind::Move]).is_none());
+                        }
+                        // Every kind's runs, and all legal actions', against the lists.
+                        let kinds = state.legal_kinds(&game);
+                        let mut every = vec![kinds.as_slice().to_vec()];
+                        every.extend(kinds.as_slice().iter().map(|&k| vec![k]));
+                        for kinds in every {
+                            let mut listed = Vec::new();
+                            for &kind in &kinds {
+                                state.actions_of_kind(&game, kind, &mut listed);
+                            }
+                            let runs = state.action_runs(&game, &kinds).unwrap();
+                            let read: Vec<u32> = (0..runs.len()).map(|i| runs.get(i)).collect();
+                            assert_eq!(read, listed);
+                            assert_eq!(runs.to_vec(), listed);
                         }
                         let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
                         state.play(&game, mv);
