@@ -92,7 +92,8 @@ pub struct Board<const W: usize> {
     /// included: a padding bit follows every line and stands in every gap).
     pub line_bits: usize,
     /// Whether a state can keep its empty cells in the lines layout (`state::Lines`):
-    /// the layout fits its words with one to spare, and no ray is 64 cells long.
+    /// the layout fits its words with one to spare, and no ray is over 56 cells long
+    /// (a run is read in one 64-bit read from any bit).
     pub lines_fit: bool,
     /// `line_cell[p]`: the cell and the direction (copy) of layout position `p`.
     pub line_cell: Vec<(u16, u8)>,
@@ -218,7 +219,7 @@ impl<const W: usize> Board<W> {
             cell_line_pos,
             line_bits,
             line_cell,
-            lines_fit: line < 64 && line_bits / 64 + 2 <= super::state::LINE_WORDS_PER_W * W,
+            lines_fit: line <= 56 && line_bits / 64 + 2 <= super::state::LINE_WORDS_PER_W * W,
             line: line.max(1),
             ring_arcs: (0..64u8).map(ring_arcs).collect(),
         })

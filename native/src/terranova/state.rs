@@ -302,7 +302,8 @@ impl<const W: usize> ActionRuns<W> {
 /// whatever their caches.
 #[derive(Clone, Copy)]
 pub struct Lines<const W: usize> {
-    words: [[u64; W]; LINE_WORDS_PER_W],
+    /// The layout's bits, little-endian bytes (so that 64 bits from any bit are one read).
+    words: [[[u8; 8]; W]; LINE_WORDS_PER_W],
     /// The filled cells `words` is for.
     filled: Bits<W>,
 }
@@ -326,7 +327,7 @@ impl<const W: usize> Lines<W> {
     pub fn new(b: &Board<W>, filled: &Bits<W>) -> Self {
         // Every cell filled is all bits clear; then the empty cells are flipped.
         let mut lines = Lines {
-            words: [[0; W]; LINE_WORDS_PER_W],
+            words: [[[0; 8]; W]; LINE_WORDS_PER_W],
             filled: b.all,
         };
         lines.sync(b, filled);
@@ -341,27 +342,24 @@ impl<const W: usize> Lines<W> {
         }
         let changed = self.filled ^ *filled;
         for cell in changed.iter() {
-            let words = self.words.as_flattened_mut();
+            let bytes = self.words.as_flattened_mut().as_flattened_mut();
             for &p in b.cell_line_pos[cell].iter() {
-                words[p as usize >> 6] ^= 1 << (p & 63);
+                bytes[p as usize >> 3] ^= 1 << (p & 7);
             }
         }
         self.filled = *filled;
     }
 
-    #[inline]
-    fn word(&self, word: usize) -> u64 {
-        self.words.as_flattened()[word]
-    }
-
-    /// How many empty cells follow the layout position `p` in a row.
+    /// How many empty cells follow the layout position `p` in a row (a run is shorter
+    /// than a ray, at most 56 cells: `Board::lines_fit`).
     #[inline]
     fn run_after(&self, p: u32) -> u32 {
         let next = p as usize + 1;
-        let (word, bit) = (next >> 6, next & 63);
-        // The 64 bits from `next` on (two shifts, as `bit` may be 0).
-        let window = self.word(word) >> bit | self.word(word + 1) << 1 << (63 - bit);
-        window.trailing_ones()
+        let bytes = self.words.as_flattened().as_flattened();
+        let at = next >> 3;
+        // The 57 or more bits from `next` on, in one read.
+        let window = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        (window >> (next & 7)).trailing_ones()
     }
 
     /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
