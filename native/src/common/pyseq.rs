@@ -27,6 +27,10 @@ pub trait ActionSource: Send + Sync {
     }
     /// The `i`-th action, `i < len()`.
     fn get(&self, i: usize) -> u32;
+    /// Every action in order (a source whose `get` is not O(1) lists them in one pass).
+    fn to_vec(&self) -> Vec<u32> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
 }
 
 impl ActionSource for Vec<u32> {
@@ -63,7 +67,7 @@ impl ActionSeq {
     }
 
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.actions.len()).map(|i| self.actions.get(i))
+        self.actions.to_vec().into_iter()
     }
 
     fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {

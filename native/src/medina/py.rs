@@ -148,6 +148,12 @@ fn action_of(action: i64) -> Option<usize> {
     usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
 }
 
+/// Plays `action` on `state`; `ValueError` (and no change) if it is not legal there.
+fn apply_in_place(state: &mut State, action: i64) -> PyResult<()> {
+    let a = action_of(action).ok_or_else(|| bad(format!("action {action} is not in range({NUM_ACTIONS})")))?;
+    state.apply(a).map_err(bad)
+}
+
 fn kind_index(kind: &str) -> Option<usize> {
     KINDS.iter().position(|&k| k == kind)
 }
@@ -223,10 +229,14 @@ impl MedinaState {
 
     /// The state after `action`; `ValueError` if it is not legal here.
     fn apply(&self, action: i64) -> PyResult<Self> {
-        let a = action_of(action).ok_or_else(|| bad(format!("action {action} is not in range({NUM_ACTIONS})")))?;
         let mut next = self.state;
-        next.apply(a).map_err(bad)?;
+        apply_in_place(&mut next, action)?;
         Ok(MedinaState { state: next })
+    }
+
+    /// A copy that `apply_action` changes in place (`MedinaMutableState`).
+    fn mutable_copy(&self) -> MedinaMutableState {
+        MedinaMutableState { position: self.clone() }
     }
 
     /// Steps many games at once, as `TerraNovaState.step_batch`: `(next, terminal,
@@ -417,5 +427,56 @@ impl MedinaState {
 
 /// Adds `MedinaState` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MedinaState>()
+    m.add_class::<MedinaState>()?;
+    m.add_class::<MedinaMutableState>()
+}
+
+/// A Medina position that `apply_action` changes in place, as OpenSpiel's states do: a
+/// Python loop over action ids then makes no object per move (a Medina position is
+/// 1.5 kB, and making an object of that size costs more than the move). Made by
+/// `MedinaState.mutable_copy()`; `state()` gives an immutable `MedinaState` of it. The
+/// states behind the game protocol stay immutable (one initial position is shared by
+/// every game that starts from it).
+#[pyclass(module = "tabletop._native", name = "MedinaMutableState")]
+pub struct MedinaMutableState {
+    position: MedinaState,
+}
+
+#[pymethods]
+impl MedinaMutableState {
+    #[getter]
+    fn current_player(&self) -> i64 {
+        self.position.current_player()
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.position.state.is_terminal()
+    }
+
+    /// As `MedinaState.legal_actions` (the sequence keeps its actions when this position
+    /// changes).
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        self.position.legal_actions(py, table)
+    }
+
+    /// Plays `action` here; `ValueError` (and no change) if it is not legal.
+    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+        apply_in_place(&mut self.position.state, action)
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        self.position.returns()
+    }
+
+    /// Another mutable copy of this position.
+    #[pyo3(name = "clone")]
+    fn copy(&self) -> Self {
+        self.position.mutable_copy()
+    }
+
+    /// This position as an immutable `MedinaState`.
+    fn state(&self) -> MedinaState {
+        self.position.clone()
+    }
 }

@@ -86,6 +86,17 @@ pub struct Board<const W: usize> {
     /// `line_pos[d][i]`: the position of cell `i` in the Python engine's lines layout,
     /// copy `d`: the legal slides are listed in the order of these keys.
     pub line_pos: [Vec<u32>; 6],
+    /// `cell_line_pos[i][d]`: `line_pos[d][i]`, the six of a cell side by side.
+    pub cell_line_pos: Vec<[u32; 6]>,
+    /// One more than the highest position of the lines layout (its bits, padding
+    /// included: a padding bit follows every line and stands in every gap).
+    pub line_bits: usize,
+    /// Whether a state can keep its empty cells in the lines layout (`state::Lines`):
+    /// the layout fits its words with one to spare, and no ray is over 56 cells long
+    /// (a run is read in one 64-bit read from any bit).
+    pub lines_fit: bool,
+    /// `line_cell[p]`: the cell and the direction (copy) of layout position `p`.
+    pub line_cell: Vec<(u16, u8)>,
     /// `L`: the longest ray (at least 1), the encoding's slide stride.
     pub line: usize,
     pub ring_arcs: Vec<Vec<u8>>,
@@ -169,6 +180,16 @@ impl<const W: usize> Board<W> {
             .sum();
         let dry_landscapes = water.iter().filter(|&&w| !w).count() as u32;
         let line_pos = line_positions(&coords);
+        let cell_line_pos: Vec<[u32; 6]> = (0..n)
+            .map(|i| std::array::from_fn(|d| line_pos[d][i]))
+            .collect();
+        let line_bits = line_pos.iter().flatten().max().map_or(0, |&p| p as usize + 2);
+        let mut line_cell = vec![(0, 0); line_bits];
+        for (d, positions) in line_pos.iter().enumerate() {
+            for (cell, &p) in positions.iter().enumerate() {
+                line_cell[p as usize] = (cell as u16, d as u8);
+            }
+        }
         let mut line = 0;
         for nd in next.iter() {
             for i in 0..n {
@@ -195,6 +216,10 @@ impl<const W: usize> Board<W> {
             near,
             same_land,
             line_pos,
+            cell_line_pos,
+            line_bits,
+            line_cell,
+            lines_fit: line <= 56 && line_bits / 64 + 2 <= super::state::LINE_WORDS_PER_W * W,
             line: line.max(1),
             ring_arcs: (0..64u8).map(ring_arcs).collect(),
         })
@@ -252,6 +277,22 @@ impl<const W: usize> Board<W> {
     #[inline]
     pub fn slide_action(&self, src: usize, direction: usize, steps: usize) -> usize {
         self.num_cells + (src * 6 + direction) * self.line + steps - 1
+    }
+
+    /// The direction and the number of steps of the straight line from `src` to `dst`
+    /// (by coordinates, whatever lies between), or `None` if they are not on one line.
+    pub fn direction_steps(&self, src: usize, dst: usize) -> Option<(usize, usize)> {
+        let (q0, r0) = self.coords[src];
+        let (q1, r1) = self.coords[dst];
+        let (dq, dr) = (q1 - q0, r1 - r0);
+        let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
+        if steps == 0 {
+            return None;
+        }
+        DIRECTIONS
+            .iter()
+            .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
+            .map(|direction| (direction, steps as usize))
     }
 }
 

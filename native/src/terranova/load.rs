@@ -9,7 +9,9 @@
 //! conditions, or derived from them where it is not given.
 
 use super::board::ReturnRule;
-use super::state::{pioneers_per_player, Game, Phase, State, Termination, MAX_SEATS, TOTAL_STONES};
+use super::state::{
+    pioneers_per_player, Game, Lines, Phase, State, Termination, MAX_SEATS, TOTAL_STONES,
+};
 use crate::common::bits::Bits;
 
 /// The fields of a Terra Nova position (`export()`; numbers as read, checked by [`load`]).
@@ -280,6 +282,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         phase,
         termination: None,
         num_areas: num_areas as u32,
+        lines: Lines::new(&g.board, &filled),
     };
     state.pioneers[..n].copy_from_slice(&p.pioneers);
     let given_end = match &p.termination {

@@ -4,11 +4,11 @@
 
 use super::load;
 use super::setup;
-use super::state::{Game, Kind, State};
+use super::state::{ActionRuns, Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;
-use crate::common::pyseq::{batch_size, interned, ActionSeq, Ints};
+use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -60,9 +60,36 @@ static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
 /// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
 const MAX_CACHED_INTS: usize = 50_000;
 
+impl<const W: usize> ActionSource for ActionRuns<W> {
+    fn len(&self) -> usize {
+        ActionRuns::len(self)
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        ActionRuns::get(self, i)
+    }
+
+    fn to_vec(&self) -> Vec<u32> {
+        ActionRuns::to_vec(self)
+    }
+}
+
+/// The actions of `kinds` as a sequence: counted and indexed over their runs where the
+/// state keeps its lines (`ActionRuns`), else listed.
+fn actions_of<const W: usize>(g: &Game<W>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
+    if let Some(runs) = s.action_runs(g, kinds) {
+        return Box::new(runs);
+    }
+    let mut out = Vec::new();
+    for &kind in kinds {
+        s.actions_of_kind(g, kind, &mut out);
+    }
+    Box::new(out)
+}
+
 impl TerraNovaState {
-    fn action_seq(&self, actions: Vec<u32>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(Box::new(actions), self.ints.clone(), table)
+    fn action_seq(&self, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
+        ActionSeq::new(actions, self.ints.clone(), table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -202,7 +229,8 @@ impl TerraNovaState {
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
     fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
-        self.action_seq(with!(&self.inner, |g, s| s.legal_actions(g)), table)
+        let actions = with!(&self.inner, |g, s| actions_of(g, s, s.legal_kinds(g).as_slice()));
+        self.action_seq(actions, table)
     }
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
@@ -229,11 +257,9 @@ impl TerraNovaState {
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
-        let mut out = Vec::new();
-        if let Some(kind) = Kind::from_name(kind) {
-            with!(&self.inner, |g, s| s.actions_of_kind(g, kind, &mut out));
-        }
-        self.action_seq(out, table)
+        let kind = Kind::from_name(kind);
+        let kinds = kind.as_slice();
+        self.action_seq(with!(&self.inner, |g, s| actions_of(g, s, kinds)), table)
     }
 
     fn is_legal(&self, action: i64) -> bool {
@@ -249,6 +275,13 @@ impl TerraNovaState {
             Inner::Large(g, s) => Inner::Large(g.clone(), Box::new(step(g, s, action)?)),
         };
         Ok(self.with_inner(inner))
+    }
+
+    /// A copy that `apply_action` changes in place (`TerraNovaMutableState`).
+    fn mutable_copy(&self) -> TerraNovaMutableState {
+        TerraNovaMutableState {
+            position: self.with_inner(self.inner.clone()),
+        }
     }
 
     /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in one
@@ -401,7 +434,81 @@ impl TerraNovaState {
     }
 }
 
+/// A Terra Nova position that `apply_action` changes in place, as OpenSpiel's states
+/// do: a Python loop over action ids then makes no object per move. Made by
+/// `TerraNovaState.mutable_copy()`; `state()` gives an immutable `TerraNovaState` of it.
+/// The states behind the game protocol stay immutable (one initial position is shared
+/// by every game that starts from it).
+#[pyclass(module = "tabletop._native", name = "TerraNovaMutableState")]
+pub struct TerraNovaMutableState {
+    position: TerraNovaState,
+}
+
+/// Plays `action` on `s` in place if it is legal there; whether it was.
+fn play_in_place<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) -> bool {
+    let legal = usize::try_from(action)
+        .ok()
+        .and_then(|a| g.decode(a))
+        .filter(|&mv| s.is_legal(g, mv));
+    if let Some(mv) = legal {
+        s.play(g, mv);
+    }
+    legal.is_some()
+}
+
+#[pymethods]
+impl TerraNovaMutableState {
+    #[getter]
+    fn current_player(&self) -> i32 {
+        self.position.current_player()
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.position.is_terminal()
+    }
+
+    /// As `TerraNovaState.legal_actions` (the sequence keeps its actions when this
+    /// position changes).
+    #[pyo3(signature = (table = None))]
+    fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
+        self.position.legal_actions(table)
+    }
+
+    /// Plays `action` here; `ValueError` (and no change) if it is not legal.
+    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+        let legal = match &mut self.position.inner {
+            Inner::Small(g, s) => play_in_place(g, s, action),
+            Inner::Large(g, s) => play_in_place(g, s, action),
+        };
+        if legal {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!("action {action} is not legal here")))
+        }
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        self.position.returns()
+    }
+
+    /// Another mutable copy of this position.
+    #[pyo3(name = "clone")]
+    fn copy(&self) -> Self {
+        self.position.mutable_copy()
+    }
+
+    /// This position as an immutable `TerraNovaState`.
+    fn state(&self) -> TerraNovaState {
+        self.position.with_inner(self.position.inner.clone())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<mutable {}>", &self.position.__repr__()[1..])
+    }
+}
+
 /// Adds Terra Nova's classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<TerraNovaState>()
+    m.add_class::<TerraNovaState>()?;
+    m.add_class::<TerraNovaMutableState>()
 }

@@ -13,6 +13,9 @@ use crate::common::rng::Rng;
 pub const TOTAL_STONES: i32 = 80;
 /// The most seats.
 pub const MAX_SEATS: usize = 4;
+/// The words of a state's [`Lines`] per word of its bitsets (`[Bits<W>; 8]`: room for
+/// six copies of the board with padding on the maps people play).
+pub const LINE_WORDS_PER_W: usize = 8;
 
 /// Pioneers per player by player count (`state.PIONEERS_PER_PLAYER`).
 pub fn pioneers_per_player(num_players: usize) -> Option<i32> {
@@ -197,6 +200,173 @@ pub struct State<const W: usize> {
     pub termination: Option<Termination>,
     /// How many areas have been scored (`len(state.areas)`).
     pub num_areas: u32,
+    /// The empty cells in the lines layout, for counting slides (derived from `filled`).
+    pub lines: Lines<W>,
+}
+
+/// The most runs an [`ActionRuns`] holds: six directions of 13 pioneers (the most a seat
+/// has), a few of them split by a forbidden slide back, and a pass.
+const MAX_RUNS: usize = 96;
+
+/// A position's legal actions in the Python order without a list of them: runs of
+/// consecutive ids (a pioneer's slides in one direction, or the pass), then a set of
+/// cells (the stones' or the placements' targets, ids `cell_base + cell`). It counts
+/// them and finds the `i`-th, which is all `random.choice` asks of a sequence; a Python
+/// loop over Terra Nova's some 200 legal actions a step then writes none of them.
+#[derive(Clone, Debug)]
+pub struct ActionRuns<const W: usize> {
+    firsts: [u32; MAX_RUNS],
+    lens: [u8; MAX_RUNS],
+    num_runs: usize,
+    in_runs: usize,
+    cells: Bits<W>,
+    cell_base: u32,
+    num_cells: usize,
+}
+
+impl<const W: usize> ActionRuns<W> {
+    fn new() -> Self {
+        ActionRuns {
+            firsts: [0; MAX_RUNS],
+            lens: [0; MAX_RUNS],
+            num_runs: 0,
+            in_runs: 0,
+            cells: Bits::EMPTY,
+            cell_base: 0,
+            num_cells: 0,
+        }
+    }
+
+    /// Adds the ids `first..first + len` (a run is shorter than a ray, under 64).
+    #[inline]
+    fn push_run(&mut self, first: u32, len: u32) {
+        if len > 0 {
+            self.firsts[self.num_runs] = first;
+            self.lens[self.num_runs] = len as u8;
+            self.num_runs += 1;
+            self.in_runs += len as usize;
+        }
+    }
+
+    /// Sets the cells whose ids (`base + cell`) follow the runs.
+    fn set_cells(&mut self, cells: Bits<W>, base: u32) {
+        self.num_cells = cells.count() as usize;
+        self.cells = cells;
+        self.cell_base = base;
+    }
+
+    pub fn len(&self) -> usize {
+        self.in_runs + self.num_cells
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every action in order.
+    pub fn to_vec(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len());
+        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
+            out.extend(first..first + len as u32);
+        }
+        out.extend(self.cells.iter().map(|c| self.cell_base + c as u32));
+        out
+    }
+
+    /// The `i`-th action, `i < len()`.
+    pub fn get(&self, i: usize) -> u32 {
+        let mut rest = i;
+        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
+            if rest < len as usize {
+                return first + rest as u32;
+            }
+            rest -= len as usize;
+        }
+        self.cell_base + self.cells.nth(rest as u32).unwrap_or(0) as u32
+    }
+}
+
+/// The empty cells in the lines layout of `board.py`: six copies of the board, copy `d`
+/// laid out line by line along direction `d`, a padding bit after every line and in
+/// every gap (`Board::cell_line_pos`). There, the cells a pioneer can slide to in
+/// direction `d` are the run of set bits right after its position in copy `d`, so its
+/// slides in that direction are counted by one bit scan, and the `k`-th slide is found
+/// without listing any.
+///
+/// Listing some 200 slides by walking the rays cell by cell was about four fifths of a
+/// random playout's time (and most of `legal_actions`). An action fills or empties one
+/// or two cells (more when an area closes): six bits each to flip, which
+/// [`State::play`] does. The lines are a cache of `filled`: they know the `filled` they
+/// were made for, and a state whose `filled` changed elsewhere (or a board whose layout
+/// does not fit, `Board::lines_fit`) walks the rays instead. Two states compare equal
+/// whatever their caches.
+#[derive(Clone, Copy)]
+pub struct Lines<const W: usize> {
+    /// The layout's bits, little-endian bytes (so that 64 bits from any bit are one read).
+    words: [[[u8; 8]; W]; LINE_WORDS_PER_W],
+    /// The filled cells `words` is for.
+    filled: Bits<W>,
+}
+
+impl<const W: usize> PartialEq for Lines<W> {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the state's `filled`, which the state compares
+    }
+}
+
+impl<const W: usize> Eq for Lines<W> {}
+
+impl<const W: usize> std::fmt::Debug for Lines<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lines")
+    }
+}
+
+impl<const W: usize> Lines<W> {
+    /// The lines of a board with `filled` cells.
+    pub fn new(b: &Board<W>, filled: &Bits<W>) -> Self {
+        // Every cell filled is all bits clear; then the empty cells are flipped.
+        let mut lines = Lines {
+            words: [[[0; 8]; W]; LINE_WORDS_PER_W],
+            filled: b.all,
+        };
+        lines.sync(b, filled);
+        lines
+    }
+
+    /// Brings the lines up to `filled`: flips the six bits of every changed cell.
+    #[inline]
+    pub fn sync(&mut self, b: &Board<W>, filled: &Bits<W>) {
+        if !b.lines_fit {
+            return;
+        }
+        let changed = self.filled ^ *filled;
+        for cell in changed.iter() {
+            let bytes = self.words.as_flattened_mut().as_flattened_mut();
+            for &p in b.cell_line_pos[cell].iter() {
+                bytes[p as usize >> 3] ^= 1 << (p & 7);
+            }
+        }
+        self.filled = *filled;
+    }
+
+    /// How many empty cells follow the layout position `p` in a row (a run is shorter
+    /// than a ray, at most 56 cells: `Board::lines_fit`).
+    #[inline]
+    fn run_after(&self, p: u32) -> u32 {
+        let next = p as usize + 1;
+        let bytes = self.words.as_flattened().as_flattened();
+        let at = next >> 3;
+        // The 57 or more bits from `next` on, in one read.
+        let window = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        (window >> (next & 7)).trailing_ones()
+    }
+
+    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
+    #[inline]
+    fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
+        b.cell_line_pos[cell].map(|p| self.run_after(p))
+    }
 }
 
 impl<const W: usize> Game<W> {
@@ -230,6 +400,7 @@ impl<const W: usize> Game<W> {
             phase: Phase::Placement,
             termination: None,
             num_areas: 0,
+            lines: Lines::new(&self.board, &Bits::EMPTY),
         }
     }
 
@@ -483,6 +654,13 @@ impl<const W: usize> State<W> {
     fn slides_in_order(&self, g: &Game<W>, out: &mut Vec<u32>) {
         let b = &g.board;
         let (own, forbidden) = self.slide_sources(g);
+        if let Some(lines) = self.lines(g) {
+            out.reserve(48 * own.count() as usize);
+            self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
+                out.extend(first..first + run)
+            });
+            return;
+        }
         let mut sources = [0usize; 64];
         let count = own.count() as usize;
         if count > sources.len() {
@@ -522,6 +700,85 @@ impl<const W: usize> State<W> {
                 });
             }
         }
+    }
+
+    /// [`State::slides_in_order`] read from the lines layout: the positions of the
+    /// pioneers `own` in the six copies, read in ascending order, are the pioneers of
+    /// each direction in the listing's order (no sorting), and each one's slides are the
+    /// run of empty cells after its position, consecutive ids.
+    fn slides_by_lines(
+        &self,
+        g: &Game<W>,
+        lines: &Lines<W>,
+        own: &Bits<W>,
+        forbidden: &[(u16, u16)],
+        mut emit: impl FnMut(u32, u32),
+    ) {
+        let b = &g.board;
+        let mut at = [Bits::<W>::EMPTY; LINE_WORDS_PER_W];
+        for src in own.iter() {
+            for &p in b.cell_line_pos[src].iter() {
+                let word = p as usize >> 6;
+                at[word / W].0[word % W] |= 1 << (p & 63);
+            }
+        }
+        for (k, bits) in at.iter().enumerate() {
+            for (w, &word) in bits.0.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let p = (k * W + w) * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    let (src, d) = b.line_cell[p];
+                    let (src, d) = (src as usize, d as usize);
+                    let run = lines.run_after(p as u32);
+                    let first = b.slide_action(src, d, 1) as u32;
+                    // A forbidden slide back on this ray is left out of its run.
+                    let back = forbidden
+                        .iter()
+                        .filter(|&&(cur, _)| cur as usize == src)
+                        .find_map(|&(_, start)| b.direction_steps(src, start as usize))
+                        .filter(|&(back_d, steps)| back_d == d && steps as u32 <= run);
+                    match back {
+                        Some((_, steps)) => {
+                            emit(first, steps as u32 - 1);
+                            emit(first + steps as u32, run - steps as u32);
+                        }
+                        None => emit(first, run),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The legal actions of `kinds` (in that order) as [`ActionRuns`], without listing
+    /// them; `None` where the lines are not kept (`Lines`) or a seat has more pioneers
+    /// than the runs hold (then [`State::actions_of_kind`] lists them).
+    pub fn action_runs(&self, g: &Game<W>, kinds: &[Kind]) -> Option<ActionRuns<W>> {
+        let b = &g.board;
+        let lines = self.lines(g)?;
+        let mut out = ActionRuns::new();
+        for &kind in kinds {
+            match (self.phase, kind) {
+                (Phase::Play, Kind::Move) => {
+                    let (own, forbidden) = self.slide_sources(g);
+                    if own.count() as usize * 6 + forbidden.len() > MAX_RUNS {
+                        return None;
+                    }
+                    self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
+                        out.push_run(first, run)
+                    });
+                }
+                (Phase::Play, Kind::Stone) => {
+                    out.set_cells(self.stone_targets(g), b.stone_base() as u32)
+                }
+                (Phase::Play, Kind::Pass) if self.legal_kinds(g) == Kinds::one(Kind::Pass) => {
+                    out.push_run(b.pass_action() as u32, 1)
+                }
+                (Phase::Placement, Kind::Place) => out.set_cells(b.all.minus(&self.filled), 0),
+                _ => {}
+            }
+        }
+        Some(out)
     }
 
     /// `legal_moves` as action ids, in the Python order.
@@ -571,17 +828,7 @@ impl<const W: usize> State<W> {
             return false;
         }
         // The straight, unblocked path along the board.
-        let (q0, r0) = b.coords[src];
-        let (q1, r1) = b.coords[dst];
-        let (dq, dr) = (q1 - q0, r1 - r0);
-        let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
-        if steps == 0 {
-            return false;
-        }
-        let Some(direction) = super::board::DIRECTIONS
-            .iter()
-            .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
-        else {
+        let Some((direction, steps)) = b.direction_steps(src, dst) else {
             return false;
         };
         let mut cell = src as i32;
@@ -620,45 +867,57 @@ impl<const W: usize> State<W> {
 
     /// The state after a move known to be legal.
     pub fn apply_legal(&self, g: &Game<W>, mv: Move) -> State<W> {
+        let mut s = *self;
+        s.play(g, mv);
+        s
+    }
+
+    /// Plays a move known to be legal on this state (in place: a playout copies no
+    /// state per move).
+    pub fn play(&mut self, g: &Game<W>, mv: Move) {
         match mv {
             Move::Place(cell) => self.apply_place(g, cell),
             Move::Slide { src, dst } => self.apply_slide(g, src, dst),
             Move::Stone(cell) => self.apply_stone(g, cell),
             Move::Pass => self.finish_turn(g, false),
         }
+        self.lines.sync(&g.board, &self.filled);
     }
 
-    fn apply_place(&self, g: &Game<W>, cell: usize) -> State<W> {
+    /// The lines layout of the empty cells, where it is up to date (`Lines`).
+    #[inline]
+    fn lines(&self, g: &Game<W>) -> Option<&Lines<W>> {
+        (g.board.lines_fit && self.lines.filled == self.filled).then_some(&self.lines)
+    }
+
+    fn apply_place(&mut self, g: &Game<W>, cell: usize) {
         let p = self.player();
-        let mut s = *self;
-        s.pioneers[p].set(cell);
-        s.in_hand[p] -= 1;
-        let done = s.in_hand.iter().all(|&h| h == 0);
-        s.current_player = if done {
+        self.pioneers[p].set(cell);
+        self.in_hand[p] -= 1;
+        let done = self.in_hand.iter().all(|&h| h == 0);
+        self.current_player = if done {
             self.start_player as i32
         } else {
             ((p + 1) % g.num_players) as i32
         };
-        s.phase = if done { Phase::Play } else { Phase::Placement };
-        s.turn += 1;
-        s.ply += 1;
-        s.filled.set(cell);
+        self.phase = if done { Phase::Play } else { Phase::Placement };
+        self.turn += 1;
+        self.ply += 1;
+        self.filled.set(cell);
         if done {
-            if let Some(t) = s.termination_check(g) {
-                return s.game_over(t);
+            if let Some(t) = self.termination_check(g) {
+                self.game_over(t);
             }
         }
-        s
     }
 
-    fn apply_slide(&self, g: &Game<W>, src: usize, dst: usize) -> State<W> {
+    fn apply_slide(&mut self, g: &Game<W>, src: usize, dst: usize) {
         let p = self.player();
-        let mut s = *self;
-        s.pioneers[p].clear(src);
-        s.pioneers[p].set(dst);
+        self.pioneers[p].clear(src);
+        self.pioneers[p].set(dst);
         let mut start = src;
         let mut found = false;
-        for m in s.movers[..s.num_movers as usize].iter_mut() {
+        for m in self.movers[..self.num_movers as usize].iter_mut() {
             if m.0 as usize == src {
                 start = m.1 as usize;
                 m.0 = dst as u16;
@@ -667,93 +926,93 @@ impl<const W: usize> State<W> {
             }
         }
         if !found {
-            s.movers[s.num_movers as usize] = (dst as u16, src as u16);
-            s.num_movers += 1;
+            self.movers[self.num_movers as usize] = (dst as u16, src as u16);
+            self.num_movers += 1;
         }
-        s.action += 1;
+        self.action += 1;
         let pending = if dst == start && g.rules.return_rule == ReturnRule::EndOfTurn {
             dst as i32
         } else {
             -1
         };
-        s.moves_made += 1;
-        s.pending_return = pending;
-        s.ply += 1;
-        s.filled.clear(src);
-        s.filled.set(dst);
-        if s.action < 3 && (self.supply > 0 || pending >= 0 || s.has_slide(g)) {
-            return s;
+        self.moves_made += 1;
+        self.pending_return = pending;
+        self.ply += 1;
+        self.filled.clear(src);
+        self.filled.set(dst);
+        if self.action < 3 && (self.supply > 0 || pending >= 0 || self.has_slide(g)) {
+            return;
         }
-        let placed = s.action > s.moves_made;
-        s.finish_turn(g, placed)
+        let placed = self.action > self.moves_made;
+        self.finish_turn(g, placed)
     }
 
-    fn apply_stone(&self, g: &Game<W>, cell: usize) -> State<W> {
+    fn apply_stone(&mut self, g: &Game<W>, cell: usize) {
         let b = &g.board;
-        let mut s = *self;
-        s.stones.set(cell);
+        self.stones.set(cell);
         if g.rules.immediate_scoring {
-            let open_after = b.all.minus(&(s.stones | s.closed));
+            let open_after = b.all.minus(&(self.stones | self.closed));
             let parts = parts_after_stone(g, cell, &open_after);
             if parts.len > 0 {
-                s.score_parts(g, parts.as_slice());
-                let own = s.pioneers[s.player()];
+                self.score_parts(g, parts.as_slice());
+                let own = self.pioneers[self.player()];
                 let mut kept = 0;
-                for i in 0..s.num_movers as usize {
-                    let m = s.movers[i];
+                for i in 0..self.num_movers as usize {
+                    let m = self.movers[i];
                     if own.get(m.0 as usize) {
-                        s.movers[kept] = m;
+                        self.movers[kept] = m;
                         kept += 1;
                     }
                 }
-                s.num_movers = kept as u8;
+                self.num_movers = kept as u8;
             }
         }
-        s.action += 1;
-        s.supply -= 1;
-        s.pending_return = -1;
-        s.ply += 1;
-        s.filled.set(cell);
-        s.filled |= s.closed;
-        s.turn_stones.set(cell);
-        if s.action < 3 && (s.stone_targets(g).any() || s.has_slide(g)) {
-            return s;
+        self.action += 1;
+        self.supply -= 1;
+        self.pending_return = -1;
+        self.ply += 1;
+        self.filled.set(cell);
+        self.filled |= self.closed;
+        self.turn_stones.set(cell);
+        if self.action < 3 && (self.stone_targets(g).any() || self.has_slide(g)) {
+            return;
         }
-        s.finish_turn(g, true)
+        self.finish_turn(g, true)
     }
 
-    fn finish_turn(&self, g: &Game<W>, placed_stone: bool) -> State<W> {
+    fn finish_turn(&mut self, g: &Game<W>, placed_stone: bool) {
         let b = &g.board;
         let rules = &g.rules;
-        let mut s = *self;
         if !rules.immediate_scoring {
+            // Scoring changes only pioneers, points and closed cells: the zones and the
+            // turn's stones are those of the turn's end.
             let open = b.all.minus(&(self.stones | self.closed));
+            let turn_stones = self.turn_stones;
             let mut remaining = open;
             while let Some(low) = remaining.lowest() {
                 let zone = b.flood_fill(&Bits::single(low), &remaining);
                 remaining = remaining.minus(&zone);
                 if is_area(g, &zone)
-                    && (rules.score_on_type_reduction
-                        || split_off(g, &zone, &open, &self.turn_stones))
+                    && (rules.score_on_type_reduction || split_off(g, &zone, &open, &turn_stones))
                 {
-                    s.score_parts(g, &[zone]);
+                    self.score_parts(g, &[zone]);
                 }
             }
         }
-        s.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
-        s.phase = Phase::Play;
-        s.clear_turn();
-        s.turn_stones = Bits::EMPTY;
-        s.turn += 1;
-        if self.action == 0 {
-            s.ply += 1;
+        let passed = self.action == 0;
+        self.current_player = ((self.current_player as usize + 1) % g.num_players) as i32;
+        self.phase = Phase::Play;
+        self.clear_turn();
+        self.turn_stones = Bits::EMPTY;
+        self.turn += 1;
+        if passed {
+            self.ply += 1;
         }
-        s.stall = if placed_stone { 0 } else { self.stall + 1 };
-        s.filled |= s.closed;
-        if let Some(t) = s.termination_check(g) {
-            return s.game_over(t);
+        self.stall = if placed_stone { 0 } else { self.stall + 1 };
+        self.filled |= self.closed;
+        if let Some(t) = self.termination_check(g) {
+            self.game_over(t);
         }
-        s
     }
 
     /// Forgets the turn in progress: its actions and movers.
@@ -765,12 +1024,11 @@ impl<const W: usize> State<W> {
         self.pending_return = -1;
     }
 
-    fn game_over(mut self, termination: Termination) -> State<W> {
+    fn game_over(&mut self, termination: Termination) {
         self.current_player = -1;
         self.phase = Phase::Over;
         self.clear_turn();
         self.termination = Some(termination);
-        self
     }
 
     /// `score_parts`: scores and closes each area.
@@ -866,6 +1124,8 @@ impl<const W: usize> State<W> {
     // -- random play -------------------------------------------------------------------------
 
     /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
+    /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
+    /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
     pub fn random_move(
         &self,
         g: &Game<W>,
@@ -891,7 +1151,10 @@ impl<const W: usize> State<W> {
             Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
             Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
             Kind::Pass => Some(Move::Pass),
-            Kind::Move => self.random_listed_slide(g, rng, slides),
+            Kind::Move => match self.lines(g) {
+                Some(lines) => self.random_counted_slide(g, lines, rng),
+                None => self.random_listed_slide(g, rng, slides),
+            },
         }
     }
 
@@ -915,6 +1178,70 @@ impl<const W: usize> State<W> {
         })
     }
 
+    /// A uniformly random legal slide, counted in `lines`: the same slide as
+    /// [`State::random_listed_slide`] gives for the same draw (the listing's order is
+    /// source, then direction, then steps; the forbidden slides back left out).
+    fn random_counted_slide(&self, g: &Game<W>, lines: &Lines<W>, rng: &mut Rng) -> Option<Move> {
+        let b = &g.board;
+        let (own, forbidden) = self.slide_sources(g);
+        let mut count = 0;
+        let mut sources = [(0usize, [0u32; 6]); 16];
+        let mut num_sources = 0;
+        for src in own.iter() {
+            let reach = lines.reach(b, src);
+            count += reach.iter().sum::<u32>();
+            if num_sources < 16 {
+                sources[num_sources] = (src, reach);
+            }
+            num_sources += 1;
+        }
+        if num_sources > 16 {
+            return self.random_listed_slide(g, rng, &mut Vec::new());
+        }
+        // The forbidden slides back that are on an open ray: at most one per pioneer.
+        let mut skips = [(usize::MAX, 0usize, 0u32); 3];
+        let mut num_skips = 0;
+        for &(cur, start) in forbidden {
+            let (cur, start) = (cur as usize, start as usize);
+            if !own.get(cur) {
+                continue;
+            }
+            if let Some((d, steps)) = b.direction_steps(cur, start) {
+                if steps as u32 <= lines.run_after(b.cell_line_pos[cur][d]) {
+                    skips[num_skips] = (cur, d, steps as u32);
+                    num_skips += 1;
+                }
+            }
+        }
+        let skips = &skips[..num_skips];
+        let count = count - num_skips as u32;
+        if count == 0 {
+            return None;
+        }
+        let mut index = if count == 1 { 0 } else { rng.below(count) };
+        for &(src, reach) in sources[..num_sources].iter() {
+            let skip = skips.iter().find(|k| k.0 == src);
+            for (d, &run) in reach.iter().enumerate() {
+                let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
+                let run = run - skipped.is_some() as u32;
+                if index >= run {
+                    index -= run;
+                    continue;
+                }
+                let mut steps = index + 1;
+                if skipped.is_some_and(|k| steps >= k) {
+                    steps += 1;
+                }
+                let mut dst = src;
+                for _ in 0..steps {
+                    dst = b.next[d][dst] as usize;
+                }
+                return Some(Move::Slide { src, dst });
+            }
+        }
+        None // the counts above add up, so this is never reached
+    }
+
     /// Plays kind-first random moves to the end; returns the final state and the moves made.
     pub fn playout(
         &self,
@@ -927,7 +1254,7 @@ impl<const W: usize> State<W> {
         while !s.is_terminal() {
             match s.random_move(g, rng, slides) {
                 Some(mv) => {
-                    s = s.apply_legal(g, mv);
+                    s.play(g, mv);
                     actions += 1;
                 }
                 None => break, // never happens in a consistent position; stop rather than spin
@@ -1191,15 +1518,9 @@ impl<const W: usize> Game<W> {
             Move::Stone(cell) => b.stone_base() + cell,
             Move::Pass => b.pass_action(),
             Move::Slide { src, dst } => {
-                let (q0, r0) = b.coords[src];
-                let (q1, r1) = b.coords[dst];
-                let (dq, dr) = (q1 - q0, r1 - r0);
-                let steps = dq.abs().max(dr.abs()).max((dq + dr).abs());
-                let direction = super::board::DIRECTIONS
-                    .iter()
-                    .position(|&(uq, ur)| uq * steps == dq && ur * steps == dr)
-                    .unwrap_or(0);
-                b.slide_action(src, direction, steps as usize)
+                // Only the moves of this state's lists are encoded: slides along a line.
+                let (direction, steps) = b.direction_steps(src, dst).unwrap_or((0, 1));
+                b.slide_action(src, direction, steps)
             }
         }
     }
@@ -1244,8 +1565,7 @@ impl<const W: usize> Game<W> {
     /// Plays a random game out from `state`, writes each seat's share of the win into
     /// `returns` and gives back the final state (for its scores).
     fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
-        let mut slides = Vec::new();
-        let (end, _) = state.playout(self, rng, &mut slides);
+        let (end, _) = state.playout(self, rng, &mut Vec::new());
         let winners = end.winners(self);
         returns.iter_mut().for_each(|r| *r = 0.0);
         for &p in winners.iter() {
@@ -1313,6 +1633,91 @@ mod tests {
         assert!(checked > 50);
     }
 
+    /// The lines kept by `play` against fresh ones, and the slides counted in them against
+    /// the listed slides for the same draw, at every step of random games: every return
+    /// rule (the forbidden slides back), both scoring times, 2-4 players, a disc and a
+    /// board with holes (rays that stop at gaps).
+    #[test]
+    fn the_counted_slides_are_the_listed_slides_for_the_same_draw() {
+        let holes = |q: i32, r: i32| (q * 7 + r * 3).rem_euclid(11) == 0 && (q, r) != (0, 0);
+        let mut drawn = 0;
+        for (k, return_rule) in [
+            ReturnRule::EndOfTurn,
+            ReturnRule::Strict,
+            ReturnRule::ThreeMovesOnly,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for immediate_scoring in [true, false] {
+                for num_players in 2..=4 {
+                    let rules = Rules {
+                        return_rule,
+                        immediate_scoring,
+                        ..Rules::default()
+                    };
+                    let mut game = disc_game(6, num_players, rules);
+                    if num_players == 3 {
+                        let cells: Vec<(i32, i32, u8)> = game
+                            .board
+                            .coords
+                            .iter()
+                            .zip(game.board.land.iter())
+                            .filter(|(&(q, r), _)| !holes(q, r))
+                            .map(|(&(q, r), &l)| (q, r, l))
+                            .collect();
+                        let water = [false, false, false, false, false, false, true];
+                        game.board = Board::new(&cells, &water).unwrap();
+                    }
+                    assert!(game.board.lines_fit);
+                    let mut rng = Rng::new(k as u64 * 10 + num_players as u64);
+                    let mut slides = Vec::new();
+                    let mut state = game.initial(0);
+                    while !state.is_terminal() {
+                        let lines = state.lines(&game).expect("the lines follow every move");
+                        assert_eq!(lines.words, Lines::new(&game.board, &state.filled).words);
+                        if state.phase == Phase::Play {
+                            let (mut listing, mut counting) = (rng.clone(), rng.clone());
+                            let listed = state.random_listed_slide(&game, &mut listing, &mut slides);
+                            let counted = state.random_counted_slide(&game, lines, &mut counting);
+                            assert_eq!(listed, counted);
+                            assert_eq!(listing.next_u64(), counting.next_u64());
+                            drawn += listed.is_some() as usize;
+                            // The listing by runs, against the listing by walking the rays.
+                            let mut walked = state;
+                            walked.lines.filled = Bits::EMPTY;
+                            assert!(walked.lines(&game).is_none());
+                            for kind in [Kind::Move, Kind::Stone] {
+                                let (mut a, mut b) = (Vec::new(), Vec::new());
+                                state.actions_of_kind(&game, kind, &mut a);
+                                walked.actions_of_kind(&game, kind, &mut b);
+                                assert_eq!(a, b);
+                            }
+                            assert!(walked.action_runs(&game, &[Kind::Move]).is_none());
+                        }
+                        // Every kind's runs, and all legal actions', against the lists.
+                        let kinds = state.legal_kinds(&game);
+                        let mut every = vec![kinds.as_slice().to_vec()];
+                        every.extend(kinds.as_slice().iter().map(|&k| vec![k]));
+                        for kinds in every {
+                            let mut listed = Vec::new();
+                            for &kind in &kinds {
+                                state.actions_of_kind(&game, kind, &mut listed);
+                            }
+                            let runs = state.action_runs(&game, &kinds).unwrap();
+                            let read: Vec<u32> = (0..runs.len()).map(|i| runs.get(i)).collect();
+                            assert_eq!(read, listed);
+                            assert_eq!(runs.to_vec(), listed);
+                        }
+                        let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+                        state.play(&game, mv);
+                    }
+                }
+            }
+        }
+        assert!(drawn > 3000, "{drawn}");
+    }
+
     #[test]
     fn every_rule_variant_plays_to_the_end() {
         for return_rule in [
@@ -1327,10 +1732,9 @@ mod tests {
                     ..Rules::default()
                 };
                 let game = disc_game(5, 2, rules);
-                let mut slides = Vec::new();
                 let (end, actions) = game
                     .initial(1)
-                    .playout(&game, &mut Rng::new(9), &mut slides);
+                    .playout(&game, &mut Rng::new(9), &mut Vec::new());
                 assert!(end.is_terminal() && actions > 20);
                 assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }

@@ -143,8 +143,11 @@ def bench_action_loop(
 ) -> PlayoutBench:
     """Random games driven from a Python loop over the Rust state with action ids.
 
-    The loop OpenSpiel's Python API runs (``legal_actions``, a choice, ``apply``), on
-    the native engine: uniform over all legal actions, CPU time.
+    The loop OpenSpiel's Python API runs (``legal_actions``, a choice, ``apply_action``
+    changing the state in place), on the native engine's mutable state
+    (``state.native.mutable_copy()``, ``docs/native.md``): uniform over all legal
+    actions, CPU time.  Each game starts from ``game.new_initial_state`` of its own
+    config, as OpenSpiel's loop starts each from ``new_initial_state()``.
     """
     rng = random.Random(seed)
     games = actions = 0
@@ -152,9 +155,9 @@ def bench_action_loop(
     elapsed = 0.0
     while games < min_games or elapsed < seconds:
         state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
-        core = native_core(state)
+        core = native_core(state).mutable_copy()
         while not core.is_terminal():
-            core = core.apply(rng.choice(core.legal_actions()))
+            core.apply_action(rng.choice(core.legal_actions()))
             actions += 1
         games += 1
         elapsed = time.process_time() - start

@@ -19,6 +19,7 @@ adding its Rust class to the extension and one entry there.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -101,7 +102,7 @@ class NativeGame:
     def __init__(self, python: Game, state_class: Any) -> None:
         self.python = python
         self._state_class = state_class
-        self._shared: dict[State, _Shared] = {}
+        self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
         self._move_tables: dict[int, _MoveTable] = {}
 
     # -- metadata -------------------------------------------------------------------
@@ -139,15 +140,17 @@ class NativeGame:
     def new_initial_state(self, config: GameConfig) -> NativeState:
         """The initial state (config errors as the Python engine raises them)."""
         python_initial = self.python.new_initial_state(config)
-        shared = self._shared.get(python_initial)
+        key = _seedless(python_initial)
+        shared = self._shared.get(key)
         if shared is None:
-            shared = self._shared_for(python_initial)
+            shared = self._shared_for(python_initial, key)
         # The config as the Python state has it (with anything drawn at random filled in).
         tables = _Tables(self, python_initial.config, python_initial, shared)
         return NativeState(tables, shared.initial_core, python_initial, None, -1)
 
-    def _shared_for(self, python_initial: State) -> _Shared:
-        """What every game starting from this position shares (built once, then cached)."""
+    def _shared_for(self, python_initial: State, key: object) -> _Shared:
+        """What every game starting from this position shares (built once, then cached
+        under ``key``, :func:`_seedless`)."""
         header = self.python.canonical_config(python_initial.config).to_json()
         header["seed"] = None  # the engines read what the seed drew from "initial"
         setup = json.dumps({"config": header, "initial": python_initial.to_json()})
@@ -163,7 +166,7 @@ class NativeGame:
             self._shared.clear()
             self._move_tables.clear()
             self._move_tables[id(encoding)] = moves
-        shared = self._shared[python_initial] = _Shared(core, moves)
+        shared = self._shared[key] = _Shared(core, moves)
         return shared
 
     def load_state(self, state: State) -> NativeState:
@@ -222,6 +225,24 @@ class NativeGame:
 
     def __repr__(self) -> str:
         return f"<NativeGame {self.id!r}>"
+
+
+def _seedless(python_initial: State) -> object:
+    """The key of an initial position's native setup: the position with its config's
+    seed left out.
+
+    The Rust state reads what the seed drew (a start player, a start square) from the
+    position's fields, never the seed itself, so the games of every seed that draws the
+    same position share one setup.  A key with the seed would miss for every new seed:
+    a Medina state's equality compares its config, and building the setup (the
+    position's ``to_json``, the JSON text, parsing it in Rust) cost about 400 µs, more
+    than a random Medina game's moves.  A state that keeps no ``config`` field (Terra
+    Nova's, whose equality leaves the seed out already) is its own key.
+    """
+    config = python_initial.config
+    if config.seed is None or "config" not in getattr(python_initial, "FIELDS", ()):
+        return python_initial
+    return python_initial.replace(config=dataclasses.replace(config, seed=None))  # type: ignore[attr-defined]
 
 
 def _with_python_states(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,49 @@
+"""The native game's cache of initial setups: keyed by the position, not the seed.
+
+Building a native initial state (the Python position's JSON, parsed in Rust) costs more
+than a random Medina game's moves, so ``NativeGame`` keeps one per initial position
+and every seed that draws the same position shares it; a seed that draws another
+position (a random start square) gets its own.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import tabletop
+from tabletop.ai.agent import random_move
+from tabletop.core.protocol import GameConfig
+from tabletop.native import has_native
+
+pytestmark = pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built (make native)")
+
+
+def test_seeds_that_draw_the_same_position_share_one_native_setup() -> None:
+    game = tabletop.make("medina", engine="native")
+    first = game.new_initial_state(GameConfig(num_players=3, seed=1))
+    second = game.new_initial_state(GameConfig(num_players=3, seed=2))
+    assert first.native is second.native
+    assert first.config.seed == 1 and second.config.seed == 2
+
+
+@pytest.mark.parametrize("game_id", ["medina", "terranova"])
+def test_positions_drawn_from_the_seed_play_as_the_python_engine(game_id: str) -> None:
+    variants = {"start_merchant": "random"} if game_id == "medina" else {}
+    native = tabletop.make(game_id, engine="native")
+    python = tabletop.make(game_id, engine="python")
+    setups = set()
+    for seed in range(24):
+        config = GameConfig(num_players=3, seed=seed, variants=variants)
+        state, reference = native.new_initial_state(config), python.new_initial_state(config)
+        setups.add(id(state.native))
+        rng = random.Random(seed)
+        for _ in range(6):
+            assert list(state.legal_moves()) == list(reference.legal_moves())
+            assert state.current_player == reference.current_player
+            move = random_move(reference, rng)
+            state, reference = state.apply(move), reference.apply(move)
+    # Random start squares (Medina) and start players (both games) give several setups,
+    # each shared by the seeds that drew it.
+    assert 1 < len(setups) < 24
