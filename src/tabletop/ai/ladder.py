@@ -77,7 +77,7 @@ LADDER: Final[tuple[Level, ...]] = (
         "Looks one turn ahead for the move that adds most to its estimated final score.",
         # SPRT against random (docs/bots.md): Terra Nova 17-1 in 18 games, Medina 54-0 pairs.
         {"terranova": 382, "medina": 512},
-        {"terranova": 0.036, "medina": 0.027},
+        {"terranova": 0.036, "medina": 0.014},
     ),
     Level(
         "club",
@@ -86,7 +86,7 @@ LADDER: Final[tuple[Level, ...]] = (
         "Tree search, 100 simulations a move: sees a few moves ahead.",
         # SPRT over Casual (docs/bots.md): Medina 54-0 pairs in 27 games; Terra Nova undecided.
         {"medina": 1024},
-        {"terranova": 0.093, "medina": 0.10},
+        {"terranova": 0.093, "medina": 0.022},
     ),
     Level(
         "strong",
@@ -95,15 +95,16 @@ LADDER: Final[tuple[Level, ...]] = (
         "Tree search, 1,000 simulations a move: plays the rest of the game out in its head.",
         # Ten times Club's simulations, SPRT over Club (docs/bots.md, fourth part): Medina +183.
         {"medina": 1207},
-        {"terranova": 0.85, "medina": 0.69},
+        {"terranova": 0.85, "medina": 0.20},
     ),
     Level(
         "master",
         "Master",
         {"terranova": "mcts:5", "medina": "native:4"},
         "Tree search in the native engine, 30,000 simulations a move: the strongest level.",
-        {},
-        {"terranova": 2.5, "medina": 0.5},
+        # SPRT over Strong (docs/bots.md, sixth part): Medina +116.
+        {"medina": 1323},
+        {"terranova": 2.5, "medina": 0.36},
     ),
 )
 """The levels, weakest first."""
