@@ -7,14 +7,16 @@ import { t } from "./i18n.js";
 const CELL = /[A-Za-z]+\d+/g;
 
 let levels = null; // the bot specs the server knows (GET /api/agents), loaded once
+let levelNames = {}; // ladder level key -> display name (GET /api/games), the same in every game
 
 function loadLevels(rerender) {
   if (levels) return levels;
   levels = ["greedy"];
-  api("/api/agents").then(
-    (a) => {
-      const bots = a.agents.filter((x) => x !== "human" && x !== "random");
+  Promise.all([api("/api/agents"), api("/api/games")]).then(
+    ([a, games]) => {
+      const bots = a.agents.filter((x) => x !== "human" && x !== "random" && x !== "beginner");
       if (bots.length) levels = bots;
+      for (const level of games[0]?.ladder || []) levelNames[level.key] = level.name;
       rerender();
     },
     () => null,
@@ -22,11 +24,16 @@ function loadLevels(rerender) {
   return levels;
 }
 
+/** The level a hint or an analysis uses until the player picks one: the one the picker shows. */
+function defaultLevel() {
+  return ["casual", "greedy"].find((l) => levels.includes(l)) || levels[0];
+}
+
 function levelPicker(id, current, onchange) {
   const select = h("select", { id, "aria-label": t("analysis.level"), onchange: (e) => onchange(e.target.value) });
-  for (const l of levels) select.append(new Option(l, l));
-  // Unset, the server judges with greedy (Casual): show that, not whatever comes first.
-  select.value = levels.includes(current) ? current : levels.includes("greedy") ? "greedy" : levels[0];
+  for (const l of levels) select.append(new Option(levelNames[l] || l, l));
+  // Unset, the server judges with greedy (the ladder's Casual): show that, not whatever comes first.
+  select.value = levels.includes(current) ? current : defaultLevel();
   return h("label.level", {}, h("span", { text: t("analysis.level") }), select);
 }
 
@@ -75,7 +82,7 @@ export function createHints(matchId, rerender) {
     asking = true;
     rerender();
     try {
-      hint = await api(`/api/matches/${matchId}/hint`, { method: "POST", body: { token, version: view.version, level: level || levels[0] } });
+      hint = await api(`/api/matches/${matchId}/hint`, { method: "POST", body: { token, version: view.version, level: level || defaultLevel() } });
     } catch (err) {
       toast(t("error.generic", { detail: err.message }), "error");
     } finally {
@@ -123,7 +130,7 @@ export function createAnalysis(source, rerender, onPick = null) {
     if (busy) return;
     busy = true;
     rerender();
-    const chosen = level || levels[0];
+    const chosen = level || defaultLevel();
     try {
       result = source.matchId
         ? await api(`/api/matches/${source.matchId}/analysis`, { method: "POST", body: { level: chosen } })
