@@ -1,17 +1,20 @@
 """The native MCTS as a bot: ``native``, ``native:N`` and ``native:N@Ts`` / ``@Tcpu``.
 
 The search runs wholly in Rust (``native/src/common/mcts.rs``): UCT over the native
-engine, one kind-first random rollout per simulation, per-seat values (so 3-4 seats and
-turns of several actions by one seat need nothing special), children created lazily
-(one tree node per simulation).  ``docs/bots.md`` ("The native level") has the settings
-and how they were measured.
+engine, per-seat values (so 3-4 seats and turns of several actions by one seat need
+nothing special), children created lazily (one tree node per simulation).  Medina's
+levels value each leaf by one kind-first random rollout; Terra Nova's by the Rust
+evaluation, with the root's moves ranked by their one-ply evaluation
+(:data:`TERRANOVA_LEVELS`).  ``docs/bots.md`` ("The native level" and the fifth part of
+the lab notes) has the settings and how they were measured.
 
 Specs, next to ``mcts:N`` (``make_agent``):
 
 * ``native:N`` — level ``N`` (1-5), a fixed number of simulations (:data:`LEVELS`), so
   a seed gives the same moves on any machine; ``native`` alone is level 3.
-* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0`` — level N with other search settings
-  (for experiments: :data:`SETTINGS`).
+* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0,rank=1,sims=3000`` — level N with
+  other search settings (for experiments: :data:`SETTINGS`), over the level's settings
+  for each game.
 * ``native:N@0.5s`` — level N's settings, 0.5 wall-clock seconds a move (as
   ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
   a loaded machine does not shorten.  ``native@0.5s`` is level 3's settings.
@@ -109,9 +112,9 @@ LEVELS: Final[Mapping[int, NativeSearchConfig]] = {
 def _terranova_level(simulations: int) -> NativeSearchConfig:
     # Terra Nova's random rollouts are long (about 270 actions in the middle game) and say
     # little; the Python levels won with the evaluation as the leaf value and the root's
-    # moves ranked by it.  So: leaves valued by the Rust evaluation (rollout 0), the root
-    # and every node with 32 visits ranked by the one-ply evaluation, progressive
-    # widening, and a small UCT constant for those close values (docs/bots.md, fifth part).
+    # moves ranked by it.  So: leaves valued by the Rust evaluation (rollout 0), the
+    # root's moves ranked by their one-ply evaluation, progressive widening, and a small
+    # UCT constant for those close values (docs/bots.md, fifth part).
     return NativeSearchConfig(simulations, uct_c=0.2, widening=1.5, rollout_limit=0, rank_root=True, rank_visits=0)
 
 
