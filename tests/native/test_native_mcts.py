@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -232,3 +233,86 @@ def test_leaf_evaluation_applies_where_the_game_has_one(game_id: str, players: i
     found = state.native.search(simulations=300, seed=1, **({"rollout_limit": 0} if game_id == "terranova" else {}))  # type: ignore[attr-defined]
     same = state.native.search(simulations=300, seed=1)  # type: ignore[attr-defined]
     assert (found["children"] == same["children"]) == (game_id == "medina")
+
+
+def test_terra_nova_has_its_own_levels_and_medina_keeps_its_own() -> None:
+    medina, _ = level_config("2")
+    terranova, name = level_config("2,uct=0.3,rank=0,rankdeep=16,wpow=0.4,horizon=100,sims=500", "terranova")
+    assert medina == level_config("2", "medina")[0] == NativeSearchConfig(3_000)
+    assert (terranova.rollout_limit, terranova.uct_c, terranova.rank_root) == (0, 0.3, False)
+    assert (terranova.rank_visits, terranova.widening_power, terranova.horizon, terranova.simulations) == (
+        16,
+        0.4,
+        100,
+        500,
+    )
+    assert name == "native:2,uct=0.3,rank=0,rankdeep=16,wpow=0.4,horizon=100,sims=500"
+    for bad in ("1,rank=2", "1,rankdeep=1.5", "1,sims=0", "1,horizon=x"):
+        with pytest.raises(ConfigError):
+            level_config(bad, "terranova")
+
+
+@pytest.mark.usefixtures("native_engine")
+def test_a_native_level_searches_each_game_with_its_settings() -> None:
+    agent = make_agent("native:1,uct=0.5", seed=1)
+    assert isinstance(agent, NativeMctsAgent)
+    assert agent.config_for("medina") == NativeSearchConfig(1_000, uct_c=0.5)
+    assert agent.config_for("terranova") == replace(level_config("1", "terranova")[0], uct_c=0.5)
+    # Medina has no evaluation in Rust: its settings must not ask for one.
+    for state in (midgame("medina", 3, 5), midgame("terranova", 2, 60)):
+        assert state.is_legal(agent.choose_move(state))
+
+
+def one_ply_leads(state: Any) -> dict[int, float]:
+    """Each legal action's estimated lead for the seat to act after it, by the Rust
+    evaluation read from Python (a win adds 1000): what the search's prior ranks by."""
+    seat = state.current_player
+    leads = {}
+    for action in state.native.legal_actions():
+        child: Any = state.apply(state._tables.moves[action])
+        estimate = child.native.evaluate()
+        lead = estimate[seat] - max(e for i, e in enumerate(estimate) if i != seat)
+        leads[action] = lead + (1000 * child.returns()[seat] if child.is_terminal() else 0)
+    return leads
+
+
+@pytest.mark.parametrize(("players", "plies"), [(2, 60), (2, 150), (3, 80)])
+def test_a_ranked_root_searches_the_moves_the_evaluation_ranks_best(players: int, plies: int) -> None:
+    state: Any = midgame("terranova", players, plies, seed=1)
+    leads = one_ply_leads(state)
+    options = {"simulations": 100, "seed": 1, "rollout_limit": 0, "widening": 1.0, "uct_c": 0.2}
+    ranked = {action for action, _, _ in state.native.search(rank_root=True, **options)["children"]}
+    # ceil(sqrt(99)) = 10 children: the ten best by the evaluation (ties either way).
+    assert len(ranked) == 10 < len(leads)
+    assert min(leads[a] for a in ranked) >= max(leads[a] for a in leads.keys() - ranked)
+    unranked = {action for action, _, _ in state.native.search(**options)["children"]}
+    assert len(unranked) == 10 and unranked != ranked
+
+
+def test_the_only_winning_action_is_found() -> None:
+    # Seed 1, ply 228 of a random 2-player game: the seat to act trails 3 to 15, and one
+    # of its 26 actions ends the game with it ahead (found by scanning random games).
+    state: Any = midgame("terranova", 2, 228, seed=1)
+    leads = one_ply_leads(state)
+    winning = [action for action, lead in leads.items() if lead > 500]
+    assert len(winning) == 1 and len(leads) == 26 and state.scores() == (3, 15)
+    agent = NativeMctsAgent(level_config("1", "terranova")[0], seed=1)
+    assert state._tables.encode(agent.choose_move(state)) == winning[0]
+    # Random expansion and rollouts find it too, but only by search.
+    plain = state.native.search(simulations=1000, seed=1, uct_c=2.0)
+    assert plain["action"] == winning[0]
+
+
+def test_rollouts_to_the_end_where_the_game_ends_within_the_horizon() -> None:
+    state: Any = midgame("terranova", 2, 60, seed=2)
+    options = {"simulations": 200, "seed": 3, "rollout_limit": 0, "rank_root": True, "widening": 1.5}
+    evaluated = state.native.search(**options)["children"]
+    # A random game does not end within 3 actions: the leaves keep the evaluation.
+    assert state.native.search(horizon=3, **options)["children"] == evaluated
+    # It ends within 10,000: every leaf is a rollout to the end, worth 0, 1/2 or 1.
+    rolled = state.native.search(horizon=10_000, **options)["children"]
+    assert rolled != evaluated
+    assert all(2 * mean * visits == pytest.approx(round(2 * mean * visits), abs=1e-3) for _, visits, mean in rolled)
+    assert not all(
+        2 * mean * visits == pytest.approx(round(2 * mean * visits), abs=1e-3) for _, visits, mean in evaluated
+    )

@@ -18,6 +18,7 @@
 //! searching thread, wall seconds, or a stop flag set from another thread.
 
 use super::rng::Rng;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -48,6 +49,30 @@ pub trait SearchGame {
         self.rollout(state, rng, returns);
         false
     }
+    /// Writes the one-ply value of each of `actions` (legal in `state`) for the seat to
+    /// act to `values` (higher is better: e.g. its estimated lead after the action), for
+    /// ranking a node's children; returns whether it did (the default: no prior).
+    fn action_priors(&self, state: &Self::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
+        let _ = (state, actions, values);
+        false
+    }
+    /// Whether a random playout from `state` ends within `horizon` actions (the default:
+    /// `false`, the game has no shorter leaf value than `rollout_scores`).
+    fn ends_within(&self, state: &Self::State, rng: &mut Rng, horizon: u32) -> bool {
+        let _ = (state, rng, horizon);
+        false
+    }
+    /// A random rollout to the end, for games whose `rollout_scores` may stop early and
+    /// take an evaluation (the default: `rollout_scores`).
+    fn rollout_to_end(
+        &self,
+        state: &Self::State,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
+        self.rollout_scores(state, rng, returns, scores)
+    }
 }
 
 /// How the tree is grown and searched.
@@ -63,6 +88,19 @@ pub struct Settings {
     /// `margin_value` is the logistic of the lead over the best other seat in units of
     /// `max(1.5, 0.1 * top score)` points (the Python levels' `ScoreValue`).
     pub margin_weight: f64,
+    /// The exponent of progressive widening: `ceil(widening * visits^widening_power)`.
+    pub widening_power: f64,
+    /// Expand the root's actions best first by the game's `action_priors` (where it has
+    /// them) instead of in a random order; with widening, only the best are searched.
+    pub rank_root: bool,
+    /// Also rank the untried actions of every node with at least this many visits
+    /// (`0`: no node below the root).
+    pub rank_visits: u32,
+    /// If a random playout from the root ends within this many actions, every leaf is
+    /// valued by a random rollout to the end (`rollout_to_end`) instead of the game's
+    /// `rollout_scores`, which may stop early and take an evaluation (`0`: never): the
+    /// Python levels' `AdaptiveRollout`.
+    pub horizon: u32,
 }
 
 impl Default for Settings {
@@ -71,6 +109,10 @@ impl Default for Settings {
             uct_c: 2.0,
             widening: 0.0,
             margin_weight: 0.0,
+            widening_power: 0.5,
+            rank_root: false,
+            rank_visits: 0,
+            horizon: 0,
         }
     }
 }
@@ -265,8 +307,11 @@ pub fn search_with<G: SearchGame>(
     let mut nodes = vec![Node::new(0, 0)];
     let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions: Vec<u32> = Vec::with_capacity(256);
+    let mut ranks = Ranks::default();
+    let mut has_priors = settings.rank_root || settings.rank_visits > 0;
     let mut returns = vec![0.0; n];
     let mut scores = vec![0.0; n];
+    let exact_leaves = settings.horizon > 0 && game.ends_within(root, rng, settings.horizon);
     let cpu_deadline = budget
         .cpu_seconds
         .map(|seconds| thread_cpu_seconds() + seconds);
@@ -289,18 +334,34 @@ pub fn search_with<G: SearchGame>(
             let current = nodes[node];
             // `UNLISTED` is `u32::MAX`, so an unlisted node always wants a child.
             if current.num_children() < current.num_actions.min(allowed(settings, &current)) {
-                // Add a child: the next untried action in this node's order.
-                actions.clear();
-                game.actions(&state, &mut actions);
-                let num_actions = actions.len() as u32;
-                nodes[node].num_actions = num_actions;
+                // Add a child: the next untried action in this node's order (best first
+                // where the node is ranked, else a random order).
+                let mut rank = ranks.of(node);
+                if rank.is_none() || current.num_actions == UNLISTED {
+                    actions.clear();
+                    game.actions(&state, &mut actions);
+                    nodes[node].num_actions = actions.len() as u32;
+                }
+                let num_actions = nodes[node].num_actions;
+                let wants_rank = (node == 0 && settings.rank_root)
+                    || (settings.rank_visits > 0 && current.visits >= settings.rank_visits);
+                if rank.is_none() && has_priors && wants_rank && num_actions > 0 {
+                    rank = ranks.rank(game, &state, node, &nodes, &actions);
+                    has_priors = rank.is_some();
+                }
                 if current.num_children() < num_actions.min(allowed(settings, &nodes[node])) {
-                    let index = permuted(
-                        current.num_children(),
-                        num_actions,
-                        node_key(node, order_seed),
-                    );
-                    let action = actions[index as usize];
+                    let action = match rank {
+                        Some(rank) => {
+                            ranks.order[(rank.offset + current.num_children() - rank.base) as usize]
+                        }
+                        None => {
+                            actions[permuted(
+                                current.num_children(),
+                                num_actions,
+                                node_key(node, order_seed),
+                            ) as usize]
+                        }
+                    };
                     let child = nodes.len();
                     let mut new = Node::new(action, to_act as usize);
                     new.next_sibling = current.first_child;
@@ -339,12 +400,16 @@ pub fn search_with<G: SearchGame>(
             node = best as usize;
             path.push(best);
         }
-        if settings.margin_weight > 0.0 {
-            if game.rollout_scores(&state, rng, &mut returns, &mut scores) {
-                blend_margins(&mut returns, &scores, settings.margin_weight);
-            }
+        let scored = if exact_leaves {
+            game.rollout_to_end(&state, rng, &mut returns, &mut scores)
+        } else if settings.margin_weight > 0.0 {
+            game.rollout_scores(&state, rng, &mut returns, &mut scores)
         } else {
             game.rollout(&state, rng, &mut returns);
+            false
+        };
+        if scored && settings.margin_weight > 0.0 {
+            blend_margins(&mut returns, &scores, settings.margin_weight);
         }
         for &i in path.iter() {
             let node = &mut nodes[i as usize];
@@ -379,13 +444,85 @@ pub fn search_with<G: SearchGame>(
     }
 }
 
+/// Where a ranked node's untried actions are, best first: its child number `base + i`
+/// is `Ranks::order[offset + i]` (`base`: the children it had when it was ranked).
+#[derive(Clone, Copy, Debug)]
+struct Rank {
+    offset: u32,
+    base: u32,
+}
+
+/// The ranked nodes' orders of actions (only ranked nodes have one, so the tree's nodes
+/// stay 28 bytes).
+#[derive(Default)]
+struct Ranks {
+    of_node: HashMap<u32, Rank>,
+    order: Vec<u32>,
+    values: Vec<f64>,
+    untried: Vec<(u32, f64)>,
+}
+
+impl Ranks {
+    fn of(&self, node: usize) -> Option<Rank> {
+        if self.of_node.is_empty() {
+            return None;
+        }
+        self.of_node.get(&(node as u32)).copied()
+    }
+
+    /// Ranks `node`'s untried `actions` (its legal actions in `state`) by the game's
+    /// priors, best first (ties in the listed order); `None` if the game has none.
+    fn rank<G: SearchGame>(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        node: usize,
+        nodes: &[Node],
+        actions: &[u32],
+    ) -> Option<Rank> {
+        self.values.clear();
+        if !game.action_priors(state, actions, &mut self.values) {
+            return None;
+        }
+        let mut tried = Vec::new();
+        let mut child = nodes[node].first_child;
+        while child != NONE {
+            tried.push(nodes[child as usize].action);
+            child = nodes[child as usize].next_sibling;
+        }
+        self.untried.clear();
+        self.untried.extend(
+            actions
+                .iter()
+                .zip(self.values.iter())
+                .filter(|(a, _)| !tried.contains(a))
+                .map(|(&a, &v)| (a, v)),
+        );
+        // Stable: equal values keep the listed order, so a seed gives one search.
+        self.untried.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let rank = Rank {
+            offset: self.order.len() as u32,
+            base: nodes[node].num_children(),
+        };
+        self.order.extend(self.untried.iter().map(|&(a, _)| a));
+        self.of_node.insert(node as u32, rank);
+        Some(rank)
+    }
+}
+
 /// How many children `node` may have now.
 #[inline]
 fn allowed(settings: &Settings, node: &Node) -> u32 {
     if settings.widening <= 0.0 {
         return u32::MAX;
     }
-    let k = (settings.widening * (node.visits as f64).sqrt()).ceil();
+    let visits = node.visits as f64;
+    let grown = if settings.widening_power == 0.5 {
+        visits.sqrt()
+    } else {
+        visits.powf(settings.widening_power)
+    };
+    let k = (settings.widening * grown).ceil();
     (k as u32).max(1)
 }
 
@@ -549,7 +686,10 @@ mod tests {
         let mut returns = [1.0, 0.0, 0.0];
         blend_margins(&mut returns, &[30.0, 10.0, 29.0], 0.5);
         // Unit 3 points: the winner leads by 1 (logistic 0.58), the others trail by 20 and 1.
-        assert!((returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3, "{returns:?}");
+        assert!(
+            (returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3,
+            "{returns:?}"
+        );
         assert!(returns[1] < 0.01 && (returns[2] - 0.5 * 0.4174).abs() < 1e-3);
     }
 
@@ -595,5 +735,220 @@ mod tests {
         assert!(result.children.len() <= 10, "{}", result.children.len());
         let all = search(&Wide, &0, 100, 2.0, &mut Rng::new(4));
         assert_eq!(all.children.len(), 40);
+    }
+
+    /// One seat picks a number 0..40 twice, `a` then `b`; the reward is `(40 a + b) / 1600`
+    /// (a leaf after one pick counts `b` as 0), and the prior (when given) is the pick
+    /// itself or its reverse.
+    struct Picks {
+        priors: Option<bool>,
+    }
+
+    impl SearchGame for Picks {
+        type State = (u32, u32);
+        fn num_players(&self) -> usize {
+            1
+        }
+        fn to_act(&self, state: &(u32, u32)) -> i32 {
+            if state.1 >= 2 {
+                -1
+            } else {
+                0
+            }
+        }
+        fn actions(&self, _state: &(u32, u32), out: &mut Vec<u32>) {
+            out.extend(0..40);
+        }
+        fn play(&self, state: &(u32, u32), action: u32) -> (u32, u32) {
+            (state.0 * 40 + action, state.1 + 1)
+        }
+        fn rollout(&self, state: &(u32, u32), _rng: &mut Rng, returns: &mut [f64]) {
+            let picks = if state.1 == 1 { state.0 * 40 } else { state.0 };
+            returns[0] = picks as f64 / 1600.0;
+        }
+        fn action_priors(
+            &self,
+            _state: &(u32, u32),
+            actions: &[u32],
+            values: &mut Vec<f64>,
+        ) -> bool {
+            match self.priors {
+                None => false,
+                Some(reverse) => {
+                    values.extend(
+                        actions
+                            .iter()
+                            .map(|&a| if reverse { -(a as f64) } else { a as f64 }),
+                    );
+                    true
+                }
+            }
+        }
+    }
+
+    fn ranked(rank_root: bool, rank_visits: u32) -> Settings {
+        Settings {
+            uct_c: 0.2,
+            widening: 1.0,
+            rank_root,
+            rank_visits,
+            ..Settings::default()
+        }
+    }
+
+    fn sorted_actions(result: &SearchResult) -> Vec<u32> {
+        let mut actions: Vec<u32> = result.children.iter().map(|c| c.0).collect();
+        actions.sort_unstable();
+        actions
+    }
+
+    #[test]
+    fn a_ranked_root_expands_its_children_in_the_priors_order() {
+        let budget = Budget::simulations(100);
+        // ceil(sqrt(visits)) children: the 10 best by the prior, whatever they are worth.
+        let best = search_with(
+            &Picks {
+                priors: Some(false),
+            },
+            &(0, 0),
+            &ranked(true, 0),
+            &budget,
+            &mut Rng::new(1),
+        );
+        assert_eq!(sorted_actions(&best), (30..40).collect::<Vec<_>>());
+        assert_eq!(best.action, Some(39));
+        let reversed = search_with(
+            &Picks { priors: Some(true) },
+            &(0, 0),
+            &ranked(true, 0),
+            &budget,
+            &mut Rng::new(1),
+        );
+        assert_eq!(sorted_actions(&reversed), (0..10).collect::<Vec<_>>());
+        assert_eq!(reversed.action, Some(9), "the best of the ten it tried");
+        // Without priors (or without ranking) the order is random: not the top ten.
+        let unranked = search_with(
+            &Picks { priors: None },
+            &(0, 0),
+            &ranked(true, 0),
+            &budget,
+            &mut Rng::new(1),
+        );
+        assert_ne!(sorted_actions(&unranked), (30..40).collect::<Vec<_>>());
+        let off = search_with(
+            &Picks {
+                priors: Some(false),
+            },
+            &(0, 0),
+            &ranked(false, 0),
+            &budget,
+            &mut Rng::new(1),
+        );
+        assert_eq!(sorted_actions(&off), sorted_actions(&unranked));
+    }
+
+    #[test]
+    fn nodes_with_enough_visits_are_ranked_below_the_root() {
+        // With deep ranking, a child of the root with 4 visits (already 2 children, in a
+        // random order) ranks its untried second picks: the best come next, so its mean
+        // reward is higher than where only the root is ranked.
+        let game = Picks {
+            priors: Some(false),
+        };
+        let budget = Budget::simulations(400);
+        let deep = search_with(&game, &(0, 0), &ranked(true, 4), &budget, &mut Rng::new(2));
+        let shallow = search_with(&game, &(0, 0), &ranked(true, 0), &budget, &mut Rng::new(2));
+        assert_eq!(deep.action, Some(39));
+        assert_eq!(shallow.action, Some(39));
+        let mean_of_39 = |r: &SearchResult| r.children.iter().find(|c| c.0 == 39).unwrap().2;
+        assert!(
+            mean_of_39(&deep) > mean_of_39(&shallow) + 0.005,
+            "{} {}",
+            mean_of_39(&deep),
+            mean_of_39(&shallow)
+        );
+        // Ranking adds no node: still one a simulation.
+        assert_eq!(deep.nodes, shallow.nodes);
+    }
+
+    #[test]
+    fn the_widening_power_sets_how_fast_the_children_grow() {
+        let mut settings = ranked(true, 0);
+        settings.widening_power = 0.25;
+        let result = search_with(
+            &Picks {
+                priors: Some(false),
+            },
+            &(0, 0),
+            &settings,
+            &Budget::simulations(100),
+            &mut Rng::new(1),
+        );
+        // ceil(99^0.25) = 4 children.
+        assert_eq!(sorted_actions(&result), (36..40).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_short_remainder_is_valued_by_rollouts_to_the_end() {
+        // `rollout` says 0 for everything, `rollout_to_end` the real value: with a horizon
+        // the search sees the real values (the game ends within 2 actions), without it not.
+        struct Cut;
+        impl SearchGame for Cut {
+            type State = (u32, u32);
+            fn num_players(&self) -> usize {
+                1
+            }
+            fn to_act(&self, state: &(u32, u32)) -> i32 {
+                Picks { priors: None }.to_act(state)
+            }
+            fn actions(&self, state: &(u32, u32), out: &mut Vec<u32>) {
+                Picks { priors: None }.actions(state, out)
+            }
+            fn play(&self, state: &(u32, u32), action: u32) -> (u32, u32) {
+                Picks { priors: None }.play(state, action)
+            }
+            fn rollout(&self, _state: &(u32, u32), _rng: &mut Rng, returns: &mut [f64]) {
+                returns[0] = 0.0;
+            }
+            fn ends_within(&self, state: &(u32, u32), _rng: &mut Rng, horizon: u32) -> bool {
+                2 - state.1 <= horizon
+            }
+            fn rollout_to_end(
+                &self,
+                state: &(u32, u32),
+                rng: &mut Rng,
+                returns: &mut [f64],
+                _scores: &mut [f64],
+            ) -> bool {
+                Picks { priors: None }.rollout(state, rng, returns);
+                true
+            }
+        }
+        let mut settings = Settings {
+            uct_c: 0.1,
+            ..Settings::default()
+        };
+        settings.horizon = 2;
+        let exact = search_with(
+            &Cut,
+            &(0, 0),
+            &settings,
+            &Budget::simulations(200),
+            &mut Rng::new(3),
+        );
+        assert_eq!(exact.action, Some(39));
+        settings.horizon = 1;
+        let cut = search_with(
+            &Cut,
+            &(0, 0),
+            &settings,
+            &Budget::simulations(200),
+            &mut Rng::new(3),
+        );
+        assert!(
+            cut.children.iter().all(|c| c.2 == 0.0),
+            "{:?}",
+            cut.children
+        );
     }
 }

@@ -56,8 +56,9 @@ pub struct Options {
 
 impl Options {
     /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
-    /// `stop`), `seed`, `uct_c`, `widening`, `margin_weight` (`mcts::Settings`), `stop`
-    /// (a `SearchStop`) and `rollout_limit`.
+    /// `stop`), `seed`, `uct_c`, `widening`, `widening_power`, `margin_weight`,
+    /// `rank_root`, `rank_visits`, `horizon` (`mcts::Settings`), `stop` (a `SearchStop`)
+    /// and `rollout_limit`.
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut options = Options {
             settings: Settings::default(),
@@ -79,6 +80,10 @@ impl Options {
                     "uct_c" => options.settings.uct_c = value.extract()?,
                     "widening" => options.settings.widening = value.extract()?,
                     "margin_weight" => options.settings.margin_weight = value.extract()?,
+                    "widening_power" => options.settings.widening_power = value.extract()?,
+                    "rank_root" => options.settings.rank_root = value.extract()?,
+                    "rank_visits" => options.settings.rank_visits = value.extract()?,
+                    "horizon" => options.settings.horizon = value.extract()?,
                     "rollout_limit" => options.rollout_limit = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
@@ -113,8 +118,14 @@ impl Options {
             ));
         }
         let settings = &options.settings;
-        if !(settings.uct_c.is_finite() && settings.widening.is_finite()) {
-            return Err(PyValueError::new_err("uct_c and widening must be finite"));
+        if !(settings.uct_c.is_finite()
+            && settings.widening.is_finite()
+            && settings.widening_power.is_finite()
+            && settings.widening_power >= 0.0)
+        {
+            return Err(PyValueError::new_err(
+                "uct_c and widening must be finite, widening_power finite and not negative",
+            ));
         }
         if !(0.0..=1.0).contains(&settings.margin_weight) {
             return Err(PyValueError::new_err(

@@ -174,10 +174,84 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
         returns: &mut [f64],
         scores: &mut [f64],
     ) -> bool {
+        self.playout_values(state, self.limit, rng, returns, scores);
+        true
+    }
+
+    /// Each action's estimated lead for the seat to act (its estimated final score minus
+    /// the best rival's) after the action; a finished game adds 1000 times the seat's win
+    /// share, so a winning action ranks first (the Python `heuristic_margin`).
+    fn action_priors(&self, state: &State<W>, actions: &[u32], values: &mut Vec<f64>) -> bool {
+        let g = self.game;
+        let n = g.num_players;
+        let seat = g.to_act(state);
+        if seat < 0 {
+            return false;
+        }
+        let seat = seat as usize;
+        values.clear();
+        for &action in actions {
+            let child = g.play(state, action);
+            let estimate = evaluate(g, &child);
+            let rival = (0..n)
+                .filter(|&j| j != seat)
+                .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
+            let mut value = estimate[seat] - if n > 1 { rival } else { 0.0 };
+            if child.is_terminal() {
+                let winners = child.winners(g);
+                if winners.contains(&seat) {
+                    value += 1000.0 / winners.len() as f64;
+                }
+            }
+            values.push(value);
+        }
+        true
+    }
+
+    fn ends_within(&self, state: &State<W>, rng: &mut Rng, horizon: u32) -> bool {
         let g = self.game;
         let mut s = *state;
         let mut slides = Vec::new();
-        for _ in 0..self.limit {
+        for _ in 0..horizon {
+            if s.is_terminal() {
+                break;
+            }
+            match s.random_move(g, rng, &mut slides) {
+                Some(mv) => s = s.apply_legal(g, mv),
+                None => break,
+            }
+        }
+        s.is_terminal()
+    }
+
+    fn rollout_to_end(
+        &self,
+        state: &State<W>,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
+        self.playout_values(state, u32::MAX, rng, returns, scores);
+        true
+    }
+}
+
+impl<const W: usize> Evaluated<'_, W> {
+    /// At most `limit` kind-first random actions from `state`, then each seat's win share
+    /// if the game is over, else the logistic of its estimated lead; `scores` gets the
+    /// final or estimated scores.
+    fn playout_values(
+        &self,
+        state: &State<W>,
+        limit: u32,
+        rng: &mut Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) {
+        let g = self.game;
+        let mut s = *state;
+        let mut slides = Vec::new();
+        for _ in 0..limit {
             if s.is_terminal() {
                 break;
             }
@@ -195,7 +269,7 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
             for &p in winners.iter() {
                 returns[p] = 1.0 / winners.len() as f64;
             }
-            return true;
+            return;
         }
         let top = estimate[..n].iter().fold(0.0f64, |m, e| m.max(e.abs()));
         let unit = (0.1 * top).max(1.5);
@@ -205,6 +279,77 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
                 .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
             returns[i] = 1.0 / (1.0 + (-(estimate[i] - rival) / unit).exp());
         }
-        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::mcts::{search_with, Budget, Settings};
+    use crate::terranova::board::{Board, Rules};
+
+    /// A hexagonal island of radius 5, seven landscapes (one of them water).
+    fn island(num_players: usize) -> Game<4> {
+        let mut cells = Vec::new();
+        for r in -5i32..=5 {
+            for q in -5i32..=5 {
+                if (q + r).abs() <= 5 {
+                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
+                }
+            }
+        }
+        let water = [false, false, false, false, false, false, true];
+        Game {
+            board: Board::new(&cells, &water).unwrap(),
+            rules: Rules::default(),
+            num_players,
+        }
+    }
+
+    #[test]
+    fn the_prior_is_the_estimated_lead_after_each_action_and_ranks_the_root() {
+        let game = island(2);
+        let evaluated = Evaluated {
+            game: &game,
+            limit: 0,
+        };
+        let mut state = game.initial(0);
+        let mut rng = Rng::new(5);
+        let mut slides = Vec::new();
+        for _ in 0..40 {
+            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+            state = state.apply_legal(&game, mv);
+        }
+        let seat = game.to_act(&state) as usize;
+        let actions = state.legal_actions(&game);
+        let mut priors = Vec::new();
+        assert!(evaluated.action_priors(&state, &actions, &mut priors));
+        for (&action, &prior) in actions.iter().zip(priors.iter()) {
+            let estimate = evaluate(&game, &game.play(&state, action));
+            assert_eq!(prior, estimate[seat] - estimate[1 - seat]);
+        }
+        let settings = Settings {
+            uct_c: 0.2,
+            widening: 1.0,
+            rank_root: true,
+            ..Settings::default()
+        };
+        let result = search_with(
+            &evaluated,
+            &state,
+            &settings,
+            &Budget::simulations(50),
+            &mut Rng::new(1),
+        );
+        // ceil(sqrt(49)) = 7 children: the best seven by the prior.
+        let prior_of = |a: u32| priors[actions.iter().position(|&b| b == a).unwrap()];
+        let searched: Vec<f64> = result.children.iter().map(|c| prior_of(c.0)).collect();
+        let worst_searched = searched.iter().cloned().fold(f64::INFINITY, f64::min);
+        let better_unsearched = actions
+            .iter()
+            .filter(|a| !result.children.iter().any(|c| c.0 == **a))
+            .filter(|&&a| prior_of(a) > worst_searched)
+            .count();
+        assert_eq!((searched.len(), better_unsearched), (7, 0));
     }
 }

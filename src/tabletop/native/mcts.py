@@ -1,17 +1,20 @@
 """The native MCTS as a bot: ``native``, ``native:N`` and ``native:N@Ts`` / ``@Tcpu``.
 
 The search runs wholly in Rust (``native/src/common/mcts.rs``): UCT over the native
-engine, one kind-first random rollout per simulation, per-seat values (so 3-4 seats and
-turns of several actions by one seat need nothing special), children created lazily
-(one tree node per simulation).  ``docs/bots.md`` ("The native level") has the settings
-and how they were measured.
+engine, per-seat values (so 3-4 seats and turns of several actions by one seat need
+nothing special), children created lazily (one tree node per simulation).  Medina's
+levels value each leaf by one kind-first random rollout; Terra Nova's by the Rust
+evaluation, with the root's moves ranked by their one-ply evaluation
+(:data:`TERRANOVA_LEVELS`).  ``docs/bots.md`` ("The native level" and the fifth part of
+the lab notes) has the settings and how they were measured.
 
 Specs, next to ``mcts:N`` (``make_agent``):
 
 * ``native:N`` — level ``N`` (1-5), a fixed number of simulations (:data:`LEVELS`), so
   a seed gives the same moves on any machine; ``native`` alone is level 3.
-* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0`` — level N with other search settings
-  (for experiments: :data:`SETTINGS`).
+* ``native:N,widening=1.5,uct=1,margin=0.5,rollout=0,rank=1,sims=3000`` — level N with
+  other search settings (for experiments: :data:`SETTINGS`), over the level's settings
+  for each game.
 * ``native:N@0.5s`` — level N's settings, 0.5 wall-clock seconds a move (as
   ``mcts:N@0.5s``); ``native:N@0.5cpu`` — 0.5 CPU seconds of the searching thread, which
   a loaded machine does not shorten.  ``native@0.5s`` is level 3's settings.
@@ -56,6 +59,16 @@ class NativeSearchConfig:
             in Rust (Terra Nova only); ``None``: random rollouts to the end.
         leaf_evaluation: where the game has an evaluation in Rust and ``rollout_limit``
             is ``None``, value leaves by it without a rollout (``rollout_limit`` 0).
+        widening_power: the exponent of progressive widening: at most
+            ``ceil(widening * visits ** widening_power)`` children a node.
+        rank_root: expand the root's moves best first by their one-ply evaluation (the
+            seat's estimated lead after the move) instead of in a random order, where the
+            game has an evaluation in Rust and the search uses it (``rollout_limit`` set).
+        rank_visits: also rank the moves of every node with at least this many visits
+            (``0``: only the root, if ``rank_root``).
+        horizon: if a random playout from the root ends within this many actions, value
+            every leaf by a random rollout to the end instead of the evaluation (``0``:
+            never), as the Python levels' ``AdaptiveRollout`` does.
     """
 
     simulations: int | None = 10_000
@@ -66,6 +79,10 @@ class NativeSearchConfig:
     margin_weight: float = 0.0
     rollout_limit: int | None = None
     leaf_evaluation: bool = False
+    widening_power: float = 0.5
+    rank_root: bool = False
+    rank_visits: int = 0
+    horizon: int = 0
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -81,27 +98,54 @@ LEVELS: Final[Mapping[int, NativeSearchConfig]] = {
     4: NativeSearchConfig(30_000),
     5: NativeSearchConfig(100_000),
 }
-"""Settings per level; the seconds a move they take are in ``docs/bots.md``."""
+"""Settings per level (Medina's, and any game without its own levels in
+:data:`GAME_LEVELS`); the seconds a move they take are in ``docs/bots.md``."""
+
+
+def _terranova_level(simulations: int) -> NativeSearchConfig:
+    # Terra Nova's random rollouts are long (about 270 actions in the middle game) and say
+    # little; the Python levels won with the evaluation as the leaf value and the root's
+    # moves ranked by it.  So: leaves valued by the Rust evaluation (rollout 0), the
+    # root's moves ranked by their one-ply evaluation, progressive widening, and a small
+    # UCT constant for those close values (docs/bots.md, fifth part).
+    return NativeSearchConfig(simulations, uct_c=0.2, widening=1.5, rollout_limit=0, rank_root=True, rank_visits=0)
+
+
+TERRANOVA_LEVELS: Final[Mapping[int, NativeSearchConfig]] = {
+    1: _terranova_level(1_000),
+    2: _terranova_level(3_000),
+    3: _terranova_level(10_000),
+    4: _terranova_level(30_000),
+    5: _terranova_level(100_000),
+}
+"""Terra Nova's settings per level (measured in ``docs/bots.md``, fifth part)."""
+
+GAME_LEVELS: Final[Mapping[str, Mapping[int, NativeSearchConfig]]] = {"terranova": TERRANOVA_LEVELS}
+"""The games whose levels differ from :data:`LEVELS`."""
 
 DEFAULT_LEVEL: Final = 3
 
 
-def level_config(arg: str | None) -> tuple[NativeSearchConfig, str]:
+def level_config(arg: str | None, game_id: str | None = None) -> tuple[NativeSearchConfig, str]:
     """The settings and display name for the part of a ``native`` spec after ``:``.
 
     Args:
-        arg: ``None`` (level 3), ``"N"``, ``"N@Ts"``, ``"N@Tcpu"`` or ``"@Ts"``.
+        arg: ``None`` (level 3), ``"N"``, ``"N@Ts"``, ``"N@Tcpu"`` or ``"@Ts"``, each
+            optionally with settings after the level (``"N,uct=0.3@Tcpu"``).
+        game_id: the game whose levels to use (:data:`GAME_LEVELS`); ``None`` or a game
+            without its own levels: :data:`LEVELS`.
 
     Raises:
         ConfigError: for an unknown level or a bad time.
     """
+    levels = GAME_LEVELS.get(game_id, LEVELS) if game_id else LEVELS
     text = arg or str(DEFAULT_LEVEL)
     head, at, time_text = text.partition("@")
     level_text, *settings = head.split(",")
     level_text = level_text or str(DEFAULT_LEVEL)
     try:
         level = int(level_text)
-        config = LEVELS[level]
+        config = levels[level]
     except (ValueError, KeyError):
         raise ConfigError(
             f"unknown native level {level_text!r} (levels: 1-{max(LEVELS)}, e.g. 'native:3' or 'native:3@0.5s')"
@@ -123,9 +167,23 @@ def level_config(arg: str | None) -> tuple[NativeSearchConfig, str]:
     return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
 
 
-SETTINGS: Final = {"uct": "uct_c", "widening": "widening", "margin": "margin_weight", "rollout": "rollout_limit"}
+SETTINGS: Final = {
+    "uct": "uct_c",
+    "widening": "widening",
+    "margin": "margin_weight",
+    "rollout": "rollout_limit",
+    "wpow": "widening_power",
+    "rank": "rank_root",
+    "rankdeep": "rank_visits",
+    "horizon": "horizon",
+    "sims": "simulations",
+}
 """The settings a spec may change after the level, e.g. ``native:2,widening=1.5,uct=1``
-(for experiments: the levels' own settings are the measured ones)."""
+(for experiments: the levels' own settings are the measured ones).  ``rank`` is 0 or 1;
+``rollout``, ``rankdeep``, ``horizon`` and ``sims`` (simulations a move) are whole
+numbers."""
+
+_WHOLE: Final = frozenset({"rollout", "rankdeep", "horizon", "sims"})
 
 
 def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSearchConfig:
@@ -140,9 +198,13 @@ def _with_settings(config: NativeSearchConfig, settings: list[str]) -> NativeSea
             raise ConfigError(f"bad number in native setting {item!r}") from None
         if not 0 <= number < math.inf or (key == "margin" and number > 1):
             raise ConfigError(f"native setting {item!r} must be finite and not negative (margin: at most 1)")
-        if key == "rollout" and not number.is_integer():
-            raise ConfigError(f"native setting {item!r}: a whole number of actions")
-        changes[SETTINGS[key]] = int(number) if key == "rollout" else number
+        if key in _WHOLE and not number.is_integer():
+            raise ConfigError(f"native setting {item!r}: a whole number")
+        if key == "sims" and number < 1:
+            raise ConfigError(f"native setting {item!r}: at least 1 simulation")
+        if key == "rank" and number not in (0, 1):
+            raise ConfigError(f"native setting {item!r}: 0 (off) or 1 (on)")
+        changes[SETTINGS[key]] = bool(number) if key == "rank" else int(number) if key in _WHOLE else number
     return replace(config, **changes)  # type: ignore[arg-type]
 
 
@@ -167,6 +229,8 @@ class NativeMctsAgent:
 
     Attributes:
         config: the search settings.
+        game_configs: other settings for some games, by game id (a level's Terra Nova
+            settings, :data:`GAME_LEVELS`); the others use ``config``.
         last_stats: what the last search did (``None`` before the first).
     """
 
@@ -176,8 +240,10 @@ class NativeMctsAgent:
         *,
         seed: int | None = None,
         name: str | None = None,
+        game_configs: Mapping[str, NativeSearchConfig] | None = None,
     ) -> None:
         self.config = NativeSearchConfig(config) if isinstance(config, int) else config
+        self.game_configs: Mapping[str, NativeSearchConfig] = dict(game_configs or {})
         self._name = name or (f"native@{self.config.simulations}" if self.config.simulations else "native")
         self._rng = random.Random(seed)
         module = native_module()
@@ -204,21 +270,26 @@ class NativeMctsAgent:
             ConfigError: if the game has no native engine.
         """
         native = to_native(state)
-        options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": self.config.uct_c}
-        options["widening"] = self.config.widening
-        options["margin_weight"] = self.config.margin_weight
-        if self.config.rollout_limit is not None:
-            options["rollout_limit"] = self.config.rollout_limit
-        elif self.config.leaf_evaluation and hasattr(native.native, "evaluate"):
+        config = self.config_for(state.game.id)
+        options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": config.uct_c}
+        options["widening"] = config.widening
+        options["margin_weight"] = config.margin_weight
+        options["widening_power"] = config.widening_power
+        options["rank_root"] = config.rank_root
+        options["rank_visits"] = config.rank_visits
+        options["horizon"] = config.horizon
+        if config.rollout_limit is not None:
+            options["rollout_limit"] = config.rollout_limit
+        elif config.leaf_evaluation and hasattr(native.native, "evaluate"):
             options["rollout_limit"] = 0
-        if self.config.simulations is not None:
-            options["simulations"] = self.config.simulations
+        if config.simulations is not None:
+            options["simulations"] = config.simulations
         wall: float | None = None
-        if self.config.seconds is not None:
-            if self.config.cpu_time:
-                options["cpu_seconds"] = self.config.seconds
+        if config.seconds is not None:
+            if config.cpu_time:
+                options["cpu_seconds"] = config.seconds
             else:
-                wall = self.config.seconds
+                wall = config.seconds
         if deadline is not None:
             left = max(0.0, deadline - time.monotonic())
             wall = left if wall is None else min(wall, left)
@@ -241,6 +312,10 @@ class NativeMctsAgent:
         move: Move = native._tables.moves[action]
         return move
 
+    def config_for(self, game_id: str) -> NativeSearchConfig:
+        """The settings this agent searches ``game_id`` with."""
+        return self.game_configs.get(game_id, self.config)
+
     def stop(self) -> None:
         """Makes a running :meth:`choose_move` return its best move within a few simulations."""
         self._stop.set()
@@ -262,7 +337,8 @@ def to_native(state: State) -> NativeState:
 
 def _factory(arg: str | None, seed: int | None) -> NativeMctsAgent:
     config, name = level_config(arg)
-    return NativeMctsAgent(config, seed=seed, name=name)
+    per_game = {game_id: level_config(arg, game_id)[0] for game_id in GAME_LEVELS}
+    return NativeMctsAgent(config, seed=seed, name=name, game_configs=per_game)
 
 
 def agent_factories() -> Mapping[str, Callable[[str | None, int | None], Any]]:
