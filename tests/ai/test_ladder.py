@@ -35,6 +35,19 @@ def test_a_level_plays_its_spec_for_the_game_of_the_position() -> None:
         assert LevelAgent(level, 9).choose_move(state) == expected
 
 
+def test_a_level_whose_engine_is_not_built_here_plays_its_fallback_unmeasured() -> None:
+    level = Level(
+        "mixed", "Mixed", {"terranova": "nosuch:1", "medina": "greedy"}, "test",
+        {"terranova": 700, "medina": 600}, {"terranova": 0.1, "medina": 0.1}, {"terranova": "random"},
+    )  # fmt: skip
+    installed = level.installed()
+    assert installed.specs == {"terranova": "random", "medina": "greedy"}
+    assert installed.elo == {"medina": 600} and installed.seconds_per_move == {"medina": 0.1}
+    assert LevelAgent(level, 1).for_game("terranova").name == "random"
+    with pytest.raises(ConfigError, match="unknown agent"):  # no fallback: the level cannot play
+        LevelAgent(Level("x", "X", {"medina": "nosuch:1"}, "test", {}, {}), 1)
+
+
 def test_levels_take_no_argument_and_unknown_levels_fail() -> None:
     with pytest.raises(ConfigError):
         make_agent("club:2")

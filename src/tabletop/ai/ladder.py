@@ -11,7 +11,8 @@ core of the development machine.  ``docs/bots.md`` has the commands and the resu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any, Final
 
 from tabletop.ai.agent import Agent, AgentFactory, AnytimeAgent, ask, make_agent, register_agent
@@ -32,6 +33,8 @@ class Level:
         description: one line for people choosing an opponent.
         elo: measured Elo per game id (``random`` = 0); a game missing here is not measured.
         seconds_per_move: typical CPU seconds per move on one core, per game id.
+        fallbacks: the spec played in a game where its own cannot be built here (a
+            native level where the Rust extension is not built); not measured.
     """
 
     key: str
@@ -40,6 +43,7 @@ class Level:
     description: str
     elo: Mapping[str, int]
     seconds_per_move: Mapping[str, float]
+    fallbacks: Mapping[str, str] = field(default_factory=dict)
 
     def spec(self, game_id: str) -> str:
         """The engine spec this level plays in ``game_id``.
@@ -52,9 +56,37 @@ class Level:
         except KeyError:
             raise ConfigError(f"the level {self.key!r} has no bot for the game {game_id!r}") from None
 
+    def installed(self) -> Level:
+        """The level as this installation plays it: in a game whose spec cannot be built
+        here, its fallback, with no Elo or time (they were measured for the spec)."""
+        missing = {g for g, spec in self.specs.items() if g in self.fallbacks and not _builds(spec)}
+        if not missing:
+            return self
+        return replace(
+            self,
+            specs={g: self.fallbacks[g] if g in missing else spec for g, spec in self.specs.items()},
+            elo={g: elo for g, elo in self.elo.items() if g not in missing},
+            seconds_per_move={g: t for g, t in self.seconds_per_move.items() if g not in missing},
+            fallbacks={},
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The level as the server's game list shows it."""
         return fields_json(self)
+
+
+@cache
+def _builds(spec: str) -> bool:
+    try:
+        make_agent(spec, seed=0)
+    except ConfigError:
+        return False
+    return True
+
+
+def installed_ladder() -> tuple[Level, ...]:
+    """:data:`LADDER` as this installation plays it (:meth:`Level.installed`)."""
+    return tuple(level.installed() for level in LADDER)
 
 
 def _same(spec: str) -> dict[str, str]:
@@ -82,29 +114,32 @@ LADDER: Final[tuple[Level, ...]] = (
     Level(
         "club",
         "Club",
-        _same("mcts:2"),
-        "Tree search, 100 simulations a move: sees a few moves ahead.",
-        # SPRT over Casual (docs/bots.md): Medina 54-0 pairs in 27 games; Terra Nova undecided.
-        {"medina": 1024},
-        {"terranova": 0.093, "medina": 0.022},
+        {"terranova": "native:1", "medina": "mcts:2"},
+        "Tree search that sees a few moves ahead, in a blink.",
+        # SPRT over Casual (docs/bots.md): Terra Nova +301 (fifth part), Medina +512.
+        {"terranova": 683, "medina": 1024},
+        {"terranova": 0.003, "medina": 0.022},
+        {"terranova": "mcts:2"},
     ),
     Level(
         "strong",
         "Strong",
-        _same("mcts:4"),
-        "Tree search, 1,000 simulations a move: plays the rest of the game out in its head.",
-        # Ten times Club's simulations, SPRT over Club (docs/bots.md, fourth part): Medina +183.
-        {"medina": 1207},
-        {"terranova": 0.85, "medina": 0.20},
+        {"terranova": "native:3,horizon=160@0.1cpu", "medina": "mcts:4"},
+        "Deeper tree search that plays the end of the game out in its head.",
+        # SPRT over Club (docs/bots.md): Terra Nova +382 (fifth part), Medina +183 (fourth part).
+        {"terranova": 1065, "medina": 1207},
+        {"terranova": 0.10, "medina": 0.20},
+        {"terranova": "mcts:4"},
     ),
     Level(
         "master",
         "Master",
-        {"terranova": "mcts:5", "medina": "native:4"},
-        "Tree search in the native engine, 30,000 simulations a move: the strongest level.",
-        # SPRT over Strong (docs/bots.md, sixth part): Medina +116.
+        {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
+        "Tree search in the native engine, tens of thousands of positions a move: the strongest.",
+        # SPRT over Strong (docs/bots.md): Medina +116 (sixth part); Terra Nova (fifth part).
         {"medina": 1323},
-        {"terranova": 2.5, "medina": 0.36},
+        {"terranova": 0.5, "medina": 0.36},
+        {"terranova": "mcts:5", "medina": "mcts:5"},
     ),
 )
 """The levels, weakest first."""
@@ -134,7 +169,7 @@ class LevelAgent:
     """
 
     def __init__(self, level: Level, seed: int | None) -> None:
-        self._level = level
+        self._level = level = level.installed()
         self._agents = {game_id: make_agent(spec, seed=seed) for game_id, spec in level.specs.items()}
         self._thinking: Agent | None = None
 

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, agent_kinds, make_agent
-from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER
+from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder
 from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena, sprt
 from tabletop.cli.bench_cmd import bench_app
@@ -356,7 +356,7 @@ def games_cmd() -> None:
     console.print(
         f"[bold]bot levels[/] (Elo: random = 0; seconds per move on one core; lobby default: {DEFAULT_LEVEL})"
     )
-    for level in LADDER:
+    for level in installed_ladder():
         elos = ", ".join(f"{g} {level.elo[g]:+d}" if g in level.elo else f"{g} ?" for g in available_games())
         seconds = ", ".join(f"{g} {s:.2f}" for g, s in level.seconds_per_move.items())
         specs = ", ".join(f"{g} {level.spec(g)}" for g in available_games() if g in level.specs)

@@ -51,7 +51,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from sqlalchemy import Engine, and_, func, insert, select, update
 
-from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, ladder_level
+from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder, ladder_level
 from tabletop.server.rooms import Room, RoomManager
 from tabletop.server.store import accounts, matches, now, rating_events, ratings, seats
 
@@ -89,16 +89,19 @@ def _ladder_elo() -> dict[tuple[str, str], dict[str, float]]:
     for game, fam in _FAMILY_OF_LADDER.items():
         anchor = ladder_level(_ANCHOR_LEVEL).elo[game]
         row = table.setdefault((game, fam), {})
-        for level in LADDER:
+        for level in installed_ladder():
             if game in level.elo:
-                row[level.key] = row[level.spec(game)] = float(level.elo[game] - anchor)
+                row[level.key] = float(level.elo[game] - anchor)
+                if "@" not in level.spec(game):  # a spec on a clock is another bot on another machine
+                    row[level.spec(game)] = row[level.key]
     return table
 
 
 BOT_ELO: dict[tuple[str, str], dict[str, float]] = _ladder_elo()
 """Fixed Elo (relative to the lobby's default level, Casual) per (game, family) and bot
 spec, read from the measured ladder (``tabletop.ai.ladder.LADDER``, ``docs/bots.md``): each
-measured level appears under its key (``club``) and its engine spec (``mcts:2``); a level
+measured level appears under its key (``club``) and its engine spec (``mcts:2``; not a spec
+on a clock, ``native:3,horizon=160@0.1cpu``, whose strength depends on the machine); a level
 whose step no SPRT decided has no entry.  A spec missing here, or a (game, family) with no
 row, makes a match with that bot unrated, from its creation on (:func:`bots_rateable`)."""
 

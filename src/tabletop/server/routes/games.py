@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Request
 
 from tabletop.ai.agent import agent_kinds, make_agent
-from tabletop.ai.ladder import LADDER
+from tabletop.ai.ladder import LADDER, installed_ladder
 from tabletop.core.errors import ConfigError, UnknownGameError
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import available_games, make
@@ -63,7 +63,7 @@ def list_games(request: Request) -> list[dict[str, Any]]:
     for game_id in available_games():
         try:
             described = describe_game(make(game_id))
-            described["ladder"] = [level.to_json() for level in LADDER]
+            described["ladder"] = [level.to_json() for level in installed_ladder()]
             described["default_bot"] = default_bot
             out.append(described)
         except Exception:
