@@ -289,8 +289,12 @@ def test_bot_specs_resolve_to_ladder_entries() -> None:
     assert ratings.bot_rating("medina", 3, "club") == ratings.bot_rating("medina", 3, "mcts:2") is not None
     assert ratings.bot_rating("terranova", 2, "casual") == (pytest.approx(25.0), ratings.BOT_SIGMA)
     assert ratings.bot_rating("terranova", 2, "greedy") == ratings.bot_rating("terranova", 2, "casual")
-    # A level whose step no SPRT decided has no fixed rating, so its matches are unrated.
-    assert ratings.bot_rating("terranova", 2, "master") is None
+    # A level is rated by its key; the engine spec of a level on a clock is not that
+    # level on another machine, and a spec no SPRT measured is unrated.
+    assert ratings.bot_rating("terranova", 2, "strong") is not None
+    assert ratings.bot_rating("terranova", 2, "native:3,horizon=160@0.1cpu") is None
+    assert ratings.bot_rating("terranova", 2, "native:2") is None
+    assert ratings.bot_rating("terranova", 3, "club") is None  # Terra Nova for 3-4: not measured
     assert ratings.bot_rating("terranova", 2, "greedy:9") is None
     assert ratings.bot_rating("nosuch", 2, "random") is None
 

@@ -136,8 +136,8 @@ LADDER: Final[tuple[Level, ...]] = (
         "Master",
         {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
         "Tree search in the native engine, tens of thousands of positions a move: the strongest.",
-        # SPRT over Strong (docs/bots.md): Medina +116 (sixth part); Terra Nova (fifth part).
-        {"medina": 1323},
+        # SPRT over Strong (docs/bots.md): Terra Nova +338 (fifth part), Medina +116 (sixth part).
+        {"terranova": 1403, "medina": 1323},
         {"terranova": 0.5, "medina": 0.36},
         {"terranova": "mcts:5", "medina": "mcts:5"},
     ),
