@@ -358,7 +358,7 @@ def games_cmd() -> None:
     )
     for level in installed_ladder():
         elos = ", ".join(f"{g} {level.elo[g]:+d}" if g in level.elo else f"{g} ?" for g in available_games())
-        seconds = ", ".join(f"{g} {s:.2f}" for g, s in level.seconds_per_move.items())
+        seconds = ", ".join(f"{g} {s:.2g}" for g, s in level.seconds_per_move.items())
         specs = ", ".join(f"{g} {level.spec(g)}" for g in available_games() if g in level.specs)
         console.print(f"  {level.name} ({level.key}) = {specs}: {level.description}", highlight=False)
         console.print(f"    Elo {elos}; s/move {seconds or '?'}", highlight=False)

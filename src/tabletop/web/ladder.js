@@ -26,7 +26,7 @@ export function ladderTable(game, agents) {
     return h("tr", { "data-level": level.key },
       h("th", { scope: "row", text: level.name }),
       h("td.num", { text: elo === undefined ? t("ladder.not_measured") : String(elo) }),
-      h("td.num", { text: seconds === undefined ? "" : seconds.toFixed(2) }),
+      h("td.num", { text: seconds === undefined ? "" : seconds.toFixed(seconds > 0 && seconds < 0.01 ? 3 : 2) }),
       h("td", { text: level.description }));
   };
   return h("details.ladder", { id: "ladder" },
