@@ -8,6 +8,8 @@
 
 pub mod common;
 pub mod medina;
+#[cfg(feature = "python")]
+pub mod protocol;
 pub mod terranova;
 
 #[cfg(feature = "python")]
@@ -22,5 +24,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     terranova::py::register(m)?;
     medina::py::register(m)?;
     common::search_py::register(m)?;
+    protocol::register(m)?;
     Ok(())
 }

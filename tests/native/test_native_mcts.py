@@ -269,7 +269,7 @@ def one_ply_leads(state: Any) -> dict[int, float]:
     seat = state.current_player
     leads = {}
     for action in state.native.legal_actions():
-        child: Any = state.apply(state._tables.moves[action])
+        child: Any = state.apply(state.move_of_action(action))
         estimate = child.native.evaluate()
         lead = estimate[seat] - max(e for i, e in enumerate(estimate) if i != seat)
         leads[action] = lead + (1000 * child.returns()[seat] if child.is_terminal() else 0)
@@ -297,7 +297,7 @@ def test_the_only_winning_action_is_found() -> None:
     winning = [action for action, lead in leads.items() if lead > 500]
     assert len(winning) == 1 and len(leads) == 26 and state.scores() == (3, 15)
     agent = NativeMctsAgent(level_config("1", "terranova")[0], seed=1)
-    assert state._tables.encode(agent.choose_move(state)) == winning[0]
+    assert state.context.moves.encode(agent.choose_move(state)) == winning[0]
     # Random expansion and rollouts find it too, but only by search.
     plain = state.native.search(simulations=1000, seed=1, uct_c=2.0)
     assert plain["action"] == winning[0]

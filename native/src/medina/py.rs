@@ -480,3 +480,49 @@ impl MedinaMutableState {
         self.position.clone()
     }
 }
+
+impl crate::protocol::Position for MedinaState {
+    fn num_players(&self) -> usize {
+        MedinaState::num_players(self)
+    }
+    fn current_player(&self) -> i64 {
+        MedinaState::current_player(self)
+    }
+    fn ply(&self) -> u32 {
+        MedinaState::ply(self)
+    }
+    fn turn(&self) -> u32 {
+        MedinaState::turn(self)
+    }
+    fn is_terminal(&self) -> bool {
+        MedinaState::is_terminal(self)
+    }
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.legal_kinds(py)
+    }
+    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
+        match kind {
+            None => self.legal_actions(py, Some(table)),
+            Some(kind) => self.legal_actions_of_kind(py, kind, Some(table)),
+        }
+    }
+    fn action_is_legal(&self, action: i64) -> bool {
+        self.is_legal(action)
+    }
+    fn after(&self, action: i64) -> Option<Self> {
+        let mut next = self.state;
+        apply_in_place(&mut next, action).ok().map(|()| MedinaState { state: next })
+    }
+    fn score_list(&self) -> Vec<i64> {
+        self.scores()
+    }
+    fn return_list(&self) -> Vec<f64> {
+        self.returns()
+    }
+    fn winner_list(&self) -> Vec<usize> {
+        self.winners()
+    }
+    fn termination_name(&self) -> Option<&'static str> {
+        self.termination()
+    }
+}

@@ -512,3 +512,54 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TerraNovaState>()?;
     m.add_class::<TerraNovaMutableState>()
 }
+
+impl crate::protocol::Position for TerraNovaState {
+    fn num_players(&self) -> usize {
+        TerraNovaState::num_players(self)
+    }
+    fn current_player(&self) -> i64 {
+        TerraNovaState::current_player(self) as i64
+    }
+    fn ply(&self) -> u32 {
+        TerraNovaState::ply(self)
+    }
+    fn turn(&self) -> u32 {
+        TerraNovaState::turn(self)
+    }
+    fn is_terminal(&self) -> bool {
+        TerraNovaState::is_terminal(self)
+    }
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.legal_kinds(py)
+    }
+    fn actions(&self, _py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
+        Ok(match kind {
+            None => self.legal_actions(Some(table)),
+            Some(kind) => self.legal_actions_of_kind(kind, Some(table)),
+        })
+    }
+    fn action_is_legal(&self, action: i64) -> bool {
+        self.is_legal(action)
+    }
+    fn after(&self, action: i64) -> Option<Self> {
+        self.apply(action).ok()
+    }
+    fn score_list(&self) -> Vec<i64> {
+        self.scores().into_iter().map(i64::from).collect()
+    }
+    fn return_list(&self) -> Vec<f64> {
+        self.returns()
+    }
+    fn winner_list(&self) -> Vec<usize> {
+        self.winners()
+    }
+    fn termination_name(&self) -> Option<&'static str> {
+        self.termination()
+    }
+}
+
+impl Clone for TerraNovaState {
+    fn clone(&self) -> Self {
+        self.with_inner(self.inner.clone())
+    }
+}

@@ -2,7 +2,8 @@
 
 ``tabletop bench engine GAME`` calls :func:`bench_playouts` for each of the game's bench
 player counts; with ``--engine native`` it times the native engine three ways (whole games
-in Rust, a Python loop over action ids, the protocol loop) against OpenSpiel's C++ Amazons
+in Rust, a Python loop over action ids, the protocol loop uniform as OpenSpiel's and
+kind-first) against OpenSpiel's C++ Amazons
 in the same run (``docs/benchmarks.md``, "Native engines").  :func:`bench_playouts`
 measures the engine as every game-agnostic layer sees it: each step asks the state for
 its legal kinds, then for the moves of one kind, then applies one.
@@ -158,6 +159,32 @@ def bench_action_loop(
         core = native_core(state).mutable_copy()
         while not core.is_terminal():
             core.apply_action(rng.choice(core.legal_actions()))
+            actions += 1
+        games += 1
+        elapsed = time.process_time() - start
+    return PlayoutBench(game.id, num_players, games, actions, elapsed)
+
+
+def bench_protocol_loop(
+    game: Game, num_players: int, *, seconds: float = 5.0, min_games: int = 3, seed: int = 0, ruleset: str = "default"
+) -> PlayoutBench:
+    """OpenSpiel's Python loop, written through the protocol: random games of
+    ``state = state.apply(rng.choice(state.legal_moves()))`` until ``is_terminal()``.
+
+    The same four calls a step as OpenSpiel's loop (``is_terminal``, ``legal_actions``,
+    ``random.choice``, ``apply_action``), uniform over all legal moves, CPU time, each game
+    from ``game.new_initial_state`` of its own config; the moves are the game's ``Move``
+    objects and every ``apply`` makes a new immutable state.  On the native engine every
+    call is a Rust method of the state (``tabletop._native.NativeState``).
+    """
+    rng = random.Random(seed)
+    games = actions = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while games < min_games or elapsed < seconds:
+        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
+        while not state.is_terminal():
+            state = state.apply(rng.choice(state.legal_moves()))
             actions += 1
         games += 1
         elapsed = time.process_time() - start

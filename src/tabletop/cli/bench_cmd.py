@@ -63,7 +63,7 @@ def engine(
     """Complete kind-first random games on one core: games/s, actions/s, how games ended.
 
     With ``--engine native``: whole games in Rust, a Python loop over action ids and the
-    protocol loop, in CPU seconds, each as a ratio to OpenSpiel's C++ Amazons timed in
+    protocol loop (uniform as OpenSpiel's loop, and kind-first), in CPU seconds, each as a ratio to OpenSpiel's C++ Amazons timed in
     the same run (``docs/benchmarks.md``).
     """
     from tabletop.bench.engine import bench_playouts
@@ -104,6 +104,7 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
         bench_action_loop,
         bench_native_playouts,
         bench_protocol_cpu,
+        bench_protocol_loop,
         openspiel_yardstick,
     )
 
@@ -126,7 +127,8 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
     runs = (
         ("whole games in Rust", bench_native_playouts, "cpp_loop"),
         ("Python loop, action ids", bench_action_loop, "python_loop"),
-        ("Python loop, protocol", bench_protocol_cpu, "python_loop"),
+        ("Python loop, protocol (uniform, OpenSpiel's loop)", bench_protocol_loop, "python_loop"),
+        ("Python loop, protocol (kind-first)", bench_protocol_cpu, "python_loop"),
     )
     for count in counts:
         for label, bench, against in runs:

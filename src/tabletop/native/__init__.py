@@ -25,11 +25,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from tabletop.core.encoding import Encoding, ObservationSpec
-from tabletop.core.errors import ConfigError, IllegalMoveError, TabletopError
-from tabletop.core.outcome import Outcome
+from tabletop.core.errors import ConfigError, TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
 
 NATIVE_CLASSES: Final[Mapping[str, str]] = {"terranova": "TerraNovaState", "medina": "MedinaState"}
@@ -145,8 +144,7 @@ class NativeGame:
         if shared is None:
             shared = self._shared_for(python_initial, key)
         # The config as the Python state has it (with anything drawn at random filled in).
-        tables = _Tables(self, python_initial.config, python_initial, shared)
-        return NativeState(tables, shared.initial_core, python_initial, None, -1)
+        return _new_state(_context(self, python_initial.config, shared), shared.initial_core, python_initial)
 
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
@@ -189,7 +187,7 @@ class NativeGame:
             core = initial.native.load(state)
         except ValueError as exc:
             raise InvalidPositionError(str(exc)) from None
-        return NativeState(initial._tables, core, state, None, -1)
+        return _new_state(initial.context, core, state)
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         return self.python.canonical_config(config)
@@ -318,185 +316,79 @@ class _Shared:
         self.moves = moves
 
 
-class _Tables:
-    """What every state of one game shares: the game, its config, the move table."""
+if TYPE_CHECKING:
 
-    __slots__ = ("action_ids", "config", "encode", "game", "moves", "root")
+    @runtime_checkable
+    class NativeState(State, Protocol):
+        """A position of a native engine, behaving as the Python engine's state.
 
-    def __init__(self, game: NativeGame, config: GameConfig, root: State, shared: _Shared) -> None:
-        self.game = game
-        self.config = config
-        self.root = root
-        self.moves = shared.moves
-        self.encode = shared.moves.encode
-        self.action_ids = shared.moves.actions
-
-
-class NativeState:
-    """A position of a native engine, behaving as the Python engine's state.
-
-    Attributes that the protocol does not define (a game's own fields such as
-    ``pioneers`` or ``phase``) are read from the equal Python state.
-    """
-
-    __slots__ = ("_action", "_core", "_parent", "_python", "_tables")
-
-    def __init__(
-        self, tables: _Tables, core: Any, python: State | None, parent: NativeState | None, action: int
-    ) -> None:
-        self._tables = tables
-        self._core = core
-        self._python = python
-        self._parent = parent
-        self._action = action
-
-    # -- the protocol ---------------------------------------------------------------
-
-    @property
-    def game(self) -> Game:
-        return self._tables.game
-
-    @property
-    def config(self) -> GameConfig:
-        return self._tables.config
-
-    @property
-    def native(self) -> Any:
-        """The Rust state (``tabletop._native``), for whole loops in Rust."""
-        return self._core
-
-    # The hot calls hand back what the Rust state returns (ints, a tuple, an ``ActionSeq``
-    # of the ``Move`` objects): a Python loop through the protocol pays for little else.
-
-    @property
-    def num_players(self) -> int:
-        return self._core.num_players  # type: ignore[no-any-return]
-
-    @property
-    def current_player(self) -> PlayerId:
-        return self._core.current_player  # type: ignore[no-any-return]
-
-    @property
-    def ply(self) -> int:
-        return self._core.ply  # type: ignore[no-any-return]
-
-    @property
-    def turn(self) -> int:
-        return self._core.turn  # type: ignore[no-any-return]
-
-    def legal_moves(self) -> list[Move]:
-        return list(self._core.legal_actions(self._tables.moves))
-
-    def legal_kinds(self) -> tuple[str, ...]:
-        return self._core.legal_kinds()  # type: ignore[no-any-return]
-
-    def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
-        # Lazy: `rng.choice` reads its length and one item, each item the table's `Move`.
-        return self._core.legal_actions_of_kind(kind, self._tables.moves)  # type: ignore[no-any-return]
-
-    def is_legal(self, move: Move) -> bool:
-        try:
-            action = self._tables.encode(move)
-        except (ValueError, TypeError, AttributeError):
-            return False
-        return bool(self._core.is_legal(action))
-
-    def apply(self, move: Move) -> NativeState:
-        """The state after ``move``.
-
-        Raises:
-            IllegalMoveError: with the Python engine's reason (``self`` is unchanged).
+        The class is ``tabletop._native.NativeState`` (``native/src/protocol.rs``): the
+        protocol's calls are its Rust methods, so that a Python loop through the protocol
+        calls Rust directly.  Attributes the protocol does not define (a game's own fields
+        such as ``pioneers`` or ``phase``) are read from the equal Python state, built on
+        first use.  What it offers beyond :class:`~tabletop.core.protocol.State`:
         """
-        tables = self._tables
-        action = tables.action_ids.get(id(move))  # a listed move: no encoding needed
-        try:
-            if action is None:
-                action = tables.encode(move)
-            core = self._core.apply(action)
-        except (ValueError, TypeError, AttributeError):
-            self.python_state().apply(move)  # raises IllegalMoveError saying why
-            raise IllegalMoveError(f"{move!r}: not legal in the native engine") from None
-        return NativeState(tables, core, None, self, action)
 
-    def apply_action(self, action: int) -> NativeState:
-        """The state after the move with this action id (``Game.encoding``).
+        @property
+        def native(self) -> Any:
+            """The Rust position (``TerraNovaState``, ``MedinaState``), for whole loops in Rust."""
+            ...
 
-        Raises:
-            IllegalMoveError: if it is not legal here.
-        """
-        try:
-            core = self._core.apply(action)
-        except (ValueError, TypeError, OverflowError):
-            raise IllegalMoveError(f"action {action!r} is not legal here") from None
-        return NativeState(self._tables, core, None, self, action)
+        @property
+        def context(self) -> Any:
+            """The ``NativeContext`` every state of this game shares (game, config, moves)."""
+            ...
 
-    def is_terminal(self) -> bool:
-        return self._core.is_terminal()  # type: ignore[no-any-return]
+        def apply(self, move: Move) -> NativeState: ...
 
-    def outcome(self) -> Outcome | None:
-        termination = self._core.termination()
-        if termination is None:
-            return None
-        return Outcome(tuple(self._core.scores()), tuple(self._core.winners()), termination)
+        def apply_action(self, action: int) -> NativeState:
+            """The state after the move with this action id (``Game.encoding``).
 
-    def scores(self) -> tuple[int, ...]:
-        return tuple(self._core.scores())
+            Raises:
+                IllegalMoveError: if it is not legal here.
+            """
+            ...
 
-    def returns(self) -> tuple[float, ...]:
-        return tuple(self._core.returns())
+        def move_of_action(self, action: int) -> Move:
+            """The Python engine's ``Move`` of an action id."""
+            ...
 
-    def parse_move(self, text: str) -> Move:
-        # The Python state's: a game's notation may depend on the phase (Medina's setup).
-        return self.python_state().parse_move(text)
+        def python_state(self) -> State:
+            """The Python engine's equal state (built on first use, then kept)."""
+            ...
 
-    def move_to_str(self, move: Move) -> str:
-        return self.python_state().move_to_str(move)
+        def parse_move(self, text: str) -> Move: ...
 
-    def to_json(self) -> dict[str, Any]:
-        return self.python_state().to_json()
+        def move_to_str(self, move: Move) -> str: ...
 
-    # -- the Python state -----------------------------------------------------------
+        def to_json(self) -> dict[str, Any]: ...
 
-    def python_state(self) -> State:
-        """The Python engine's equal state (built on first use, then kept)."""
-        python = self._python
-        if python is not None:
-            return python
-        chain: list[NativeState] = []
-        node: NativeState | None = self
-        while node is not None and node._python is None:
-            chain.append(node)
-            node = node._parent
-        assert node is not None and node._python is not None  # the initial state has one
-        python = node._python
-        moves = self._tables.moves
-        for link in reversed(chain):
-            python = python.apply(moves[link._action])
-            link._python = python
-            link._parent = None
-        return python
+        def __getattr__(self, name: str) -> Any: ...
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.python_state(), name)
+else:
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, NativeState):
-            return self is other or self.python_state() == other.python_state()
-        return NotImplemented
+    class _NoNativeState:
+        """Stands for ``tabletop._native.NativeState`` where the extension is not built:
+        nothing is an instance, and none can be made."""
 
-    def __hash__(self) -> int:
-        return hash(self.python_state())
+        def __init__(self, *args: object) -> None:
+            raise NativeEngineError("the extension tabletop._native is not built (`make native`)")
 
-    def __str__(self) -> str:
-        return str(self.python_state())
+    NativeState = getattr(native_module(), "NativeState", None) or _NoNativeState
 
-    def __repr__(self) -> str:
-        return f"<native {self.python_state()!r}>"
 
-    def _repr_svg_(self) -> str:
-        return str(self.game.render_svg(self))
+def _new_state(context: Any, core: Any, python: State) -> NativeState:
+    """The native state at ``core`` (a Rust position), equal to ``python``."""
+    state: NativeState = NativeState(context, core, python)  # type: ignore[misc,call-arg]
+    return state
+
+
+def _context(game: NativeGame, config: GameConfig, shared: _Shared) -> Any:
+    """The ``NativeContext`` of one game: what its states share."""
+    module = native_module()
+    assert module is not None  # a NativeGame exists only where it is built
+    moves = shared.moves
+    return module.NativeContext(game, config, moves, moves.actions, moves.encode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,19 +416,10 @@ def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchSt
     """
     if not states:
         return BatchStep([], b"", [], b"")
-    cls = type(states[0].native) if isinstance(states[0], NativeState) else None
-    if cls is None or any(not isinstance(s, NativeState) or type(s.native) is not cls for s in states):
+    if any(not isinstance(s, NativeState) for s in states):
         raise ValueError("step_batch needs native states of one game (make(..., engine='native'))")
-    cores, terminal, returns, masks = cls.step_batch([s.native for s in states], list(actions))
-    return BatchStep(
-        [
-            None if core is None else NativeState(state._tables, core, None, state, action)
-            for state, core, action in zip(states, cores, actions, strict=True)
-        ],
-        terminal,
-        [tuple(r) for r in returns],
-        masks,
-    )
+    next_states, terminal, returns, masks = NativeState.step_batch(list(states), list(actions))  # type: ignore[attr-defined]
+    return BatchStep(next_states, bytes(terminal), [tuple(r) for r in returns], bytes(masks))
 
 
 class _NativeEncoding:

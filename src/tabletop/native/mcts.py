@@ -309,7 +309,7 @@ class NativeMctsAgent:
         if action is None:
             raise ValueError("the game is over")
         # The native engine's moves are the Python engine's own Move objects.
-        move: Move = native._tables.moves[action]
+        move: Move = native.move_of_action(action)
         return move
 
     def config_for(self, game_id: str) -> NativeSearchConfig:

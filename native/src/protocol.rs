@@ -1,0 +1,511 @@
+//! `NativeState`: a position of a native engine carrying the game protocol itself
+//! (`tabletop.core.protocol.State`), so that a Python loop through the protocol calls Rust
+//! directly (`docs/native.md`, "The protocol state").
+//!
+//! A Python wrapper around the Rust position made every protocol call two calls, and
+//! every `apply` a Python object with five slots on top of the Rust one: about two
+//! thirds of a Terra Nova step in a Python loop. Here `legal_moves`, `legal_kinds`,
+//! `legal_moves_of_kind`, `apply`, `is_terminal` and the rest are the Rust methods, and
+//! an `apply` makes one object.
+//!
+//! What the protocol asks beyond the position (the `Game`, the config, the Python
+//! engine's `Move` objects, `to_json`, rendering, a game's own fields) comes from the
+//! Python side: a [`NativeContext`] shared by every state of one game holds the game,
+//! the config and the move table (action id -> `Move`, made by `tabletop.native`), and
+//! each state can build its equal Python engine state on first use by replaying the
+//! moves since the nearest state that has one.
+
+use crate::common::pyseq::ActionSeq;
+use crate::medina::py::MedinaState;
+use crate::terranova::py::TerraNovaState;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::sync::{Mutex, OnceLock};
+
+/// What the protocol state needs of a game's Rust position (both games' Python classes
+/// implement it, next to their own methods).
+pub trait Position: Sized + Send + Sync {
+    fn num_players(&self) -> usize;
+    fn current_player(&self) -> i64;
+    fn ply(&self) -> u32;
+    fn turn(&self) -> u32;
+    fn is_terminal(&self) -> bool;
+    /// The legal kinds, as a tuple of interned names.
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>>;
+    /// The legal actions (of one kind, or all), items `table[action]`.
+    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq>;
+    fn action_is_legal(&self, action: i64) -> bool;
+    /// The position after `action`, `None` if it is not legal here.
+    fn after(&self, action: i64) -> Option<Self>;
+    fn score_list(&self) -> Vec<i64>;
+    fn return_list(&self) -> Vec<f64>;
+    fn winner_list(&self) -> Vec<usize>;
+    fn termination_name(&self) -> Option<&'static str>;
+}
+
+/// A position of either game (one Python class for both: `isinstance` stays cheap).
+/// Medina's 1.5 kB position is boxed: inline, every Terra Nova state would be that size,
+/// and each `apply` copies the value; Terra Nova's (656 bytes) stays inline, as a box
+/// would cost an allocation a move.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+pub enum Core {
+    TerraNova(TerraNovaState),
+    Medina(Box<MedinaState>),
+}
+
+/// Runs `$body` with `$p: &impl Position` for whichever game it is.
+macro_rules! on {
+    ($core:expr, |$p:ident| $body:expr) => {
+        match $core {
+            Core::TerraNova($p) => $body,
+            Core::Medina($p) => $body,
+        }
+    };
+}
+
+impl Core {
+    fn after(&self, action: i64) -> Option<Core> {
+        match self {
+            Core::TerraNova(p) => p.after(action).map(Core::TerraNova),
+            Core::Medina(p) => p.after(action).map(|p| Core::Medina(Box::new(p))),
+        }
+    }
+
+    fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
+        if let Ok(p) = core.downcast::<TerraNovaState>() {
+            return Ok(Core::TerraNova(p.get().clone()));
+        }
+        if let Ok(p) = core.downcast::<MedinaState>() {
+            return Ok(Core::Medina(Box::new(p.get().clone())));
+        }
+        Err(PyTypeError::new_err(format!(
+            "not a native engine's position: {}",
+            core.get_type().name()?
+        )))
+    }
+
+    fn to_python(&self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(match self {
+            Core::TerraNova(p) => Py::new(py, p.clone())?.into_any(),
+            Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
+        })
+    }
+}
+
+/// What every state of one game shares: the `Game`, its config, and the move table.
+#[pyclass(module = "tabletop._native", name = "NativeContext", frozen)]
+pub struct NativeContext {
+    game: Py<PyAny>,
+    config: Py<PyAny>,
+    /// Action id -> the Python engine's `Move` (a dict that decodes and keeps misses).
+    moves: Py<PyAny>,
+    /// `id(move)` -> action id for the moves `moves` handed out (kept alive there, so an
+    /// id is theirs): applying a listed move needs no encoding.
+    action_ids: Py<PyDict>,
+    /// `Move` -> action id for any other move (raises for what is not a move of the game).
+    encode: Py<PyAny>,
+}
+
+#[pymethods]
+impl NativeContext {
+    #[new]
+    fn new(
+        game: Py<PyAny>,
+        config: Py<PyAny>,
+        moves: Py<PyAny>,
+        action_ids: Py<PyDict>,
+        encode: Py<PyAny>,
+    ) -> Self {
+        NativeContext {
+            game,
+            config,
+            moves,
+            action_ids,
+            encode,
+        }
+    }
+
+    #[getter]
+    fn game(&self, py: Python<'_>) -> Py<PyAny> {
+        self.game.clone_ref(py)
+    }
+
+    #[getter]
+    fn config(&self, py: Python<'_>) -> Py<PyAny> {
+        self.config.clone_ref(py)
+    }
+
+    #[getter]
+    fn moves(&self, py: Python<'_>) -> Py<PyAny> {
+        self.moves.clone_ref(py)
+    }
+}
+
+/// A position of a native engine behaving as the Python engine's state (the module
+/// comment). Immutable; a free list keeps dropped objects for reuse, as a Python loop
+/// makes one per move.
+#[pyclass(
+    module = "tabletop._native",
+    name = "NativeState",
+    frozen,
+    weakref,
+    freelist = 256
+)]
+pub struct NativeState {
+    core: Core,
+    context: Py<NativeContext>,
+    /// The equal Python engine state, once built (or given).
+    python: OnceLock<Py<PyAny>>,
+    /// The state this one was played from, until `python` is built.
+    parent: Mutex<Option<Py<NativeState>>>,
+    /// The action played from `parent` (-1 for a state made from a Python state).
+    action: i64,
+}
+
+static ILLEGAL_MOVE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static OUTCOME: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+fn imported<'py>(
+    py: Python<'py>,
+    cell: &'static GILOnceCell<Py<PyType>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.downcast_into::<PyType>()?.unbind())
+    })
+    .map(|t| t.bind(py))
+}
+
+fn illegal_move(py: Python<'_>, message: String) -> PyResult<PyErr> {
+    let class = imported(py, &ILLEGAL_MOVE, "tabletop.core.errors", "IllegalMoveError")?;
+    Ok(PyErr::from_value(class.call1((message,))?))
+}
+
+impl NativeState {
+    fn child(&self, py: Python<'_>, slf: &Bound<'_, Self>, core: Core, action: i64) -> Self {
+        NativeState {
+            core,
+            context: self.context.clone_ref(py),
+            python: OnceLock::new(),
+            parent: Mutex::new(Some(slf.clone().unbind())),
+            action,
+        }
+    }
+
+    /// The action id of `mv` (`None` if it is not a move of this game).
+    fn action_of(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+        let context = self.context.get();
+        let key = (mv.as_ptr() as usize).into_pyobject(py)?;
+        if let Some(action) = context.action_ids.bind(py).get_item(key)? {
+            return Ok(Some(action.extract()?));
+        }
+        match context.encode.bind(py).call1((mv,)) {
+            Ok(action) => Ok(action.extract().ok()),
+            Err(e)
+                if e.is_instance_of::<PyValueError>(py)
+                    || e.is_instance_of::<PyTypeError>(py)
+                    || e.is_instance_of::<PyAttributeError>(py) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn python_of<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        if let Some(python) = slf.get().python.get() {
+            return Ok(python.bind(py).clone());
+        }
+        // The states since the nearest one with a Python state, newest first.
+        let mut chain: Vec<Bound<'py, Self>> = Vec::new();
+        let mut node = slf.clone();
+        let mut python = loop {
+            if let Some(python) = node.get().python.get() {
+                break python.bind(py).clone();
+            }
+            let parent = node.get().parent.lock().map_err(|_| poisoned())?.as_ref().map(|p| p.clone_ref(py));
+            chain.push(node);
+            node = match parent {
+                Some(parent) => parent.into_bound(py),
+                None => return Err(PyValueError::new_err("a native state without a Python state")),
+            };
+        };
+        let moves = slf.get().context.get().moves.bind(py);
+        for link in chain.iter().rev() {
+            let state = link.get();
+            python = python.call_method1("apply", (moves.get_item(state.action)?,))?;
+            let _ = state.python.set(python.clone().unbind());
+            *state.parent.lock().map_err(|_| poisoned())? = None;
+        }
+        Ok(python)
+    }
+}
+
+fn poisoned() -> PyErr {
+    PyValueError::new_err("a native state's parent link was poisoned")
+}
+
+#[pymethods]
+impl NativeState {
+    /// The state at `core` (a `TerraNovaState` or `MedinaState`), equal to `python` (the
+    /// Python engine's state of the same position), in the game of `context`.
+    #[new]
+    fn new(context: Py<NativeContext>, core: &Bound<'_, PyAny>, python: Py<PyAny>) -> PyResult<Self> {
+        Ok(NativeState {
+            core: Core::from_python(core)?,
+            context,
+            python: OnceLock::from(python),
+            parent: Mutex::new(None),
+            action: -1,
+        })
+    }
+
+    // -- the protocol ---------------------------------------------------------------
+
+    #[getter]
+    fn game(&self, py: Python<'_>) -> Py<PyAny> {
+        self.context.get().game.clone_ref(py)
+    }
+
+    #[getter]
+    fn config(&self, py: Python<'_>) -> Py<PyAny> {
+        self.context.get().config.clone_ref(py)
+    }
+
+    #[getter]
+    fn context(&self, py: Python<'_>) -> Py<NativeContext> {
+        self.context.clone_ref(py)
+    }
+
+    /// The Rust position as the game's own class (`TerraNovaState`, `MedinaState`), for
+    /// whole loops in Rust: playouts, search, mutable copies.
+    #[getter]
+    fn native(&self, py: Python<'_>) -> PyResult<PyObject> {
+        self.core.to_python(py)
+    }
+
+    #[getter]
+    fn num_players(&self) -> usize {
+        on!(&self.core, |p| p.num_players())
+    }
+
+    #[getter]
+    fn current_player(&self) -> i64 {
+        on!(&self.core, |p| p.current_player())
+    }
+
+    #[getter]
+    fn ply(&self) -> u32 {
+        on!(&self.core, |p| p.ply())
+    }
+
+    #[getter]
+    fn turn(&self) -> u32 {
+        on!(&self.core, |p| p.turn())
+    }
+
+    /// Every legal move (the Python engine's `Move` objects, in its order), as a lazy
+    /// sequence: `random.choice` reads its length and one item.
+    fn legal_moves(&self, py: Python<'_>) -> PyResult<ActionSeq> {
+        let table = self.context.get().moves.clone_ref(py);
+        on!(&self.core, |p| p.actions(py, None, table))
+    }
+
+    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        on!(&self.core, |p| p.kinds(py))
+    }
+
+    fn legal_moves_of_kind(&self, py: Python<'_>, kind: &str) -> PyResult<ActionSeq> {
+        let table = self.context.get().moves.clone_ref(py);
+        on!(&self.core, |p| p.actions(py, Some(kind), table))
+    }
+
+    fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(match self.action_of(py, mv)? {
+            Some(action) => on!(&self.core, |p| p.action_is_legal(action)),
+            None => false,
+        })
+    }
+
+    /// The state after `move`; `IllegalMoveError` (with the Python engine's reason where
+    /// it gives one) if it is not legal here.
+    fn apply(slf: &Bound<'_, Self>, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = slf.py();
+        let state = slf.get();
+        if let Some(action) = state.action_of(py, mv)? {
+            if let Some(core) = state.core.after(action) {
+                return Ok(state.child(py, slf, core, action));
+            }
+        }
+        // The Python engine says why (its `IllegalMoveError`); this engine's own words
+        // if it, unexpectedly, would play the move.
+        Self::python_of(slf)?.call_method1("apply", (mv,))?;
+        Err(illegal_move(py, format!("{}: not legal in the native engine", mv.repr()?))?)
+    }
+
+    /// The state after the move with this action id (`Game.encoding`); `IllegalMoveError`
+    /// if it is not legal here.
+    fn apply_action(slf: &Bound<'_, Self>, action: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = slf.py();
+        let state = slf.get();
+        if let Ok(id) = action.extract::<i64>() {
+            if let Some(core) = state.core.after(id) {
+                return Ok(state.child(py, slf, core, id));
+            }
+        }
+        Err(illegal_move(py, format!("action {} is not legal here", action.repr()?))?)
+    }
+
+    /// The Python engine's `Move` of an action id (`Game.encoding`).
+    fn move_of_action<'py>(&self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyAny>> {
+        self.context.get().moves.bind(py).get_item(action)
+    }
+
+    fn is_terminal(&self) -> bool {
+        on!(&self.core, |p| p.is_terminal())
+    }
+
+    fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(termination) = on!(&self.core, |p| p.termination_name()) else {
+            return Ok(None);
+        };
+        let class = imported(py, &OUTCOME, "tabletop.core.outcome", "Outcome")?;
+        let scores = PyTuple::new(py, on!(&self.core, |p| p.score_list()))?;
+        let winners = PyTuple::new(py, on!(&self.core, |p| p.winner_list()))?;
+        class.call1((scores, winners, termination)).map(Some)
+    }
+
+    fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, on!(&self.core, |p| p.score_list()))
+    }
+
+    fn returns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, on!(&self.core, |p| p.return_list()))
+    }
+
+    // -- what the Python state answers ----------------------------------------------
+
+    /// The Python engine's equal state (built on first use by replaying the moves since
+    /// the nearest state that has one, then kept).
+    fn python_state<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::python_of(slf)
+    }
+
+    fn parse_move<'py>(slf: &Bound<'py, Self>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        // The Python state's: a game's notation may depend on the phase (Medina's setup).
+        Self::python_of(slf)?.call_method1("parse_move", (text,))
+    }
+
+    fn move_to_str<'py>(slf: &Bound<'py, Self>, mv: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Self::python_of(slf)?.call_method1("move_to_str", (mv,))
+    }
+
+    fn to_json<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::python_of(slf)?.call_method0("to_json")
+    }
+
+    /// A game's own fields (`pioneers`, `phase`, ...) are the Python state's.
+    fn __getattr__<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        if name.starts_with("__") {
+            return Err(PyAttributeError::new_err(name.to_string()));
+        }
+        Self::python_of(slf)?.getattr(name)
+    }
+
+    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+        let py = slf.py();
+        let Ok(other) = other.downcast::<NativeState>() else {
+            return Ok(py.NotImplemented());
+        };
+        if !matches!(op, CompareOp::Eq | CompareOp::Ne) {
+            return Ok(py.NotImplemented());
+        }
+        let equal = slf.is(other) || Self::python_of(slf)?.eq(Self::python_of(other)?)?;
+        Ok((equal == matches!(op, CompareOp::Eq))
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()
+            .unbind())
+    }
+
+    fn __hash__(slf: &Bound<'_, Self>) -> PyResult<isize> {
+        Self::python_of(slf)?.hash()
+    }
+
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(Self::python_of(slf)?.str()?.to_string())
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(format!("<native {}>", Self::python_of(slf)?.repr()?))
+    }
+
+    fn _repr_svg_<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let game = slf.get().context.get().game.bind(slf.py()).clone();
+        game.call_method1("render_svg", (slf,))?.str().map(Bound::into_any)
+    }
+
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
+    }
+
+    // -- batches ----------------------------------------------------------------------
+
+    /// Steps many games at once: `states[i].apply_action(actions[i])` for every `i`, in
+    /// one call. Returns `(next, terminal, returns, masks)`: the next states (`None`
+    /// where the action is not legal), one byte per game (1: over), each game's
+    /// `returns()` (empty where not legal), and each next state's legal-action mask
+    /// (`num_distinct_actions` bytes a game, zeros where not legal), end to end.
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn step_batch<'py>(
+        py: Python<'py>,
+        states: Vec<Bound<'py, NativeState>>,
+        actions: Vec<i64>,
+    ) -> PyResult<(Vec<Option<NativeState>>, Bound<'py, PyAny>, Vec<Vec<f64>>, Bound<'py, PyAny>)> {
+        let mut cores = Vec::with_capacity(states.len());
+        for state in &states {
+            cores.push(state.get().core.to_python(py)?.into_bound(py));
+        }
+        let first = cores.first().map(|c| c.get_type());
+        if first.as_ref().is_some_and(|t| cores.iter().any(|c| !c.get_type().is(t))) {
+            return Err(PyValueError::new_err("step_batch: the states are of different games"));
+        }
+        let Some(class) = first else {
+            let empty = pyo3::types::PyBytes::new(py, b"").into_any();
+            return Ok((Vec::new(), empty.clone(), Vec::new(), empty));
+        };
+        #[allow(clippy::type_complexity)]
+        let (next, over, returns, masks): (
+            Vec<Option<Bound<'py, PyAny>>>,
+            Bound<'py, PyAny>,
+            Vec<Vec<f64>>,
+            Bound<'py, PyAny>,
+        ) =
+            class.call_method1("step_batch", (cores, actions.clone()))?.extract()?;
+        let mut out = Vec::with_capacity(next.len());
+        for ((state, after), &action) in states.iter().zip(next).zip(&actions) {
+            out.push(match after {
+                Some(core) => Some(state.get().child(py, state, Core::from_python(&core)?, action)),
+                None => None,
+            });
+        }
+        Ok((out, over, returns, masks))
+    }
+}
+
+/// Adds the protocol classes to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeContext>()?;
+    m.add_class::<NativeState>()
+}
