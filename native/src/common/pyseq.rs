@@ -12,7 +12,7 @@
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PySlice, PyString, PyTuple};
 use std::sync::Arc;
 
 /// The Python int of every action id of a board, made once (empty: make them on demand).
@@ -75,10 +75,19 @@ impl ActionSeq {
             Some(int) => int.bind(py).clone(),
             None => action.into_pyobject(py)?.into_any(),
         };
-        match &self.table {
-            Some(table) => table.bind(py).get_item(key),
-            None => Ok(key),
+        let Some(table) = &self.table else {
+            return Ok(key);
+        };
+        let table = table.bind(py);
+        // A dict (or a dict subclass that decodes what it lacks, as `tabletop.native`'s
+        // move table): the plain lookup first, a third of `table[key]` through the
+        // subclass; `table[key]` only for a miss.
+        if let Ok(dict) = table.downcast::<PyDict>() {
+            if let Some(item) = dict.get_item(&key)? {
+                return Ok(item);
+            }
         }
+        table.get_item(key)
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {

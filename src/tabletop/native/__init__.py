@@ -1,11 +1,12 @@
 """The native engines (Rust, ``tabletop._native``) behind the game protocol.
 
 ``tabletop.make(game_id, engine="native")`` returns a :class:`NativeGame`: the same game
-(id, options, hooks) whose states are :class:`NativeState` values.  A native state keeps
-the Rust position (``tabletop._native.<Game>State``, ``docs/native.md``) and answers the
-hot protocol calls from it: legal kinds and moves, ``apply``, scores, outcome.  Moves are
-the Python engine's own ``Move`` objects, mapped to and from the Rust action ids through
-the game's ``encoding`` hook, so records, notation and every layer above see no
+(id, options, hooks) whose states are ``tabletop._native.NativeState`` values
+(:class:`NativeState` here; ``native/src/protocol.rs``), the protocol state itself in
+Rust: legal kinds and moves, ``apply``, scores and outcome are its Rust methods, so a
+Python loop through the protocol calls Rust directly.  Moves are the Python engine's own
+``Move`` objects, mapped to and from the Rust action ids through the game's ``encoding``
+hook (the move table made here), so records, notation and every layer above see no
 difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
 Python state, built on first use by replaying the moves since the nearest state that has
