@@ -255,8 +255,8 @@ fn select_bit(word: u64, k: u32) -> u32 {
     shift + word.trailing_zeros()
 }
 
-impl<const W: usize> ActionRuns<W> {
-    fn new() -> Self {
+impl<const W: usize> Default for ActionRuns<W> {
+    fn default() -> Self {
         ActionRuns {
             reached: [Bits::EMPTY; LINE_WORDS_PER_W],
             skipped: [0; 3],
@@ -270,7 +270,9 @@ impl<const W: usize> ActionRuns<W> {
             pass: None,
         }
     }
+}
 
+impl<const W: usize> ActionRuns<W> {
     #[inline]
     fn word(&self, k: usize) -> u64 {
         self.reached[k / W].0[k % W]
@@ -851,9 +853,17 @@ impl<const W: usize> State<W> {
     /// them). The runs hold slides, then cells, then the pass: the order of any `kinds`
     /// that `legal_kinds` gives (move, stone), and of any single kind.
     pub fn action_runs(&self, g: &Game<W>, kinds: &[Kind]) -> Option<ActionRuns<W>> {
+        let mut out = ActionRuns::default();
+        self.fill_action_runs(g, kinds, &mut out).then_some(out)
+    }
+
+    /// [`State::action_runs`] written into `out` (new runs, `ActionRuns::default()`):
+    /// whether it could (a caller that boxes them fills the box, copying nothing).
+    pub fn fill_action_runs(&self, g: &Game<W>, kinds: &[Kind], out: &mut ActionRuns<W>) -> bool {
         let b = &g.board;
-        let lines = self.lines(g)?;
-        let mut out = ActionRuns::new();
+        let Some(lines) = self.lines(g) else {
+            return false;
+        };
         for &kind in kinds {
             match (self.phase, kind) {
                 (Phase::Play, Kind::Move) => {
@@ -890,7 +900,7 @@ impl<const W: usize> State<W> {
                 _ => {}
             }
         }
-        Some(out)
+        true
     }
 
     /// `legal_moves` as action ids, in the Python order.
