@@ -83,12 +83,11 @@ impl<const W: usize> ActionSource for BoardRuns<W> {
 /// The actions of `kinds` as a sequence: counted and indexed over their runs where the
 /// state keeps its lines (`ActionRuns`), else listed.
 fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
-    let mut runs = Box::new(BoardRuns {
-        game: g.clone(),
-        runs: ActionRuns::default(),
-    });
-    if s.fill_action_runs(g, kinds, &mut runs.runs) {
-        return runs;
+    if let Some(runs) = s.action_runs(g, kinds) {
+        return Box::new(BoardRuns {
+            game: g.clone(),
+            runs,
+        });
     }
     let mut out = Vec::new();
     for &kind in kinds {

@@ -215,19 +215,18 @@ pub struct State<const W: usize> {
 /// pioneer in that copy's direction (the nearest one behind it, if nothing stands
 /// between): so the `i`-th legal slide is the `i`-th set bit of `reached`, and its source
 /// is the filled position just before its run. `reached` is made a word at a time by one
-/// addition (`State::action_runs`), not a pioneer and a direction at a time.
-#[derive(Clone, Debug)]
+/// addition (`State::action_runs`), not a pioneer and a direction at a time, and holds
+/// only the layout's words (a Python loop keeps one of these per step: the smaller, the
+/// less memory it writes).
+#[derive(Clone, Debug, Default)]
 pub struct ActionRuns<const W: usize> {
-    /// The destinations of the legal slides, layout positions.
-    reached: [Bits<W>; LINE_WORDS_PER_W],
+    /// The destinations of the legal slides, layout positions (bit `p % 64` of word
+    /// `p / 64`).
+    reached: Vec<u64>,
     /// The forbidden slides back left out of `reached` (on their pioneer's run), as layout
     /// positions: still part of their run when a source is looked for.
     skipped: [u32; 3],
     num_skipped: usize,
-    /// How many slides are in the words of `reached` before each word.
-    before: [[u16; W]; LINE_WORDS_PER_W],
-    /// The words of `reached` in use (the layout's bits).
-    words: usize,
     slides: usize,
     cells: Bits<W>,
     cell_base: u32,
@@ -255,38 +254,23 @@ fn select_bit(word: u64, k: u32) -> u32 {
     shift + word.trailing_zeros()
 }
 
-impl<const W: usize> Default for ActionRuns<W> {
-    fn default() -> Self {
-        ActionRuns {
-            reached: [Bits::EMPTY; LINE_WORDS_PER_W],
-            skipped: [0; 3],
-            num_skipped: 0,
-            before: [[0; W]; LINE_WORDS_PER_W],
-            words: 0,
-            slides: 0,
-            cells: Bits::EMPTY,
-            cell_base: 0,
-            num_cells: 0,
-            pass: None,
-        }
-    }
-}
-
 impl<const W: usize> ActionRuns<W> {
-    #[inline]
-    fn word(&self, k: usize) -> u64 {
-        self.reached[k / W].0[k % W]
-    }
-
     /// Sets the legal slides of the pioneers on the layout positions `sources` (every
     /// copy) over the empty cells `lines`, leaving out the slides back onto the
     /// positions `forbidden` (`(pioneer's position, destination's position)` in one copy).
-    fn set_slides(&mut self, b: &Board<W>, lines: &Lines<W>, sources: &[Bits<W>; LINE_WORDS_PER_W], forbidden: &[(u32, u32)]) {
+    fn set_slides(
+        &mut self,
+        b: &Board<W>,
+        lines: &Lines<W>,
+        sources: &[Bits<W>; LINE_WORDS_PER_W],
+        forbidden: &[(u32, u32)],
+    ) {
         let bytes = lines.words.as_flattened();
-        self.words = b.line_bits.div_ceil(64);
+        let words = b.line_bits.div_ceil(64);
+        self.reached = Vec::with_capacity(words);
         let (mut shifted_in, mut carry) = (0u64, false);
-        for k in 0..self.words {
-            let empty = u64::from_le_bytes(bytes[k]);
+        for (k, &empty) in bytes[..words].iter().enumerate() {
+            let empty = u64::from_le_bytes(empty);
             let from = sources[k / W].0[k % W];
             // The first cell of each run: the empty cell right after a source.
             let firsts = (from << 1 | shifted_in) & empty;
@@ -296,22 +280,16 @@ impl<const W: usize> ActionRuns<W> {
             let (sum, over) = empty.overflowing_add(firsts);
             let (sum, over_again) = sum.overflowing_add(carry as u64);
             carry = over || over_again;
-            self.reached[k / W].0[k % W] = empty & !sum;
+            self.reached.push(empty & !sum);
         }
         for &(from, back) in forbidden {
-            let run = lines.run_after(from);
-            if back - from <= run {
-                self.reached[back as usize / 64 / W].0[back as usize / 64 % W] &= !(1 << (back & 63));
+            if back - from <= lines.run_after(from) {
+                self.reached[back as usize / 64] &= !(1 << (back & 63));
                 self.skipped[self.num_skipped] = back;
                 self.num_skipped += 1;
             }
         }
-        let mut count = 0;
-        for k in 0..self.words {
-            self.before[k / W][k % W] = count as u16;
-            count += self.word(k).count_ones() as usize;
-        }
-        self.slides = count;
+        self.slides = self.reached.iter().map(|w| w.count_ones() as usize).sum();
     }
 
     /// Sets the cells whose ids (`base + cell`) follow the slides.
@@ -333,7 +311,7 @@ impl<const W: usize> ActionRuns<W> {
     /// nearest position before `p` that is not on the run (a run is under 64 bits).
     fn slide_to(&self, b: &Board<W>, p: u32) -> u32 {
         let on_run = |k: usize| {
-            let mut word = self.word(k);
+            let mut word = self.reached[k];
             for &s in &self.skipped[..self.num_skipped] {
                 if s as usize / 64 == k {
                     word |= 1 << (s & 63);
@@ -356,8 +334,8 @@ impl<const W: usize> ActionRuns<W> {
     /// Every action in order.
     pub fn to_vec(&self, b: &Board<W>) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.len());
-        for k in 0..self.words {
-            let mut word = self.word(k);
+        for (k, &word) in self.reached.iter().enumerate() {
+            let mut word = word;
             while word != 0 {
                 out.push(self.slide_to(b, k as u32 * 64 + word.trailing_zeros()));
                 word &= word - 1;
@@ -371,10 +349,14 @@ impl<const W: usize> ActionRuns<W> {
     /// The `i`-th action, `i < len()`.
     pub fn get(&self, b: &Board<W>, i: usize) -> u32 {
         if i < self.slides {
-            let before = &self.before.as_flattened()[..self.words];
-            let k = before.partition_point(|&c| c as usize <= i) - 1;
-            let bit = select_bit(self.word(k), (i - before[k] as usize) as u32);
-            return self.slide_to(b, k as u32 * 64 + bit);
+            let mut rest = i as u32;
+            for (k, &word) in self.reached.iter().enumerate() {
+                let here = word.count_ones();
+                if rest < here {
+                    return self.slide_to(b, k as u32 * 64 + select_bit(word, rest));
+                }
+                rest -= here;
+            }
         }
         let rest = i - self.slides;
         if rest < self.num_cells {
@@ -853,17 +835,9 @@ impl<const W: usize> State<W> {
     /// them). The runs hold slides, then cells, then the pass: the order of any `kinds`
     /// that `legal_kinds` gives (move, stone), and of any single kind.
     pub fn action_runs(&self, g: &Game<W>, kinds: &[Kind]) -> Option<ActionRuns<W>> {
-        let mut out = ActionRuns::default();
-        self.fill_action_runs(g, kinds, &mut out).then_some(out)
-    }
-
-    /// [`State::action_runs`] written into `out` (new runs, `ActionRuns::default()`):
-    /// whether it could (a caller that boxes them fills the box, copying nothing).
-    pub fn fill_action_runs(&self, g: &Game<W>, kinds: &[Kind], out: &mut ActionRuns<W>) -> bool {
         let b = &g.board;
-        let Some(lines) = self.lines(g) else {
-            return false;
-        };
+        let lines = self.lines(g)?;
+        let mut out = ActionRuns::default();
         for &kind in kinds {
             match (self.phase, kind) {
                 (Phase::Play, Kind::Move) => {
@@ -900,7 +874,7 @@ impl<const W: usize> State<W> {
                 _ => {}
             }
         }
-        true
+        Some(out)
     }
 
     /// `legal_moves` as action ids, in the Python order.
