@@ -5,10 +5,15 @@
 //! from the initial position and prints the actions per CPU second and a fingerprint of
 //! every game's length, scores and end: a change that keeps the fingerprints keeps the
 //! games (the same seeds draw the same moves).
+//!
+//! Then, on the positions of a few 2-player games, the CPU nanoseconds per position of
+//! what a Python loop asks of the engine each step: the legal kinds and their actions
+//! counted (`State::action_runs`) and one of them found (`ActionRuns::get`), the actions
+//! listed instead (`State::legal_actions`), and one action checked and played on a copy.
 
 use _native::common::rng::Rng;
 use _native::terranova::board::{Board, Rules};
-use _native::terranova::state::Game;
+use _native::terranova::state::{Game, State};
 
 /// CPU seconds of this process (`CLOCK_PROCESS_CPUTIME_ID`): the machine is shared.
 fn cpu_seconds() -> f64 {
@@ -77,4 +82,62 @@ fn main() {
             actions as f64 / secs
         );
     }
+    legal_actions_per_position(&cells, &water);
+}
+
+/// Few enough games that their positions stay in the caches, as a Python loop's one
+/// position does.
+const POSITION_GAMES: usize = 8;
+
+/// The step's engine calls over the positions of random 2-player games, CPU ns each.
+fn legal_actions_per_position(cells: &[(i32, i32, u8)], water: &[bool]) {
+    let game = Game {
+        board: Board::<4>::new(cells, water).expect("a valid board"),
+        rules: Rules::default(),
+        num_players: 2,
+    };
+    let mut rng = Rng::new(2);
+    let mut slides = Vec::new();
+    let mut positions: Vec<State<4>> = Vec::new();
+    for _ in 0..POSITION_GAMES {
+        let mut state = game.initial(0);
+        while !state.is_terminal() {
+            positions.push(state);
+            let mv = state.random_move(&game, &mut rng, &mut slides).expect("a move");
+            state.play(&game, mv);
+        }
+    }
+    let per_position = |label: &str, f: &mut dyn FnMut(&State<4>) -> usize| {
+        let t = cpu_seconds();
+        let mut checksum = 0;
+        for _ in 0..100 {
+            for s in &positions {
+                checksum += f(s);
+            }
+        }
+        let ns = (cpu_seconds() - t) * 1e9 / (100 * positions.len()) as f64;
+        println!("{label}: {ns:.0} ns a position ({} positions, checksum {checksum})", positions.len());
+    };
+    per_position("legal kinds + counted actions + the middle one", &mut |s| {
+        let runs = s.action_runs(&game, s.legal_kinds(&game).as_slice()).expect("lines");
+        runs.len() + if runs.is_empty() { 0 } else { runs.get(&game.board, runs.len() / 2) as usize }
+    });
+    per_position("legal actions listed", &mut |s| s.legal_actions(&game).len());
+    // One action per position, chosen before the clock starts.
+    let chosen: Vec<usize> = positions
+        .iter()
+        .map(|s| {
+            let listed = s.legal_actions(&game);
+            listed[listed.len() / 2] as usize
+        })
+        .collect();
+    let mut next = chosen.iter().cycle();
+    per_position("the middle action checked and played on a copy", &mut |s| {
+        let mv = game.decode(*next.next().unwrap_or(&0)).expect("an action of the board");
+        let mut after = *s;
+        if after.is_legal(&game, mv) {
+            after.play(&game, mv);
+        }
+        after.ply as usize
+    });
 }

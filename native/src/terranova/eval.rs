@@ -209,19 +209,7 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
     }
 
     fn ends_within(&self, state: &State<W>, rng: &mut Rng, horizon: u32) -> bool {
-        let g = self.game;
-        let mut s = *state;
-        let mut slides = Vec::new();
-        for _ in 0..horizon {
-            if s.is_terminal() {
-                break;
-            }
-            match s.random_move(g, rng, &mut slides) {
-                Some(mv) => s = s.apply_legal(g, mv),
-                None => break,
-            }
-        }
-        s.is_terminal()
+        random_walk(self.game, state, horizon, rng).is_terminal()
     }
 
     fn rollout_to_end(
@@ -234,6 +222,23 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
         self.playout_values(state, u32::MAX, rng, returns, scores);
         true
     }
+}
+
+/// The state after at most `limit` kind-first random actions from `state` (fewer if
+/// the game ends first): the walk of both a rollout with a limit and `ends_within`.
+fn random_walk<const W: usize>(g: &Game<W>, state: &State<W>, limit: u32, rng: &mut Rng) -> State<W> {
+    let mut s = *state;
+    let mut slides = Vec::new();
+    for _ in 0..limit {
+        if s.is_terminal() {
+            break;
+        }
+        match s.random_move(g, rng, &mut slides) {
+            Some(mv) => s.play(g, mv),
+            None => break,
+        }
+    }
+    s
 }
 
 impl<const W: usize> Evaluated<'_, W> {
@@ -249,17 +254,7 @@ impl<const W: usize> Evaluated<'_, W> {
         scores: &mut [f64],
     ) {
         let g = self.game;
-        let mut s = *state;
-        let mut slides = Vec::new();
-        for _ in 0..limit {
-            if s.is_terminal() {
-                break;
-            }
-            match s.random_move(g, rng, &mut slides) {
-                Some(mv) => s = s.apply_legal(g, mv),
-                None => break,
-            }
-        }
+        let s = random_walk(g, state, limit, rng);
         let estimate = evaluate(g, &s);
         let n = returns.len();
         scores[..n].copy_from_slice(&estimate[..n]);
@@ -304,6 +299,44 @@ mod tests {
             rules: Rules::default(),
             num_players,
         }
+    }
+
+    /// A rollout with a limit and `ends_within` walk the game that a whole random playout
+    /// plays from the same seed, and stop after `limit` actions.
+    #[test]
+    fn the_limited_walks_follow_the_whole_playout_of_the_same_seed() {
+        let game = island(2);
+        let mut state = game.initial(1);
+        let mut rng = Rng::new(11);
+        let mut slides = Vec::new();
+        let mut ended = [0; 2];
+        for seed in 0..60u64 {
+            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+            state.play(&game, mv);
+            if state.is_terminal() {
+                break;
+            }
+            let (end, actions) = state.playout(&game, &mut Rng::new(seed), &mut slides);
+            for limit in [actions as u32 - 1, actions as u32] {
+                let evaluated = Evaluated { game: &game, limit };
+                let over = evaluated.ends_within(&state, &mut Rng::new(seed), limit);
+                assert_eq!(over, limit as u64 >= actions);
+                ended[over as usize] += 1;
+                let (mut returns, mut scores) = ([0.0; 2], [0.0; 2]);
+                evaluated.rollout_scores(&state, &mut Rng::new(seed), &mut returns, &mut scores);
+                let walked = random_walk(&game, &state, limit, &mut Rng::new(seed));
+                assert_eq!(walked.is_terminal(), over);
+                assert_eq!(scores[..].to_vec(), evaluate(&game, &walked)[..2].to_vec());
+                if over {
+                    assert_eq!(walked, end);
+                    let winners = end.winners(&game);
+                    for (p, &r) in returns.iter().enumerate() {
+                        assert_eq!(r > 0.0, winners.contains(&p));
+                    }
+                }
+            }
+        }
+        assert!(ended[0] == ended[1] && ended[0] > 40, "{ended:?}");
     }
 
     #[test]

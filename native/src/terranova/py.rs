@@ -60,25 +60,34 @@ static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
 /// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
 const MAX_CACHED_INTS: usize = 50_000;
 
-impl<const W: usize> ActionSource for ActionRuns<W> {
+/// A position's [`ActionRuns`] with the game whose board reads them.
+struct BoardRuns<const W: usize> {
+    game: Arc<Game<W>>,
+    runs: ActionRuns<W>,
+}
+
+impl<const W: usize> ActionSource for BoardRuns<W> {
     fn len(&self) -> usize {
-        ActionRuns::len(self)
+        self.runs.len()
     }
 
     fn get(&self, i: usize) -> u32 {
-        ActionRuns::get(self, i)
+        self.runs.get(&self.game.board, i)
     }
 
     fn to_vec(&self) -> Vec<u32> {
-        ActionRuns::to_vec(self)
+        self.runs.to_vec(&self.game.board)
     }
 }
 
 /// The actions of `kinds` as a sequence: counted and indexed over their runs where the
 /// state keeps its lines (`ActionRuns`), else listed.
-fn actions_of<const W: usize>(g: &Game<W>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
+fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
     if let Some(runs) = s.action_runs(g, kinds) {
-        return Box::new(runs);
+        return Box::new(BoardRuns {
+            game: g.clone(),
+            runs,
+        });
     }
     let mut out = Vec::new();
     for &kind in kinds {

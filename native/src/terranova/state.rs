@@ -204,51 +204,95 @@ pub struct State<const W: usize> {
     pub lines: Lines<W>,
 }
 
-/// The most runs an [`ActionRuns`] holds: six directions of 13 pioneers (the most a seat
-/// has), a few of them split by a forbidden slide back, and a pass.
-const MAX_RUNS: usize = 96;
-
-/// A position's legal actions in the Python order without a list of them: runs of
-/// consecutive ids (a pioneer's slides in one direction, or the pass), then a set of
-/// cells (the stones' or the placements' targets, ids `cell_base + cell`). It counts
+/// A position's legal actions in the Python order, counted but not listed: the legal
+/// slides as a set of positions in the lines layout (`Lines`), then a set of cells (the
+/// stones' or the placements' targets, ids `cell_base + cell`), then the pass. It counts
 /// them and finds the `i`-th, which is all `random.choice` asks of a sequence; a Python
 /// loop over Terra Nova's some 200 legal actions a step then writes none of them.
-#[derive(Clone, Debug)]
+///
+/// The slides are listed in the order of their destinations' positions in the layout
+/// (`State::slides_in_order`), and every empty cell of a copy is reached by at most one
+/// pioneer in that copy's direction (the nearest one behind it, if nothing stands
+/// between): so the `i`-th legal slide is the `i`-th set bit of `reached`, and its source
+/// is the filled position just before its run. `reached` is made a word at a time by one
+/// addition (`State::action_runs`), not a pioneer and a direction at a time, and holds
+/// only the layout's words (a Python loop keeps one of these per step: the smaller, the
+/// less memory it writes).
+#[derive(Clone, Debug, Default)]
 pub struct ActionRuns<const W: usize> {
-    firsts: [u32; MAX_RUNS],
-    lens: [u8; MAX_RUNS],
-    num_runs: usize,
-    in_runs: usize,
+    /// The destinations of the legal slides, layout positions (bit `p % 64` of word
+    /// `p / 64`).
+    reached: Vec<u64>,
+    /// The forbidden slides back left out of `reached` (on their pioneer's run), as layout
+    /// positions: still part of their run when a source is looked for.
+    skipped: [u32; 3],
+    num_skipped: usize,
+    slides: usize,
     cells: Bits<W>,
     cell_base: u32,
     num_cells: usize,
+    /// The pass, after everything else (only ever alone).
+    pass: Option<u32>,
+}
+
+/// The position of the `k`-th set bit of `word` (`k < word.count_ones()`).
+#[inline]
+fn select_bit(word: u64, k: u32) -> u32 {
+    let (mut word, mut k, mut shift) = (word, k, 0);
+    loop {
+        let in_byte = (word & 0xff).count_ones();
+        if k < in_byte {
+            break;
+        }
+        k -= in_byte;
+        word >>= 8;
+        shift += 8;
+    }
+    for _ in 0..k {
+        word &= word - 1;
+    }
+    shift + word.trailing_zeros()
 }
 
 impl<const W: usize> ActionRuns<W> {
-    fn new() -> Self {
-        ActionRuns {
-            firsts: [0; MAX_RUNS],
-            lens: [0; MAX_RUNS],
-            num_runs: 0,
-            in_runs: 0,
-            cells: Bits::EMPTY,
-            cell_base: 0,
-            num_cells: 0,
+    /// Sets the legal slides of the pioneers on the layout positions `sources` (every
+    /// copy) over the empty cells `lines`, leaving out the slides back onto the
+    /// positions `forbidden` (`(pioneer's position, destination's position)` in one copy).
+    fn set_slides(
+        &mut self,
+        b: &Board<W>,
+        lines: &Lines<W>,
+        sources: &[Bits<W>; LINE_WORDS_PER_W],
+        forbidden: &[(u32, u32)],
+    ) {
+        let bytes = lines.words.as_flattened();
+        let words = b.line_bits.div_ceil(64);
+        self.reached = Vec::with_capacity(words);
+        let (mut shifted_in, mut carry) = (0u64, false);
+        for (k, &empty) in bytes[..words].iter().enumerate() {
+            let empty = u64::from_le_bytes(empty);
+            let from = sources[k / W].0[k % W];
+            // The first cell of each run: the empty cell right after a source.
+            let firsts = (from << 1 | shifted_in) & empty;
+            shifted_in = from >> 63;
+            // Adding a run's first bit carries through the run and stops at its end
+            // (a filled cell or padding): the bits that the carry cleared are the run.
+            let (sum, over) = empty.overflowing_add(firsts);
+            let (sum, over_again) = sum.overflowing_add(carry as u64);
+            carry = over || over_again;
+            self.reached.push(empty & !sum);
         }
+        for &(from, back) in forbidden {
+            if back - from <= lines.run_after(from) {
+                self.reached[back as usize / 64] &= !(1 << (back & 63));
+                self.skipped[self.num_skipped] = back;
+                self.num_skipped += 1;
+            }
+        }
+        self.slides = self.reached.iter().map(|w| w.count_ones() as usize).sum();
     }
 
-    /// Adds the ids `first..first + len` (a run is shorter than a ray, under 64).
-    #[inline]
-    fn push_run(&mut self, first: u32, len: u32) {
-        if len > 0 {
-            self.firsts[self.num_runs] = first;
-            self.lens[self.num_runs] = len as u8;
-            self.num_runs += 1;
-            self.in_runs += len as usize;
-        }
-    }
-
-    /// Sets the cells whose ids (`base + cell`) follow the runs.
+    /// Sets the cells whose ids (`base + cell`) follow the slides.
     fn set_cells(&mut self, cells: Bits<W>, base: u32) {
         self.num_cells = cells.count() as usize;
         self.cells = cells;
@@ -256,33 +300,69 @@ impl<const W: usize> ActionRuns<W> {
     }
 
     pub fn len(&self) -> usize {
-        self.in_runs + self.num_cells
+        self.slides + self.num_cells + self.pass.is_some() as usize
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The slide to the layout position `p` (a bit of `reached`): its source is the
+    /// nearest position before `p` that is not on the run (a run is under 64 bits).
+    fn slide_to(&self, b: &Board<W>, p: u32) -> u32 {
+        let on_run = |k: usize| {
+            let mut word = self.reached[k];
+            for &s in &self.skipped[..self.num_skipped] {
+                if s as usize / 64 == k {
+                    word |= 1 << (s & 63);
+                }
+            }
+            word
+        };
+        let (k, bit) = (p as usize / 64, p & 63);
+        let below = !on_run(k) & ((1u64 << bit) - 1);
+        let from = if below != 0 {
+            k as u32 * 64 + 63 - below.leading_zeros()
+        } else {
+            // The run starts in the word before (bit 0 is padding, so there is one).
+            k as u32 * 64 - 1 - on_run(k - 1).leading_ones()
+        };
+        let (src, d) = b.line_cell[from as usize];
+        b.slide_action(src as usize, d as usize, (p - from) as usize) as u32
+    }
+
     /// Every action in order.
-    pub fn to_vec(&self) -> Vec<u32> {
+    pub fn to_vec(&self, b: &Board<W>) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.len());
-        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
-            out.extend(first..first + len as u32);
+        for (k, &word) in self.reached.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                out.push(self.slide_to(b, k as u32 * 64 + word.trailing_zeros()));
+                word &= word - 1;
+            }
         }
         out.extend(self.cells.iter().map(|c| self.cell_base + c as u32));
+        out.extend(self.pass);
         out
     }
 
     /// The `i`-th action, `i < len()`.
-    pub fn get(&self, i: usize) -> u32 {
-        let mut rest = i;
-        for (&first, &len) in self.firsts.iter().zip(&self.lens).take(self.num_runs) {
-            if rest < len as usize {
-                return first + rest as u32;
+    pub fn get(&self, b: &Board<W>, i: usize) -> u32 {
+        if i < self.slides {
+            let mut rest = i as u32;
+            for (k, &word) in self.reached.iter().enumerate() {
+                let here = word.count_ones();
+                if rest < here {
+                    return self.slide_to(b, k as u32 * 64 + select_bit(word, rest));
+                }
+                rest -= here;
             }
-            rest -= len as usize;
         }
-        self.cell_base + self.cells.nth(rest as u32).unwrap_or(0) as u32
+        let rest = i - self.slides;
+        if rest < self.num_cells {
+            return self.cell_base + self.cells.nth(rest as u32).unwrap_or(0) as u32;
+        }
+        self.pass.unwrap_or(0)
     }
 }
 
@@ -750,29 +830,45 @@ impl<const W: usize> State<W> {
         }
     }
 
-    /// The legal actions of `kinds` (in that order) as [`ActionRuns`], without listing
-    /// them; `None` where the lines are not kept (`Lines`) or a seat has more pioneers
-    /// than the runs hold (then [`State::actions_of_kind`] lists them).
+    /// The legal actions of `kinds` as [`ActionRuns`], without listing them; `None`
+    /// where the lines are not kept (`Lines`: then [`State::actions_of_kind`] lists
+    /// them). The runs hold slides, then cells, then the pass: the order of any `kinds`
+    /// that `legal_kinds` gives (move, stone), and of any single kind.
     pub fn action_runs(&self, g: &Game<W>, kinds: &[Kind]) -> Option<ActionRuns<W>> {
         let b = &g.board;
         let lines = self.lines(g)?;
-        let mut out = ActionRuns::new();
+        let mut out = ActionRuns::default();
         for &kind in kinds {
             match (self.phase, kind) {
                 (Phase::Play, Kind::Move) => {
                     let (own, forbidden) = self.slide_sources(g);
-                    if own.count() as usize * 6 + forbidden.len() > MAX_RUNS {
-                        return None;
+                    let mut sources = [Bits::<W>::EMPTY; LINE_WORDS_PER_W];
+                    for src in own.iter() {
+                        for &p in b.cell_line_pos[src].iter() {
+                            let word = p as usize >> 6;
+                            sources[word / W].0[word % W] |= 1 << (p & 63);
+                        }
                     }
-                    self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
-                        out.push_run(first, run)
-                    });
+                    // The slides back that are forbidden, as (from, to) in their copy.
+                    let mut backs = [(0u32, 0u32); 3];
+                    let mut num_backs = 0;
+                    for &(cur, start) in forbidden {
+                        let cur = cur as usize;
+                        if let Some((d, steps)) = b.direction_steps(cur, start as usize) {
+                            if own.get(cur) {
+                                let from = b.cell_line_pos[cur][d];
+                                backs[num_backs] = (from, from + steps as u32);
+                                num_backs += 1;
+                            }
+                        }
+                    }
+                    out.set_slides(b, lines, &sources, &backs[..num_backs]);
                 }
                 (Phase::Play, Kind::Stone) => {
                     out.set_cells(self.stone_targets(g), b.stone_base() as u32)
                 }
                 (Phase::Play, Kind::Pass) if self.legal_kinds(g) == Kinds::one(Kind::Pass) => {
-                    out.push_run(b.pass_action() as u32, 1)
+                    out.pass = Some(b.pass_action() as u32)
                 }
                 (Phase::Placement, Kind::Place) => out.set_cells(b.all.minus(&self.filled), 0),
                 _ => {}
@@ -1705,9 +1801,10 @@ mod tests {
                                 state.actions_of_kind(&game, kind, &mut listed);
                             }
                             let runs = state.action_runs(&game, &kinds).unwrap();
-                            let read: Vec<u32> = (0..runs.len()).map(|i| runs.get(i)).collect();
+                            let b = &game.board;
+                            let read: Vec<u32> = (0..runs.len()).map(|i| runs.get(b, i)).collect();
                             assert_eq!(read, listed);
-                            assert_eq!(runs.to_vec(), listed);
+                            assert_eq!(runs.to_vec(b), listed);
                         }
                         let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
                         state.play(&game, mv);

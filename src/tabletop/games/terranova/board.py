@@ -396,6 +396,8 @@ class Board:
 
     def to_lattice(self, mask: int) -> int:
         """A cell bitset converted to the lattice layout."""
+        if not mask:
+            return 0  # the empty board of every new game: nothing to convert
         out = 0
         for start, run, pos in self.segments:
             out |= ((mask >> start) & run) << pos

@@ -343,7 +343,9 @@ def initial(
     s.line_pioneers = tuple(board.to_lines(own) for own in pioneers)
     s.lattice_blocked = board.to_lattice(stones | closed)
     s.filled = filled
-    s.line_free = board.to_lines(board.all_cells & ~filled)
+    # The free cells as the whole layout less the filled ones: a cell's bits are its own,
+    # so this is ``to_lines`` of the free cells, converting only the few filled ones.
+    s.line_free = board.line_all & ~board.to_lines(filled)
     return build(s)
 
 
