@@ -11,7 +11,7 @@
 //! side), so a run is its length.
 
 use super::board::{
-    flood, ortho_dilate, ortho_dilate_any, touch_dilate, two_or_more_neighbors, Bits, BUILDING, HORIZONTAL_WALLS,
+    flood, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, BUILDING, HORIZONTAL_WALLS,
     INNER, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_MASKS, RUN_TOWER, SIDE_RUNS, TOUCH_CLOSED, TOWERS, VERTICAL_WALLS,
     WALL_FRONT, WALL_SPACES, WIDTH,
 };
@@ -357,6 +357,87 @@ impl Legal {
     }
 }
 
+impl Legal {
+    /// These actions counted once, for finding the `i`-th one many times.
+    pub fn words(&self) -> LegalWords {
+        // Only the start phase has start-merchant actions, and then nothing else.
+        let first_block = if self.blocks[START_BLOCK].any() { START_BLOCK } else { START_BLOCK + 1 };
+        let mut out = LegalWords {
+            blocks: [Bits::EMPTY; 8],
+            first_block: first_block as u8,
+            pass: self.pass,
+            before: [0; 9],
+        };
+        out.blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
+        let mut total = 0u16;
+        for (b, bits) in out.blocks.iter().enumerate() {
+            out.before[b] = total;
+            total += bits.count() as u16;
+        }
+        out.before[8] = total;
+        out
+    }
+}
+
+/// The actions of a [`Legal`] counted once: eight action blocks (the start block, or the
+/// eight after it: no position has both) with the number of actions before each block.
+/// The count is read off, and the `i`-th action is a short scan of the blocks, then of
+/// the words of one, and a select in one word (a Python `random.choice` reads `len`,
+/// then one item).  Smaller than a `Legal`: a loop that keeps many allocates no more.
+#[derive(Clone, Copy, Debug)]
+pub struct LegalWords {
+    /// The squares of action blocks `first_block..first_block + 8`.
+    blocks: [Bits; 8],
+    first_block: u8,
+    pass: bool,
+    /// The actions in the blocks before each; `before[8]`: all but the pass action.
+    before: [u16; 9],
+}
+
+impl LegalWords {
+    /// The number of actions.
+    pub fn count(&self) -> usize {
+        self.before[8] as usize + self.pass as usize
+    }
+
+    /// The `i`-th action in the Python order, `i < self.count()`.
+    pub fn nth(&self, i: usize) -> usize {
+        if i >= self.before[8] as usize {
+            return PASS_ACTION;
+        }
+        // The last block with no more than `i` actions before it holds the action: every
+        // later one starts after it.
+        let mut b = 7;
+        while self.before[b] as usize > i {
+            b -= 1;
+        }
+        let mut rest = (i - self.before[b] as usize) as u32;
+        let mut w = 0;
+        loop {
+            let word = self.blocks[b].0[w];
+            let here = word.count_ones();
+            if rest < here {
+                return (b + self.first_block as usize) * NUM_SQUARES + w * 64 + select64(word, rest);
+            }
+            rest -= here;
+            w += 1;
+        }
+    }
+
+    /// Calls `f` on every action, in order.
+    pub fn for_each(&self, mut f: impl FnMut(usize)) {
+        for (b, bits) in self.blocks.iter().enumerate() {
+            let base = (b + self.first_block as usize) * NUM_SQUARES;
+            for sq in bits.iter() {
+                f(base + sq);
+            }
+        }
+        if self.pass {
+            f(PASS_ACTION);
+        }
+    }
+}
+
 /// A Medina position (`state.State`), a plain `Copy` value.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct State {
@@ -402,6 +483,10 @@ pub struct State {
     /// may place (found anyway while ending the previous placement, kept as the Python
     /// engine keeps them); empty otherwise.  A function of the other fields.
     sources: Sources,
+    /// The squares next to a merchant, and next to two or more (kept as merchants are
+    /// placed: every turn's merchant squares read them).  Functions of `merchants`.
+    near_merchants: Bits,
+    crowded: Bits,
 }
 
 impl State {
@@ -445,6 +530,8 @@ impl State {
             tower_tiles: [-1; 4],
             start_square: NO_SQUARE,
             sources: Sources::default(),
+            near_merchants: Bits::EMPTY,
+            crowded: Bits::EMPTY,
         }
     }
 
@@ -452,9 +539,12 @@ impl State {
         self.phase == Phase::Over
     }
 
-    /// Sets the kept placement sources from the other fields (a loaded position: in
-    /// play they are the player to act's `placement_sources`, else empty).
-    pub fn reset_sources(&mut self) {
+    /// Sets the kept sets from the other fields (a loaded position): the squares next to
+    /// merchants, and the placement sources (in play the player to act's
+    /// `placement_sources`, else empty).
+    pub fn reset_kept(&mut self) {
+        self.near_merchants = ortho_dilate_any(self.merchants);
+        self.crowded = two_or_more_neighbors(self.merchants);
         self.sources = match self.phase {
             Phase::Play => self.placement_sources(self.current_player as usize),
             Phase::Start | Phase::Over => Sources::default(),
@@ -488,18 +578,19 @@ impl State {
     #[inline]
     pub fn merchant_squares(&self) -> Bits {
         let free = BUILDING.andnot(self.occupied);
-        let crowded = two_or_more_neighbors(self.merchants);
         let m = if self.chain_ends.any() {
-            (ortho_dilate(self.chain_ends) & free).andnot(crowded)
+            // The chain has one or two ends.
+            let ends = ORTHO_MASK[self.chain_ends.lowest()] | ORTHO_MASK[self.chain_ends.highest()];
+            (ends & free).andnot(self.crowded)
         } else {
             Bits::EMPTY
         };
         if m.any() {
             m
         } else if self.rules.new_chain_may_touch_one {
-            free.andnot(crowded)
+            free.andnot(self.crowded)
         } else {
-            free.andnot(ortho_dilate(self.merchants))
+            free.andnot(self.near_merchants)
         }
     }
 
@@ -745,6 +836,7 @@ impl State {
     pub fn place_start(&mut self, sq: usize) {
         let bit = Bits::single(sq);
         self.merchants = bit;
+        self.near_merchants = ORTHO_MASK[sq];
         self.occupied |= bit;
         self.chain = bit;
         self.chain_ends = bit;
@@ -781,6 +873,12 @@ impl State {
             let around = ORTHO_MASK[sq] & self.palace_mask;
             Bits::single(around.lowest())
         };
+        // An unfinished palace keeps its pieces.
+        for col in 0..4 {
+            if self.unfinished[col] >= 0 && (self.unfinished_pieces[col] & seed).any() {
+                return (self.unfinished[col] as usize, self.unfinished_pieces[col]);
+            }
+        }
         let pieces = flood(seed, self.palace_mask);
         for pid in 0..self.num_palaces as usize {
             if pieces.has(self.palaces[pid].anchor as usize) {
@@ -863,8 +961,16 @@ impl State {
         self.unfinished_pieces[col] = Bits::EMPTY;
     }
 
-    /// Recomputes the unfinished palaces' extension squares; abandons those with none (§3.1.4).
-    fn update_status(&mut self) {
+    /// Updates the unfinished palaces' extension squares (the free squares next to their
+    /// pieces) after a placement, `grown` naming the colour and square of a new palace
+    /// piece (none for a stable); abandons the palaces left with none (§3.1.4).  Free
+    /// squares only ever become taken or contested, so each set is narrowed, not
+    /// recomputed (a colour with no unfinished palace has none, so a new palace starts
+    /// from its first piece's neighbours).
+    fn update_status(&mut self, grown: Option<(usize, usize)>) {
+        if let Some((col, sq)) = grown {
+            self.ext[col] |= ORTHO_MASK[sq];
+        }
         if self.unfinished == [-1; 4] {
             return;
         }
@@ -873,9 +979,7 @@ impl State {
             if self.unfinished[col] < 0 {
                 continue;
             }
-            let m = self.unfinished_pieces[col];
-            let w = WIDTH as u32;
-            let e = (m.shl(1) | m.shr(1) | m.shl(w) | m.shr(w)) & free;
+            let e = self.ext[col] & free;
             self.ext[col] = e;
             if e.is_empty() {
                 self.abandon(col);
@@ -942,11 +1046,13 @@ impl State {
                 self.add_component(sq, pid, self.unfinished_pieces[col], false);
                 self.unfinished_pieces[col] |= bit;
                 self.unowned_pieces[col] |= bit;
-                self.update_status();
+                self.update_status(Some((col, sq)));
             }
             MERCHANT_BLOCK => {
                 let merchants_before = self.merchants;
                 self.merchants |= bit;
+                self.crowded |= ORTHO_MASK[sq] & self.near_merchants;
+                self.near_merchants |= ORTHO_MASK[sq];
                 self.occupied |= bit;
                 let end = ORTHO_MASK[sq] & self.chain_ends;
                 if end.any() {
@@ -986,7 +1092,7 @@ impl State {
             STABLE_BLOCK => {
                 let (pid, pieces) = self.palace_around(sq);
                 self.add_component(sq, pid, pieces, true);
-                self.update_status();
+                self.update_status(None);
                 let owner = self.palaces[pid].owner;
                 if owner >= 0 {
                     self.check_palace_tile(pid);
@@ -1173,5 +1279,40 @@ impl crate::common::mcts::SearchGame for Search {
         let points = end.scores();
         scores.iter_mut().zip(points.iter()).for_each(|(s, &p)| *s = p as f64);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::rng::Rng;
+
+    #[test]
+    fn the_kept_sets_are_those_recomputed_from_the_position_after_every_action() {
+        let mut rng = Rng::new(5);
+        for (players, preset) in [(3, "default"), (4, "boardspace"), (3, "boardspace_legacy"), (4, "default")] {
+            let mut rules = Rules::preset(preset).expect("a preset");
+            rules.new_chain_may_touch_one = players == 4;
+            for _ in 0..6 {
+                let mut s = State::new(players, 0, rules);
+                while let Some(action) = s.random_action(&mut |k| rng.below(k)) {
+                    s.apply_legal(action);
+                    let mut recomputed = s;
+                    recomputed.reset_kept();
+                    assert_eq!(recomputed, s, "{preset}, {players} players, ply {}", s.ply);
+                    // Each unfinished palace's extension squares, from its pieces.
+                    let free = BUILDING.andnot(s.occupied).andnot(s.contested);
+                    for col in 0..4 {
+                        assert_eq!(s.ext[col], ortho_dilate(s.unfinished_pieces[col]) & free, "{preset}, ply {}", s.ply);
+                    }
+                    // A palace is abandoned only when no free square is next to it.
+                    for pid in 0..s.num_palaces as usize {
+                        if s.palaces[pid].abandoned {
+                            assert!((ortho_dilate(s.palace_pieces(pid)) & free).is_empty(), "{preset}, ply {}", s.ply);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
