@@ -113,16 +113,16 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
 /// out references (ids above 256 are not among Python's cached small ints).
 static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
 
-/// The actions of a `Legal` (or of one kind of it) as a sequence, counted once and
-/// indexed over their words (`LegalWords`), never listed.
-fn action_seq(py: Python<'_>, legal: &Legal, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+/// Legal actions (all, or of one kind) as a sequence, counted once and indexed over
+/// their words (`LegalWords`), never listed.
+fn action_seq(py: Python<'_>, legal: LegalWords, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
     let ints = ACTION_INTS.get_or_try_init(py, || {
         (0..NUM_ACTIONS)
             .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
     })?;
-    Ok(ActionSeq::new(Box::new(legal.words()), ints.clone(), table))
+    Ok(ActionSeq::new(Box::new(legal), ints.clone(), table))
 }
 
 impl ActionSource for LegalWords {
@@ -199,7 +199,7 @@ impl MedinaState {
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
     fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        action_seq(py, &self.state.legal(), table)
+        action_seq(py, self.state.legal_words(), table)
     }
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
@@ -220,7 +220,7 @@ impl MedinaState {
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         let legal = kind_index(kind).map_or(Legal::NONE, |k| self.state.legal().of_kind(k));
-        action_seq(py, &legal, table)
+        action_seq(py, legal.words(), table)
     }
 
     fn is_legal(&self, action: i64) -> bool {

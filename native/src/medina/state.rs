@@ -204,6 +204,18 @@ impl Sources {
         unreachable!("the palace kind has a move")
     }
 
+    /// The set of action block `block` (1..=8: palace colours, dome, stable, merchant, wall).
+    #[inline]
+    fn block(&self, block: usize) -> Bits {
+        match block {
+            1..=4 => self.palace[block - 1],
+            DOME_BLOCK => self.dome,
+            STABLE_BLOCK => self.stable,
+            MERCHANT_BLOCK => self.merchant,
+            _ => self.wall,
+        }
+    }
+
     /// The sets of each action block 1..=8 (palace colours, dome, stable, merchant, wall).
     fn blocks(&self) -> [Bits; 8] {
         [
@@ -362,20 +374,9 @@ impl Legal {
     pub fn words(&self) -> LegalWords {
         // Only the start phase has start-merchant actions, and then nothing else.
         let first_block = if self.blocks[START_BLOCK].any() { START_BLOCK } else { START_BLOCK + 1 };
-        let mut out = LegalWords {
-            blocks: [Bits::EMPTY; 8],
-            first_block: first_block as u8,
-            pass: self.pass,
-            before: [0; 9],
-        };
-        out.blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
-        let mut total = 0u16;
-        for (b, bits) in out.blocks.iter().enumerate() {
-            out.before[b] = total;
-            total += bits.count() as u16;
-        }
-        out.before[8] = total;
-        out
+        let mut blocks = [Bits::EMPTY; 8];
+        blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
+        LegalWords::new(blocks, first_block, self.pass)
     }
 }
 
@@ -395,6 +396,18 @@ pub struct LegalWords {
 }
 
 impl LegalWords {
+    /// The actions of action blocks `first_block..first_block + 8`, then pass if `pass`.
+    fn new(blocks: [Bits; 8], first_block: usize, pass: bool) -> LegalWords {
+        let mut before = [0u16; 9];
+        let mut total = 0u16;
+        for (b, bits) in blocks.iter().enumerate() {
+            before[b] = total;
+            total += bits.count() as u16;
+        }
+        before[8] = total;
+        LegalWords { blocks, first_block: first_block as u8, pass, before }
+    }
+
     /// The number of actions.
     pub fn count(&self) -> usize {
         self.before[8] as usize + self.pass as usize
@@ -487,6 +500,10 @@ pub struct State {
     /// placed: every turn's merchant squares read them).  Functions of `merchants`.
     near_merchants: Bits,
     crowded: Bits,
+    /// The building squares next to a palace piece, and the wall spaces open to a wall
+    /// piece (kept as pieces are placed).  Functions of `palace_mask` and `walls`.
+    near_palaces: Bits,
+    open_walls: Bits,
 }
 
 impl State {
@@ -532,7 +549,10 @@ impl State {
             sources: Sources::default(),
             near_merchants: Bits::EMPTY,
             crowded: Bits::EMPTY,
+            near_palaces: Bits::EMPTY,
+            open_walls: Bits::EMPTY,
         }
+        .with_open_walls()
     }
 
     pub fn is_terminal(&self) -> bool {
@@ -545,6 +565,8 @@ impl State {
     pub fn reset_kept(&mut self) {
         self.near_merchants = ortho_dilate_any(self.merchants);
         self.crowded = two_or_more_neighbors(self.merchants);
+        self.near_palaces = ortho_dilate(self.palace_mask);
+        self.open_walls = self.wall_squares_now();
         self.sources = match self.phase {
             Phase::Play => self.placement_sources(self.current_player as usize),
             Phase::Start | Phase::Over => Sources::default(),
@@ -571,7 +593,7 @@ impl State {
     /// Empty squares next to a palace piece that touch no other palace (§3.3).
     #[inline]
     pub fn stable_squares(&self) -> Bits {
-        ortho_dilate(self.palace_mask).andnot(self.occupied).andnot(self.contested)
+        self.near_palaces.andnot(self.occupied).andnot(self.contested)
     }
 
     /// The active chain's extensions, else the squares of a new chain (§3.4, A2).
@@ -597,6 +619,17 @@ impl State {
     /// Empty wall spaces next to exactly one of {tower, wall piece} along their side (§3.5).
     #[inline]
     pub fn wall_squares(&self) -> Bits {
+        self.open_walls
+    }
+
+    /// `self` with its open wall spaces found (a new position's: next to the towers).
+    fn with_open_walls(mut self) -> State {
+        self.open_walls = self.wall_squares_now();
+        self
+    }
+
+    /// [`State::wall_squares`] from the wall pieces.
+    fn wall_squares_now(&self) -> Bits {
         let occ = self.walls | TOWERS;
         let w = WIDTH as u32;
         ((HORIZONTAL_WALLS & (occ.shl(1) ^ occ.shr(1))) | (VERTICAL_WALLS & (occ.shl(w) ^ occ.shr(w))))
@@ -732,6 +765,15 @@ impl State {
         out
     }
 
+    /// `self.legal().words()`, read straight from the kept sources when no dome
+    /// obligation is pending (they are then the legal actions).
+    pub fn legal_words(&self) -> LegalWords {
+        if self.phase == Phase::Play && !self.obligation {
+            return LegalWords::new(self.sources.blocks(), START_BLOCK + 1, !self.sources.any);
+        }
+        self.legal().words()
+    }
+
     /// Whether `action` may be applied now.
     pub fn is_legal(&self, action: usize) -> bool {
         if action >= NUM_ACTIONS {
@@ -743,7 +785,7 @@ impl State {
                 return !self.sources.any;
             }
             let block = action / NUM_SQUARES;
-            return block > 0 && self.sources.blocks()[block - 1].has(action % NUM_SQUARES);
+            return block > 0 && self.sources.block(block).has(action % NUM_SQUARES);
         }
         self.legal().contains(action)
     }
@@ -803,8 +845,8 @@ impl State {
         let n = self.num_players as usize;
         let nxt = (previous + 1) % n;
         let others = (1..n).map(|k| (nxt + k) % n);
-        let src = self.placement_sources(nxt);
-        let alone = if !src.any {
+        self.sources = self.placement_sources(nxt);
+        let alone = if !self.sources.any {
             if !others.clone().any(|q| self.is_able(q)) {
                 self.sources = Sources::default();
                 self.phase = Phase::Over;
@@ -814,7 +856,7 @@ impl State {
                 return;
             }
             false // nxt must pass
-        } else if src.dome.any() {
+        } else if self.sources.dome.any() {
             if self.rules.last_player_by_supply {
                 others
                     .clone()
@@ -829,7 +871,6 @@ impl State {
         self.placements_left = 2;
         self.turn += 1;
         self.obligation = alone;
-        self.sources = src;
     }
 
     /// The starting merchant on `sq` (§2.1).
@@ -1044,6 +1085,7 @@ impl State {
                     pid
                 };
                 self.add_component(sq, pid, self.unfinished_pieces[col], false);
+                self.near_palaces |= ORTHO_MASK[sq] & BUILDING;
                 self.unfinished_pieces[col] |= bit;
                 self.unowned_pieces[col] |= bit;
                 self.update_status(Some((col, sq)));
@@ -1084,6 +1126,7 @@ impl State {
                     }
                 }
                 self.walls |= bit;
+                self.open_walls = self.wall_squares_now();
                 self.run_len[run] += 1;
                 if let Some((owner, keys)) = taken {
                     self.take_towers(owner, keys);

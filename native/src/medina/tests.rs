@@ -219,6 +219,8 @@ fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
             // The counted words give the same actions, by index and in one pass.
             let words = legal.words();
             assert_eq!(words.count(), listed.len());
+            let direct = s.legal_words();
+            assert_eq!((0..direct.count()).map(|i| direct.nth(i)).collect::<Vec<_>>(), listed);
             assert_eq!((0..words.count()).map(|i| words.nth(i)).collect::<Vec<_>>(), listed);
             let mut passed = Vec::new();
             words.for_each(|a| passed.push(a));
