@@ -219,8 +219,8 @@ impl MedinaState {
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        let legal = kind_index(kind).map_or(Legal::NONE, |k| self.state.legal().of_kind(k));
-        action_seq(py, legal.words(), table)
+        let legal = kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k));
+        action_seq(py, legal, table)
     }
 
     fn is_legal(&self, action: i64) -> bool {

@@ -774,6 +774,19 @@ impl State {
         self.legal().words()
     }
 
+    /// `self.legal().of_kind(kind).words()` (`kind` an index into [`KINDS`]), read
+    /// straight from the kept sources when no dome obligation is pending.
+    pub fn legal_words_of_kind(&self, kind: usize) -> LegalWords {
+        if self.phase == Phase::Play && !self.obligation {
+            let mut blocks = [Bits::EMPTY; 8];
+            for block in Legal::kind_blocks(kind).filter(|&b| b > START_BLOCK) {
+                blocks[block - 1] = self.sources.block(block);
+            }
+            return LegalWords::new(blocks, START_BLOCK + 1, kind == 6 && !self.sources.any);
+        }
+        self.legal().of_kind(kind).words()
+    }
+
     /// Whether `action` may be applied now.
     pub fn is_legal(&self, action: usize) -> bool {
         if action >= NUM_ACTIONS {

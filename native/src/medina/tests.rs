@@ -234,6 +234,8 @@ fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
                 assert_eq!(nth, of_kind);
                 let words = only.words();
                 assert_eq!((0..words.count()).map(|i| words.nth(i)).collect::<Vec<_>>(), of_kind);
+                let direct = s.legal_words_of_kind(kind);
+                assert_eq!((0..direct.count()).map(|i| direct.nth(i)).collect::<Vec<_>>(), of_kind);
             }
             match s.random_action(&mut below) {
                 Some(a) => s.apply_legal(a),
