@@ -127,24 +127,43 @@ impl Bits {
     }
 }
 
-/// The position of the `i`-th set bit of `x` (`i < x.count_ones()`): halves, quarters and
-/// bytes are skipped by popcount, then at most seven bits are cleared.
+/// The position of the `i`-th set bit of `x` (`i < x.count_ones()`), without branches
+/// (Vigna's broadword select): the bytes' running bit counts, all at once, say which
+/// byte holds the bit, and a table gives its place within the byte.
 #[inline]
-fn select64(mut x: u64, mut i: u32) -> usize {
-    let mut pos = 0;
-    for width in [32u32, 16, 8] {
-        let low = (x & ((1u64 << width) - 1)).count_ones();
-        if i >= low {
-            i -= low;
-            x >>= width;
-            pos += width as usize;
-        }
-    }
-    for _ in 0..i {
-        x &= x - 1;
-    }
-    pos + x.trailing_zeros() as usize
+pub fn select64(x: u64, i: u32) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    // Byte b of `running`: the set bits in bytes 0..=b (at most 64: no carry between bytes).
+    let running = s.wrapping_mul(ONES);
+    // Bit 7 of byte b is set where `running` of byte b <= i, i.e. the bit lies beyond byte b.
+    let beyond = (((i as u64 * ONES) | HIGHS) - running) & HIGHS;
+    let byte = ((beyond >> 7).wrapping_mul(ONES) >> 56) as u32 * 8;
+    let before = ((running << 8) >> byte) as u32 & 0xff;
+    byte as usize + SELECT_IN_BYTE[((x >> byte) as usize & 0xff) * 8 + (i - before) as usize] as usize
 }
+
+/// `SELECT_IN_BYTE[b * 8 + k]`: the position of the `k`-th set bit of byte `b`.
+const SELECT_IN_BYTE: [u8; 256 * 8] = {
+    let mut t = [0u8; 256 * 8];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b >> bit & 1 != 0 {
+                t[b * 8 + k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 pub struct SquareIter {
     bits: Bits,
@@ -421,17 +440,21 @@ pub fn two_or_more_neighbors(m: Bits) -> Bits {
     ((a & b) | (ab & c) | ((ab | c) & m.shr(WIDTH as u32))) & ALL
 }
 
-/// The orthogonally connected part of `within` that contains `seed`.
+/// The orthogonally connected part of `within` that contains `seed`.  Grown from the
+/// squares last added, by the neighbour table: the groups are small (a palace, a chain).
 #[inline]
 pub fn flood(seed: Bits, within: Bits) -> Bits {
     let mut group = seed;
-    loop {
-        let grown = group | (ortho_dilate_any(group) & within);
-        if grown == group {
-            return group;
+    let mut added = seed;
+    while added.any() {
+        let mut around = Bits::EMPTY;
+        for sq in added.iter() {
+            around |= ORTHO_MASK[sq];
         }
-        group = grown;
+        added = (around & within).andnot(group);
+        group |= added;
     }
+    group
 }
 
 pub const FILES: &[u8; 18] = b"ABCDEFGHIJKLMNOPQR";
@@ -492,8 +515,33 @@ mod tests {
     }
 
     #[test]
+    fn select_finds_every_bit_of_every_byte_pattern() {
+        let mut rng = crate::common::rng::Rng::new(3);
+        for round in 0..2000u32 {
+            // Sparse, dense and random words, each bit's rank checked against a scan.
+            let x = match round % 4 {
+                0 => rng.next_u64() & rng.next_u64() & rng.next_u64(),
+                1 => rng.next_u64() | rng.next_u64(),
+                2 => u64::MAX << (round % 64),
+                _ => rng.next_u64(),
+            };
+            let mut k = 0;
+            for bit in 0..64 {
+                if x >> bit & 1 != 0 {
+                    assert_eq!(select64(x, k), bit, "x = {x:#x}, k = {k}");
+                    k += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
     fn flood_stays_in_one_orthogonal_group() {
         let within = Bits::single(square(3, 3)).with(square(4, 3)).with(square(5, 4));
         assert_eq!(flood(Bits::single(square(3, 3)), within).count(), 2);
+        // A snake through the word boundaries, and a diagonal neighbour left out.
+        let snake: Bits = (1..17).map(|c| square(c, 3)).chain((3..12).map(|r| square(16, r))).fold(Bits::EMPTY, Bits::with);
+        let within = snake.with(square(15, 12));
+        assert_eq!(flood(Bits::single(square(1, 3)), within), snake);
     }
 }

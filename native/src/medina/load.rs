@@ -411,7 +411,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             return Err("a dome obligation before the starting merchant".into());
         }
     }
-    s.reset_sources();
+    s.reset_kept();
     Ok(s)
 }
 

@@ -5,7 +5,7 @@
 //!
 //! # How the position is held
 //!
-//! [`state::State`] is a `Copy` value of about 1.5 KB with no heap: square sets are
+//! [`state::State`] is a `Copy` value of about 1.7 KB with no heap: square sets are
 //! [`board::Bits`] (four `u64`), supplies and owners are byte arrays, and palaces are
 //! 6-byte records in a fixed array of 80 (one per palace piece at most).  Two facts of the
 //! rules keep it small:
@@ -20,7 +20,12 @@
 //!
 //! As the Python engine does, the state keeps where the player to move may place
 //! (`placement_sources`), found anyway while deciding whether the turn goes on; legal moves
-//! and kind-first random moves are read from it.  The last-player dome obligation (§5.2) is
+//! and kind-first random moves are read from it.  It also keeps, as pieces are placed, the
+//! squares next to merchants (and next to two), next to palace pieces and the open wall
+//! spaces, which every turn's sources read; `State::reset_kept` computes them all for a
+//! loaded position, and a unit test checks after every action of random games that the
+//! kept sets are those recomputed.  A Python sequence of legal actions holds them counted
+//! per block (`LegalWords`), so its `i`-th action is found without listing them.  The last-player dome obligation (§5.2) is
 //! applied on top when pending, its lookahead (A8) by placing each candidate on a copy.
 //!
 //! # Exactness

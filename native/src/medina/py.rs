@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
 use super::state::{
-    Legal, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
+    Legal, LegalWords, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
 };
 use crate::common::mcts;
 use crate::common::pyfields::Fields;
@@ -113,31 +113,31 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
 /// out references (ids above 256 are not among Python's cached small ints).
 static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
 
-fn action_seq(py: Python<'_>, legal: Legal, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+/// Legal actions (all, or of one kind) as a sequence, counted once and indexed over
+/// their words (`LegalWords`), never listed.
+fn action_seq(py: Python<'_>, legal: LegalWords, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
     let ints = ACTION_INTS.get_or_try_init(py, || {
         (0..NUM_ACTIONS)
             .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
     })?;
-    let count = legal.count() as usize;
-    Ok(ActionSeq::new(Box::new(LegalSeq { legal, count }), ints.clone(), table))
+    Ok(ActionSeq::new(Box::new(legal), ints.clone(), table))
 }
 
-/// The actions of a `Legal` (or of one kind of it) as a sequence, counted and indexed
-/// over the bitsets, never listed.
-struct LegalSeq {
-    legal: Legal,
-    count: usize,
-}
-
-impl ActionSource for LegalSeq {
+impl ActionSource for LegalWords {
     fn len(&self) -> usize {
-        self.count
+        self.count()
     }
 
     fn get(&self, i: usize) -> u32 {
-        self.legal.nth(i as u32) as u32
+        self.nth(i) as u32
+    }
+
+    fn to_vec(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.count());
+        self.for_each(|a| out.push(a as u32));
+        out
     }
 }
 
@@ -199,7 +199,7 @@ impl MedinaState {
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
     fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        action_seq(py, self.state.legal(), table)
+        action_seq(py, self.state.legal_words(), table)
     }
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
@@ -219,7 +219,7 @@ impl MedinaState {
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
     fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        let legal = kind_index(kind).map_or(Legal::NONE, |k| self.state.legal().of_kind(k));
+        let legal = kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k));
         action_seq(py, legal, table)
     }
 

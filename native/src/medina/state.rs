@@ -11,7 +11,7 @@
 //! side), so a run is its length.
 
 use super::board::{
-    flood, ortho_dilate, ortho_dilate_any, touch_dilate, two_or_more_neighbors, Bits, BUILDING, HORIZONTAL_WALLS,
+    flood, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, BUILDING, HORIZONTAL_WALLS,
     INNER, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_MASKS, RUN_TOWER, SIDE_RUNS, TOUCH_CLOSED, TOWERS, VERTICAL_WALLS,
     WALL_FRONT, WALL_SPACES, WIDTH,
 };
@@ -204,6 +204,18 @@ impl Sources {
         unreachable!("the palace kind has a move")
     }
 
+    /// The set of action block `block` (1..=8: palace colours, dome, stable, merchant, wall).
+    #[inline]
+    fn block(&self, block: usize) -> Bits {
+        match block {
+            1..=4 => self.palace[block - 1],
+            DOME_BLOCK => self.dome,
+            STABLE_BLOCK => self.stable,
+            MERCHANT_BLOCK => self.merchant,
+            _ => self.wall,
+        }
+    }
+
     /// The sets of each action block 1..=8 (palace colours, dome, stable, merchant, wall).
     fn blocks(&self) -> [Bits; 8] {
         [
@@ -357,6 +369,88 @@ impl Legal {
     }
 }
 
+impl Legal {
+    /// These actions counted once, for finding the `i`-th one many times.
+    pub fn words(&self) -> LegalWords {
+        // Only the start phase has start-merchant actions, and then nothing else.
+        let first_block = if self.blocks[START_BLOCK].any() { START_BLOCK } else { START_BLOCK + 1 };
+        let mut blocks = [Bits::EMPTY; 8];
+        blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
+        LegalWords::new(blocks, first_block, self.pass)
+    }
+}
+
+/// The actions of a [`Legal`] counted once: eight action blocks (the start block, or the
+/// eight after it: no position has both) with the number of actions before each block.
+/// The count is read off, and the `i`-th action is a short scan of the blocks, then of
+/// the words of one, and a select in one word (a Python `random.choice` reads `len`,
+/// then one item).  Smaller than a `Legal`: a loop that keeps many allocates no more.
+#[derive(Clone, Copy, Debug)]
+pub struct LegalWords {
+    /// The squares of action blocks `first_block..first_block + 8`.
+    blocks: [Bits; 8],
+    first_block: u8,
+    pass: bool,
+    /// The actions in the blocks before each; `before[8]`: all but the pass action.
+    before: [u16; 9],
+}
+
+impl LegalWords {
+    /// The actions of action blocks `first_block..first_block + 8`, then pass if `pass`.
+    fn new(blocks: [Bits; 8], first_block: usize, pass: bool) -> LegalWords {
+        let mut before = [0u16; 9];
+        let mut total = 0u16;
+        for (b, bits) in blocks.iter().enumerate() {
+            before[b] = total;
+            total += bits.count() as u16;
+        }
+        before[8] = total;
+        LegalWords { blocks, first_block: first_block as u8, pass, before }
+    }
+
+    /// The number of actions.
+    pub fn count(&self) -> usize {
+        self.before[8] as usize + self.pass as usize
+    }
+
+    /// The `i`-th action in the Python order, `i < self.count()`.
+    pub fn nth(&self, i: usize) -> usize {
+        if i >= self.before[8] as usize {
+            return PASS_ACTION;
+        }
+        // The last block with no more than `i` actions before it holds the action: every
+        // later one starts after it.
+        let mut b = 7;
+        while self.before[b] as usize > i {
+            b -= 1;
+        }
+        let mut rest = (i - self.before[b] as usize) as u32;
+        let mut w = 0;
+        loop {
+            let word = self.blocks[b].0[w];
+            let here = word.count_ones();
+            if rest < here {
+                return (b + self.first_block as usize) * NUM_SQUARES + w * 64 + select64(word, rest);
+            }
+            rest -= here;
+            w += 1;
+        }
+    }
+
+    /// Calls `f` on every action, in order.
+    pub fn for_each(&self, mut f: impl FnMut(usize)) {
+        for (b, bits) in self.blocks.iter().enumerate() {
+            let base = (b + self.first_block as usize) * NUM_SQUARES;
+            for sq in bits.iter() {
+                f(base + sq);
+            }
+        }
+        if self.pass {
+            f(PASS_ACTION);
+        }
+    }
+}
+
 /// A Medina position (`state.State`), a plain `Copy` value.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct State {
@@ -402,6 +496,14 @@ pub struct State {
     /// may place (found anyway while ending the previous placement, kept as the Python
     /// engine keeps them); empty otherwise.  A function of the other fields.
     sources: Sources,
+    /// The squares next to a merchant, and next to two or more (kept as merchants are
+    /// placed: every turn's merchant squares read them).  Functions of `merchants`.
+    near_merchants: Bits,
+    crowded: Bits,
+    /// The building squares next to a palace piece, and the wall spaces open to a wall
+    /// piece (kept as pieces are placed).  Functions of `palace_mask` and `walls`.
+    near_palaces: Bits,
+    open_walls: Bits,
 }
 
 impl State {
@@ -445,16 +547,26 @@ impl State {
             tower_tiles: [-1; 4],
             start_square: NO_SQUARE,
             sources: Sources::default(),
+            near_merchants: Bits::EMPTY,
+            crowded: Bits::EMPTY,
+            near_palaces: Bits::EMPTY,
+            open_walls: Bits::EMPTY,
         }
+        .with_open_walls()
     }
 
     pub fn is_terminal(&self) -> bool {
         self.phase == Phase::Over
     }
 
-    /// Sets the kept placement sources from the other fields (a loaded position: in
-    /// play they are the player to act's `placement_sources`, else empty).
-    pub fn reset_sources(&mut self) {
+    /// Sets the kept sets from the other fields (a loaded position): the squares next to
+    /// merchants, and the placement sources (in play the player to act's
+    /// `placement_sources`, else empty).
+    pub fn reset_kept(&mut self) {
+        self.near_merchants = ortho_dilate_any(self.merchants);
+        self.crowded = two_or_more_neighbors(self.merchants);
+        self.near_palaces = ortho_dilate(self.palace_mask);
+        self.open_walls = self.wall_squares_now();
         self.sources = match self.phase {
             Phase::Play => self.placement_sources(self.current_player as usize),
             Phase::Start | Phase::Over => Sources::default(),
@@ -481,31 +593,43 @@ impl State {
     /// Empty squares next to a palace piece that touch no other palace (§3.3).
     #[inline]
     pub fn stable_squares(&self) -> Bits {
-        ortho_dilate(self.palace_mask).andnot(self.occupied).andnot(self.contested)
+        self.near_palaces.andnot(self.occupied).andnot(self.contested)
     }
 
     /// The active chain's extensions, else the squares of a new chain (§3.4, A2).
     #[inline]
     pub fn merchant_squares(&self) -> Bits {
         let free = BUILDING.andnot(self.occupied);
-        let crowded = two_or_more_neighbors(self.merchants);
         let m = if self.chain_ends.any() {
-            (ortho_dilate(self.chain_ends) & free).andnot(crowded)
+            // The chain has one or two ends.
+            let ends = ORTHO_MASK[self.chain_ends.lowest()] | ORTHO_MASK[self.chain_ends.highest()];
+            (ends & free).andnot(self.crowded)
         } else {
             Bits::EMPTY
         };
         if m.any() {
             m
         } else if self.rules.new_chain_may_touch_one {
-            free.andnot(crowded)
+            free.andnot(self.crowded)
         } else {
-            free.andnot(ortho_dilate(self.merchants))
+            free.andnot(self.near_merchants)
         }
     }
 
     /// Empty wall spaces next to exactly one of {tower, wall piece} along their side (§3.5).
     #[inline]
     pub fn wall_squares(&self) -> Bits {
+        self.open_walls
+    }
+
+    /// `self` with its open wall spaces found (a new position's: next to the towers).
+    fn with_open_walls(mut self) -> State {
+        self.open_walls = self.wall_squares_now();
+        self
+    }
+
+    /// [`State::wall_squares`] from the wall pieces.
+    fn wall_squares_now(&self) -> Bits {
         let occ = self.walls | TOWERS;
         let w = WIDTH as u32;
         ((HORIZONTAL_WALLS & (occ.shl(1) ^ occ.shr(1))) | (VERTICAL_WALLS & (occ.shl(w) ^ occ.shr(w))))
@@ -641,6 +765,28 @@ impl State {
         out
     }
 
+    /// `self.legal().words()`, read straight from the kept sources when no dome
+    /// obligation is pending (they are then the legal actions).
+    pub fn legal_words(&self) -> LegalWords {
+        if self.phase == Phase::Play && !self.obligation {
+            return LegalWords::new(self.sources.blocks(), START_BLOCK + 1, !self.sources.any);
+        }
+        self.legal().words()
+    }
+
+    /// `self.legal().of_kind(kind).words()` (`kind` an index into [`KINDS`]), read
+    /// straight from the kept sources when no dome obligation is pending.
+    pub fn legal_words_of_kind(&self, kind: usize) -> LegalWords {
+        if self.phase == Phase::Play && !self.obligation {
+            let mut blocks = [Bits::EMPTY; 8];
+            for block in Legal::kind_blocks(kind).filter(|&b| b > START_BLOCK) {
+                blocks[block - 1] = self.sources.block(block);
+            }
+            return LegalWords::new(blocks, START_BLOCK + 1, kind == 6 && !self.sources.any);
+        }
+        self.legal().of_kind(kind).words()
+    }
+
     /// Whether `action` may be applied now.
     pub fn is_legal(&self, action: usize) -> bool {
         if action >= NUM_ACTIONS {
@@ -652,7 +798,7 @@ impl State {
                 return !self.sources.any;
             }
             let block = action / NUM_SQUARES;
-            return block > 0 && self.sources.blocks()[block - 1].has(action % NUM_SQUARES);
+            return block > 0 && self.sources.block(block).has(action % NUM_SQUARES);
         }
         self.legal().contains(action)
     }
@@ -712,8 +858,8 @@ impl State {
         let n = self.num_players as usize;
         let nxt = (previous + 1) % n;
         let others = (1..n).map(|k| (nxt + k) % n);
-        let src = self.placement_sources(nxt);
-        let alone = if !src.any {
+        self.sources = self.placement_sources(nxt);
+        let alone = if !self.sources.any {
             if !others.clone().any(|q| self.is_able(q)) {
                 self.sources = Sources::default();
                 self.phase = Phase::Over;
@@ -723,7 +869,7 @@ impl State {
                 return;
             }
             false // nxt must pass
-        } else if src.dome.any() {
+        } else if self.sources.dome.any() {
             if self.rules.last_player_by_supply {
                 others
                     .clone()
@@ -738,13 +884,13 @@ impl State {
         self.placements_left = 2;
         self.turn += 1;
         self.obligation = alone;
-        self.sources = src;
     }
 
     /// The starting merchant on `sq` (§2.1).
     pub fn place_start(&mut self, sq: usize) {
         let bit = Bits::single(sq);
         self.merchants = bit;
+        self.near_merchants = ORTHO_MASK[sq];
         self.occupied |= bit;
         self.chain = bit;
         self.chain_ends = bit;
@@ -781,6 +927,12 @@ impl State {
             let around = ORTHO_MASK[sq] & self.palace_mask;
             Bits::single(around.lowest())
         };
+        // An unfinished palace keeps its pieces.
+        for col in 0..4 {
+            if self.unfinished[col] >= 0 && (self.unfinished_pieces[col] & seed).any() {
+                return (self.unfinished[col] as usize, self.unfinished_pieces[col]);
+            }
+        }
         let pieces = flood(seed, self.palace_mask);
         for pid in 0..self.num_palaces as usize {
             if pieces.has(self.palaces[pid].anchor as usize) {
@@ -863,8 +1015,16 @@ impl State {
         self.unfinished_pieces[col] = Bits::EMPTY;
     }
 
-    /// Recomputes the unfinished palaces' extension squares; abandons those with none (§3.1.4).
-    fn update_status(&mut self) {
+    /// Updates the unfinished palaces' extension squares (the free squares next to their
+    /// pieces) after a placement, `grown` naming the colour and square of a new palace
+    /// piece (none for a stable); abandons the palaces left with none (§3.1.4).  Free
+    /// squares only ever become taken or contested, so each set is narrowed, not
+    /// recomputed (a colour with no unfinished palace has none, so a new palace starts
+    /// from its first piece's neighbours).
+    fn update_status(&mut self, grown: Option<(usize, usize)>) {
+        if let Some((col, sq)) = grown {
+            self.ext[col] |= ORTHO_MASK[sq];
+        }
         if self.unfinished == [-1; 4] {
             return;
         }
@@ -873,9 +1033,7 @@ impl State {
             if self.unfinished[col] < 0 {
                 continue;
             }
-            let m = self.unfinished_pieces[col];
-            let w = WIDTH as u32;
-            let e = (m.shl(1) | m.shr(1) | m.shl(w) | m.shr(w)) & free;
+            let e = self.ext[col] & free;
             self.ext[col] = e;
             if e.is_empty() {
                 self.abandon(col);
@@ -940,13 +1098,16 @@ impl State {
                     pid
                 };
                 self.add_component(sq, pid, self.unfinished_pieces[col], false);
+                self.near_palaces |= ORTHO_MASK[sq] & BUILDING;
                 self.unfinished_pieces[col] |= bit;
                 self.unowned_pieces[col] |= bit;
-                self.update_status();
+                self.update_status(Some((col, sq)));
             }
             MERCHANT_BLOCK => {
                 let merchants_before = self.merchants;
                 self.merchants |= bit;
+                self.crowded |= ORTHO_MASK[sq] & self.near_merchants;
+                self.near_merchants |= ORTHO_MASK[sq];
                 self.occupied |= bit;
                 let end = ORTHO_MASK[sq] & self.chain_ends;
                 if end.any() {
@@ -978,6 +1139,7 @@ impl State {
                     }
                 }
                 self.walls |= bit;
+                self.open_walls = self.wall_squares_now();
                 self.run_len[run] += 1;
                 if let Some((owner, keys)) = taken {
                     self.take_towers(owner, keys);
@@ -986,7 +1148,7 @@ impl State {
             STABLE_BLOCK => {
                 let (pid, pieces) = self.palace_around(sq);
                 self.add_component(sq, pid, pieces, true);
-                self.update_status();
+                self.update_status(None);
                 let owner = self.palaces[pid].owner;
                 if owner >= 0 {
                     self.check_palace_tile(pid);
@@ -1173,5 +1335,40 @@ impl crate::common::mcts::SearchGame for Search {
         let points = end.scores();
         scores.iter_mut().zip(points.iter()).for_each(|(s, &p)| *s = p as f64);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::rng::Rng;
+
+    #[test]
+    fn the_kept_sets_are_those_recomputed_from_the_position_after_every_action() {
+        let mut rng = Rng::new(5);
+        for (players, preset) in [(3, "default"), (4, "boardspace"), (3, "boardspace_legacy"), (4, "default")] {
+            let mut rules = Rules::preset(preset).expect("a preset");
+            rules.new_chain_may_touch_one = players == 4;
+            for _ in 0..6 {
+                let mut s = State::new(players, 0, rules);
+                while let Some(action) = s.random_action(&mut |k| rng.below(k)) {
+                    s.apply_legal(action);
+                    let mut recomputed = s;
+                    recomputed.reset_kept();
+                    assert_eq!(recomputed, s, "{preset}, {players} players, ply {}", s.ply);
+                    // Each unfinished palace's extension squares, from its pieces.
+                    let free = BUILDING.andnot(s.occupied).andnot(s.contested);
+                    for col in 0..4 {
+                        assert_eq!(s.ext[col], ortho_dilate(s.unfinished_pieces[col]) & free, "{preset}, ply {}", s.ply);
+                    }
+                    // A palace is abandoned only when no free square is next to it.
+                    for pid in 0..s.num_palaces as usize {
+                        if s.palaces[pid].abandoned {
+                            assert!((ortho_dilate(s.palace_pieces(pid)) & free).is_empty(), "{preset}, ply {}", s.ply);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

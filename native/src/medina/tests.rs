@@ -216,6 +216,15 @@ fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
             assert_eq!(legal.count() as usize, listed.len());
             let nth: Vec<usize> = (0..legal.count()).map(|i| legal.nth(i)).collect();
             assert_eq!(nth, listed);
+            // The counted words give the same actions, by index and in one pass.
+            let words = legal.words();
+            assert_eq!(words.count(), listed.len());
+            let direct = s.legal_words();
+            assert_eq!((0..direct.count()).map(|i| direct.nth(i)).collect::<Vec<_>>(), listed);
+            assert_eq!((0..words.count()).map(|i| words.nth(i)).collect::<Vec<_>>(), listed);
+            let mut passed = Vec::new();
+            words.for_each(|a| passed.push(a));
+            assert_eq!(passed, listed);
             for kind in 0..KINDS.len() {
                 let mut of_kind = Vec::new();
                 legal.for_each_of_kind(kind, |a| of_kind.push(a));
@@ -223,6 +232,10 @@ fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
                 assert_eq!(only.count(), legal.count_of_kind(kind));
                 let nth: Vec<usize> = (0..only.count()).map(|i| only.nth(i)).collect();
                 assert_eq!(nth, of_kind);
+                let words = only.words();
+                assert_eq!((0..words.count()).map(|i| words.nth(i)).collect::<Vec<_>>(), of_kind);
+                let direct = s.legal_words_of_kind(kind);
+                assert_eq!((0..direct.count()).map(|i| direct.nth(i)).collect::<Vec<_>>(), of_kind);
             }
             match s.random_action(&mut below) {
                 Some(a) => s.apply_legal(a),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tabletop.core.errors import ConfigError
-from tabletop.core.protocol import GameConfig
+from tabletop.core.protocol import GameConfig, OptionValue
 from tabletop.core.registry import make
 from tabletop.testing.conformance import check_game
 
@@ -87,3 +87,29 @@ def test_tower_values_variant() -> None:
 def test_presets_build() -> None:
     for name in GAME.rulesets:
         GAME.new_initial_state(GameConfig(num_players=4, ruleset=name))
+
+
+def test_a_checked_setup_is_not_reused_by_a_config_that_only_compares_equal() -> None:
+    # Setups are cached by the config without its seed; `True == 1` and `3.0 == 3` in
+    # Python, but only one of each pair is valid.
+    GAME.new_initial_state(GameConfig(num_players=3, variants={"new_chain_may_touch_one": True}, seed=1))
+    with pytest.raises(ConfigError, match="new_chain_may_touch_one"):
+        GAME.new_initial_state(GameConfig(num_players=3, variants={"new_chain_may_touch_one": 1}, seed=2))
+    GAME.new_initial_state(GameConfig(num_players=3, seed=3))
+    with pytest.raises(ConfigError, match="3 or 4 players"):
+        GAME.new_initial_state(GameConfig(num_players=3.0, seed=4))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="start_player"):
+        GAME.new_initial_state(GameConfig(num_players=3, start_player=True, seed=5))
+    with pytest.raises(ConfigError):
+        GAME.new_initial_state(GameConfig(num_players=3, variants={"tower_values": ["A1:4"]}))  # type: ignore[dict-item]
+
+
+def test_each_game_keeps_its_own_seed_and_flags() -> None:
+    flags: dict[str, OptionValue] = {"start_merchant": "random", "hide_supplies": False}
+    first = GAME.new_initial_state(GameConfig(num_players=3, seed=1, variants=flags))
+    second = GAME.new_initial_state(GameConfig(num_players=3, seed=2, variants=flags))
+    assert (first.config.seed, second.config.seed) == (1, 2)
+    assert first.config.variants == second.config.variants == flags
+    assert first.config.variants is not second.config.variants  # each config its own dict
+    plain = GameConfig(num_players=3, seed=9)
+    assert GAME.new_initial_state(plain).config == plain

@@ -19,8 +19,8 @@ and ``ruleset.py`` (the variant flags).  Test positions: ``tests/builders.py``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from tabletop.core.errors import ConfigError, short_repr
@@ -61,20 +61,59 @@ class MedinaGame:
     rests get the evaluation): an optional hook read by ``ai.evaluators.AdaptiveRollout``,
     tuned on this game (docs/bots.md)."""
 
+    def __init__(self) -> None:
+        self._setups: dict[Hashable, _Setup] = {}
+        """The checked setups by :func:`_setup_key`: a new game with a new seed (every
+        random game does that) then costs no validation."""
+
     def ruleset(self, config: GameConfig) -> RuleSet:
         """The :class:`RuleSet` of a configuration.
 
         Raises:
             ConfigError: as :meth:`new_initial_state`.
         """
-        return make_ruleset(config.ruleset, config.variants)
+        return self._setup(config).rules
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
-        """The validated config with only the flags that differ from the preset.
+        """The validated config with only the flags that differ from the preset (``config``
+        itself when it names no flag and needs none).
 
         Raises:
             ConfigError: for a player count other than 3 or 4, a bad ruleset, flag or
                 start player, or a map (Medina has one board).
+        """
+        return self._setup(config).canonical(config)
+
+    def new_initial_state(self, config: GameConfig) -> State:
+        """The initial state: the start player is about to place the starting merchant.
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        setup = self._setup(config)
+        return rules.initial_state(self, setup.canonical(config), setup.rules)
+
+    def _setup(self, config: GameConfig) -> _Setup:
+        """The checked rules and canonical flags of ``config`` (cached: they do not depend on the seed).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        key = _setup_key(config)
+        setup = self._setups.get(key) if key is not None else None
+        if setup is None:
+            setup = self._check(config)
+            if key is not None:
+                if len(self._setups) >= 256:
+                    self._setups.clear()
+                self._setups[key] = setup
+        return setup
+
+    def _check(self, config: GameConfig) -> _Setup:
+        """Validates ``config`` (all but the seed) and makes its setup.
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
         """
         n = config.num_players
         if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
@@ -84,23 +123,14 @@ class MedinaGame:
         sp = config.start_player
         if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")
-        rules_ = self.ruleset(config)
+        rules_ = make_ruleset(config.ruleset, config.variants)
         preset = make_ruleset(config.ruleset, {})
         variants = {
             spec.name: getattr(rules_, spec.name)
             for spec in OPTIONS
             if getattr(rules_, spec.name) != getattr(preset, spec.name)
         }
-        return replace(config, variants=variants)
-
-    def new_initial_state(self, config: GameConfig) -> State:
-        """The initial state: the start player is about to place the starting merchant.
-
-        Raises:
-            ConfigError: as :meth:`canonical_config`.
-        """
-        config = self.canonical_config(config)
-        return rules.initial_state(self, config, self.ruleset(config))
+        return _Setup(rules_, variants)
 
     def parse_move(self, text: str) -> Move:
         """Reads context-free move notation (``gray@E5``, ``dome@E5``, ``pass`` ...).
@@ -148,6 +178,40 @@ class MedinaGame:
             ConfigError: as :meth:`canonical_config`.
         """
         return encoding_for(config.num_players, self.new_initial_state(config).supply)
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """What a configuration decides apart from its seed."""
+
+    rules: RuleSet
+    variants: Mapping[str, OptionValue]
+    """The flags that differ from the preset."""
+
+    def canonical(self, config: GameConfig) -> GameConfig:
+        """``config`` (of this setup) with only these flags: ``config`` itself when it
+        names no flag and needs none, else a copy with its own dict of them."""
+        if not self.variants and not config.variants:
+            return config
+        return replace(config, variants=dict(self.variants))
+
+
+def _setup_key(config: GameConfig) -> Hashable | None:
+    """``config`` without its seed, as a key of checked setups; ``None`` when it has no
+    key (a map is given, or a value is unhashable: both are errors, reported uncached).
+
+    Each value goes with its type: ``True == 1`` and ``3.0 == 3`` in Python, but only one
+    of each pair is valid, and a bad config must not find a good one's setup.
+    """
+    if config.map is not None:
+        return None
+    key = tuple((type(value), value) for value in (config.num_players, config.ruleset, config.start_player))
+    flags = tuple((name, type(value), value) for name, value in config.variants.items())
+    try:
+        hash(flags)
+    except TypeError:
+        return None
+    return key, flags
 
 
 def _medina(state: ProtocolState) -> State:
