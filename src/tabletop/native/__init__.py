@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -233,15 +234,36 @@ def _seedless(python_initial: State) -> object:
     The Rust state reads what the seed drew (a start player, a start square) from the
     position's fields, never the seed itself, so the games of every seed that draws the
     same position share one setup.  A key with the seed would miss for every new seed:
-    a Medina state's equality compares its config, and building the setup (the
-    position's ``to_json``, the JSON text, parsing it in Rust) cost about 400 µs, more
-    than a random Medina game's moves.  A state that keeps no ``config`` field (Terra
-    Nova's, whose equality leaves the seed out already) is its own key.
+    building the setup (the position's ``to_json``, the JSON text, parsing it in Rust)
+    cost about 400 µs, more than a random Medina game's moves.  The key is the config
+    without its seed and the values of the state's other fields, read in one call
+    (``operator.attrgetter``): the state with a seedless config, hashed and compared
+    (``replace``, then its ``__hash__`` and ``__eq__``), was about 9 of a new Medina
+    game's 14 µs.  A state without named fields (``FIELDS``) is its own key, with the
+    seed left out of its config.
     """
     config = python_initial.config
-    if config.seed is None or "config" not in getattr(python_initial, "FIELDS", ()):
-        return python_initial
-    return python_initial.replace(config=dataclasses.replace(config, seed=None))  # type: ignore[attr-defined]
+    values = _FIELD_VALUES.get(type(python_initial))
+    if values is None:
+        fields = getattr(python_initial, "FIELDS", None)
+        if fields is None:
+            if config.seed is None or not hasattr(python_initial, "replace"):
+                return python_initial
+            return python_initial.replace(config=dataclasses.replace(config, seed=None))
+        values = _FIELD_VALUES[type(python_initial)] = operator.attrgetter(*(f for f in fields if f != "config"))
+    return (type(python_initial), _config_key(config), values(python_initial))
+
+
+_FIELD_VALUES: dict[type, Callable[[object], tuple[object, ...]]] = {}
+"""Per state class, the getter of its fields' values but the config (:func:`_seedless`)."""
+
+
+def _config_key(config: GameConfig) -> tuple[object, ...]:
+    """``config`` as a hashable key, its seed left out.  Variant values carry their type:
+    ``True == 1`` in Python, and a flag of the wrong type must not share a valid setup."""
+    variants = tuple(sorted((name, type(value).__name__, value) for name, value in config.variants.items()))
+    board = json.dumps(config.map, sort_keys=True) if isinstance(config.map, Mapping) else config.map
+    return (config.num_players, config.ruleset, variants, board, config.start_player)
 
 
 def _with_python_states(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -310,11 +332,13 @@ class _MoveTable(dict[int, Move]):
 class _Shared:
     """What the games from one initial position share: its Rust state, the move table."""
 
-    __slots__ = ("initial_core", "moves")
+    __slots__ = ("context_class", "initial_core", "moves")
 
     def __init__(self, initial_core: Any, moves: _MoveTable) -> None:
         self.initial_core = initial_core
         self.moves = moves
+        # Found once: a new game makes one `NativeContext`, and an import costs more.
+        self.context_class = native_module().NativeContext  # type: ignore[union-attr]
 
 
 if TYPE_CHECKING:
@@ -386,10 +410,8 @@ def _new_state(context: Any, core: Any, python: State) -> NativeState:
 
 def _context(game: NativeGame, config: GameConfig, shared: _Shared) -> Any:
     """The ``NativeContext`` of one game: what its states share."""
-    module = native_module()
-    assert module is not None  # a NativeGame exists only where it is built
     moves = shared.moves
-    return module.NativeContext(game, config, moves, moves.actions, moves.encode)
+    return shared.context_class(game, config, moves, moves.actions, moves.encode)
 
 
 @dataclass(frozen=True, slots=True)
