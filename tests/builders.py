@@ -207,7 +207,7 @@ def medina_position(
             palace, a wall piece not connected to a tower, or two unfinished palaces of
             one colour.
     """
-    game = make("medina")
+    game = make("medina", engine="python")  # its fields are drafted below
     config = GameConfig(num_players=num_players, variants=dict(variants or {}))
     s: MedinaState = draft(game.new_initial_state(config))  # type: ignore[arg-type]
     colours: list[Mask] = [0, 0, 0, 0]

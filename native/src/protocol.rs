@@ -22,7 +22,9 @@ use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyTuple, PyType};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the protocol state needs of a game's Rust position (both games' Python classes
@@ -96,6 +98,69 @@ impl Core {
     }
 }
 
+/// The action ids of move objects, by the objects' addresses: what `tabletop.native`'s
+/// move table hands out, so that `apply(move)` finds the id of a listed move in a few
+/// nanoseconds (a dict keyed by `id(move)` cost about 100 ns a step: addresses are
+/// poorly spread hashes). The caller keeps each object it adds alive as long as this
+/// map (its move table does), so an address stays that object's.
+#[pyclass(module = "tabletop._native", name = "MoveIds", frozen)]
+pub struct MoveIds {
+    ids: Mutex<HashMap<usize, i64, BuildHasherDefault<AddressHasher>>>,
+}
+
+impl MoveIds {
+    fn get(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
+        let ids = self.ids.lock().ok()?;
+        ids.get(&(mv.as_ptr() as usize)).copied()
+    }
+}
+
+#[pymethods]
+impl MoveIds {
+    #[new]
+    fn new() -> Self {
+        MoveIds {
+            ids: Mutex::new(HashMap::default()),
+        }
+    }
+
+    /// Records `action` as the id of `mv` (which the caller keeps alive).
+    fn add(&self, mv: &Bound<'_, PyAny>, action: i64) -> PyResult<()> {
+        let mut ids = self.ids.lock().map_err(|_| poisoned())?;
+        ids.insert(mv.as_ptr() as usize, action);
+        Ok(())
+    }
+
+    /// The id recorded for `mv`, or `None`.
+    #[pyo3(name = "get")]
+    fn lookup(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
+        self.get(mv)
+    }
+
+    fn __len__(&self) -> usize {
+        self.ids.lock().map_or(0, |ids| ids.len())
+    }
+}
+
+/// Hashes an object address: the bits above the allocator's 16-byte alignment, mixed by
+/// one multiplication (Fibonacci hashing).
+#[derive(Default)]
+pub struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, address: usize) {
+        self.0 = ((address as u64) >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// What every state of one game shares: the `Game`, its config, and the move table.
 #[pyclass(module = "tabletop._native", name = "NativeContext", frozen)]
 pub struct NativeContext {
@@ -103,9 +168,9 @@ pub struct NativeContext {
     config: Py<PyAny>,
     /// Action id -> the Python engine's `Move` (a dict that decodes and keeps misses).
     moves: Py<PyAny>,
-    /// `id(move)` -> action id for the moves `moves` handed out (kept alive there, so an
-    /// id is theirs): applying a listed move needs no encoding.
-    action_ids: Py<PyDict>,
+    /// The action id of each move `moves` handed out: applying a listed move needs no
+    /// encoding.
+    action_ids: Py<MoveIds>,
     /// `Move` -> action id for any other move (raises for what is not a move of the game).
     encode: Py<PyAny>,
 }
@@ -117,7 +182,7 @@ impl NativeContext {
         game: Py<PyAny>,
         config: Py<PyAny>,
         moves: Py<PyAny>,
-        action_ids: Py<PyDict>,
+        action_ids: Py<MoveIds>,
         encode: Py<PyAny>,
     ) -> Self {
         NativeContext {
@@ -230,9 +295,8 @@ impl NativeState {
     /// The action id of `mv` (`None` if it is not a move of this game).
     fn action_of(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
         let context = self.context.get();
-        let key = (mv.as_ptr() as usize).into_pyobject(py)?;
-        if let Some(action) = context.action_ids.bind(py).get_item(key)? {
-            return Ok(Some(action.extract()?));
+        if let Some(action) = context.action_ids.get().get(mv) {
+            return Ok(Some(action));
         }
         match context.encode.bind(py).call1((mv,)) {
             Ok(action) => Ok(action.extract().ok()),
@@ -439,14 +503,6 @@ impl NativeState {
         Self::python_of(slf)?.call_method0("to_json")
     }
 
-    /// A game's own fields (`pioneers`, `phase`, ...) are the Python state's.
-    fn __getattr__<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        if name.starts_with("__") {
-            return Err(PyAttributeError::new_err(name.to_string()));
-        }
-        Self::python_of(slf)?.getattr(name)
-    }
-
     fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
         let py = slf.py();
         let Ok(other) = other.downcast::<NativeState>() else {
@@ -535,6 +591,7 @@ impl NativeState {
 
 /// Adds the protocol classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MoveIds>()?;
     m.add_class::<NativeContext>()?;
     m.add_class::<NativeState>()
 }

@@ -19,6 +19,7 @@ from tabletop import GameConfig, GameRecord, PlayerInfo, make, replay
 from tabletop.ai.agent import random_move
 from tabletop.core.encoding import encoding_of
 from tabletop.core.protocol import State
+from tabletop.native import python_state
 from tests.games.terranova.helpers import d37, parallelogram
 
 CONFIGS = [
@@ -114,7 +115,7 @@ def test_observation_is_relative_to_the_observer() -> None:
             rel = (player - seat) % 3
             base = spec.plane(f"pioneers:+{rel}") * hw
             count = sum(planes[base : base + hw])
-            assert count == state.pioneers[player].bit_count()  # type: ignore[attr-defined]
+            assert count == python_state(state).pioneers[player].bit_count()  # type: ignore[attr-defined]
         assert vector[spec.vector.index(f"to_move:+{(state.current_player - seat) % 3}")] == 1.0
 
 

@@ -63,8 +63,8 @@ def engine(
     """Complete kind-first random games on one core: games/s, actions/s, how games ended.
 
     With ``--engine native``: whole games in Rust, a Python loop over action ids and the
-    protocol loop (uniform as OpenSpiel's loop, and kind-first), in CPU seconds, each as a ratio to OpenSpiel's C++ Amazons timed in
-    the same run (``docs/benchmarks.md``).
+    protocol loop (uniform as OpenSpiel's loop, and kind-first), in CPU seconds, each as a
+    ratio to OpenSpiel's C++ Amazons timed in the same run (``docs/benchmarks.md``).
     """
     from tabletop.bench.engine import bench_playouts
 
