@@ -15,6 +15,7 @@
 //! each state can build its equal Python engine state on first use by replaying the
 //! moves since the nearest state that has one.
 
+use crate::common::movetable::MoveTable;
 use crate::common::pyseq::ActionSeq;
 use crate::medina::py::MedinaState;
 use crate::terranova::py::TerraNovaState;
@@ -23,8 +24,6 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyTuple, PyType};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the protocol state needs of a game's Rust position (both games' Python classes
@@ -98,100 +97,20 @@ impl Core {
     }
 }
 
-/// The action ids of move objects, by the objects' addresses: what `tabletop.native`'s
-/// move table hands out, so that `apply(move)` finds the id of a listed move in a few
-/// nanoseconds (a dict keyed by `id(move)` cost about 100 ns a step: addresses are
-/// poorly spread hashes). The caller keeps each object it adds alive as long as this
-/// map (its move table does), so an address stays that object's.
-#[pyclass(module = "tabletop._native", name = "MoveIds", frozen)]
-pub struct MoveIds {
-    ids: Mutex<HashMap<usize, i64, BuildHasherDefault<AddressHasher>>>,
-}
-
-impl MoveIds {
-    fn get(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
-        let ids = self.ids.lock().ok()?;
-        ids.get(&(mv.as_ptr() as usize)).copied()
-    }
-}
-
-#[pymethods]
-impl MoveIds {
-    #[new]
-    fn new() -> Self {
-        MoveIds {
-            ids: Mutex::new(HashMap::default()),
-        }
-    }
-
-    /// Records `action` as the id of `mv` (which the caller keeps alive).
-    fn add(&self, mv: &Bound<'_, PyAny>, action: i64) -> PyResult<()> {
-        let mut ids = self.ids.lock().map_err(|_| poisoned())?;
-        ids.insert(mv.as_ptr() as usize, action);
-        Ok(())
-    }
-
-    /// The id recorded for `mv`, or `None`.
-    #[pyo3(name = "get")]
-    fn lookup(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
-        self.get(mv)
-    }
-
-    fn __len__(&self) -> usize {
-        self.ids.lock().map_or(0, |ids| ids.len())
-    }
-}
-
-/// Hashes an object address: the bits above the allocator's 16-byte alignment, mixed by
-/// one multiplication (Fibonacci hashing).
-#[derive(Default)]
-pub struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_usize(&mut self, address: usize) {
-        self.0 = ((address as u64) >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
 /// What every state of one game shares: the `Game`, its config, and the move table.
 #[pyclass(module = "tabletop._native", name = "NativeContext", frozen)]
 pub struct NativeContext {
     game: Py<PyAny>,
     config: Py<PyAny>,
-    /// Action id -> the Python engine's `Move` (a dict that decodes and keeps misses).
-    moves: Py<PyAny>,
-    /// The action id of each move `moves` handed out: applying a listed move needs no
-    /// encoding.
-    action_ids: Py<MoveIds>,
-    /// `Move` -> action id for any other move (raises for what is not a move of the game).
-    encode: Py<PyAny>,
+    /// Action id <-> the Python engine's `Move`.
+    moves: Py<MoveTable>,
 }
 
 #[pymethods]
 impl NativeContext {
     #[new]
-    fn new(
-        game: Py<PyAny>,
-        config: Py<PyAny>,
-        moves: Py<PyAny>,
-        action_ids: Py<MoveIds>,
-        encode: Py<PyAny>,
-    ) -> Self {
-        NativeContext {
-            game,
-            config,
-            moves,
-            action_ids,
-            encode,
-        }
+    fn new(game: Py<PyAny>, config: Py<PyAny>, moves: Py<MoveTable>) -> Self {
+        NativeContext { game, config, moves }
     }
 
     #[getter]
@@ -205,7 +124,7 @@ impl NativeContext {
     }
 
     #[getter]
-    fn moves(&self, py: Python<'_>) -> Py<PyAny> {
+    fn moves(&self, py: Python<'_>) -> Py<MoveTable> {
         self.moves.clone_ref(py)
     }
 }
@@ -294,12 +213,8 @@ impl NativeState {
 
     /// The action id of `mv` (`None` if it is not a move of this game).
     fn action_of(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-        let context = self.context.get();
-        if let Some(action) = context.action_ids.get().get(mv) {
-            return Ok(Some(action));
-        }
-        match context.encode.bind(py).call1((mv,)) {
-            Ok(action) => Ok(action.extract().ok()),
+        match self.context.get().moves.get().action_of(py, mv) {
+            Ok(action) => Ok(Some(action)),
             Err(e)
                 if e.is_instance_of::<PyValueError>(py)
                     || e.is_instance_of::<PyTypeError>(py)
@@ -328,9 +243,10 @@ impl NativeState {
             chain.push(step);
             step = before.ok_or_else(|| PyValueError::new_err("a native state without a Python state"))?;
         };
-        let moves = state.context.get().moves.bind(py);
+        let moves = state.context.get().moves.get();
         for link in chain.iter().rev() {
-            python = python.call_method1("apply", (moves.get_item(link.action)?,))?;
+            let action = u32::try_from(link.action).map_err(|_| poisoned())?;
+            python = python.call_method1("apply", (moves.move_of(py, action)?,))?;
             let _ = link.python.set(python.clone().unbind());
             *link.before.lock().map_err(|_| poisoned())? = None;
         }
@@ -406,7 +322,7 @@ impl NativeState {
     /// Every legal move (the Python engine's `Move` objects, in its order), as a lazy
     /// sequence: `random.choice` reads its length and one item.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<ActionSeq> {
-        let table = self.context.get().moves.clone_ref(py);
+        let table = self.context.get().moves.clone_ref(py).into_any();
         on!(&self.core, |p| p.actions(py, None, table))
     }
 
@@ -415,7 +331,7 @@ impl NativeState {
     }
 
     fn legal_moves_of_kind(&self, py: Python<'_>, kind: &str) -> PyResult<ActionSeq> {
-        let table = self.context.get().moves.clone_ref(py);
+        let table = self.context.get().moves.clone_ref(py).into_any();
         on!(&self.core, |p| p.actions(py, Some(kind), table))
     }
 
@@ -457,7 +373,7 @@ impl NativeState {
 
     /// The Python engine's `Move` of an action id (`Game.encoding`).
     fn move_of_action<'py>(&self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyAny>> {
-        self.context.get().moves.bind(py).get_item(action)
+        self.context.get().moves.bind(py).as_any().get_item(action)
     }
 
     fn is_terminal(&self) -> bool {
@@ -591,7 +507,7 @@ impl NativeState {
 
 /// Adds the protocol classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MoveIds>()?;
+    m.add_class::<MoveTable>()?;
     m.add_class::<NativeContext>()?;
     m.add_class::<NativeState>()
 }

@@ -3,6 +3,8 @@
 
 pub mod bits;
 pub mod mcts;
+#[cfg(feature = "python")]
+pub mod movetable;
 pub mod outcome;
 #[cfg(feature = "python")]
 pub mod pyfields;

@@ -12,7 +12,8 @@
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PySlice, PyString, PyTuple};
+use super::movetable::MoveTable;
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use std::sync::Arc;
 
 /// The Python int of every action id of a board, made once (empty: make them on demand).
@@ -53,17 +54,30 @@ impl ActionSource for Vec<u32> {
 pub struct ActionSeq {
     actions: Box<dyn ActionSource>,
     ints: Ints,
-    table: Option<Py<PyAny>>,
+    items: Items,
+}
+
+/// What a sequence's items are.
+enum Items {
+    /// The action ids (Python ints).
+    Ids,
+    /// The moves of a `MoveTable` (what the protocol state hands out).
+    Moves(Py<MoveTable>),
+    /// `table[action]` of any other mapping.
+    Mapping(Py<PyAny>),
 }
 
 impl ActionSeq {
     /// The sequence of `actions`; items are `table[action]` when a table is given.
-    pub fn new(actions: Box<dyn ActionSource>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
-        ActionSeq {
-            actions,
-            ints,
-            table,
-        }
+    pub fn new(py: Python<'_>, actions: Box<dyn ActionSource>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
+        let items = match table {
+            None => Items::Ids,
+            Some(table) => match table.bind(py).downcast::<MoveTable>() {
+                Ok(moves) => Items::Moves(moves.clone().unbind()),
+                Err(_) => Items::Mapping(table),
+            },
+        };
+        ActionSeq { actions, ints, items }
     }
 
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
@@ -71,23 +85,17 @@ impl ActionSeq {
     }
 
     fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
+        if let Items::Moves(moves) = &self.items {
+            return moves.get().move_of(py, action);
+        }
         let key = match self.ints.get(action as usize) {
             Some(int) => int.bind(py).clone(),
             None => action.into_pyobject(py)?.into_any(),
         };
-        let Some(table) = &self.table else {
-            return Ok(key);
-        };
-        let table = table.bind(py);
-        // A dict (or a dict subclass that decodes what it lacks, as `tabletop.native`'s
-        // move table): the plain lookup first, a third of `table[key]` through the
-        // subclass; `table[key]` only for a miss.
-        if let Ok(dict) = table.downcast::<PyDict>() {
-            if let Some(item) = dict.get_item(&key)? {
-                return Ok(item);
-            }
+        match &self.items {
+            Items::Mapping(table) => table.bind(py).get_item(key),
+            _ => Ok(key),
         }
-        table.get_item(key)
     }
 
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {

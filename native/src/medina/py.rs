@@ -122,7 +122,7 @@ fn action_seq(py: Python<'_>, legal: LegalWords, table: Option<Py<PyAny>>) -> Py
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
     })?;
-    Ok(ActionSeq::new(Box::new(legal), ints.clone(), table))
+    Ok(ActionSeq::new(py, Box::new(legal), ints.clone(), table))
 }
 
 impl ActionSource for LegalWords {

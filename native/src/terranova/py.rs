@@ -97,8 +97,8 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
-    fn action_seq(&self, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(actions, self.ints.clone(), table)
+    fn action_seq(&self, py: Python<'_>, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
+        ActionSeq::new(py, actions, self.ints.clone(), table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -237,9 +237,9 @@ impl TerraNovaState {
     /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
     /// (`ActionSeq`); with `table`, its items are `table[action]`.
     #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
+    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> ActionSeq {
         let actions = with!(&self.inner, |g, s| actions_of(g, s, s.legal_kinds(g).as_slice()));
-        self.action_seq(actions, table)
+        self.action_seq(py, actions, table)
     }
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
@@ -265,10 +265,10 @@ impl TerraNovaState {
 
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
     #[pyo3(signature = (kind, table = None))]
-    fn legal_actions_of_kind(&self, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
+    fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
         let kind = Kind::from_name(kind);
         let kinds = kind.as_slice();
-        self.action_seq(with!(&self.inner, |g, s| actions_of(g, s, kinds)), table)
+        self.action_seq(py, with!(&self.inner, |g, s| actions_of(g, s, kinds)), table)
     }
 
     fn is_legal(&self, action: i64) -> bool {
@@ -479,8 +479,8 @@ impl TerraNovaMutableState {
     /// As `TerraNovaState.legal_actions` (the sequence keeps its actions when this
     /// position changes).
     #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, table: Option<Py<PyAny>>) -> ActionSeq {
-        self.position.legal_actions(table)
+    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> ActionSeq {
+        self.position.legal_actions(py, table)
     }
 
     /// Plays `action` here; `ValueError` (and no change) if it is not legal.
@@ -541,10 +541,10 @@ impl crate::protocol::Position for TerraNovaState {
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.legal_kinds(py)
     }
-    fn actions(&self, _py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
+    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
         Ok(match kind {
-            None => self.legal_actions(Some(table)),
-            Some(kind) => self.legal_actions_of_kind(kind, Some(table)),
+            None => self.legal_actions(py, Some(table)),
+            Some(kind) => self.legal_actions_of_kind(py, kind, Some(table)),
         })
     }
     fn action_is_legal(&self, action: i64) -> bool {

@@ -104,7 +104,7 @@ class NativeGame:
         self.python = python
         self._state_class = state_class
         self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
-        self._move_tables: dict[int, _MoveTable] = {}
+        self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
 
     # -- metadata -------------------------------------------------------------------
 
@@ -161,7 +161,7 @@ class NativeGame:
         encoding: Encoding = self.python.encoding(python_initial.config)  # type: ignore[attr-defined]
         moves = self._move_tables.get(id(encoding))
         if moves is None or moves.encoding is not encoding:
-            moves = self._move_tables[id(encoding)] = _MoveTable(encoding)
+            moves = self._move_tables[id(encoding)] = native_module().MoveTable(encoding)  # type: ignore[union-attr]
         if len(self._shared) >= 256:
             self._shared.clear()
             self._move_tables.clear()
@@ -302,39 +302,13 @@ def python_state(state: State) -> State:
     return state.python_state() if isinstance(state, NativeState) else state
 
 
-class _MoveTable(dict[int, Move]):
-    """Action id → the Python ``Move`` (decoded once, then looked up), for one encoding."""
-
-    __slots__ = ("actions", "encoding")
-
-    def __init__(self, encoding: Encoding) -> None:
-        super().__init__()
-        self.encoding = encoding
-        # The action of each move handed out, by the object (kept alive by this table,
-        # so its address stays its own): applying a listed move needs no encoding.
-        self.actions: Any = native_module().MoveIds()  # type: ignore[union-attr]
-
-    def __missing__(self, action: int) -> Move:
-        move = self[action] = self.encoding.decode(action)
-        self.actions.add(move, action)
-        return move
-
-    def encode(self, move: Move) -> int:
-        """The action id of ``move``.
-
-        Raises:
-            ValueError: if it is not a move of this encoding.
-        """
-        action: int | None = self.actions.get(move)
-        return action if action is not None else self.encoding.encode(move)
-
-
 class _Shared:
-    """What the games from one initial position share: its Rust state, the move table."""
+    """What the games from one initial position share: its Rust state, the move table
+    (``tabletop._native.MoveTable``: action ids and the Python engine's ``Move`` objects)."""
 
     __slots__ = ("context_class", "initial_core", "moves")
 
-    def __init__(self, initial_core: Any, moves: _MoveTable) -> None:
+    def __init__(self, initial_core: Any, moves: Any) -> None:
         self.initial_core = initial_core
         self.moves = moves
         # Found once: a new game makes one `NativeContext`, and an import costs more.
@@ -410,8 +384,7 @@ def _new_state(context: Any, core: Any, python: State) -> NativeState:
 
 def _context(game: NativeGame, config: GameConfig, shared: _Shared) -> Any:
     """The ``NativeContext`` of one game: what its states share."""
-    moves = shared.moves
-    return shared.context_class(game, config, moves, moves.actions, moves.encode)
+    return shared.context_class(game, config, shared.moves)
 
 
 @dataclass(frozen=True, slots=True)
