@@ -24,6 +24,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyTuple, PyType};
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the protocol state needs of a game's Rust position (both games' Python classes
@@ -41,6 +42,8 @@ pub trait Position: Sized + Send + Sync {
     fn action_is_legal(&self, action: i64) -> bool;
     /// The position after `action`, `None` if it is not legal here.
     fn after(&self, action: i64) -> Option<Self>;
+    /// Plays `action` here if it is legal; whether it was (no change if not).
+    fn play(&mut self, action: i64) -> bool;
     fn score_list(&self) -> Vec<i64>;
     fn return_list(&self) -> Vec<f64>;
     fn winner_list(&self) -> Vec<usize>;
@@ -48,14 +51,66 @@ pub trait Position: Sized + Send + Sync {
 }
 
 /// A position of either game (one Python class for both: `isinstance` stays cheap).
-/// Medina's 1.5 kB position is boxed: inline, every Terra Nova state would be that size,
+/// Medina's 1.7 kB position is boxed: inline, every Terra Nova state would be that size,
 /// and each `apply` copies the value; Terra Nova's (656 bytes) stays inline, as a box
 /// would cost an allocation a move.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
 pub enum Core {
     TerraNova(TerraNovaState),
-    Medina(Box<MedinaState>),
+    Medina(MedinaBox),
+}
+
+thread_local! {
+    /// The boxes of dropped Medina positions, for the next ones: a Python loop drops a
+    /// state a move, and a 1.7 kB block is past the allocator's per-thread cache (about
+    /// 1 kB), so each new box cost a trip through its bins (about 5 % of a step). The
+    /// boxes themselves are what is kept (their allocations), hence `Vec<Box<_>>`.
+    #[allow(clippy::vec_box)]
+    static SPARE_BOXES: RefCell<Vec<Box<MedinaState>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A boxed Medina position whose box goes back to `SPARE_BOXES` when it is dropped.
+pub struct MedinaBox(Option<Box<MedinaState>>);
+
+impl MedinaBox {
+    /// A box holding a copy of `position` (a spare box if there is one).
+    fn copy_of(position: &MedinaState) -> MedinaBox {
+        let spare = SPARE_BOXES.try_with(|spare| spare.borrow_mut().pop()).ok().flatten();
+        MedinaBox(Some(match spare {
+            Some(mut boxed) => {
+                boxed.as_mut().clone_from(position);
+                boxed
+            }
+            None => Box::new(position.clone()),
+        }))
+    }
+}
+
+impl std::ops::Deref for MedinaBox {
+    type Target = MedinaState;
+    fn deref(&self) -> &MedinaState {
+        self.0.as_deref().expect("a MedinaBox holds its box until dropped")
+    }
+}
+
+impl std::ops::DerefMut for MedinaBox {
+    fn deref_mut(&mut self) -> &mut MedinaState {
+        self.0.as_deref_mut().expect("a MedinaBox holds its box until dropped")
+    }
+}
+
+impl Drop for MedinaBox {
+    fn drop(&mut self) {
+        if let Some(boxed) = self.0.take() {
+            // A thread that is ending has no list any more: the box is then just freed.
+            let _ = SPARE_BOXES.try_with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < 64 {
+                    spare.push(boxed);
+                }
+            });
+        }
+    }
 }
 
 /// Runs `$body` with `$p: &impl Position` for whichever game it is.
@@ -72,7 +127,10 @@ impl Core {
     fn after(&self, action: i64) -> Option<Core> {
         match self {
             Core::TerraNova(p) => p.after(action).map(Core::TerraNova),
-            Core::Medina(p) => p.after(action).map(|p| Core::Medina(Box::new(p))),
+            Core::Medina(p) => {
+                let mut next = MedinaBox::copy_of(p);
+                next.play(action).then_some(Core::Medina(next))
+            }
         }
     }
 
@@ -81,7 +139,7 @@ impl Core {
             return Ok(Core::TerraNova(p.get().clone()));
         }
         if let Ok(p) = core.downcast::<MedinaState>() {
-            return Ok(Core::Medina(Box::new(p.get().clone())));
+            return Ok(Core::Medina(MedinaBox::copy_of(p.get())));
         }
         Err(PyTypeError::new_err(format!(
             "not a native engine's position: {}",
@@ -92,7 +150,7 @@ impl Core {
     fn to_python(&self, py: Python<'_>) -> PyResult<PyObject> {
         Ok(match self {
             Core::TerraNova(p) => Py::new(py, p.clone())?.into_any(),
-            Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
+            Core::Medina(p) => Py::new(py, MedinaState::clone(&**p))?.into_any(),
         })
     }
 }

@@ -513,6 +513,9 @@ impl crate::protocol::Position for MedinaState {
         let mut next = self.state;
         apply_in_place(&mut next, action).ok().map(|()| MedinaState { state: next })
     }
+    fn play(&mut self, action: i64) -> bool {
+        apply_in_place(&mut self.state, action).is_ok()
+    }
     fn score_list(&self) -> Vec<i64> {
         self.scores()
     }

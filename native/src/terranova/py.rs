@@ -553,6 +553,12 @@ impl crate::protocol::Position for TerraNovaState {
     fn after(&self, action: i64) -> Option<Self> {
         self.apply(action).ok()
     }
+    fn play(&mut self, action: i64) -> bool {
+        match &mut self.inner {
+            Inner::Small(g, s) => play_in_place(g, s, action),
+            Inner::Large(g, s) => play_in_place(g, s, action),
+        }
+    }
     fn score_list(&self) -> Vec<i64> {
         self.scores().into_iter().map(i64::from).collect()
     }
