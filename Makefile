@@ -24,7 +24,7 @@ install: $(VENV)/.installed
 ## Python engines do everything.  `make test CARGO=` acts as if cargo were missing.
 CARGO ?= $(shell command -v cargo 2>/dev/null)
 NATIVE_SO := src/tabletop/_native.abi3.so
-NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock
+NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock native/.cargo/config.toml
 
 native: $(if $(CARGO),$(NATIVE_SO),native-missing)
 
