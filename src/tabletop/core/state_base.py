@@ -9,6 +9,7 @@ calls them on every step).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, TypeVar
 
@@ -84,6 +85,7 @@ class FrozenState:
     _draft_type: ClassVar[type[Any]]
     _copy: ClassVar[Callable[..., Any]]
     _blank: ClassVar[Callable[..., Any]]
+    _field_values: ClassVar[Callable[..., tuple[object, ...]]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -91,6 +93,12 @@ class FrozenState:
             return  # the draft type made below
         slots = cls.__dict__.get("__slots__", ())
         cls.FIELDS = tuple(name for name in slots if name not in cls.MEMO)
+        # Every field's value in one C call (``_values``, ``build``): a generator of
+        # ``getattr`` cost a new Terra Nova game about 7 µs of its 12 in ``build`` alone.
+        getter: Callable[[Any], Any] = operator.attrgetter(*cls.FIELDS) if cls.FIELDS else (lambda state: ())
+        if len(cls.FIELDS) == 1:
+            getter = (lambda one: lambda state: (one(state),))(getter)
+        cls._field_values = staticmethod(getter)
         cls._frozen = cls
         cls._draft_type = type(
             f"{cls.__name__}Draft",
@@ -123,7 +131,7 @@ class FrozenState:
         raise FrozenStateError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
 
     def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.FIELDS)
+        return self._field_values(self)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -180,9 +188,11 @@ def build(new: S) -> S:
     Raises:
         TypeError: naming the fields left unset.
     """
-    missing = [name for name in new.FIELDS if not hasattr(new, name)]
-    if missing:
-        raise TypeError(f"{new._frozen.__name__} built without {', '.join(missing)}")
+    try:
+        new._field_values(new)
+    except AttributeError:
+        missing = [name for name in new.FIELDS if not hasattr(new, name)]
+        raise TypeError(f"{new._frozen.__name__} built without {', '.join(missing)}") from None
     return freeze(new)
 
 
