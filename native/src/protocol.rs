@@ -20,10 +20,10 @@ use crate::common::pyseq::ActionSeq;
 use crate::medina::py::MedinaState;
 use crate::terranova::py::TerraNovaState;
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyTuple, PyType};
+use pyo3::types::{PyBool, PyTuple, PyType};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -421,7 +421,9 @@ impl NativeState {
     fn apply_action(slf: &Bound<'_, Self>, action: &Bound<'_, PyAny>) -> PyResult<Self> {
         let py = slf.py();
         let state = slf.get();
-        if let Ok(id) = action.extract::<i64>() {
+        // `True` is an int to Python, not an action id to anyone.
+        let id = if action.is_instance_of::<PyBool>() { None } else { action.extract::<i64>().ok() };
+        if let Some(id) = id {
             if let Some(core) = state.core.after(id) {
                 return Ok(state.child(py, core, id));
             }
@@ -430,7 +432,10 @@ impl NativeState {
     }
 
     /// The Python engine's `Move` of an action id (`Game.encoding`).
-    fn move_of_action<'py>(&self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyAny>> {
+    fn move_of_action<'py>(&self, py: Python<'py>, action: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        if action.is_instance_of::<PyBool>() {
+            return Err(PyKeyError::new_err(action.clone().unbind()));
+        }
         self.context.get().moves.bind(py).as_any().get_item(action)
     }
 
