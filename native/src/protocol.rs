@@ -40,8 +40,6 @@ pub trait Position: Sized + Send + Sync {
     /// The legal actions (of one kind, or all), items `table[action]`.
     fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq>;
     fn action_is_legal(&self, action: i64) -> bool;
-    /// The position after `action`, `None` if it is not legal here.
-    fn after(&self, action: i64) -> Option<Self>;
     /// Plays `action` here if it is legal; whether it was (no change if not).
     fn play(&mut self, action: i64) -> bool;
     fn score_list(&self) -> Vec<i64>;
@@ -50,33 +48,50 @@ pub trait Position: Sized + Send + Sync {
     fn termination_name(&self) -> Option<&'static str>;
 }
 
-/// A position of either game (one Python class for both: `isinstance` stays cheap).
-/// Medina's 1.7 kB position is boxed: inline, every Terra Nova state would be that size,
-/// and each `apply` copies the value; Terra Nova's (656 bytes) stays inline, as a box
-/// would cost an allocation a move.
-#[allow(clippy::large_enum_variant)]
+/// A position of either game (one Python class for both: `isinstance` stays cheap),
+/// boxed: a state object then stays small whatever the game (Medina's position is
+/// 1.7 kB, Terra Nova's 0.7 kB), and a move copies the position once, into its box.
 pub enum Core {
-    TerraNova(TerraNovaState),
-    Medina(MedinaBox),
+    TerraNova(Spare<TerraNovaState>),
+    Medina(Spare<MedinaState>),
 }
 
-thread_local! {
-    /// The boxes of dropped Medina positions, for the next ones: a Python loop drops a
-    /// state a move, and a 1.7 kB block is past the allocator's per-thread cache (about
-    /// 1 kB), so each new box cost a trip through its bins (about 5 % of a step). The
-    /// boxes themselves are what is kept (their allocations), hence `Vec<Box<_>>`.
-    #[allow(clippy::vec_box)]
-    static SPARE_BOXES: RefCell<Vec<Box<MedinaState>>> = const { RefCell::new(Vec::new()) };
+/// A position type whose boxes are reused: a Python loop drops a state a move, and
+/// allocating a box of a kilobyte or two (past the allocator's per-thread cache of about
+/// 1 kB, for Medina's) cost about 5 % of a step.
+pub trait Reused: Clone + 'static {
+    /// Runs `f` on this thread's spare boxes (`None` while the thread is ending).
+    fn with_spares<R>(f: impl FnOnce(&mut Vec<Box<Self>>) -> R) -> Option<R>;
 }
 
-/// A boxed Medina position whose box goes back to `SPARE_BOXES` when it is dropped.
-pub struct MedinaBox(Option<Box<MedinaState>>);
+macro_rules! reused {
+    ($type:ty, $spares:ident) => {
+        thread_local! {
+            // The boxes themselves are what is kept (their allocations), hence `Vec<Box<_>>`.
+            #[allow(clippy::vec_box)]
+            static $spares: RefCell<Vec<Box<$type>>> = const { RefCell::new(Vec::new()) };
+        }
+        impl Reused for $type {
+            fn with_spares<R>(f: impl FnOnce(&mut Vec<Box<Self>>) -> R) -> Option<R> {
+                $spares.try_with(|spares| f(&mut spares.borrow_mut())).ok()
+            }
+        }
+    };
+}
 
-impl MedinaBox {
+reused!(TerraNovaState, TERRANOVA_SPARES);
+reused!(MedinaState, MEDINA_SPARES);
+
+/// The most spare boxes a thread keeps per game.
+const MAX_SPARES: usize = 64;
+
+/// A boxed position whose box goes back to its thread's spares when dropped.
+pub struct Spare<T: Reused>(Option<Box<T>>);
+
+impl<T: Reused> Spare<T> {
     /// A box holding a copy of `position` (a spare box if there is one).
-    fn copy_of(position: &MedinaState) -> MedinaBox {
-        let spare = SPARE_BOXES.try_with(|spare| spare.borrow_mut().pop()).ok().flatten();
-        MedinaBox(Some(match spare {
+    fn copy_of(position: &T) -> Spare<T> {
+        Spare(Some(match T::with_spares(|spares| spares.pop()).flatten() {
             Some(mut boxed) => {
                 boxed.as_mut().clone_from(position);
                 boxed
@@ -86,27 +101,26 @@ impl MedinaBox {
     }
 }
 
-impl std::ops::Deref for MedinaBox {
-    type Target = MedinaState;
-    fn deref(&self) -> &MedinaState {
-        self.0.as_deref().expect("a MedinaBox holds its box until dropped")
+impl<T: Reused> std::ops::Deref for Spare<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0.as_deref().expect("a Spare holds its box until dropped")
     }
 }
 
-impl std::ops::DerefMut for MedinaBox {
-    fn deref_mut(&mut self) -> &mut MedinaState {
-        self.0.as_deref_mut().expect("a MedinaBox holds its box until dropped")
+impl<T: Reused> std::ops::DerefMut for Spare<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0.as_deref_mut().expect("a Spare holds its box until dropped")
     }
 }
 
-impl Drop for MedinaBox {
+impl<T: Reused> Drop for Spare<T> {
     fn drop(&mut self) {
         if let Some(boxed) = self.0.take() {
-            // A thread that is ending has no list any more: the box is then just freed.
-            let _ = SPARE_BOXES.try_with(|spare| {
-                let mut spare = spare.borrow_mut();
-                if spare.len() < 64 {
-                    spare.push(boxed);
+            // A thread that is ending has no spares any more: the box is then just freed.
+            let _ = T::with_spares(|spares| {
+                if spares.len() < MAX_SPARES {
+                    spares.push(boxed);
                 }
             });
         }
@@ -126,9 +140,12 @@ macro_rules! on {
 impl Core {
     fn after(&self, action: i64) -> Option<Core> {
         match self {
-            Core::TerraNova(p) => p.after(action).map(Core::TerraNova),
+            Core::TerraNova(p) => {
+                let mut next = Spare::copy_of(&**p);
+                next.play(action).then_some(Core::TerraNova(next))
+            }
             Core::Medina(p) => {
-                let mut next = MedinaBox::copy_of(p);
+                let mut next = Spare::copy_of(&**p);
                 next.play(action).then_some(Core::Medina(next))
             }
         }
@@ -136,10 +153,10 @@ impl Core {
 
     fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
         if let Ok(p) = core.downcast::<TerraNovaState>() {
-            return Ok(Core::TerraNova(p.get().clone()));
+            return Ok(Core::TerraNova(Spare::copy_of(p.get())));
         }
         if let Ok(p) = core.downcast::<MedinaState>() {
-            return Ok(Core::Medina(MedinaBox::copy_of(p.get())));
+            return Ok(Core::Medina(Spare::copy_of(p.get())));
         }
         Err(PyTypeError::new_err(format!(
             "not a native engine's position: {}",
@@ -149,8 +166,8 @@ impl Core {
 
     fn to_python(&self, py: Python<'_>) -> PyResult<PyObject> {
         Ok(match self {
-            Core::TerraNova(p) => Py::new(py, p.clone())?.into_any(),
-            Core::Medina(p) => Py::new(py, MedinaState::clone(&**p))?.into_any(),
+            Core::TerraNova(p) => Py::new(py, TerraNovaState::clone(p))?.into_any(),
+            Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
         })
     }
 }

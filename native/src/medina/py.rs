@@ -509,10 +509,6 @@ impl crate::protocol::Position for MedinaState {
     fn action_is_legal(&self, action: i64) -> bool {
         self.is_legal(action)
     }
-    fn after(&self, action: i64) -> Option<Self> {
-        let mut next = self.state;
-        apply_in_place(&mut next, action).ok().map(|()| MedinaState { state: next })
-    }
     fn play(&mut self, action: i64) -> bool {
         apply_in_place(&mut self.state, action).is_ok()
     }

@@ -550,9 +550,6 @@ impl crate::protocol::Position for TerraNovaState {
     fn action_is_legal(&self, action: i64) -> bool {
         self.is_legal(action)
     }
-    fn after(&self, action: i64) -> Option<Self> {
-        self.apply(action).ok()
-    }
     fn play(&mut self, action: i64) -> bool {
         match &mut self.inner {
             Inner::Small(g, s) => play_in_place(g, s, action),
