@@ -1,7 +1,7 @@
 """Terra Nova (Leocata & Evola, 2006): the rules engine, registered as ``terranova``.
 
 >>> from tabletop import GameConfig, make
->>> game = make("terranova")
+>>> game = make("terranova", engine="python")  # this engine, whose fields are read below
 >>> state = game.new_initial_state(GameConfig(num_players=2, seed=1))
 >>> state.phase, state.supply, len(state.legal_moves()) == state.board.num_cells
 ('placement', 80, True)
