@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop.ai.agent import random_move
-from tabletop.core.protocol import Game, GameConfig
+from tabletop.core.protocol import Game, GameConfig, State
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,19 +150,16 @@ def bench_action_loop(
     actions, CPU time.  Each game starts from ``game.new_initial_state`` of its own
     config, as OpenSpiel's loop starts each from ``new_initial_state()``.
     """
-    rng = random.Random(seed)
-    games = actions = 0
-    start = time.process_time()
-    elapsed = 0.0
-    while games < min_games or elapsed < seconds:
-        state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
+
+    def play(state: State, rng: random.Random) -> int:
         core = native_core(state).mutable_copy()
+        actions = 0
         while not core.is_terminal():
             core.apply_action(rng.choice(core.legal_actions()))
             actions += 1
-        games += 1
-        elapsed = time.process_time() - start
-    return PlayoutBench(game.id, num_players, games, actions, elapsed)
+        return actions
+
+    return _cpu_timed_games(game, num_players, play, seconds, min_games, seed, ruleset)
 
 
 def bench_protocol_loop(
@@ -177,15 +174,36 @@ def bench_protocol_loop(
     objects and every ``apply`` makes a new immutable state.  On the native engine every
     call is a Rust method of the state (``tabletop._native.NativeState``).
     """
+
+    def play(state: State, rng: random.Random) -> int:
+        actions = 0
+        while not state.is_terminal():
+            state = state.apply(rng.choice(state.legal_moves()))
+            actions += 1
+        return actions
+
+    return _cpu_timed_games(game, num_players, play, seconds, min_games, seed, ruleset)
+
+
+def _cpu_timed_games(
+    game: Game,
+    num_players: int,
+    play: Callable[[State, random.Random], int],
+    seconds: float,
+    min_games: int,
+    seed: int,
+    ruleset: str,
+) -> PlayoutBench:
+    """Games played by ``play(initial state, rng) -> actions`` for about ``seconds`` of CPU
+    time (at least ``min_games``), each from the config of seed ``seed + i``.  The steps
+    stay in ``play``'s own loop: only a call per game is added to what is timed."""
     rng = random.Random(seed)
     games = actions = 0
     start = time.process_time()
     elapsed = 0.0
     while games < min_games or elapsed < seconds:
         state = game.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=seed + games))
-        while not state.is_terminal():
-            state = state.apply(rng.choice(state.legal_moves()))
-            actions += 1
+        actions += play(state, rng)
         games += 1
         elapsed = time.process_time() - start
     return PlayoutBench(game.id, num_players, games, actions, elapsed)
