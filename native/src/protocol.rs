@@ -16,14 +16,14 @@
 //! moves since the nearest state that has one.
 
 use crate::common::movetable::MoveTable;
-use crate::common::pyseq::ActionSeq;
+use crate::common::pyseq::{batch_size, ActionSeq};
 use crate::medina::py::MedinaState;
 use crate::terranova::py::TerraNovaState;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -42,6 +42,10 @@ pub trait Position: Sized + Send + Sync {
     fn action_is_legal(&self, action: i64) -> bool;
     /// Plays `action` here if it is legal; whether it was (no change if not).
     fn play(&mut self, action: i64) -> bool;
+    /// How many action ids the game's encoding has (the length of a legal-action mask).
+    fn num_actions(&self) -> usize;
+    /// Sets `mask[a] = 1` for every legal action `a` (`mask` is `num_actions()` long).
+    fn mark_legal(&self, mask: &mut [u8]);
     fn score_list(&self) -> Vec<i64>;
     fn return_list(&self) -> Vec<f64>;
     fn winner_list(&self) -> Vec<usize>;
@@ -170,6 +174,35 @@ impl Core {
             Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
         })
     }
+}
+
+/// What a batch step returns: the next positions (`None` where the action is not legal),
+/// one byte per game (1: over), each game's returns (empty where not legal), and the next
+/// positions' legal-action masks end to end (zeros where not legal).
+pub type Batch<P> = (Vec<Option<P>>, Vec<u8>, Vec<Vec<f64>>, Vec<u8>);
+
+/// Steps `states[i]` by `actions[i]` for every `i`: the batch both games' `step_batch`
+/// and `NativeState.step_batch` run. The positions must share one encoding (one
+/// `num_actions`), and there must be an action per position (`ValueError` if not).
+pub fn step_all<P: Position + Clone>(states: &[&P], actions: &[i64]) -> PyResult<Batch<P>> {
+    let size = batch_size(states.iter().map(|s| s.num_actions()), actions)?;
+    let mut next = Vec::with_capacity(states.len());
+    let mut over = vec![0u8; states.len()];
+    let mut returns = Vec::with_capacity(states.len());
+    let mut masks = vec![0u8; states.len() * size];
+    for (i, (&state, &action)) in states.iter().zip(actions).enumerate() {
+        let mut after = state.clone();
+        if !after.play(action) {
+            next.push(None);
+            returns.push(Vec::new());
+            continue;
+        }
+        over[i] = after.is_terminal() as u8;
+        returns.push(after.return_list());
+        after.mark_legal(&mut masks[i * size..(i + 1) * size]);
+        next.push(Some(after));
+    }
+    Ok((next, over, returns, masks))
 }
 
 /// What every state of one game shares: the `Game`, its config, and the move table.
@@ -553,36 +586,38 @@ impl NativeState {
         py: Python<'py>,
         states: Vec<Bound<'py, NativeState>>,
         actions: Vec<i64>,
-    ) -> PyResult<(Vec<Option<NativeState>>, Bound<'py, PyAny>, Vec<Vec<f64>>, Bound<'py, PyAny>)> {
-        let mut cores = Vec::with_capacity(states.len());
-        for state in &states {
-            cores.push(state.get().core.to_python(py)?.into_bound(py));
-        }
-        let first = cores.first().map(|c| c.get_type());
-        if first.as_ref().is_some_and(|t| cores.iter().any(|c| !c.get_type().is(t))) {
-            return Err(PyValueError::new_err("step_batch: the states are of different games"));
-        }
-        let Some(class) = first else {
-            let empty = pyo3::types::PyBytes::new(py, b"").into_any();
-            return Ok((Vec::new(), empty.clone(), Vec::new(), empty));
+    ) -> PyResult<(Vec<Option<NativeState>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+        let cores: Vec<&Core> = states.iter().map(|s| &s.get().core).collect();
+        let (next, over, returns, masks) = match cores.first() {
+            None | Some(Core::TerraNova(_)) => {
+                let positions = one_game(&cores, |c| if let Core::TerraNova(p) = c { Some(&**p) } else { None })?;
+                let (next, over, returns, masks) = step_all(&positions, &actions)?;
+                let next = next.into_iter().map(|p| p.map(|p| Core::TerraNova(Spare::copy_of(&p)))).collect();
+                (next, over, returns, masks)
+            }
+            Some(Core::Medina(_)) => {
+                let positions = one_game(&cores, |c| if let Core::Medina(p) = c { Some(&**p) } else { None })?;
+                let (next, over, returns, masks) = step_all(&positions, &actions)?;
+                let next = next.into_iter().map(|p| p.map(|p| Core::Medina(Spare::copy_of(&p)))).collect::<Vec<_>>();
+                (next, over, returns, masks)
+            }
         };
-        #[allow(clippy::type_complexity)]
-        let (next, over, returns, masks): (
-            Vec<Option<Bound<'py, PyAny>>>,
-            Bound<'py, PyAny>,
-            Vec<Vec<f64>>,
-            Bound<'py, PyAny>,
-        ) =
-            class.call_method1("step_batch", (cores, actions.clone()))?.extract()?;
-        let mut out = Vec::with_capacity(next.len());
-        for ((state, after), &action) in states.iter().zip(next).zip(&actions) {
-            out.push(match after {
-                Some(core) => Some(state.get().child(py, Core::from_python(&core)?, action)),
-                None => None,
-            });
-        }
-        Ok((out, over, returns, masks))
+        let next = states
+            .iter()
+            .zip(next)
+            .zip(&actions)
+            .map(|((state, core), &action)| core.map(|core| state.get().child(py, core, action)))
+            .collect();
+        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
+}
+
+/// The positions of `cores`, all of the game `of` reads (`ValueError` for another game's).
+fn one_game<'a, P>(cores: &[&'a Core], of: impl Fn(&'a Core) -> Option<&'a P>) -> PyResult<Vec<&'a P>> {
+    cores
+        .iter()
+        .map(|&core| of(core).ok_or_else(|| PyValueError::new_err("step_batch: the states are of different games")))
+        .collect()
 }
 
 /// Adds the protocol classes to the module.

@@ -13,7 +13,7 @@ use super::state::{
 };
 use crate::common::mcts;
 use crate::common::pyfields::Fields;
-use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
+use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -205,7 +205,7 @@ impl MedinaState {
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
     fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         let mut mask = [0u8; NUM_ACTIONS];
-        self.state.legal().for_each(|a| mask[a] = 1);
+        crate::protocol::Position::mark_legal(self, &mut mask);
         PyBytes::new(py, &mask)
     }
 
@@ -248,22 +248,8 @@ impl MedinaState {
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
     ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
-        batch_size(states.iter().map(|_| NUM_ACTIONS), &actions)?;
-        let mut next = Vec::with_capacity(states.len());
-        let mut over = vec![0u8; states.len()];
-        let mut returns = Vec::with_capacity(states.len());
-        let mut masks = vec![0u8; states.len() * NUM_ACTIONS];
-        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
-            let Ok(after) = state.apply(action) else {
-                next.push(None);
-                returns.push(Vec::new());
-                continue;
-            };
-            over[i] = after.state.is_terminal() as u8;
-            returns.push(after.returns());
-            after.state.legal().for_each(|a| masks[i * NUM_ACTIONS + a] = 1);
-            next.push(Some(after));
-        }
+        let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
+        let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
         Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
@@ -511,6 +497,12 @@ impl crate::protocol::Position for MedinaState {
     }
     fn play(&mut self, action: i64) -> bool {
         apply_in_place(&mut self.state, action).is_ok()
+    }
+    fn num_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+    fn mark_legal(&self, mask: &mut [u8]) {
+        self.state.legal().for_each(|a| mask[a] = 1);
     }
     fn score_list(&self) -> Vec<i64> {
         self.scores()

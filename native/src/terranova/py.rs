@@ -8,7 +8,7 @@ use super::state::{ActionRuns, Game, Kind, State};
 use crate::common::mcts;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;
-use crate::common::pyseq::{batch_size, interned, ActionSeq, ActionSource, Ints};
+use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -244,13 +244,9 @@ impl TerraNovaState {
 
     /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
     fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        with!(&self.inner, |g, s| {
-            let mut mask = vec![0u8; g.board.num_actions()];
-            for a in s.legal_actions(g) {
-                mask[a as usize] = 1;
-            }
-            PyBytes::new(py, &mask)
-        })
+        let mut mask = vec![0u8; self.num_distinct_actions()];
+        crate::protocol::Position::mark_legal(self, &mut mask);
+        PyBytes::new(py, &mask)
     }
 
     /// The legal kinds, as a tuple of (interned) names.
@@ -305,26 +301,8 @@ impl TerraNovaState {
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
     ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
-        let size = batch_size(states.iter().map(|s| s.num_distinct_actions()), &actions)?;
-        let mut next = Vec::with_capacity(states.len());
-        let mut over = vec![0u8; states.len()];
-        let mut returns = Vec::with_capacity(states.len());
-        let mut masks = vec![0u8; states.len() * size];
-        for (i, (state, &action)) in states.iter().zip(&actions).enumerate() {
-            let Ok(after) = state.apply(action) else {
-                next.push(None);
-                returns.push(Vec::new());
-                continue;
-            };
-            with!(&after.inner, |g, s| {
-                over[i] = s.is_terminal() as u8;
-                returns.push(returns_of(g, s));
-                for a in s.legal_actions(g) {
-                    masks[i * size + a as usize] = 1;
-                }
-            });
-            next.push(Some(after));
-        }
+        let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
+        let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
         Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
     }
 
@@ -549,6 +527,16 @@ impl crate::protocol::Position for TerraNovaState {
     }
     fn action_is_legal(&self, action: i64) -> bool {
         self.is_legal(action)
+    }
+    fn num_actions(&self) -> usize {
+        self.num_distinct_actions()
+    }
+    fn mark_legal(&self, mask: &mut [u8]) {
+        with!(&self.inner, |g, s| {
+            for a in s.legal_actions(g) {
+                mask[a as usize] = 1;
+            }
+        })
     }
     fn play(&mut self, action: i64) -> bool {
         match &mut self.inner {
