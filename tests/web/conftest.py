@@ -65,7 +65,8 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     pg = context.new_page()
     errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
+    # The stack says where: a message alone ("Cannot read properties of null") rarely does.
+    pg.on("pageerror", lambda e: errors.append(f"{e}\n{getattr(e, 'stack', '') or ''}"))
     # The server's Content-Security-Policy must not block anything the page itself uses.
     pg.on(
         "console",

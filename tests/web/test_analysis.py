@@ -70,3 +70,32 @@ def test_analyse_a_finished_game_and_step_to_a_marked_turn(page: Any, server: st
     page.click(f'#analysis-turns li[data-ply="{ply}"]')
     page.wait_for_function("p => document.querySelector('#replay-slider')?.value === String(p)", arg=ply)
     assert page.query_selector("#board .better") is not None
+
+
+def test_an_answer_cut_off_midway_is_a_failed_request_not_a_page_error(page: Any, server: str) -> None:
+    """A server killed while it sends a body leaves the browser a 200 with half a JSON
+    document (a restart test met this in CI): the page treats it as a failed request,
+    raises nothing, and asks again later."""
+    answers: list[str] = []
+
+    def cut_off_once(route: Any) -> None:
+        answers.append(route.request.url)
+        if len(answers) == 1:
+            route.fulfill(status=200, content_type="application/json", body='{"games": [{"id": "med')
+        else:
+            route.continue_()
+
+    page.route("**/api/games", cut_off_once)
+    created = create(server, "medina", [("Ann", "human"), ("Bot 1", "random"), ("Bot 2", "random")], seed=5)
+    page.goto(server + created["seats"][0]["link"])
+    page.wait_for_selector("#hint-level", timeout=20000)
+    page.wait_for_function("() => document.querySelector('#hint-level') !== null")
+    assert answers, "the hint box asks for the level names"
+    # The next drawing of the hint box asks again (asking for a hint draws it), and the
+    # picker then shows the ladder's names, not the bots' ids.
+    page.click("#hint")
+    page.wait_for_selector("#hint-text", timeout=30000)
+    assert len(answers) >= 2
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#hint-level option')].some((o) => o.textContent !== o.value)"
+    )

@@ -6,20 +6,23 @@ import { t } from "./i18n.js";
 
 const CELL = /[A-Za-z]+\d+/g;
 
-let levels = null; // the bot specs the server knows (GET /api/agents), loaded once
+let levels = ["greedy"]; // the bot specs the server knows (GET /api/agents); greedy until they come
 let levelNames = {}; // ladder level key -> display name (GET /api/games), the same in every game
+let asked = false; // a request is on its way or has answered (a failed one is asked again)
 
 function loadLevels(rerender) {
-  if (levels) return levels;
-  levels = ["greedy"];
+  if (asked) return levels;
+  asked = true;
   Promise.all([api("/api/agents"), api("/api/games")]).then(
     ([a, games]) => {
-      const bots = a.agents.filter((x) => x !== "human" && x !== "random" && x !== "beginner");
+      const bots = (a?.agents || []).filter((x) => x !== "human" && x !== "random" && x !== "beginner");
       if (bots.length) levels = bots;
-      for (const level of games[0]?.ladder || []) levelNames[level.key] = level.name;
+      for (const level of games?.[0]?.ladder || []) levelNames[level.key] = level.name;
       rerender();
     },
-    () => null,
+    () => {
+      asked = false; // the next drawing of a picker asks again
+    },
   );
   return levels;
 }

@@ -25,8 +25,28 @@ export async function api(path, { method = "GET", body } = {}) {
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const data = await r.json().catch(() => null);
+  return answer(r);
+}
+
+/**
+ * The JSON body of a response.  A refusal's body may be anything (a proxy's HTML page):
+ * the status says what went wrong.  A success whose body cannot be read (a server
+ * killed while it sent it leaves half a document) is a failed request too, never a
+ * `null` the caller would take for an answer.
+ */
+async function answer(r) {
+  const text = await r.text().catch(() => null);
+  let data = null;
+  let readable = text !== null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      readable = false;
+    }
+  }
   if (!r.ok) throw new ApiError(r.status, data);
+  if (!readable) throw new ApiError(0, { detail: "the server's answer was cut off; try again" });
   return data;
 }
 
