@@ -27,6 +27,9 @@ struct Known {
     moves: Vec<Option<Py<PyAny>>>,
     /// The action of each move in `moves`, by the object's address.
     ids: HashMap<usize, i64, BuildHasherDefault<AddressHasher>>,
+    /// The address and action of the move handed out last: a Python loop applies the
+    /// move it was just handed, found here without a probe of `ids` (a cold line).
+    last: (usize, i64),
 }
 
 /// Hashes an object address: the bits above the allocator's 16-byte alignment, mixed by
@@ -57,9 +60,11 @@ impl MoveTable {
     pub fn move_of<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
         let slot = action as usize;
         {
-            let known = self.known.lock().map_err(|_| poisoned())?;
+            let mut known = self.known.lock().map_err(|_| poisoned())?;
             if let Some(Some(mv)) = known.moves.get(slot) {
-                return Ok(mv.bind(py).clone());
+                let mv = mv.bind(py).clone();
+                known.last = (mv.as_ptr() as usize, action as i64);
+                return Ok(mv);
             }
         }
         // Decoded without the lock held: `decode` is Python, and may take the GIL's turn.
@@ -73,13 +78,18 @@ impl MoveTable {
         }
         known.moves[slot] = Some(mv.clone().unbind());
         known.ids.insert(mv.as_ptr() as usize, action as i64);
+        known.last = (mv.as_ptr() as usize, action as i64);
         Ok(mv)
     }
 
     /// The action of `mv` if it is a move this table handed out.
     pub fn listed_action(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
         let known = self.known.lock().ok()?;
-        known.ids.get(&(mv.as_ptr() as usize)).copied()
+        let address = mv.as_ptr() as usize;
+        if known.last.0 == address {
+            return Some(known.last.1);
+        }
+        known.ids.get(&address).copied()
     }
 
     /// The action of any `Move` of the game (`Encoding.encode`, which raises for others).

@@ -255,23 +255,29 @@ fn select_bit(word: u64, k: u32) -> u32 {
 }
 
 impl<const W: usize> ActionRuns<W> {
-    /// Sets the legal slides of the pioneers on the layout positions `sources` (every
-    /// copy) over the empty cells `lines`, leaving out the slides back onto the
-    /// positions `forbidden` (`(pioneer's position, destination's position)` in one copy).
-    fn set_slides(
-        &mut self,
-        b: &Board<W>,
-        lines: &Lines<W>,
-        sources: &[Bits<W>; LINE_WORDS_PER_W],
-        forbidden: &[(u32, u32)],
-    ) {
+    /// Sets the legal slides of the pioneers on the cells `pioneers` (from every copy of
+    /// their cells in the layout) over the empty cells `lines`, leaving out the slides
+    /// back onto the positions `forbidden` (`(pioneer's position, destination's
+    /// position)` in one copy).
+    fn set_slides(&mut self, b: &Board<W>, lines: &Lines<W>, pioneers: &Bits<W>, forbidden: &[(u32, u32)]) {
         let bytes = lines.words.as_flattened();
-        let words = b.line_bits.div_ceil(64);
-        self.reached = Vec::with_capacity(words);
+        let words = b.line_words;
+        // Each pioneer's layout words OR-ed in, a row at a time (`Board::line_masks`).
+        let mut sources = [[0u64; W]; LINE_WORDS_PER_W];
+        let sources = sources.as_flattened_mut();
+        for cell in pioneers.iter() {
+            let row = &b.line_masks[cell * words..(cell + 1) * words];
+            for (source, &mask) in sources[..words].iter_mut().zip(row) {
+                *source |= mask;
+            }
+        }
+        // The words are made in place (the source words become the reached ones), so
+        // that the carry stays in a register: pushed onto the vector one at a time, it
+        // went through memory at every word.
         let (mut shifted_in, mut carry) = (0u64, false);
-        for (k, &empty) in bytes[..words].iter().enumerate() {
+        for (slot, &empty) in sources[..words].iter_mut().zip(&bytes[..words]) {
             let empty = u64::from_le_bytes(empty);
-            let from = sources[k / W].0[k % W];
+            let from = *slot;
             // The first cell of each run: the empty cell right after a source.
             let firsts = (from << 1 | shifted_in) & empty;
             shifted_in = from >> 63;
@@ -280,8 +286,9 @@ impl<const W: usize> ActionRuns<W> {
             let (sum, over) = empty.overflowing_add(firsts);
             let (sum, over_again) = sum.overflowing_add(carry as u64);
             carry = over || over_again;
-            self.reached.push(empty & !sum);
+            *slot = empty & !sum;
         }
+        self.reached = sources[..words].to_vec();
         for &(from, back) in forbidden {
             if back - from <= lines.run_after(from) {
                 self.reached[back as usize / 64] &= !(1 << (back & 63));
@@ -842,13 +849,6 @@ impl<const W: usize> State<W> {
             match (self.phase, kind) {
                 (Phase::Play, Kind::Move) => {
                     let (own, forbidden) = self.slide_sources(g);
-                    let mut sources = [Bits::<W>::EMPTY; LINE_WORDS_PER_W];
-                    for src in own.iter() {
-                        for &p in b.cell_line_pos[src].iter() {
-                            let word = p as usize >> 6;
-                            sources[word / W].0[word % W] |= 1 << (p & 63);
-                        }
-                    }
                     // The slides back that are forbidden, as (from, to) in their copy.
                     let mut backs = [(0u32, 0u32); 3];
                     let mut num_backs = 0;
@@ -862,7 +862,7 @@ impl<const W: usize> State<W> {
                             }
                         }
                     }
-                    out.set_slides(b, lines, &sources, &backs[..num_backs]);
+                    out.set_slides(b, lines, &own, &backs[..num_backs]);
                 }
                 (Phase::Play, Kind::Stone) => {
                     out.set_cells(self.stone_targets(g), b.stone_base() as u32)

@@ -13,6 +13,7 @@ from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
+from tabletop.games.terranova.state import initial
 from tabletop.testing.conformance import check_game
 from tests.builders import terranova_position
 
@@ -90,6 +91,41 @@ def test_start_player_given_or_drawn_from_the_seed() -> None:
     assert unseeded.config.start_player == unseeded.start_player  # stored, so records replay
     with pytest.raises(ConfigError, match="start_player"):
         GAME.new_initial_state(GameConfig(2, start_player=2))
+
+
+def test_a_checked_setup_is_not_reused_by_a_config_that_only_compares_equal() -> None:
+    # Setups are cached by the config without its seed; `True == 1` and `2.0 == 2` in
+    # Python, but only one of each pair is valid.
+    GAME.new_initial_state(GameConfig(2, variants={"lake_is_landscape": False}, seed=1))
+    with pytest.raises(ConfigError, match="lake_is_landscape"):
+        GAME.new_initial_state(GameConfig(2, variants={"lake_is_landscape": 0}, seed=2))
+    GAME.new_initial_state(GameConfig(2, start_player=1, seed=3))
+    with pytest.raises(ConfigError, match="start_player"):
+        GAME.new_initial_state(GameConfig(2, start_player=True, seed=4))
+    GAME.new_initial_state(GameConfig(2, seed=5))
+    with pytest.raises(ConfigError, match="2 to 4 players"):
+        GAME.new_initial_state(GameConfig(2.0, seed=6))  # type: ignore[arg-type]
+
+
+def test_each_new_game_is_its_own_empty_board() -> None:
+    # Later games of a setup copy the first one's empty board: each keeps its own
+    # config, and every field is what a board laid out from scratch has.
+    for seed in range(12):
+        config = GameConfig(3, seed=seed, variants={"lake_is_landscape": False})
+        state = GAME.new_initial_state(config)
+        assert state.config is config
+        fresh = initial(
+            state.context,
+            current_player=state.start_player,
+            phase="placement",
+            pioneers=(0, 0, 0),
+            in_hand=(10, 10, 10),
+            start_player=state.start_player,
+        )
+        assert {f: getattr(state, f) for f in State.FIELDS} == {f: getattr(fresh, f) for f in State.FIELDS}
+        assert state.legal_moves() == fresh.legal_moves()
+    custom = GameConfig(2, map=disc168(), seed=1)  # an inline map: checked every time
+    assert GAME.new_initial_state(custom).board.num_cells == 168
 
 
 def test_canonical_config_inlines_custom_maps_only() -> None:

@@ -19,7 +19,7 @@ legality with reasons), ``rules.py`` (``apply``, turn flow, end of the game §5)
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,6 +28,7 @@ from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
+from tabletop.core.state_base import draft, freeze
 from tabletop.games.terranova.board import Board, board_for
 from tabletop.games.terranova.encoding import TerraNovaEncoding, encoding_for
 from tabletop.games.terranova.heuristics import evaluate as _evaluate
@@ -74,12 +75,52 @@ class TerraNovaGame:
         """Presets ``default`` and ``english``."""
         return PRESETS
 
+    def __init__(self) -> None:
+        self._setups: dict[Hashable, _Setup] = {}
+        """The checked setups by :func:`_setup_key` (as Medina's): a new game with a new
+        seed (every random game does that) then costs no validation, and its empty
+        board is a copy of one already laid out."""
+
     def new_initial_state(self, config: GameConfig) -> State:
         """The empty board in the placement phase (spec §1.3).
 
         Raises:
             ConfigError: for a player count other than 2-4, a bad ruleset or flag, a
-                bad map, or a map with fewer cells than pioneers + 1.
+                bad map, a map with fewer cells than pioneers + 1, or a bad start player.
+        """
+        setup = self._setup(config)
+        n = setup.num_players
+        start = config.start_player
+        if start is None:
+            if config.seed is None:
+                # Unseeded draw: store the result so records replay the same game.
+                start = random.SystemRandom().randrange(n)
+                config = GameConfig(n, config.ruleset, config.variants, config.map, None, start)
+            else:
+                start = random.Random(config.seed).randrange(n)
+        return setup.empty_board(Context(self, config, setup.board, setup.rules, n, SEAT_COLORS[:n]), start)
+
+    def _setup(self, config: GameConfig) -> _Setup:
+        """The checked board and rules of ``config`` (cached: they do not depend on the seed).
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
+        """
+        key = _setup_key(config)
+        setup = self._setups.get(key) if key is not None else None
+        if setup is None:
+            setup = self._check(config)
+            if key is not None:
+                if len(self._setups) >= 256:
+                    self._setups.clear()
+                self._setups[key] = setup
+        return setup
+
+    def _check(self, config: GameConfig) -> _Setup:
+        """Validates ``config`` (all but the seed) and makes its setup.
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
         """
         n = config.num_players
         if isinstance(n, bool) or not isinstance(n, int) or n not in PIONEERS_PER_PLAYER:
@@ -92,24 +133,9 @@ class TerraNovaGame:
                 f"map {board.map.id!r} has {board.num_cells} cells; {n} players need at least {n * each + 1}"
             )
         start = config.start_player
-        if start is None:
-            if config.seed is None:
-                # Unseeded draw: store the result so records replay the same game.
-                start = random.SystemRandom().randrange(n)
-                config = GameConfig(n, config.ruleset, config.variants, config.map, None, start)
-            else:
-                start = random.Random(config.seed).randrange(n)
-        elif isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < n:
+        if start is not None and (isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, not {start!r}")
-        context = Context(self, config, board, rules, n, SEAT_COLORS[:n])
-        return initial(
-            context,
-            current_player=start,
-            phase=PLACEMENT,
-            pioneers=(0,) * n,
-            in_hand=(each,) * n,
-            start_player=start,
-        )
+        return _Setup(board, rules, n)
 
     @property
     def maps(self) -> tuple[str, ...]:
@@ -233,6 +259,59 @@ class TerraNovaGame:
 
     def __repr__(self) -> str:
         return "TerraNovaGame()"
+
+
+class _Setup:
+    """What a configuration decides apart from its seed, and its empty boards."""
+
+    __slots__ = ("_empty", "board", "num_players", "rules")
+
+    def __init__(self, board: Board, rules: RuleSet, num_players: int) -> None:
+        self.board = board
+        self.rules = rules
+        self.num_players = num_players
+        self._empty: dict[int, State] = {}
+        """The first empty board of each start player: later games copy its fields
+        (the layouts of an empty board take longer to compute than to copy)."""
+
+    def empty_board(self, context: Context, start: int) -> State:
+        """The initial state of the game of ``context`` (of this setup), ``start`` to place first."""
+        first = self._empty.get(start)
+        if first is None:
+            n = self.num_players
+            first = self._empty[start] = initial(
+                context,
+                current_player=start,
+                phase=PLACEMENT,
+                pioneers=(0,) * n,
+                in_hand=(PIONEERS_PER_PLAYER[n],) * n,
+                start_player=start,
+            )
+            return first
+        board = draft(first)
+        board.context = context
+        return freeze(board)
+
+
+def _setup_key(config: GameConfig) -> Hashable | None:
+    """``config`` without its seed, as a key of checked setups; ``None`` when it has no
+    key (a map given inline, or an unhashable value: read and checked each time).
+
+    Each value goes with its type, as in Medina's key: ``True == 1`` in Python, but
+    only one of them is a valid value.
+    """
+    n, ruleset, start, board = config.num_players, config.ruleset, config.start_player, config.map
+    if board is not None and not isinstance(board, str):
+        return None
+    flags: tuple[tuple[str, type, object], ...] = ()
+    if config.variants:
+        flags = tuple((name, type(value), value) for name, value in config.variants.items())
+        try:
+            hash(flags)
+        except TypeError:
+            return None
+    # Written out, not a generator: this key is most of a new game's bookkeeping.
+    return (type(n), n, type(ruleset), ruleset, type(start), start, board, flags)
 
 
 GAME: Final = register(TerraNovaGame())
