@@ -17,10 +17,7 @@ use _native::terranova::state::{Game, State};
 
 /// CPU seconds of this process (`CLOCK_PROCESS_CPUTIME_ID`): the machine is shared.
 fn cpu_seconds() -> f64 {
-    let mut t = libc_timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut t = libc_timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec into `t`, which outlives the call.
     unsafe { clock_gettime(2, &mut t) };
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
@@ -116,11 +113,19 @@ fn legal_actions_per_position(cells: &[(i32, i32, u8)], water: &[bool]) {
             }
         }
         let ns = (cpu_seconds() - t) * 1e9 / (100 * positions.len()) as f64;
-        println!("{label}: {ns:.0} ns a position ({} positions, checksum {checksum})", positions.len());
+        println!(
+            "{label}: {ns:.0} ns a position ({} positions, checksum {checksum})",
+            positions.len()
+        );
     };
     per_position("legal kinds + counted actions + the middle one", &mut |s| {
         let runs = s.action_runs(&game, s.legal_kinds(&game).as_slice()).expect("lines");
-        runs.len() + if runs.is_empty() { 0 } else { runs.get(&game.board, runs.len() / 2) as usize }
+        runs.len()
+            + if runs.is_empty() {
+                0
+            } else {
+                runs.get(&game.board, runs.len() / 2) as usize
+            }
     });
     per_position("legal actions listed", &mut |s| s.legal_actions(&game).len());
     // One action per position, chosen before the clock starts.

@@ -240,13 +240,7 @@ impl NativeContext {
 /// A position of a native engine behaving as the Python engine's state (the module
 /// comment). Immutable; a free list keeps dropped objects for reuse, as a Python loop
 /// makes one per move.
-#[pyclass(
-    module = "tabletop._native",
-    name = "NativeState",
-    frozen,
-    weakref,
-    freelist = 256
-)]
+#[pyclass(module = "tabletop._native", name = "NativeState", frozen, weakref, freelist = 256)]
 pub struct NativeState {
     core: Core,
     context: Py<NativeContext>,
@@ -463,7 +457,10 @@ impl NativeState {
         // The Python engine says why (its `IllegalMoveError`); this engine's own words
         // if it, unexpectedly, would play the move.
         Self::python_of(slf)?.call_method1("apply", (mv,))?;
-        Err(illegal_move(py, format!("{}: not legal in the native engine", mv.repr()?))?)
+        Err(illegal_move(
+            py,
+            format!("{}: not legal in the native engine", mv.repr()?),
+        )?)
     }
 
     /// The state after the move with this action id (`Game.encoding`); `IllegalMoveError`
@@ -472,13 +469,20 @@ impl NativeState {
         let py = slf.py();
         let state = slf.get();
         // `True` is an int to Python, not an action id to anyone.
-        let id = if action.is_instance_of::<PyBool>() { None } else { action.extract::<i64>().ok() };
+        let id = if action.is_instance_of::<PyBool>() {
+            None
+        } else {
+            action.extract::<i64>().ok()
+        };
         if let Some(id) = id {
             if let Some(core) = state.core.after(id) {
                 return Ok(state.child(py, core, id));
             }
         }
-        Err(illegal_move(py, format!("action {} is not legal here", action.repr()?))?)
+        Err(illegal_move(
+            py,
+            format!("action {} is not legal here", action.repr()?),
+        )?)
     }
 
     /// The Python engine's `Move` of an action id (`Game.encoding`).
@@ -586,19 +590,30 @@ impl NativeState {
         py: Python<'py>,
         states: Vec<Bound<'py, NativeState>>,
         actions: Vec<i64>,
-    ) -> PyResult<(Vec<Option<NativeState>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(
+        Vec<Option<NativeState>>,
+        Bound<'py, PyBytes>,
+        Vec<Vec<f64>>,
+        Bound<'py, PyBytes>,
+    )> {
         let cores: Vec<&Core> = states.iter().map(|s| &s.get().core).collect();
         let (next, over, returns, masks) = match cores.first() {
             None | Some(Core::TerraNova(_)) => {
                 let positions = one_game(&cores, |c| if let Core::TerraNova(p) = c { Some(&**p) } else { None })?;
                 let (next, over, returns, masks) = step_all(&positions, &actions)?;
-                let next = next.into_iter().map(|p| p.map(|p| Core::TerraNova(Spare::copy_of(&p)))).collect();
+                let next = next
+                    .into_iter()
+                    .map(|p| p.map(|p| Core::TerraNova(Spare::copy_of(&p))))
+                    .collect();
                 (next, over, returns, masks)
             }
             Some(Core::Medina(_)) => {
                 let positions = one_game(&cores, |c| if let Core::Medina(p) = c { Some(&**p) } else { None })?;
                 let (next, over, returns, masks) = step_all(&positions, &actions)?;
-                let next = next.into_iter().map(|p| p.map(|p| Core::Medina(Spare::copy_of(&p)))).collect::<Vec<_>>();
+                let next = next
+                    .into_iter()
+                    .map(|p| p.map(|p| Core::Medina(Spare::copy_of(&p))))
+                    .collect::<Vec<_>>();
                 (next, over, returns, masks)
             }
         };

@@ -34,11 +34,7 @@ impl<const W: usize> Bits<W> {
         let mut out = Self::EMPTY;
         for (k, word) in out.0.iter_mut().enumerate() {
             let below = n.saturating_sub(64 * k);
-            *word = if below >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << below) - 1
-            };
+            *word = if below >= 64 { u64::MAX } else { (1u64 << below) - 1 };
         }
         out
     }
@@ -152,10 +148,7 @@ impl<const W: usize> Bits<W> {
     /// The set bits, ascending.
     #[inline]
     pub fn iter(&self) -> BitIter<W> {
-        BitIter {
-            bits: *self,
-            word: 0,
-        }
+        BitIter { bits: *self, word: 0 }
     }
 
     /// The set as little-endian bytes (a Python int's `from_bytes(..., "little")`).

@@ -38,13 +38,7 @@ pub trait SearchGame {
     fn rollout(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64]);
     /// As `rollout`, and writes each seat's final score to `scores`; returns whether it
     /// did (the default plays `rollout` and returns `false`: no score margins).
-    fn rollout_scores(
-        &self,
-        state: &Self::State,
-        rng: &mut Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) -> bool {
+    fn rollout_scores(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         let _ = scores;
         self.rollout(state, rng, returns);
         false
@@ -64,13 +58,7 @@ pub trait SearchGame {
     }
     /// A random rollout to the end, for games whose `rollout_scores` may stop early and
     /// take an evaluation (the default: `rollout_scores`).
-    fn rollout_to_end(
-        &self,
-        state: &Self::State,
-        rng: &mut Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) -> bool {
+    fn rollout_to_end(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         self.rollout_scores(state, rng, returns, scores)
     }
 }
@@ -230,10 +218,7 @@ pub fn thread_cpu_seconds() -> f64 {
             fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
         }
         const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-        let mut time = Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
+        let mut time = Timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: `time` is a valid, writable timespec (64-bit fields on the 64-bit Linux
         // targets this crate builds for) and the clock id is Linux's thread CPU clock.
         if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut time) } == 0 {
@@ -274,24 +259,12 @@ fn node_key(node: usize, seed: u64) -> u64 {
 
 /// Runs `simulations` simulations from `root` with UCT constant `uct_c` (OpenSpiel's
 /// `MCTSBot` settings).
-pub fn search<G: SearchGame>(
-    game: &G,
-    root: &G::State,
-    simulations: u32,
-    uct_c: f64,
-    rng: &mut Rng,
-) -> SearchResult {
+pub fn search<G: SearchGame>(game: &G, root: &G::State, simulations: u32, uct_c: f64, rng: &mut Rng) -> SearchResult {
     let settings = Settings {
         uct_c,
         ..Settings::default()
     };
-    search_with(
-        game,
-        root,
-        &settings,
-        &Budget::simulations(simulations as u64),
-        rng,
-    )
+    search_with(game, root, &settings, &Budget::simulations(simulations as u64), rng)
 }
 
 /// Searches from `root` until a budget of `budget` is reached.
@@ -312,9 +285,7 @@ pub fn search_with<G: SearchGame>(
     let mut returns = vec![0.0; n];
     let mut scores = vec![0.0; n];
     let exact_leaves = settings.horizon > 0 && game.ends_within(root, rng, settings.horizon);
-    let cpu_deadline = budget
-        .cpu_seconds
-        .map(|seconds| thread_cpu_seconds() + seconds);
+    let cpu_deadline = budget.cpu_seconds.map(|seconds| thread_cpu_seconds() + seconds);
     let wall_start = Instant::now();
     let mut done: u64 = 0;
     loop {
@@ -351,15 +322,9 @@ pub fn search_with<G: SearchGame>(
                 }
                 if current.num_children() < num_actions.min(allowed(settings, &nodes[node])) {
                     let action = match rank {
-                        Some(rank) => {
-                            ranks.order[(rank.offset + current.num_children() - rank.base) as usize]
-                        }
+                        Some(rank) => ranks.order[(rank.offset + current.num_children() - rank.base) as usize],
                         None => {
-                            actions[permuted(
-                                current.num_children(),
-                                num_actions,
-                                node_key(node, order_seed),
-                            ) as usize]
+                            actions[permuted(current.num_children(), num_actions, node_key(node, order_seed)) as usize]
                         }
                     };
                     let child = nodes.len();
@@ -428,11 +393,7 @@ pub fn search_with<G: SearchGame>(
     // higher mean reward, then to the lower action id, so a fixed seed gives one answer.
     let action = children
         .iter()
-        .max_by(|a, b| {
-            (a.1.cmp(&b.1))
-                .then(a.2.total_cmp(&b.2))
-                .then(b.0.cmp(&a.0))
-        })
+        .max_by(|a, b| (a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)).then(b.0.cmp(&a.0)))
         .map(|c| c.0);
     SearchResult {
         action,
@@ -527,12 +488,7 @@ fn allowed(settings: &Settings, node: &Node) -> u32 {
 }
 
 #[inline]
-fn out_of_budget(
-    budget: &Budget<'_>,
-    done: u64,
-    cpu_deadline: Option<f64>,
-    wall_start: Instant,
-) -> bool {
+fn out_of_budget(budget: &Budget<'_>, done: u64, cpu_deadline: Option<f64>, wall_start: Instant) -> bool {
     if budget.simulations.is_some_and(|limit| done >= limit) {
         return true;
     }
@@ -603,19 +559,8 @@ mod tests {
                 widening,
                 ..Settings::default()
             };
-            let result = search_with(
-                &Nim,
-                &(7, 0),
-                &settings,
-                &Budget::simulations(3000),
-                &mut Rng::new(1),
-            );
-            assert_eq!(
-                result.action,
-                Some(1),
-                "widening {widening}: {:?}",
-                result.children
-            );
+            let result = search_with(&Nim, &(7, 0), &settings, &Budget::simulations(3000), &mut Rng::new(1));
+            assert_eq!(result.action, Some(1), "widening {widening}: {:?}", result.children);
         }
     }
 
@@ -654,31 +599,16 @@ mod tests {
             stop: Some(&stop),
             ..Budget::default()
         };
-        let result = search_with(
-            &Nim,
-            &(50, 0),
-            &Settings::default(),
-            &budget,
-            &mut Rng::new(3),
-        );
+        let result = search_with(&Nim, &(50, 0), &Settings::default(), &budget, &mut Rng::new(3));
         assert!(result.simulations <= 8 && result.action.is_some());
         let budget = Budget {
             cpu_seconds: Some(0.02),
             ..Budget::default()
         };
         let start = thread_cpu_seconds();
-        let result = search_with(
-            &Nim,
-            &(50, 0),
-            &Settings::default(),
-            &budget,
-            &mut Rng::new(3),
-        );
+        let result = search_with(&Nim, &(50, 0), &Settings::default(), &budget, &mut Rng::new(3));
         let used = thread_cpu_seconds() - start;
-        assert!(
-            result.simulations > 8 && (0.02..0.5).contains(&used),
-            "{used}"
-        );
+        assert!(result.simulations > 8 && (0.02..0.5).contains(&used), "{used}");
     }
 
     #[test]
@@ -686,10 +616,7 @@ mod tests {
         let mut returns = [1.0, 0.0, 0.0];
         blend_margins(&mut returns, &[30.0, 10.0, 29.0], 0.5);
         // Unit 3 points: the winner leads by 1 (logistic 0.58), the others trail by 20 and 1.
-        assert!(
-            (returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3,
-            "{returns:?}"
-        );
+        assert!((returns[0] - (0.5 + 0.5 * 0.5826)).abs() < 1e-3, "{returns:?}");
         assert!(returns[1] < 0.01 && (returns[2] - 0.5 * 0.4174).abs() < 1e-3);
     }
 
@@ -724,13 +651,7 @@ mod tests {
                 returns[0] = rng.below(2) as f64;
             }
         }
-        let result = search_with(
-            &Wide,
-            &0,
-            &settings,
-            &Budget::simulations(100),
-            &mut Rng::new(4),
-        );
+        let result = search_with(&Wide, &0, &settings, &Budget::simulations(100), &mut Rng::new(4));
         // ceil(sqrt(visits)) children: 10 after 99 visits of the root.
         assert!(result.children.len() <= 10, "{}", result.children.len());
         let all = search(&Wide, &0, 100, 2.0, &mut Rng::new(4));
@@ -766,20 +687,11 @@ mod tests {
             let picks = if state.1 == 1 { state.0 * 40 } else { state.0 };
             returns[0] = picks as f64 / 1600.0;
         }
-        fn action_priors(
-            &self,
-            _state: &(u32, u32),
-            actions: &[u32],
-            values: &mut Vec<f64>,
-        ) -> bool {
+        fn action_priors(&self, _state: &(u32, u32), actions: &[u32], values: &mut Vec<f64>) -> bool {
             match self.priors {
                 None => false,
                 Some(reverse) => {
-                    values.extend(
-                        actions
-                            .iter()
-                            .map(|&a| if reverse { -(a as f64) } else { a as f64 }),
-                    );
+                    values.extend(actions.iter().map(|&a| if reverse { -(a as f64) } else { a as f64 }));
                     true
                 }
             }
@@ -807,9 +719,7 @@ mod tests {
         let budget = Budget::simulations(100);
         // ceil(sqrt(visits)) children: the 10 best by the prior, whatever they are worth.
         let best = search_with(
-            &Picks {
-                priors: Some(false),
-            },
+            &Picks { priors: Some(false) },
             &(0, 0),
             &ranked(true, 0),
             &budget,
@@ -836,9 +746,7 @@ mod tests {
         );
         assert_ne!(sorted_actions(&unranked), (30..40).collect::<Vec<_>>());
         let off = search_with(
-            &Picks {
-                priors: Some(false),
-            },
+            &Picks { priors: Some(false) },
             &(0, 0),
             &ranked(false, 0),
             &budget,
@@ -852,9 +760,7 @@ mod tests {
         // With deep ranking, a child of the root with 4 visits (already 2 children, in a
         // random order) ranks its untried second picks: the best come next, so its mean
         // reward is higher than where only the root is ranked.
-        let game = Picks {
-            priors: Some(false),
-        };
+        let game = Picks { priors: Some(false) };
         let budget = Budget::simulations(400);
         let deep = search_with(&game, &(0, 0), &ranked(true, 4), &budget, &mut Rng::new(2));
         let shallow = search_with(&game, &(0, 0), &ranked(true, 0), &budget, &mut Rng::new(2));
@@ -876,9 +782,7 @@ mod tests {
         let mut settings = ranked(true, 0);
         settings.widening_power = 0.25;
         let result = search_with(
-            &Picks {
-                priors: Some(false),
-            },
+            &Picks { priors: Some(false) },
             &(0, 0),
             &settings,
             &Budget::simulations(100),
@@ -929,26 +833,10 @@ mod tests {
             ..Settings::default()
         };
         settings.horizon = 2;
-        let exact = search_with(
-            &Cut,
-            &(0, 0),
-            &settings,
-            &Budget::simulations(200),
-            &mut Rng::new(3),
-        );
+        let exact = search_with(&Cut, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
         assert_eq!(exact.action, Some(39));
         settings.horizon = 1;
-        let cut = search_with(
-            &Cut,
-            &(0, 0),
-            &settings,
-            &Budget::simulations(200),
-            &mut Rng::new(3),
-        );
-        assert!(
-            cut.children.iter().all(|c| c.2 == 0.0),
-            "{:?}",
-            cut.children
-        );
+        let cut = search_with(&Cut, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
+        assert!(cut.children.iter().all(|c| c.2 == 0.0), "{:?}", cut.children);
     }
 }

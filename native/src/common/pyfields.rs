@@ -30,9 +30,7 @@ impl<'py> Fields<'py> {
         }
         match self.source.getattr(name) {
             Ok(value) => Ok(Some(value)),
-            Err(e) if e.is_instance_of::<pyo3::exceptions::PyAttributeError>(self.source.py()) => {
-                Ok(None)
-            }
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyAttributeError>(self.source.py()) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -54,40 +52,26 @@ impl<'py> Fields<'py> {
     }
 
     /// `value` (the field `name`, or an item of it) as `T`.
-    pub fn extract<T: FromPyObject<'py>>(
-        &self,
-        name: &str,
-        value: &Bound<'py, PyAny>,
-    ) -> PyResult<T> {
-        value.extract().map_err(|e| {
-            self.error(format_args!(
-                "the field {name:?} is not of the expected type ({e})"
-            ))
-        })
+    pub fn extract<T: FromPyObject<'py>>(&self, name: &str, value: &Bound<'py, PyAny>) -> PyResult<T> {
+        value
+            .extract()
+            .map_err(|e| self.error(format_args!("the field {name:?} is not of the expected type ({e})")))
     }
 
     /// The set of cells `value` (a non-negative int, bit `i` = cell `i`), as `W` words.
-    pub fn words<const W: usize>(
-        &self,
-        name: &str,
-        value: &Bound<'py, PyAny>,
-    ) -> PyResult<[u64; W]> {
+    pub fn words<const W: usize>(&self, name: &str, value: &Bound<'py, PyAny>) -> PyResult<[u64; W]> {
         if !value.is_instance_of::<PyInt>() {
-            return Err(self.error(format_args!(
-                "the field {name:?} must be an int (a set of cells)"
-            )));
+            return Err(self.error(format_args!("the field {name:?} must be an int (a set of cells)")));
         }
-        let bytes = value
-            .call_method1("to_bytes", (W * 8, "little"))
-            .map_err(|e| {
-                if e.is_instance_of::<PyOverflowError>(value.py()) {
-                    self.error(format_args!(
-                        "the field {name:?} is negative or names a cell beyond the board"
-                    ))
-                } else {
-                    e
-                }
-            })?;
+        let bytes = value.call_method1("to_bytes", (W * 8, "little")).map_err(|e| {
+            if e.is_instance_of::<PyOverflowError>(value.py()) {
+                self.error(format_args!(
+                    "the field {name:?} is negative or names a cell beyond the board"
+                ))
+            } else {
+                e
+            }
+        })?;
         let bytes = bytes.downcast::<PyBytes>()?.as_bytes();
         let mut words = [0u64; W];
         for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {

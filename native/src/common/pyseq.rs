@@ -9,10 +9,10 @@
 //! Python engine's own `Move` objects). It compares equal to any list or tuple holding
 //! the same items, as `tabletop.core.moves.LazyMoves` does.
 
+use super::movetable::MoveTable;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use super::movetable::MoveTable;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use std::sync::Arc;
 
@@ -44,13 +44,7 @@ impl ActionSource for Vec<u32> {
 }
 
 /// An immutable sequence of legal actions (see the module comment).
-#[pyclass(
-    module = "tabletop._native",
-    name = "ActionSeq",
-    frozen,
-    sequence,
-    freelist = 64
-)]
+#[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence, freelist = 64)]
 pub struct ActionSeq {
     actions: Box<dyn ActionSource>,
     ints: Ints,
@@ -109,11 +103,7 @@ impl ActionSeq {
         self.actions.len()
     }
 
-    fn __getitem__<'py>(
-        &self,
-        py: Python<'py>,
-        index: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         if let Ok(i) = index.extract::<isize>() {
             let n = self.actions.len() as isize;
             let at = if i < 0 { i + n } else { i };
@@ -132,10 +122,7 @@ impl ActionSeq {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyList::new(py, self.items(py)?)?
-            .as_any()
-            .try_iter()?
-            .into_any())
+        Ok(PyList::new(py, self.items(py)?)?.as_any().try_iter()?.into_any())
     }
 
     fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -147,12 +134,7 @@ impl ActionSeq {
         Ok(false)
     }
 
-    fn __richcmp__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        op: CompareOp,
-    ) -> PyResult<PyObject> {
+    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
         let comparable = other.is_instance_of::<PyList>()
             || other.is_instance_of::<PyTuple>()
             || other.is_instance_of::<ActionSeq>()
@@ -209,10 +191,7 @@ impl ActionSeq {
 
 /// Interned Python strings for names (kind names), made once per name list.
 pub fn interned<'py>(py: Python<'py>, names: &[&'static str]) -> Vec<Py<PyString>> {
-    names
-        .iter()
-        .map(|n| PyString::intern(py, n).unbind())
-        .collect()
+    names.iter().map(|n| PyString::intern(py, n).unbind()).collect()
 }
 
 /// The action count shared by a batch of states (`step_batch`), checking the batch.

@@ -90,11 +90,7 @@ impl Options {
                             options.stop = Some(value.downcast::<SearchStop>()?.get().flag.clone());
                         }
                     }
-                    other => {
-                        return Err(PyValueError::new_err(format!(
-                            "search has no option {other:?}"
-                        )))
-                    }
+                    other => return Err(PyValueError::new_err(format!("search has no option {other:?}"))),
                 }
             }
         }
@@ -108,14 +104,8 @@ impl Options {
             ));
         }
         let seconds = [options.cpu_seconds, options.wall_seconds];
-        if seconds
-            .iter()
-            .flatten()
-            .any(|s| !(s.is_finite() && *s >= 0.0))
-        {
-            return Err(PyValueError::new_err(
-                "search times must be finite and not negative",
-            ));
+        if seconds.iter().flatten().any(|s| !(s.is_finite() && *s >= 0.0)) {
+            return Err(PyValueError::new_err("search times must be finite and not negative"));
         }
         let settings = &options.settings;
         if !(settings.uct_c.is_finite()
@@ -128,9 +118,7 @@ impl Options {
             ));
         }
         if !(0.0..=1.0).contains(&settings.margin_weight) {
-            return Err(PyValueError::new_err(
-                "margin_weight must be between 0 and 1",
-            ));
+            return Err(PyValueError::new_err("margin_weight must be between 0 and 1"));
         }
         Ok(options)
     }
@@ -151,13 +139,7 @@ where
             wall_seconds: options.wall_seconds,
             stop: options.stop.as_deref(),
         };
-        mcts::search_with(
-            game,
-            root,
-            &options.settings,
-            &budget,
-            &mut Rng::new(options.seed),
-        )
+        mcts::search_with(game, root, &options.settings, &budget, &mut Rng::new(options.seed))
     });
     let out = PyDict::new(py);
     out.set_item("action", result.action)?;

@@ -30,15 +30,30 @@ impl Bits {
     }
 
     pub const fn or(self, o: Bits) -> Bits {
-        Bits([self.0[0] | o.0[0], self.0[1] | o.0[1], self.0[2] | o.0[2], self.0[3] | o.0[3]])
+        Bits([
+            self.0[0] | o.0[0],
+            self.0[1] | o.0[1],
+            self.0[2] | o.0[2],
+            self.0[3] | o.0[3],
+        ])
     }
 
     pub const fn and(self, o: Bits) -> Bits {
-        Bits([self.0[0] & o.0[0], self.0[1] & o.0[1], self.0[2] & o.0[2], self.0[3] & o.0[3]])
+        Bits([
+            self.0[0] & o.0[0],
+            self.0[1] & o.0[1],
+            self.0[2] & o.0[2],
+            self.0[3] & o.0[3],
+        ])
     }
 
     pub const fn andnot(self, o: Bits) -> Bits {
-        Bits([self.0[0] & !o.0[0], self.0[1] & !o.0[1], self.0[2] & !o.0[2], self.0[3] & !o.0[3]])
+        Bits([
+            self.0[0] & !o.0[0],
+            self.0[1] & !o.0[1],
+            self.0[2] & !o.0[2],
+            self.0[3] & !o.0[3],
+        ])
     }
 
     #[inline]
@@ -202,7 +217,12 @@ impl BitXor for Bits {
     type Output = Bits;
     #[inline]
     fn bitxor(self, o: Bits) -> Bits {
-        Bits([self.0[0] ^ o.0[0], self.0[1] ^ o.0[1], self.0[2] ^ o.0[2], self.0[3] ^ o.0[3]])
+        Bits([
+            self.0[0] ^ o.0[0],
+            self.0[1] ^ o.0[1],
+            self.0[2] ^ o.0[2],
+            self.0[3] ^ o.0[3],
+        ])
     }
 }
 impl Not for Bits {
@@ -250,7 +270,12 @@ pub const BUILDING: Bits = rect(1, WIDTH - 1, 1, HEIGHT - 1);
 /// The 126 inner squares `C3`–`P11`.
 pub const INNER: Bits = rect(2, WIDTH - 2, 2, HEIGHT - 2);
 /// Tower squares by tower slot: `A1`, `R1`, `A13`, `R13`.
-pub const TOWER_SQUARES: [usize; 4] = [square(0, 0), square(WIDTH - 1, 0), square(0, HEIGHT - 1), square(WIDTH - 1, HEIGHT - 1)];
+pub const TOWER_SQUARES: [usize; 4] = [
+    square(0, 0),
+    square(WIDTH - 1, 0),
+    square(0, HEIGHT - 1),
+    square(WIDTH - 1, HEIGHT - 1),
+];
 pub const TOWERS: Bits = Bits::EMPTY
     .with(TOWER_SQUARES[0])
     .with(TOWER_SQUARES[1])
@@ -282,7 +307,11 @@ const fn run_walk(run: usize) -> (isize, isize) {
     let col = tower % WIDTH as isize;
     let row = tower / WIDTH as isize;
     let step = if vertical {
-        if row == 0 { WIDTH as isize } else { -(WIDTH as isize) }
+        if row == 0 {
+            WIDTH as isize
+        } else {
+            -(WIDTH as isize)
+        }
     } else if col == 0 {
         1
     } else {
@@ -540,7 +569,10 @@ mod tests {
         let within = Bits::single(square(3, 3)).with(square(4, 3)).with(square(5, 4));
         assert_eq!(flood(Bits::single(square(3, 3)), within).count(), 2);
         // A snake through the word boundaries, and a diagonal neighbour left out.
-        let snake: Bits = (1..17).map(|c| square(c, 3)).chain((3..12).map(|r| square(16, r))).fold(Bits::EMPTY, Bits::with);
+        let snake: Bits = (1..17)
+            .map(|c| square(c, 3))
+            .chain((3..12).map(|r| square(16, r)))
+            .fold(Bits::EMPTY, Bits::with);
         let within = snake.with(square(15, 12));
         assert_eq!(flood(Bits::single(square(1, 3)), within), snake);
     }

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
 use super::state::{
-    Legal, LegalWords, palace_stables, palace_touch, parse_tower_values, run_masks, Rules, Search, State, KINDS, NUM_ACTIONS,
+    palace_stables, palace_touch, parse_tower_values, run_masks, Legal, LegalWords, Rules, Search, State, KINDS,
+    NUM_ACTIONS,
 };
 use crate::common::mcts;
 use crate::common::pyfields::Fields;
@@ -30,15 +31,20 @@ fn bad(msg: impl Into<String>) -> PyErr {
 }
 
 fn field<'a>(obj: &'a Value, key: &str) -> PyResult<&'a Value> {
-    obj.get(key).ok_or_else(|| bad(format!("medina setup: missing {key:?}")))
+    obj.get(key)
+        .ok_or_else(|| bad(format!("medina setup: missing {key:?}")))
 }
 
 fn flag(rules: &Value, key: &str) -> PyResult<bool> {
-    field(rules, key)?.as_bool().ok_or_else(|| bad(format!("medina setup: rules.{key} must be a boolean")))
+    field(rules, key)?
+        .as_bool()
+        .ok_or_else(|| bad(format!("medina setup: rules.{key} must be a boolean")))
 }
 
 fn int(obj: &Value, key: &str) -> PyResult<i64> {
-    field(obj, key)?.as_i64().ok_or_else(|| bad(format!("medina setup: {key} must be an integer")))
+    field(obj, key)?
+        .as_i64()
+        .ok_or_else(|| bad(format!("medina setup: {key} must be an integer")))
 }
 
 /// The index of a square name such as `E5`.
@@ -56,7 +62,9 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
     let rules = field(initial, "rules")?;
     let edition = int(rules, "edition")?;
     if edition != 1 {
-        return Err(bad(format!("medina: the native engine plays edition 1 only, got {edition}")));
+        return Err(bad(format!(
+            "medina: the native engine plays edition 1 only, got {edition}"
+        )));
     }
     let towers = field(rules, "tower_values")?
         .as_str()
@@ -82,7 +90,9 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
     }
     let start_player = int(initial, "current_player")?;
     if !(0..n).contains(&start_player) {
-        return Err(bad(format!("medina setup: current_player {start_player} is not a seat")));
+        return Err(bad(format!(
+            "medina setup: current_player {start_player} is not a seat"
+        )));
     }
     let mut state = State::new(n as usize, start_player as usize, parsed);
     // With `start_merchant="random"` the Python engine drew the square: take it from its view.
@@ -106,7 +116,8 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
     for (i, word) in bits.0.iter().enumerate() {
         bytes[i * 8..(i + 1) * 8].copy_from_slice(&word.to_le_bytes());
     }
-    py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
+    py.get_type::<PyInt>()
+        .call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
 }
 
 /// The Python ints of every action id, made once: a sequence of legal actions then hands
@@ -162,7 +173,9 @@ fn kind_index(kind: &str) -> Option<usize> {
 impl MedinaState {
     #[new]
     fn py_new(setup_json: &str) -> PyResult<Self> {
-        Ok(MedinaState { state: state_from_setup(setup_json)? })
+        Ok(MedinaState {
+            state: state_from_setup(setup_json)?,
+        })
     }
 
     #[getter]
@@ -247,7 +260,12 @@ impl MedinaState {
         py: Python<'py>,
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
-    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(
+        Vec<Option<Self>>,
+        Bound<'py, PyBytes>,
+        Vec<Vec<f64>>,
+        Bound<'py, PyBytes>,
+    )> {
         let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
         let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
         Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
@@ -301,7 +319,11 @@ impl MedinaState {
         let mut palaces = Vec::with_capacity(s.num_palaces as usize);
         for pid in 0..s.num_palaces as usize {
             let p = s.palaces[pid];
-            let dome = if p.dome as usize >= NUM_SQUARES { -1 } else { p.dome as i64 };
+            let dome = if p.dome as usize >= NUM_SQUARES {
+                -1
+            } else {
+                p.dome as i64
+            };
             let fields: Vec<Bound<'py, PyAny>> = vec![
                 p.color.into_pyobject(py)?.into_any(),
                 bits_to_py(py, s.palace_pieces(pid))?,
@@ -320,11 +342,18 @@ impl MedinaState {
         d.set_item("owned", s.owned[..4 * n].to_vec())?;
         let runs: PyResult<Vec<_>> = run_masks(s).iter().map(|&b| bits_to_py(py, b)).collect();
         d.set_item("runs", runs?)?;
-        d.set_item("supply", s.supply[..8 * n].iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item(
+            "supply",
+            s.supply[..8 * n].iter().map(|&c| c as u32).collect::<Vec<_>>(),
+        )?;
         d.set_item("retired", s.retired.iter().map(|&c| c as u32).collect::<Vec<_>>())?;
         d.set_item("palace_tiles", s.palace_tiles.to_vec())?;
         d.set_item("tower_tiles", s.tower_tiles.to_vec())?;
-        let start = if s.start_square as usize >= NUM_SQUARES { -1 } else { s.start_square as i64 };
+        let start = if s.start_square as usize >= NUM_SQUARES {
+            -1
+        } else {
+            s.start_square as i64
+        };
         d.set_item("start_square", start)?;
         Ok(d)
     }
@@ -355,7 +384,9 @@ impl MedinaState {
     /// One kind-first random legal action (`ValueError` once the game is over).
     fn random_action(&self, seed: u64) -> PyResult<usize> {
         let mut rng = Rng::new(seed);
-        self.state.random_action(&mut |k| rng.below(k)).ok_or_else(|| bad("the game is over"))
+        self.state
+            .random_action(&mut |k| rng.below(k))
+            .ok_or_else(|| bad("the game is over"))
     }
 
     /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
@@ -364,7 +395,9 @@ impl MedinaState {
     fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
         let root = self.state;
         py.allow_threads(move || {
-            let game = Search { num_players: root.num_players as usize };
+            let game = Search {
+                num_players: root.num_players as usize,
+            };
             let result = mcts::search(&game, &root, simulations, uct_c, &mut Rng::new(seed));
             (result.action, result.nodes, result.node_bytes)
         })
@@ -376,9 +409,13 @@ impl MedinaState {
     fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
         let options = crate::common::search_py::Options::from_kwargs(options)?;
         if options.rollout_limit.is_some() {
-            return Err(PyValueError::new_err("Medina's search has no evaluation in Rust: rollouts go to the end"));
+            return Err(PyValueError::new_err(
+                "Medina's search has no evaluation in Rust: rollouts go to the end",
+            ));
         }
-        let game = Search { num_players: self.state.num_players as usize };
+        let game = Search {
+            num_players: self.state.num_players as usize,
+        };
         crate::common::search_py::run(py, &game, &self.state, &options)
     }
 

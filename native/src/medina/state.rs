@@ -11,9 +11,9 @@
 //! side), so a run is its length.
 
 use super::board::{
-    flood, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, BUILDING, HORIZONTAL_WALLS,
-    INNER, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_MASKS, RUN_TOWER, SIDE_RUNS, TOUCH_CLOSED, TOWERS, VERTICAL_WALLS,
-    WALL_FRONT, WALL_SPACES, WIDTH,
+    flood, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, BUILDING,
+    HORIZONTAL_WALLS, INNER, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_MASKS, RUN_TOWER, SIDE_RUNS, TOUCH_CLOSED, TOWERS,
+    VERTICAL_WALLS, WALL_FRONT, WALL_SPACES, WIDTH,
 };
 
 /// Supply slots per player: the four palace colours, then the other pieces.
@@ -104,7 +104,10 @@ impl Rules {
         match name {
             "default" => Some(Rules::default()),
             "boardspace" => Some(boardspace),
-            "boardspace_legacy" => Some(Rules { stable_adjacency_scores: false, ..boardspace }),
+            "boardspace_legacy" => Some(Rules {
+                stable_adjacency_scores: false,
+                ..boardspace
+            }),
             _ => None,
         }
     }
@@ -243,7 +246,11 @@ pub struct Legal {
 }
 
 impl Legal {
-    pub const NONE: Legal = Legal { blocks: [Bits::EMPTY; 9], pass: false, has_palace: false };
+    pub const NONE: Legal = Legal {
+        blocks: [Bits::EMPTY; 9],
+        pass: false,
+        has_palace: false,
+    };
 
     /// The number of legal actions.
     pub fn count(&self) -> u32 {
@@ -373,7 +380,11 @@ impl Legal {
     /// These actions counted once, for finding the `i`-th one many times.
     pub fn words(&self) -> LegalWords {
         // Only the start phase has start-merchant actions, and then nothing else.
-        let first_block = if self.blocks[START_BLOCK].any() { START_BLOCK } else { START_BLOCK + 1 };
+        let first_block = if self.blocks[START_BLOCK].any() {
+            START_BLOCK
+        } else {
+            START_BLOCK + 1
+        };
         let mut blocks = [Bits::EMPTY; 8];
         blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
         LegalWords::new(blocks, first_block, self.pass)
@@ -405,7 +416,12 @@ impl LegalWords {
             total += bits.count() as u16;
         }
         before[8] = total;
-        LegalWords { blocks, first_block: first_block as u8, pass, before }
+        LegalWords {
+            blocks,
+            first_block: first_block as u8,
+            pass,
+            before,
+        }
     }
 
     /// The number of actions.
@@ -639,7 +655,11 @@ impl State {
     /// Palace pieces `player` may dome: claimable palaces of colours they don't own (§3.2, A1).
     #[inline]
     pub fn dome_targets(&self, player: usize) -> Bits {
-        let claim = if self.rules.abandoned_palace_claimable { &self.unowned_pieces } else { &self.unfinished_pieces };
+        let claim = if self.rules.abandoned_palace_claimable {
+            &self.unowned_pieces
+        } else {
+            &self.unfinished_pieces
+        };
         let mut m = Bits::EMPTY;
         for (c, pieces) in claim.iter().enumerate() {
             if self.owned[player * 4 + c] < 0 {
@@ -969,7 +989,11 @@ impl State {
     fn take_towers(&mut self, owner: usize, keys: u8) {
         for (key, &run_tower) in RUN_TOWER.iter().enumerate() {
             if keys >> key & 1 != 0 {
-                let tower = if self.rules.tower_reconnect_per_run { run_tower } else { key };
+                let tower = if self.rules.tower_reconnect_per_run {
+                    run_tower
+                } else {
+                    key
+                };
                 self.tower_tiles[tower] = owner as i8;
             }
         }
@@ -1125,7 +1149,11 @@ impl State {
             }
             WALL_BLOCK => {
                 let [(nb, near_run), (_, far_run)] = SIDE_RUNS[sq];
-                let run = if (self.walls | TOWERS).has(nb) { near_run } else { far_run };
+                let run = if (self.walls | TOWERS).has(nb) {
+                    near_run
+                } else {
+                    far_run
+                };
                 let front = WALL_FRONT[sq];
                 let mut taken = None;
                 if (self.palace_mask | self.stables).has(front) {
@@ -1206,7 +1234,11 @@ impl State {
             let pieces = self.palace_pieces(pid);
             let stables = self.stables_of(pieces);
             let comps = pieces | stables;
-            let reach = if self.rules.stable_adjacency_scores { comps } else { pieces };
+            let reach = if self.rules.stable_adjacency_scores {
+                comps
+            } else {
+                pieces
+            };
             totals[pal.owner as usize] += (pieces.count()
                 + stables.count()
                 + (ortho_dilate(reach) & self.merchants).count()
@@ -1327,7 +1359,13 @@ impl crate::common::mcts::SearchGame for Search {
         returns.copy_from_slice(&shares[..returns.len()]);
     }
 
-    fn rollout_scores(&self, state: &State, rng: &mut crate::common::rng::Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
+    fn rollout_scores(
+        &self,
+        state: &State,
+        rng: &mut crate::common::rng::Rng,
+        returns: &mut [f64],
+        scores: &mut [f64],
+    ) -> bool {
         let mut end = *state;
         end.playout(&mut |k| rng.below(k));
         let shares = end.returns();
@@ -1346,7 +1384,12 @@ mod tests {
     #[test]
     fn the_kept_sets_are_those_recomputed_from_the_position_after_every_action() {
         let mut rng = Rng::new(5);
-        for (players, preset) in [(3, "default"), (4, "boardspace"), (3, "boardspace_legacy"), (4, "default")] {
+        for (players, preset) in [
+            (3, "default"),
+            (4, "boardspace"),
+            (3, "boardspace_legacy"),
+            (4, "default"),
+        ] {
             let mut rules = Rules::preset(preset).expect("a preset");
             rules.new_chain_may_touch_one = players == 4;
             for _ in 0..6 {
@@ -1359,12 +1402,21 @@ mod tests {
                     // Each unfinished palace's extension squares, from its pieces.
                     let free = BUILDING.andnot(s.occupied).andnot(s.contested);
                     for col in 0..4 {
-                        assert_eq!(s.ext[col], ortho_dilate(s.unfinished_pieces[col]) & free, "{preset}, ply {}", s.ply);
+                        assert_eq!(
+                            s.ext[col],
+                            ortho_dilate(s.unfinished_pieces[col]) & free,
+                            "{preset}, ply {}",
+                            s.ply
+                        );
                     }
                     // A palace is abandoned only when no free square is next to it.
                     for pid in 0..s.num_palaces as usize {
                         if s.palaces[pid].abandoned {
-                            assert!((ortho_dilate(s.palace_pieces(pid)) & free).is_empty(), "{preset}, ply {}", s.ply);
+                            assert!(
+                                (ortho_dilate(s.palace_pieces(pid)) & free).is_empty(),
+                                "{preset}, ply {}",
+                                s.ply
+                            );
                         }
                     }
                 }

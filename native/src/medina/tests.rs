@@ -35,7 +35,8 @@ fn the_start_player_places_the_starting_merchant_on_an_inner_square() {
 fn the_first_wall_moves_are_next_to_the_towers() {
     let s = started(3);
     let mut walls = vec![];
-    s.legal().for_each_of_kind(5, |a| walls.push(a - WALL_BLOCK * NUM_SQUARES));
+    s.legal()
+        .for_each_of_kind(5, |a| walls.push(a - WALL_BLOCK * NUM_SQUARES));
     // B1 Q1 A2 R2 A12 R12 B13 Q13 in square order.
     let names = ["B1", "Q1", "A2", "R2", "A12", "R12", "B13", "Q13"];
     assert_eq!(walls, names.iter().map(|n| sq(n)).collect::<Vec<_>>());
@@ -98,9 +99,16 @@ fn random_games_end_and_keep_the_invariants() {
         let rules = match seed % 3 {
             0 => Rules::default(),
             1 => Rules::preset("boardspace").unwrap(),
-            _ => Rules { last_player_by_supply: true, start_merchant_anywhere: true, ..Rules::default() },
+            _ => Rules {
+                last_player_by_supply: true,
+                start_merchant_anywhere: true,
+                ..Rules::default()
+            },
         };
-        let rules = Rules { stable_adjacency_scores: seed % 2 == 0, ..rules };
+        let rules = Rules {
+            stable_adjacency_scores: seed % 2 == 0,
+            ..rules
+        };
         let mut s = State::new(n, (seed as usize) % n, rules);
         let mut below = below_from(seed + 1);
         let mut plies = 0;
@@ -120,7 +128,10 @@ fn random_games_end_and_keep_the_invariants() {
             // Palace sizes are the pieces and stables found around their anchors.
             for pid in 0..s.num_palaces as usize {
                 let pieces = s.palace_pieces(pid);
-                assert_eq!(s.palaces[pid].size as u32, pieces.count() + palace_stables(&s, pid).count());
+                assert_eq!(
+                    s.palaces[pid].size as u32,
+                    pieces.count() + palace_stables(&s, pid).count()
+                );
             }
         }
         assert!(s.is_terminal());
@@ -136,10 +147,12 @@ fn action(text: &str) -> usize {
         return PASS_ACTION;
     }
     let (piece, at) = text.split_once('@').unwrap();
-    let block = ["start", "gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall"]
-        .iter()
-        .position(|&p| p == piece)
-        .unwrap();
+    let block = [
+        "start", "gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall",
+    ]
+    .iter()
+    .position(|&p| p == piece)
+    .unwrap();
     block * NUM_SQUARES + sq(at)
 }
 
@@ -157,7 +170,14 @@ fn a_wall_in_front_of_an_owned_palace_takes_the_tower_tile() {
     // 1 piece + 1 wall + the gray tile (1) + tower A1 (4).
     assert_eq!(s.scores()[0], 7);
     // Under A5 the tower's value is the variant's.
-    let mut t = State::new(3, 0, Rules { tower_values: [9, 0, 0, 0], ..Rules::default() });
+    let mut t = State::new(
+        3,
+        0,
+        Rules {
+            tower_values: [9, 0, 0, 0],
+            ..Rules::default()
+        },
+    );
     play(&mut t, &["start@E5", "gray@B2", "dome@B2", "wall@B1"]);
     assert_eq!(t.scores()[0], 12);
 }
@@ -171,7 +191,10 @@ fn a_colour_retires_when_every_player_owns_one() {
     assert_eq!(s.retired, [0; 4]);
     play(&mut s, &["dome@M5"]);
     assert_eq!(s.owned[2 * 4], 2);
-    assert_eq!((0..3).map(|p| s.supply[p * NUM_SLOTS]).collect::<Vec<_>>(), vec![0, 0, 0]);
+    assert_eq!(
+        (0..3).map(|p| s.supply[p * NUM_SLOTS]).collect::<Vec<_>>(),
+        vec![0, 0, 0]
+    );
     assert_eq!(s.retired[0], 5 + 5 + 5);
 }
 

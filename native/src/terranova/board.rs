@@ -187,9 +187,7 @@ impl<const W: usize> Board<W> {
             .sum();
         let dry_landscapes = water.iter().filter(|&&w| !w).count() as u32;
         let line_pos = line_positions(&coords);
-        let cell_line_pos: Vec<[u32; 6]> = (0..n)
-            .map(|i| std::array::from_fn(|d| line_pos[d][i]))
-            .collect();
+        let cell_line_pos: Vec<[u32; 6]> = (0..n).map(|i| std::array::from_fn(|d| line_pos[d][i])).collect();
         let line_bits = line_pos.iter().flatten().max().map_or(0, |&p| p as usize + 2);
         let line_words = line_bits.div_ceil(64);
         let mut line_masks = vec![0u64; n * line_words];

@@ -167,13 +167,7 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
         self.rollout_scores(state, rng, returns, &mut scores);
     }
 
-    fn rollout_scores(
-        &self,
-        state: &State<W>,
-        rng: &mut Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) -> bool {
+    fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         self.playout_values(state, self.limit, rng, returns, scores);
         true
     }
@@ -212,13 +206,7 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
         random_walk(self.game, state, horizon, rng).is_terminal()
     }
 
-    fn rollout_to_end(
-        &self,
-        state: &State<W>,
-        rng: &mut Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) -> bool {
+    fn rollout_to_end(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         self.playout_values(state, u32::MAX, rng, returns, scores);
         true
     }
@@ -245,14 +233,7 @@ impl<const W: usize> Evaluated<'_, W> {
     /// At most `limit` kind-first random actions from `state`, then each seat's win share
     /// if the game is over, else the logistic of its estimated lead; `scores` gets the
     /// final or estimated scores.
-    fn playout_values(
-        &self,
-        state: &State<W>,
-        limit: u32,
-        rng: &mut Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) {
+    fn playout_values(&self, state: &State<W>, limit: u32, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) {
         let g = self.game;
         let s = random_walk(g, state, limit, rng);
         let estimate = evaluate(g, &s);
@@ -342,10 +323,7 @@ mod tests {
     #[test]
     fn the_prior_is_the_estimated_lead_after_each_action_and_ranks_the_root() {
         let game = island(2);
-        let evaluated = Evaluated {
-            game: &game,
-            limit: 0,
-        };
+        let evaluated = Evaluated { game: &game, limit: 0 };
         let mut state = game.initial(0);
         let mut rng = Rng::new(5);
         let mut slides = Vec::new();

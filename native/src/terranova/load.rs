@@ -9,9 +9,7 @@
 //! conditions, or derived from them where it is not given.
 
 use super::board::ReturnRule;
-use super::state::{
-    pioneers_per_player, Game, Lines, Phase, State, Termination, MAX_SEATS, TOTAL_STONES,
-};
+use super::state::{pioneers_per_player, Game, Lines, Phase, State, Termination, MAX_SEATS, TOTAL_STONES};
 use crate::common::bits::Bits;
 
 /// The fields of a Terra Nova position (`export()`; numbers as read, checked by [`load`]).
@@ -100,18 +98,9 @@ fn in_range(name: &str, value: i64, lo: i64, hi: i64) -> Result<i64, String> {
 }
 
 /// A per-seat list of `n` numbers, each in `lo..=hi`.
-fn per_seat(
-    name: &str,
-    values: &[i64],
-    n: usize,
-    lo: i64,
-    hi: i64,
-) -> Result<[i32; MAX_SEATS], String> {
+fn per_seat(name: &str, values: &[i64], n: usize, lo: i64, hi: i64) -> Result<[i32; MAX_SEATS], String> {
     if values.len() != n {
-        return Err(format!(
-            "{name} has {} entries for {n} players",
-            values.len()
-        ));
+        return Err(format!("{name} has {} entries for {n} players", values.len()));
     }
     let mut out = [0; MAX_SEATS];
     for (o, &v) in out.iter_mut().zip(values) {
@@ -130,10 +119,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         .find(|ph| ph.name() == p.phase)
         .ok_or_else(|| format!("unknown phase {:?}", p.phase))?;
     if p.pioneers.len() != n {
-        return Err(format!(
-            "pioneers has {} entries for {n} players",
-            p.pioneers.len()
-        ));
+        return Err(format!("pioneers has {} entries for {n} players", p.pioneers.len()));
     }
     // Every piece on the board, at most one on a cell.
     let mut named: Vec<(String, Bits<W>)> = vec![
@@ -149,9 +135,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
     );
     for (name, bits) in &named {
         if bits.minus(&b.all).any() {
-            return Err(format!(
-                "{name} names a cell beyond the board's {cells} cells"
-            ));
+            return Err(format!("{name} names a cell beyond the board's {cells} cells"));
         }
     }
     if p.stones.intersects(&p.closed) {
@@ -160,7 +144,9 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
     let mut filled = p.stones | p.closed;
     for (i, own) in p.pioneers.iter().enumerate() {
         if own.intersects(&filled) {
-            return Err(format!("a pioneer of seat {i} shares a cell with a stone, a closed area or another pioneer"));
+            return Err(format!(
+                "a pioneer of seat {i} shares a cell with a stone, a closed area or another pioneer"
+            ));
         }
         filled |= *own;
     }
@@ -171,17 +157,10 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         return Err("turn_stones names a cell without a stone".into());
     }
     // Every pioneer and stone accounted for.
-    let each =
-        pioneers_per_player(n).ok_or_else(|| format!("Terra Nova has no {n}-player game"))?;
+    let each = pioneers_per_player(n).ok_or_else(|| format!("Terra Nova has no {n}-player game"))?;
     let in_hand = per_seat("in_hand", &p.in_hand, n, 0, i64::from(each))?;
     let removed = per_seat("removed", &p.removed, n, 0, i64::from(each))?;
-    let points = per_seat(
-        "points",
-        &p.points,
-        n,
-        i64::from(i32::MIN),
-        i64::from(i32::MAX),
-    )?;
+    let points = per_seat("points", &p.points, n, i64::from(i32::MIN), i64::from(i32::MAX))?;
     for i in 0..n {
         let on_board = p.pioneers[i].count() as i32;
         if on_board + in_hand[i] + removed[i] != each {
@@ -221,10 +200,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
     let action = in_range("action", p.action, 0, 2)?;
     let moves_made = in_range("moves_made", p.moves_made, 0, action)?;
     if p.movers.len() > moves_made as usize {
-        return Err(format!(
-            "{} movers after {moves_made} moves this turn",
-            p.movers.len()
-        ));
+        return Err(format!("{} movers after {moves_made} moves this turn", p.movers.len()));
     }
     if p.turn_stones.count() as i64 != action - moves_made {
         return Err(format!(
@@ -238,9 +214,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         let start = in_range("a mover's start cell", start, 0, cells - 1)? as usize;
         let current = usize::try_from(p.current_player).ok().filter(|&c| c < n);
         if !current.is_some_and(|c| p.pioneers[c].get(cur)) {
-            return Err(format!(
-                "mover {i} is not on a pioneer of the player to act"
-            ));
+            return Err(format!("mover {i} is not on a pioneer of the player to act"));
         }
         if movers[..i].iter().any(|&(c, _)| c as usize == cur) {
             return Err(format!("two movers on cell {cur}"));
@@ -298,10 +272,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
     let hand: i32 = in_hand.iter().sum();
     if phase == Phase::Over {
         if p.current_player != -1 {
-            return Err(format!(
-                "the game is over, but seat {} is to act",
-                p.current_player
-            ));
+            return Err(format!("the game is over, but seat {} is to act", p.current_player));
         }
         if action != 0 || !p.movers.is_empty() || pending_return >= 0 {
             return Err("the game is over with a turn in progress".into());
@@ -342,10 +313,7 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
     if action == 0 {
         // The rules end the game at the end of a turn where an end condition holds.
         if let Some(end) = state.termination_check(g) {
-            return Err(format!(
-                "a turn starts, but the game is over ({})",
-                end.name()
-            ));
+            return Err(format!("a turn starts, but the game is over ({})", end.name()));
         }
     }
     Ok(state)
@@ -413,11 +381,7 @@ mod py_fields {
         Ok(Position {
             current_player: fields.get("current_player")?,
             phase: fields.get("phase")?,
-            pioneers: fields
-                .get_words_list::<W>("pioneers")?
-                .into_iter()
-                .map(Bits)
-                .collect(),
+            pioneers: fields.get_words_list::<W>("pioneers")?.into_iter().map(Bits).collect(),
             stones: bits("stones")?,
             closed: bits("closed")?,
             filled,

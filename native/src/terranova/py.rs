@@ -41,12 +41,7 @@ macro_rules! with {
 
 /// A Terra Nova position in the native engine (immutable from Python). A free list keeps
 /// dropped objects for reuse: a Python loop makes one per move.
-#[pyclass(
-    module = "tabletop._native",
-    name = "TerraNovaState",
-    frozen,
-    freelist = 256
-)]
+#[pyclass(module = "tabletop._native", name = "TerraNovaState", frozen, freelist = 256)]
 pub struct TerraNovaState {
     inner: Inner,
     /// The Python int of every action id, made once per board (boards with at most
@@ -84,10 +79,7 @@ impl<const W: usize> ActionSource for BoardRuns<W> {
 /// state keeps its lines (`ActionRuns`), else listed.
 fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) -> Box<dyn ActionSource> {
     if let Some(runs) = s.action_runs(g, kinds) {
-        return Box::new(BoardRuns {
-            game: g.clone(),
-            runs,
-        });
+        return Box::new(BoardRuns { game: g.clone(), runs });
     }
     let mut out = Vec::new();
     for &kind in kinds {
@@ -113,17 +105,11 @@ fn bits_to_int<'py, const W: usize>(
     py: Python<'py>,
     bits: &crate::common::bits::Bits<W>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    py.get_type::<PyInt>().call_method1(
-        "from_bytes",
-        (PyBytes::new(py, &bits.to_le_bytes()), "little"),
-    )
+    py.get_type::<PyInt>()
+        .call_method1("from_bytes", (PyBytes::new(py, &bits.to_le_bytes()), "little"))
 }
 
-fn export<'py, const W: usize>(
-    py: Python<'py>,
-    g: &Game<W>,
-    s: &State<W>,
-) -> PyResult<Bound<'py, PyDict>> {
+fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> PyResult<Bound<'py, PyDict>> {
     let n = g.num_players;
     let d = PyDict::new(py);
     d.set_item("current_player", s.current_player)?;
@@ -177,8 +163,8 @@ impl TerraNovaState {
     /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
     #[new]
     fn new(py: Python<'_>, setup_json: &str) -> PyResult<Self> {
-        let setup: serde_json::Value = serde_json::from_str(setup_json)
-            .map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
+        let setup: serde_json::Value =
+            serde_json::from_str(setup_json).map_err(|e| PyValueError::new_err(format!("bad setup JSON: {e}")))?;
         let cells = setup
             .get("initial")
             .and_then(|i| i.get("cells"))
@@ -253,10 +239,7 @@ impl TerraNovaState {
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
         let kinds = with!(&self.inner, |g, s| s.legal_kinds(g));
-        PyTuple::new(
-            py,
-            kinds.as_slice().iter().map(|&k| names[k as usize].bind(py)),
-        )
+        PyTuple::new(py, kinds.as_slice().iter().map(|&k| names[k as usize].bind(py)))
     }
 
     /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
@@ -300,7 +283,12 @@ impl TerraNovaState {
         py: Python<'py>,
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
-    ) -> PyResult<(Vec<Option<Self>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(
+        Vec<Option<Self>>,
+        Bound<'py, PyBytes>,
+        Vec<Vec<f64>>,
+        Bound<'py, PyBytes>,
+    )> {
         let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
         let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
         Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
@@ -347,21 +335,14 @@ impl TerraNovaState {
         with!(&self.inner, |g, s| {
             let mut rng = Rng::new(seed);
             let mut slides = Vec::new();
-            s.random_move(g, &mut rng, &mut slides)
-                .map(|mv| g.encode(mv))
+            s.random_move(g, &mut rng, &mut slides).map(|mv| g.encode(mv))
         })
     }
 
     /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
     /// node)`, the action `None` when the game is over.
     #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
-    fn mcts(
-        &self,
-        py: Python<'_>,
-        simulations: u32,
-        seed: u64,
-        uct_c: f64,
-    ) -> (Option<u32>, usize, usize) {
+    fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
         let inner = self.inner.clone();
         py.allow_threads(move || {
             with!(&inner, |g, s| {
@@ -378,7 +359,10 @@ impl TerraNovaState {
         let options = crate::common::search_py::Options::from_kwargs(options)?;
         with!(&self.inner, |g, s| match options.rollout_limit {
             Some(limit) => {
-                let game = super::eval::Evaluated { game: g.as_ref(), limit };
+                let game = super::eval::Evaluated {
+                    game: g.as_ref(),
+                    limit,
+                };
                 crate::common::search_py::run(py, &game, s, &options)
             }
             None => crate::common::search_py::run(py, g.as_ref(), s, &options),
@@ -387,7 +371,8 @@ impl TerraNovaState {
 
     /// Each seat's estimated final score (`terranova::eval`: `heuristics.evaluate`).
     fn evaluate(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players].to_vec())
+        with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players]
+            .to_vec())
     }
 
     fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -14,8 +14,7 @@ pub fn from_json<const W: usize>(setup: &Value) -> Result<(Game<W>, State<W>), S
         .and_then(Value::as_array)
         .map(|p| p.len())
         .ok_or("initial.players is missing")?;
-    pioneers_per_player(num_players)
-        .ok_or_else(|| format!("Terra Nova is for 2 to 4 players, not {num_players}"))?;
+    pioneers_per_player(num_players).ok_or_else(|| format!("Terra Nova is for 2 to 4 players, not {num_players}"))?;
     let landscapes = initial
         .get("landscapes")
         .and_then(Value::as_array)
@@ -37,14 +36,8 @@ pub fn from_json<const W: usize>(setup: &Value) -> Result<(Game<W>, State<W>), S
         .and_then(Value::as_array)
         .ok_or("initial.cells is missing")?
     {
-        let q = cell
-            .get("q")
-            .and_then(Value::as_i64)
-            .ok_or("a cell without q")? as i32;
-        let r = cell
-            .get("r")
-            .and_then(Value::as_i64)
-            .ok_or("a cell without r")? as i32;
+        let q = cell.get("q").and_then(Value::as_i64).ok_or("a cell without q")? as i32;
+        let r = cell.get("r").and_then(Value::as_i64).ok_or("a cell without r")? as i32;
         let id = cell
             .get("landscape")
             .and_then(Value::as_str)

@@ -554,8 +554,7 @@ impl<const W: usize> State<W> {
     #[inline]
     fn can_step(&self, g: &Game<W>, own: &Bits<W>) -> bool {
         let empty = g.board.all.minus(&self.filled);
-        own.iter()
-            .any(|c| g.board.neighbor_masks[c].intersects(&empty))
+        own.iter().any(|c| g.board.neighbor_masks[c].intersects(&empty))
     }
 
     // -- move generation (moves.py) ------------------------------------------------------
@@ -682,11 +681,7 @@ impl<const W: usize> State<W> {
             Phase::Play => {
                 if self.action == 0 {
                     let own = self.pioneers[self.player()];
-                    return Kinds::one(if self.can_step(g, &own) {
-                        Kind::Move
-                    } else {
-                        Kind::Pass
-                    });
+                    return Kinds::one(if self.can_step(g, &own) { Kind::Move } else { Kind::Pass });
                 }
                 if self.pending_return >= 0 {
                     return Kinds::one(Kind::Move);
@@ -743,9 +738,7 @@ impl<const W: usize> State<W> {
         let (own, forbidden) = self.slide_sources(g);
         if let Some(lines) = self.lines(g) {
             out.reserve(48 * own.count() as usize);
-            self.slides_by_lines(g, lines, &own, forbidden, |first, run| {
-                out.extend(first..first + run)
-            });
+            self.slides_by_lines(g, lines, &own, forbidden, |first, run| out.extend(first..first + run));
             return;
         }
         let mut sources = [0usize; 64];
@@ -864,9 +857,7 @@ impl<const W: usize> State<W> {
                     }
                     out.set_slides(b, lines, &own, &backs[..num_backs]);
                 }
-                (Phase::Play, Kind::Stone) => {
-                    out.set_cells(self.stone_targets(g), b.stone_base() as u32)
-                }
+                (Phase::Play, Kind::Stone) => out.set_cells(self.stone_targets(g), b.stone_base() as u32),
                 (Phase::Play, Kind::Pass) if self.legal_kinds(g) == Kinds::one(Kind::Pass) => {
                     out.pass = Some(b.pass_action() as u32)
                 }
@@ -890,9 +881,7 @@ impl<const W: usize> State<W> {
     pub fn is_legal(&self, g: &Game<W>, mv: Move) -> bool {
         let b = &g.board;
         match mv {
-            Move::Place(cell) => {
-                self.phase == Phase::Placement && cell < b.num_cells && !self.filled.get(cell)
-            }
+            Move::Place(cell) => self.phase == Phase::Placement && cell < b.num_cells && !self.filled.get(cell),
             Move::Slide { src, dst } => self.slide_ok(g, src, dst),
             Move::Stone(cell) => {
                 self.phase == Phase::Play
@@ -904,9 +893,7 @@ impl<const W: usize> State<W> {
                     && self.stone_targets(g).get(cell)
             }
             Move::Pass => {
-                self.phase == Phase::Play
-                    && self.action == 0
-                    && self.legal_kinds(g) == Kinds::one(Kind::Pass)
+                self.phase == Phase::Play && self.action == 0 && self.legal_kinds(g) == Kinds::one(Kind::Pass)
             }
         }
     }
@@ -939,9 +926,7 @@ impl<const W: usize> State<W> {
             match g.rules.return_rule {
                 ReturnRule::Strict => return false,
                 ReturnRule::EndOfTurn if self.action != 1 => return false,
-                ReturnRule::ThreeMovesOnly
-                    if self.action == 2 && self.moves_made == 2 && self.num_movers == 1 =>
-                {
+                ReturnRule::ThreeMovesOnly if self.action == 2 && self.moves_made == 2 && self.num_movers == 1 => {
                     return false
                 }
                 _ => {}
@@ -1088,9 +1073,7 @@ impl<const W: usize> State<W> {
             while let Some(low) = remaining.lowest() {
                 let zone = b.flood_fill(&Bits::single(low), &remaining);
                 remaining = remaining.minus(&zone);
-                if is_area(g, &zone)
-                    && (rules.score_on_type_reduction || split_off(g, &zone, &open, &turn_stones))
-                {
+                if is_area(g, &zone) && (rules.score_on_type_reduction || split_off(g, &zone, &open, &turn_stones)) {
                     self.score_parts(g, &[zone]);
                 }
             }
@@ -1194,9 +1177,7 @@ impl<const W: usize> State<W> {
         if self.mobile_players(g, 2) <= 1 {
             return Some(Termination::OneMobilePlayer);
         }
-        if rules.end_on_player_eliminated
-            && self.pioneers[..g.num_players].iter().any(|p| p.is_empty())
-        {
+        if rules.end_on_player_eliminated && self.pioneers[..g.num_players].iter().any(|p| p.is_empty()) {
             return Some(Termination::PlayerEliminated);
         }
         if rules.end_on_stones_exhausted && self.supply <= 0 {
@@ -1222,12 +1203,7 @@ impl<const W: usize> State<W> {
     /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
     /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
     /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
-    pub fn random_move(
-        &self,
-        g: &Game<W>,
-        rng: &mut Rng,
-        slides: &mut Vec<(u16, u16)>,
-    ) -> Option<Move> {
+    pub fn random_move(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
         let kinds = self.legal_kinds(g);
         let kinds = kinds.as_slice();
         let kind = match kinds.len() {
@@ -1255,12 +1231,7 @@ impl<const W: usize> State<W> {
     }
 
     /// A uniformly random legal slide, from the full list.
-    fn random_listed_slide(
-        &self,
-        g: &Game<W>,
-        rng: &mut Rng,
-        slides: &mut Vec<(u16, u16)>,
-    ) -> Option<Move> {
+    fn random_listed_slide(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
         slides.clear();
         self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
         let count = slides.len() as u32;
@@ -1339,12 +1310,7 @@ impl<const W: usize> State<W> {
     }
 
     /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(
-        &self,
-        g: &Game<W>,
-        rng: &mut Rng,
-        slides: &mut Vec<(u16, u16)>,
-    ) -> (State<W>, u64) {
+    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
         let mut s = *self;
         let mut actions = 0;
         while !s.is_terminal() {
@@ -1380,12 +1346,7 @@ fn is_area<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> bool {
 }
 
 /// `_split_off`: whether this turn's stones cut `zone` off from a larger zone.
-fn split_off<const W: usize>(
-    g: &Game<W>,
-    zone: &Bits<W>,
-    open: &Bits<W>,
-    turn_stones: &Bits<W>,
-) -> bool {
+fn split_off<const W: usize>(g: &Game<W>, zone: &Bits<W>, open: &Bits<W>, turn_stones: &Bits<W>) -> bool {
     let then = *open | *turn_stones;
     let old_zone = g.board.flood_fill(zone, &then);
     (old_zone & *open).minus(zone).any()
@@ -1490,11 +1451,7 @@ fn parts_after_stone<const W: usize>(g: &Game<W>, x: usize, open_after: &Bits<W>
             if !reduce_types {
                 return out;
             }
-            let only = groups
-                .iter()
-                .find(|g_| g_.2)
-                .map(|g_| g_.0)
-                .unwrap_or_default();
+            let only = groups.iter().find(|g_| g_.2).map(|g_| g_.0).unwrap_or_default();
             explore_one_part(g, only, open_after, &stop, &mut out);
             return out;
         }
@@ -1652,7 +1609,10 @@ impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
 
     fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         let end = self.playout_returns(state, rng, returns);
-        scores.iter_mut().zip(end.points.iter()).for_each(|(s, &p)| *s = p as f64);
+        scores
+            .iter_mut()
+            .zip(end.points.iter())
+            .for_each(|(s, &p)| *s = p as f64);
         true
     }
 }
@@ -1701,13 +1661,9 @@ mod tests {
         let mut state = game.initial(0);
         let mut checked = 0;
         while !state.is_terminal() {
-            if state.phase == Phase::Play
-                && state.legal_kinds(&game).as_slice().contains(&Kind::Move)
-            {
+            if state.phase == Phase::Play && state.legal_kinds(&game).as_slice().contains(&Kind::Move) {
                 let mut listed = Vec::new();
-                state.for_each_slide(&game, |src, _, _, dst| {
-                    listed.push(Move::Slide { src, dst })
-                });
+                state.for_each_slide(&game, |src, _, _, dst| listed.push(Move::Slide { src, dst }));
                 for _ in 0..20 {
                     let mut again = state;
                     again.phase = Phase::Play;
@@ -1737,13 +1693,9 @@ mod tests {
     fn the_counted_slides_are_the_listed_slides_for_the_same_draw() {
         let holes = |q: i32, r: i32| (q * 7 + r * 3).rem_euclid(11) == 0 && (q, r) != (0, 0);
         let mut drawn = 0;
-        for (k, return_rule) in [
-            ReturnRule::EndOfTurn,
-            ReturnRule::Strict,
-            ReturnRule::ThreeMovesOnly,
-        ]
-        .into_iter()
-        .enumerate()
+        for (k, return_rule) in [ReturnRule::EndOfTurn, ReturnRule::Strict, ReturnRule::ThreeMovesOnly]
+            .into_iter()
+            .enumerate()
         {
             for immediate_scoring in [true, false] {
                 for num_players in 2..=4 {
@@ -1817,11 +1769,7 @@ mod tests {
 
     #[test]
     fn every_rule_variant_plays_to_the_end() {
-        for return_rule in [
-            ReturnRule::EndOfTurn,
-            ReturnRule::Strict,
-            ReturnRule::ThreeMovesOnly,
-        ] {
+        for return_rule in [ReturnRule::EndOfTurn, ReturnRule::Strict, ReturnRule::ThreeMovesOnly] {
             for immediate_scoring in [true, false] {
                 let rules = Rules {
                     return_rule,
@@ -1829,9 +1777,7 @@ mod tests {
                     ..Rules::default()
                 };
                 let game = disc_game(5, 2, rules);
-                let (end, actions) = game
-                    .initial(1)
-                    .playout(&game, &mut Rng::new(9), &mut Vec::new());
+                let (end, actions) = game.initial(1).playout(&game, &mut Rng::new(9), &mut Vec::new());
                 assert!(end.is_terminal() && actions > 20);
                 assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
             }
