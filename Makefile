@@ -39,7 +39,7 @@ native-missing:
 ## The Rust tests and lints (nothing without cargo: `native` already said so).
 native-check: native
 ifneq ($(CARGO),)
-	@if cd native && $(CARGO) fmt --version >/dev/null 2>&1; then cd native && $(CARGO) fmt --check; \
+	@if $(CARGO) fmt --version >/dev/null 2>&1; then cd native && $(CARGO) fmt --check; \
 	else echo "rustfmt is not installed: the Rust formatting check is skipped"; fi
 	cd native && $(CARGO) test --quiet
 	cd native && $(CARGO) clippy --all-targets --features python --quiet -- -D warnings
