@@ -37,8 +37,8 @@ pub trait Position: Sized + Send + Sync {
     fn is_terminal(&self) -> bool;
     /// The legal kinds, as a tuple of interned names.
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>>;
-    /// The legal actions (of one kind, or all), items `table[action]`.
-    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq>;
+    /// The legal actions (of one kind, or all), items the moves of `table`.
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq;
     fn action_is_legal(&self, action: i64) -> bool;
     /// Plays `action` here if it is legal; whether it was (no change if not).
     fn play(&mut self, action: i64) -> bool;
@@ -424,8 +424,8 @@ impl NativeState {
     /// Every legal move (the Python engine's `Move` objects, in its order), as a lazy
     /// sequence: `random.choice` reads its length and one item.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<ActionSeq> {
-        let table = self.context.get().moves.clone_ref(py).into_any();
-        on!(&self.core, |p| p.actions(py, None, table))
+        let table = self.context.get().moves.clone_ref(py);
+        Ok(on!(&self.core, |p| p.actions(None, table)))
     }
 
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -433,8 +433,8 @@ impl NativeState {
     }
 
     fn legal_moves_of_kind(&self, py: Python<'_>, kind: &str) -> PyResult<ActionSeq> {
-        let table = self.context.get().moves.clone_ref(py).into_any();
-        on!(&self.core, |p| p.actions(py, Some(kind), table))
+        let table = self.context.get().moves.clone_ref(py);
+        Ok(on!(&self.core, |p| p.actions(Some(kind), table)))
     }
 
     fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {

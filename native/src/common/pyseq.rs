@@ -47,31 +47,39 @@ impl ActionSource for Vec<u32> {
 #[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence, freelist = 64)]
 pub struct ActionSeq {
     actions: Box<dyn ActionSource>,
-    ints: Ints,
     items: Items,
 }
 
 /// What a sequence's items are.
 enum Items {
-    /// The action ids (Python ints).
-    Ids,
+    /// The action ids (Python ints: the board's own, made once, where it has them).
+    Ids(Ints),
     /// The moves of a `MoveTable` (what the protocol state hands out).
     Moves(Py<MoveTable>),
     /// `table[action]` of any other mapping.
-    Mapping(Py<PyAny>),
+    Mapping(Ints, Py<PyAny>),
 }
 
 impl ActionSeq {
     /// The sequence of `actions`; items are `table[action]` when a table is given.
-    pub fn new(py: Python<'_>, actions: Box<dyn ActionSource>, ints: Ints, table: Option<Py<PyAny>>) -> Self {
+    pub fn new(py: Python<'_>, actions: Box<dyn ActionSource>, ints: &Ints, table: Option<Py<PyAny>>) -> Self {
         let items = match table {
-            None => Items::Ids,
+            None => Items::Ids(ints.clone()),
             Some(table) => match table.bind(py).downcast::<MoveTable>() {
                 Ok(moves) => Items::Moves(moves.clone().unbind()),
-                Err(_) => Items::Mapping(table),
+                Err(_) => Items::Mapping(ints.clone(), table),
             },
         };
-        ActionSeq { actions, ints, items }
+        ActionSeq { actions, items }
+    }
+
+    /// The sequence of `actions` whose items are the moves of `table` (the protocol
+    /// state's: no type check, and no board ints to share).
+    pub fn of_moves(actions: Box<dyn ActionSource>, table: Py<MoveTable>) -> Self {
+        ActionSeq {
+            actions,
+            items: Items::Moves(table),
+        }
     }
 
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
@@ -79,16 +87,18 @@ impl ActionSeq {
     }
 
     fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
-        if let Items::Moves(moves) = &self.items {
-            return moves.get().move_of(py, action);
-        }
-        let key = match self.ints.get(action as usize) {
+        let (ints, table) = match &self.items {
+            Items::Moves(moves) => return moves.get().move_of(py, action),
+            Items::Ids(ints) => (ints, None),
+            Items::Mapping(ints, table) => (ints, Some(table)),
+        };
+        let key = match ints.get(action as usize) {
             Some(int) => int.bind(py).clone(),
             None => action.into_pyobject(py)?.into_any(),
         };
-        match &self.items {
-            Items::Mapping(table) => table.bind(py).get_item(key),
-            _ => Ok(key),
+        match table {
+            Some(table) => table.bind(py).get_item(key),
+            None => Ok(key),
         }
     }
 

@@ -13,6 +13,7 @@ use super::state::{
     NUM_ACTIONS,
 };
 use crate::common::mcts;
+use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
@@ -133,7 +134,7 @@ fn action_seq(py: Python<'_>, legal: LegalWords, table: Option<Py<PyAny>>) -> Py
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
     })?;
-    Ok(ActionSeq::new(py, Box::new(legal), ints.clone(), table))
+    Ok(ActionSeq::new(py, Box::new(legal), ints, table))
 }
 
 impl ActionSource for LegalWords {
@@ -523,11 +524,12 @@ impl crate::protocol::Position for MedinaState {
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.legal_kinds(py)
     }
-    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
-        match kind {
-            None => self.legal_actions(py, Some(table)),
-            Some(kind) => self.legal_actions_of_kind(py, kind, Some(table)),
-        }
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
+        let legal = match kind {
+            None => self.state.legal_words(),
+            Some(kind) => kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k)),
+        };
+        ActionSeq::of_moves(Box::new(legal), table)
     }
     fn action_is_legal(&self, action: i64) -> bool {
         self.is_legal(action)

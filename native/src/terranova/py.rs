@@ -6,6 +6,7 @@ use super::load;
 use super::setup;
 use super::state::{ActionRuns, Game, Kind, State};
 use crate::common::mcts;
+use crate::common::movetable::MoveTable;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
@@ -90,7 +91,7 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 
 impl TerraNovaState {
     fn action_seq(&self, py: Python<'_>, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(py, actions, self.ints.clone(), table)
+        ActionSeq::new(py, actions, &self.ints, table)
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -504,11 +505,12 @@ impl crate::protocol::Position for TerraNovaState {
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.legal_kinds(py)
     }
-    fn actions(&self, py: Python<'_>, kind: Option<&str>, table: Py<PyAny>) -> PyResult<ActionSeq> {
-        Ok(match kind {
-            None => self.legal_actions(py, Some(table)),
-            Some(kind) => self.legal_actions_of_kind(py, kind, Some(table)),
-        })
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
+        let actions = with!(&self.inner, |g, s| match kind {
+            None => actions_of(g, s, s.legal_kinds(g).as_slice()),
+            Some(kind) => actions_of(g, s, Kind::from_name(kind).as_slice()),
+        });
+        ActionSeq::of_moves(actions, table)
     }
     fn action_is_legal(&self, action: i64) -> bool {
         self.is_legal(action)
