@@ -237,3 +237,42 @@ def test_a_restart_mid_game_keeps_the_clocks(page: Any, clocked: ClockedServer) 
     clocked.advance(5)
     play_api_turn(clocked, match_id, bob, 1, random.Random(7))
     assert clocked.table(match_id)["clock"]["remaining_ms"] == [565_000, 565_000]
+
+
+def test_the_lobby_page_rides_out_dropped_requests(page: Any, server: str) -> None:
+    """A waiting player whose connection drops for a moment keeps the lobby page: a poll
+    that gets no answer is asked again at the next one, not shown as an error."""
+    body = {"game": "terranova", "seats": [{"kind": "me", "name": "Ann"}, {"kind": "open"}]}
+    created = httpx2.post(f"{server}/api/lobby", json=body, timeout=10).json()
+    dropped: list[str] = []
+
+    def drop_twice(route: Any) -> None:
+        if len(dropped) < 2:
+            dropped.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route(f"**/api/lobby/{created['id']}", drop_twice)
+    page.route("**/api/agents", lambda route: route.abort())
+    page.goto(f"{server}/lobby/{created['id']}#t={created['token']}")
+    page.wait_for_selector("#lobby-seats li.lobby-seat", timeout=15000)
+    assert len(dropped) == 2
+    assert page.query_selector("p.error") is None
+
+
+def test_the_front_page_asks_again_when_its_first_request_gets_no_answer(page: Any, server: str) -> None:
+    dropped: list[str] = []
+
+    def drop_once(route: Any) -> None:
+        if not dropped:
+            dropped.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/api/games", drop_once)
+    page.goto(server + "/")
+    page.wait_for_selector(".toast.error", timeout=10000)  # said, not swallowed
+    page.wait_for_selector("#open-create", timeout=15000)  # and the form comes once it answers
+    assert dropped

@@ -20,11 +20,17 @@ export function setCsrfToken(token) {
 export async function api(path, { method = "GET", body } = {}) {
   const headers = body === undefined ? {} : { "content-type": "application/json" };
   if (csrfToken) headers["x-csrf-token"] = csrfToken;
-  const r = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let r;
+  try {
+    r = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // Status 0, as a cut-off answer: no answer came, and asking again may work.
+    throw new ApiError(0, { detail: "no answer from the server; check the connection and try again" });
+  }
   return answer(r);
 }
 

@@ -227,14 +227,21 @@ export function showLobby(main) {
     );
   }
 
-  Promise.all([api("/api/games"), api("/api/agents")]).then(([g, a]) => {
-    games = g.filter((x) => x.id !== "toy");
-    if (!games.length) games = g;
-    agents = a.agents;
-    const wanted = games[0]?.default_bot;
-    if (wanted && agents.includes(wanted)) defaultBot = wanted;
-    pickGame(games[0]?.id);
-    render();
-  });
+  function load() {
+    Promise.all([api("/api/games"), api("/api/agents")]).then(([g, a]) => {
+      games = g.filter((x) => x.id !== "toy");
+      if (!games.length) games = g;
+      agents = a.agents;
+      const wanted = games[0]?.default_bot;
+      if (wanted && agents.includes(wanted)) defaultBot = wanted;
+      pickGame(games[0]?.id);
+      render();
+    }, (err) => {
+      // Without the game list there is no form: say why, and ask again shortly.
+      toast(t("error.generic", { detail: err.message }), "error");
+      if (main.isConnected) setTimeout(load, 3000);
+    });
+  }
+  load();
   return render;
 }

@@ -37,6 +37,7 @@ export function showLobbyGame(main, id) {
     try {
       game = await api(`/api/lobby/${id}`);
     } catch (err) {
+      if (err.status === 0) return; // the connection dropped (or an answer was cut off): the next poll asks again
       clearInterval(timer);
       main.replaceChildren(h("p.error", { text: t("error.generic", { detail: err.message }) }));
       return;
@@ -114,7 +115,7 @@ export function showLobbyGame(main, id) {
     );
   }
 
-  api("/api/agents").then((a) => { agents = a.agents.filter((x) => x !== "human"); render(); });
+  api("/api/agents").then((a) => { agents = a.agents.filter((x) => x !== "human"); render(); }, () => null); // no bot list: the server picks
   refresh();
   timer = setInterval(refresh, POLL_MS);
   return render;
