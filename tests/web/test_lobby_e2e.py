@@ -273,6 +273,23 @@ def test_the_front_page_asks_again_when_its_first_request_gets_no_answer(page: A
 
     page.route("**/api/games", drop_once)
     page.goto(server + "/")
-    page.wait_for_selector(".toast.error", timeout=10000)  # said, not swallowed
+    page.wait_for_selector(".toast.error", timeout=10000)  # said, not swallowed ...
+    text, background = page.evaluate(
+        "() => { const s = getComputedStyle(document.querySelector('.toast.error'));"
+        " return [s.color, s.backgroundColor]; }"
+    )
+    assert contrast(text, background) >= 4.5  # ... and readable (it once was red on red)
     page.wait_for_selector("#open-create", timeout=15000)  # and the form comes once it answers
     assert dropped
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG's contrast ratio of two CSS ``rgb(...)`` colours."""
+
+    def luminance(css: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", css)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
