@@ -52,3 +52,26 @@ def test_an_openspiel_algorithm_runs() -> None:
     state = game.new_initial_state()
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+@pytest.mark.parametrize("game_id", ["terranova", "medina"])
+def test_the_moves_so_far_in_notation_and_through_serialization(game_id: str) -> None:
+    from tabletop.core.registry import make
+
+    game = pyspiel.load_game(f"python_tabletop_{game_id}")
+    state = game.new_initial_state()
+    assert str(state).endswith("moves: ")
+    rng = np.random.RandomState(3)
+    texts = []
+    for step in range(60):
+        tabletop_state = state.tabletop_state
+        action = int(rng.choice(state.legal_actions()))
+        texts.append(tabletop_state.move_to_str(make(game_id).encoding(tabletop_state.config).decode(action)))
+        state.apply_action(action)
+        if step in (0, 7, 59):  # asked now and then: each answer is every move so far
+            assert str(state).endswith("moves: " + " ".join(texts))
+    branch = state.clone()
+    branch.apply_action(branch.legal_actions()[0])
+    assert str(state).endswith(" ".join(texts))  # a clone's moves are its own
+    _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert again.history() == state.history() and str(again) == str(state)

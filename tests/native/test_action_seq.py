@@ -101,6 +101,28 @@ def test_the_native_encoding_reads_masks_and_actions_from_rust_equal_to_python(g
 
 
 @pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_the_native_encoding_decodes_to_the_moves_its_states_hand_out(game_id: str, players: int) -> None:
+    game = make(game_id, engine="native")
+    state = game.new_initial_state(GameConfig(num_players=players, seed=2))
+    native_encoding = game.encoding(state.config)  # type: ignore[attr-defined]
+    python_encoding = make(game_id, engine="python").encoding(state.config)  # type: ignore[attr-defined]
+    for move in state.legal_moves():
+        action = native_encoding.encode(move)
+        assert action == python_encoding.encode(move)
+        assert native_encoding.decode(action) is move  # the same object: `apply` finds it at once
+    # Anything that is not an action id is answered as the Python engine's encoding answers it.
+    size = native_encoding.num_distinct_actions
+    for odd in (-1, size, size + 10**12, True, 2.0, "3", None):
+        answers = []
+        for encoding in (native_encoding, python_encoding):
+            try:
+                answers.append(encoding.decode(odd))
+            except Exception as error:  # the kind of error is what is compared
+                answers.append(type(error))
+        assert answers[0] == answers[1], odd
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
 def test_stepping_a_batch_equals_stepping_each_game(game_id: str, players: int) -> None:
     from tabletop.native import step_batch
 

@@ -15,6 +15,7 @@ when loaded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -108,22 +109,68 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc]
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
+class _Actions:
+    """The actions of a game so far, as links: applying one is O(1), and the tuple of
+    them and their notation are made when first asked for (serializing, ``str``), then
+    kept.  (Writing each action's notation as it was played read the Python engine's
+    state at every step of a native game, and copying the tuple made a game quadratic.)
+    """
+
+    __slots__ = ("_text", "_tuple", "before", "last")
+
+    def __init__(self, before: _Actions | None = None, last: int = -1) -> None:
+        self.before = before
+        self.last = last
+        self._tuple: tuple[int, ...] | None = () if before is None else None
+        self._text: str | None = "" if before is None else None
+
+    def then(self, action: int) -> _Actions:
+        """These actions and then ``action``."""
+        return _Actions(self, action)
+
+    def _since(self, known: Callable[[_Actions], object]) -> tuple[_Actions, list[int]]:
+        """The nearest link (this one or earlier) where ``known`` is not ``None``, and
+        the actions after it, oldest first (a loop: a history may be long)."""
+        link, tail = self, []
+        while known(link) is None and link.before is not None:
+            tail.append(link.last)
+            link = link.before
+        tail.reverse()
+        return link, tail
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """Every action from the initial state, in order."""
+        if self._tuple is None:
+            link, tail = self._since(lambda a: a._tuple)
+            self._tuple = (link._tuple or ()) + tuple(tail)
+        return self._tuple
+
+    def notation(self, encoding: Encoding) -> str:
+        """The actions in the game's notation, space-separated (``Encoding.action_to_str``:
+        an action's notation needs no state)."""
+        if self._text is None:
+            link, tail = self._since(lambda a: a._text)
+            self._text = " ".join(filter(None, [link._text, *map(encoding.action_to_str, tail)]))
+        return self._text
+
+
 class _Position:
-    """The tabletop state of an OpenSpiel state; pickles as (game id, config, moves)."""
+    """The tabletop state of an OpenSpiel state and the actions that led to it; pickles
+    as (game id, config, actions).  The actions keep no earlier state alive."""
 
-    __slots__ = ("actions", "state", "text")
+    __slots__ = ("actions", "state")
 
-    def __init__(self, state: State, actions: tuple[int, ...], text: str = "") -> None:
+    def __init__(self, state: State, actions: _Actions) -> None:
         self.state = state
         self.actions = actions
-        self.text = text  # the moves in notation, space-separated
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
         return self  # immutable: OpenSpiel's clone shares it
 
     def __reduce__(self) -> tuple[Any, ...]:
         state = self.state
-        return (_replay, (state.game.id, state.game.canonical_config(state.config).to_json(), self.actions))
+        config = state.game.canonical_config(state.config).to_json()
+        return (_replay, (state.game.id, config, self.actions.as_tuple()))
 
 
 def _replay(game_id: str, config: dict[str, Any], actions: tuple[int, ...]) -> _Position:
@@ -131,12 +178,11 @@ def _replay(game_id: str, config: dict[str, Any], actions: tuple[int, ...]) -> _
     config_ = GameConfig.from_json(config)
     state = game.new_initial_state(config_)
     encoding = game.encoding(config_)  # type: ignore[attr-defined]
-    texts = []
+    played = _Actions()
     for action in actions:
-        move = encoding.decode(action)
-        texts.append(state.move_to_str(move))
-        state = state.apply(move)
-    return _Position(state, actions, " ".join(texts))
+        state = state.apply(encoding.decode(action))
+        played = played.then(action)
+    return _Position(state, played)
 
 
 class TabletopState(pyspiel.State):  # type: ignore[misc]
@@ -144,7 +190,7 @@ class TabletopState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: TabletopGame) -> None:
         super().__init__(game)
-        self._position = _Position(game.initial, ())
+        self._position = _Position(game.initial, _Actions())
         self._utility = game.utility
 
     @property
@@ -169,11 +215,8 @@ class TabletopState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         position = self._position
-        move = self._encoding().decode(action)
-        text = position.state.move_to_str(move)
-        state = position.state.apply(move)
-        joined = f"{position.text} {text}" if position.text else text
-        self._position = _Position(state, (*position.actions, int(action)), joined)
+        state = position.state.apply(self._encoding().decode(action))
+        self._position = _Position(state, position.actions.then(int(action)))
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self._encoding().action_to_str(action)
@@ -195,7 +238,7 @@ class TabletopState(pyspiel.State):  # type: ignore[misc]
         """The moves so far in the game's notation (OpenSpiel asks for this string often:
         drawing the board each time would cost more than the game; ``render()`` draws it)."""
         position = self._position
-        return f"{position.state!r} moves: {position.text}"
+        return f"{position.state!r} moves: {position.actions.notation(self._encoding())}"
 
     def render(self) -> str:
         """The board as the terminal draws it."""

@@ -159,15 +159,21 @@ class NativeGame:
         except ValueError as exc:
             raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
         encoding: Encoding = self.python.encoding(python_initial.config)  # type: ignore[attr-defined]
-        moves = self._move_tables.get(id(encoding))
-        if moves is None or moves.encoding is not encoding:
-            moves = self._move_tables[id(encoding)] = native_module().MoveTable(encoding)  # type: ignore[union-attr]
+        moves = self._move_table(encoding)
         if len(self._shared) >= 256:
             self._shared.clear()
             self._move_tables.clear()
             self._move_tables[id(encoding)] = moves
         shared = self._shared[key] = _Shared(core, moves)
         return shared
+
+    def _move_table(self, encoding: Encoding) -> Any:
+        """The ``MoveTable`` of one of the Python engine's encodings (one per encoding,
+        so that every state and the encoding hand out the same ``Move`` objects)."""
+        moves = self._move_tables.get(id(encoding))
+        if moves is None or moves.encoding is not encoding:
+            moves = self._move_tables[id(encoding)] = native_module().MoveTable(encoding)  # type: ignore[union-attr]
+        return moves
 
     def load_state(self, state: State) -> NativeState:
         """The native state equal to ``state``, a Python engine state of this game at any
@@ -215,7 +221,7 @@ class NativeGame:
     def encoding(self, config: GameConfig) -> Encoding:
         """The Python engine's encoding, reading native states through their Python states."""
         inner: Encoding = self.python.encoding(config)  # type: ignore[attr-defined]
-        return _NativeEncoding(inner)
+        return _NativeEncoding(inner, self._move_table(inner))
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self.python, name)
@@ -419,10 +425,14 @@ def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchSt
 
 
 class _NativeEncoding:
-    """A game's encoding that reads native states through their Python states."""
+    """A game's encoding that reads native states through their Python states, and
+    decodes through the game's ``MoveTable`` (the same ``Move`` objects its native
+    states hand out, so applying a decoded move finds its id at once)."""
 
-    def __init__(self, inner: Encoding) -> None:
+    def __init__(self, inner: Encoding, moves: Any) -> None:
         self._inner = inner
+        self._moves = moves
+        self._size = inner.num_distinct_actions
 
     @property
     def num_distinct_actions(self) -> int:
@@ -437,9 +447,11 @@ class _NativeEncoding:
         return self._inner.max_game_length
 
     def encode(self, move: Move) -> int:
-        return self._inner.encode(move)
+        return self._moves.encode(move)  # type: ignore[no-any-return]
 
     def decode(self, action: int) -> Move:
+        if type(action) is int and 0 <= action < self._size:  # anything else: the inner encoding's own error
+            return self._moves[action]  # type: ignore[no-any-return]
         return self._inner.decode(action)
 
     # The action ids are the Rust engine's own: legal actions and masks come from it.
