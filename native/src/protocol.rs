@@ -22,7 +22,7 @@ use crate::terranova::py::TerraNovaState;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -156,10 +156,10 @@ impl Core {
     }
 
     fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
-        if let Ok(p) = core.downcast::<TerraNovaState>() {
+        if let Ok(p) = core.cast::<TerraNovaState>() {
             return Ok(Core::TerraNova(Spare::copy_of(p.get())));
         }
-        if let Ok(p) = core.downcast::<MedinaState>() {
+        if let Ok(p) = core.cast::<MedinaState>() {
             return Ok(Core::Medina(Spare::copy_of(p.get())));
         }
         Err(PyTypeError::new_err(format!(
@@ -168,7 +168,7 @@ impl Core {
         )))
     }
 
-    fn to_python(&self, py: Python<'_>) -> PyResult<PyObject> {
+    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(match self {
             Core::TerraNova(p) => Py::new(py, TerraNovaState::clone(p))?.into_any(),
             Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
@@ -284,17 +284,17 @@ impl Drop for Step {
     }
 }
 
-static ILLEGAL_MOVE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
-static OUTCOME: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+static ILLEGAL_MOVE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static OUTCOME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn imported<'py>(
     py: Python<'py>,
-    cell: &'static GILOnceCell<Py<PyType>>,
+    cell: &'static PyOnceLock<Py<PyType>>,
     module: &str,
     name: &str,
 ) -> PyResult<&'py Bound<'py, PyType>> {
     cell.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.downcast_into::<PyType>()?.unbind())
+        Ok::<_, PyErr>(py.import(module)?.getattr(name)?.cast_into::<PyType>()?.unbind())
     })
     .map(|t| t.bind(py))
 }
@@ -397,7 +397,7 @@ impl NativeState {
     /// The Rust position as the game's own class (`TerraNovaState`, `MedinaState`), for
     /// whole loops in Rust: playouts, search, mutable copies.
     #[getter]
-    fn native(&self, py: Python<'_>) -> PyResult<PyObject> {
+    fn native(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.core.to_python(py)
     }
 
@@ -536,9 +536,9 @@ impl NativeState {
         Self::python_of(slf)?.call_method0("to_json")
     }
 
-    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        let Ok(other) = other.downcast::<NativeState>() else {
+        let Ok(other) = other.cast::<NativeState>() else {
             return Ok(py.NotImplemented());
         };
         if !matches!(op, CompareOp::Eq | CompareOp::Ne) {

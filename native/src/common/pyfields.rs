@@ -25,7 +25,7 @@ impl<'py> Fields<'py> {
 
     /// The value of `name`, `None` where there is no such key or attribute.
     pub fn raw(&self, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if let Ok(dict) = self.source.downcast::<PyDict>() {
+        if let Ok(dict) = self.source.cast::<PyDict>() {
             return dict.get_item(name);
         }
         match self.source.getattr(name) {
@@ -36,7 +36,7 @@ impl<'py> Fields<'py> {
     }
 
     /// The value of `name` as `T`.
-    pub fn get<T: FromPyObject<'py>>(&self, name: &str) -> PyResult<T> {
+    pub fn get<T: FromPyObjectOwned<'py>>(&self, name: &str) -> PyResult<T> {
         let value = self
             .raw(name)?
             .ok_or_else(|| self.error(format_args!("the field {name:?} is missing")))?;
@@ -44,7 +44,7 @@ impl<'py> Fields<'py> {
     }
 
     /// The value of `name` as `T`, `None` where it is missing or `None`.
-    pub fn opt<T: FromPyObject<'py>>(&self, name: &str) -> PyResult<Option<T>> {
+    pub fn opt<T: FromPyObjectOwned<'py>>(&self, name: &str) -> PyResult<Option<T>> {
         match self.raw(name)? {
             Some(value) if !value.is_none() => self.extract(name, &value).map(Some),
             _ => Ok(None),
@@ -52,10 +52,11 @@ impl<'py> Fields<'py> {
     }
 
     /// `value` (the field `name`, or an item of it) as `T`.
-    pub fn extract<T: FromPyObject<'py>>(&self, name: &str, value: &Bound<'py, PyAny>) -> PyResult<T> {
-        value
-            .extract()
-            .map_err(|e| self.error(format_args!("the field {name:?} is not of the expected type ({e})")))
+    pub fn extract<T: FromPyObjectOwned<'py>>(&self, name: &str, value: &Bound<'py, PyAny>) -> PyResult<T> {
+        value.extract::<T>().map_err(|e| {
+            let e: PyErr = e.into();
+            self.error(format_args!("the field {name:?} is not of the expected type ({e})"))
+        })
     }
 
     /// The set of cells `value` (a non-negative int, bit `i` = cell `i`), as `W` words.
@@ -72,7 +73,7 @@ impl<'py> Fields<'py> {
                 e
             }
         })?;
-        let bytes = bytes.downcast::<PyBytes>()?.as_bytes();
+        let bytes = bytes.cast::<PyBytes>()?.as_bytes();
         let mut words = [0u64; W];
         for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
             *word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));

@@ -65,7 +65,7 @@ impl ActionSeq {
     pub fn new(py: Python<'_>, actions: Box<dyn ActionSource>, ints: &Ints, table: Option<Py<PyAny>>) -> Self {
         let items = match table {
             None => Items::Ids(ints.clone()),
-            Some(table) => match table.bind(py).downcast::<MoveTable>() {
+            Some(table) => match table.bind(py).cast::<MoveTable>() {
                 Ok(moves) => Items::Moves(moves.clone().unbind()),
                 Err(_) => Items::Mapping(ints.clone(), table),
             },
@@ -144,7 +144,7 @@ impl ActionSeq {
         Ok(false)
     }
 
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
         let comparable = other.is_instance_of::<PyList>()
             || other.is_instance_of::<PyTuple>()
             || other.is_instance_of::<ActionSeq>()

@@ -87,7 +87,7 @@ impl Options {
                     "rollout_limit" => options.rollout_limit = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
-                            options.stop = Some(value.downcast::<SearchStop>()?.get().flag.clone());
+                            options.stop = Some(value.cast::<SearchStop>()?.get().flag.clone());
                         }
                     }
                     other => return Err(PyValueError::new_err(format!("search has no option {other:?}"))),
@@ -127,12 +127,12 @@ impl Options {
 /// Searches from `root` without holding the GIL; returns a dict: `action` (the most
 /// visited root action, `None` once the game is over), `simulations`, `nodes`,
 /// `node_bytes`, `tree_bytes`, `children` (`[(action, visits, mean reward)]`).
-pub fn run<G>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<PyObject>
+pub fn run<G>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<Py<PyAny>>
 where
     G: SearchGame + Sync,
     G::State: Send + Sync,
 {
-    let result = py.allow_threads(|| {
+    let result = py.detach(|| {
         let budget = Budget {
             simulations: options.simulations,
             cpu_seconds: options.cpu_seconds,

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
@@ -123,7 +123,7 @@ fn bits_to_py<'py>(py: Python<'py>, bits: Bits) -> PyResult<Bound<'py, PyAny>> {
 
 /// The Python ints of every action id, made once: a sequence of legal actions then hands
 /// out references (ids above 256 are not among Python's cached small ints).
-static ACTION_INTS: GILOnceCell<Ints> = GILOnceCell::new();
+static ACTION_INTS: PyOnceLock<Ints> = PyOnceLock::new();
 
 /// Legal actions (all, or of one kind) as a sequence, counted once and indexed over
 /// their words (`LegalWords`), never listed.
@@ -154,7 +154,7 @@ impl ActionSource for LegalWords {
 }
 
 /// The kind names as interned Python strings, made once.
-static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
+static KIND_STRS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
 
 fn action_of(action: i64) -> Option<usize> {
     usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
@@ -362,7 +362,7 @@ impl MedinaState {
     /// Plays `n` kind-first random games to the end from this state; `(games, actions)`.
     fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
         let start = self.state;
-        py.allow_threads(|| {
+        py.detach(|| {
             let mut rng = Rng::new(seed);
             let mut below = |k: u32| rng.below(k);
             let mut actions = 0;
@@ -395,7 +395,7 @@ impl MedinaState {
     #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
     fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
         let root = self.state;
-        py.allow_threads(move || {
+        py.detach(move || {
             let game = Search {
                 num_players: root.num_players as usize,
             };
@@ -407,7 +407,7 @@ impl MedinaState {
     /// The tree search from here with the options of `common::search_py` (budgets,
     /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
     #[pyo3(signature = (**options))]
-    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
+    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let options = crate::common::search_py::Options::from_kwargs(options)?;
         if options.rollout_limit.is_some() {
             return Err(PyValueError::new_err(

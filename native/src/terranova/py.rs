@@ -13,7 +13,7 @@ use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple};
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub struct TerraNovaState {
 }
 
 /// The kind names as interned Python strings (`Kind` order: place, move, stone, pass).
-static KIND_STRS: GILOnceCell<Vec<Py<PyString>>> = GILOnceCell::new();
+static KIND_STRS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
 
 /// Boards with more actions than this hand out fresh ints (a 1,000-cell map has ~380,000).
 const MAX_CACHED_INTS: usize = 50_000;
@@ -318,7 +318,7 @@ impl TerraNovaState {
     /// Plays `n` kind-first random games from here; returns `(games, actions)`.
     fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
         let inner = self.inner.clone();
-        py.allow_threads(move || with!(&inner, |g, s| playouts(g, s, n, seed)))
+        py.detach(move || with!(&inner, |g, s| playouts(g, s, n, seed)))
     }
 
     /// One kind-first random playout from here; returns the final `returns()`.
@@ -345,7 +345,7 @@ impl TerraNovaState {
     #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
     fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
         let inner = self.inner.clone();
-        py.allow_threads(move || {
+        py.detach(move || {
             with!(&inner, |g, s| {
                 let result = mcts::search(g.as_ref(), s, simulations, uct_c, &mut Rng::new(seed));
                 (result.action, result.nodes, result.node_bytes)
@@ -356,7 +356,7 @@ impl TerraNovaState {
     /// The tree search from here with the options of `common::search_py` (budgets,
     /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
     #[pyo3(signature = (**options))]
-    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<PyObject> {
+    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let options = crate::common::search_py::Options::from_kwargs(options)?;
         with!(&self.inner, |g, s| match options.rollout_limit {
             Some(limit) => {
