@@ -123,6 +123,17 @@ def test_the_native_encoding_decodes_to_the_moves_its_states_hand_out(game_id: s
 
 
 @pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_ascending_ids_are_the_sorted_action_ids_whatever_the_items(game_id: str, players: int) -> None:
+    for plies in (0, 5, 40):
+        state = mid_game(game_id, players, plies)
+        ids = state.native.legal_actions()  # type: ignore[attr-defined]
+        moves = state.legal_moves()  # type: ignore[attr-defined]
+        encoding = make(game_id).encoding(state.config)  # type: ignore[attr-defined]
+        assert ids.ascending_ids() == sorted(ids)
+        assert moves.ascending_ids() == sorted(encoding.encode(m) for m in moves)
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
 def test_stepping_a_batch_equals_stepping_each_game(game_id: str, players: int) -> None:
     from tabletop.native import step_batch
 

@@ -167,6 +167,27 @@ impl ActionSeq {
         Ok((tuple_type, (self.to_tuple(py)?,)))
     }
 
+    /// The action ids (not the items), ascending, as a list: `Encoding.legal_actions`
+    /// of a native state, sorted here rather than by Python's `sorted`.
+    fn ascending_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut ids = self.actions.to_vec();
+        ids.sort_unstable();
+        let ints = match &self.items {
+            Items::Ids(ints) | Items::Mapping(ints, _) => Some(ints),
+            Items::Moves(_) => None,
+        };
+        let items = ids
+            .into_iter()
+            .map(|a| match ints.and_then(|ints| ints.get(a as usize)) {
+                Some(int) => int.bind(py).clone(),
+                None => {
+                    let Ok(int) = a.into_pyobject(py);
+                    int.into_any()
+                }
+            });
+        PyList::new(py, items)
+    }
+
     /// The items as a tuple.
     fn to_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.items(py)?)

@@ -458,7 +458,7 @@ class _NativeEncoding:
 
     def legal_actions(self, state: State) -> list[int]:
         if isinstance(state, NativeState):
-            return sorted(state.native.legal_actions())
+            return state.native.legal_actions().ascending_ids()  # type: ignore[no-any-return]
         return self._inner.legal_actions(state)
 
     def action_mask(self, state: State) -> bytearray:
