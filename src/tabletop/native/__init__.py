@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 from tabletop.core.encoding import Encoding, ObservationSpec
 from tabletop.core.errors import ConfigError, TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
+from tabletop.core.setups import seedless_key
 
 NATIVE_CLASSES: Final[Mapping[str, str]] = {"terranova": "TerraNovaState", "medina": "MedinaState"}
 """The Rust state class of each game in ``tabletop._native``."""
@@ -245,31 +246,26 @@ def _seedless(python_initial: State) -> object:
     without its seed and the values of the state's other fields, read in one call
     (``operator.attrgetter``): the state with a seedless config, hashed and compared
     (``replace``, then its ``__hash__`` and ``__eq__``), was about 9 of a new Medina
-    game's 14 µs.  A state without named fields (``FIELDS``) is its own key, with the
-    seed left out of its config.
+    game's 14 µs.  The config's part is the games' own setup key
+    (:func:`tabletop.core.setups.seedless_key`).  A state without named fields
+    (``FIELDS``) is its own key, with the seed left out of its config, as is one whose
+    config has no seedless key.
     """
     config = python_initial.config
+    config_key = seedless_key(config)
     values = _FIELD_VALUES.get(type(python_initial))
-    if values is None:
+    if values is None or config_key is None:
         fields = getattr(python_initial, "FIELDS", None)
-        if fields is None:
+        if fields is None or config_key is None:
             if config.seed is None or not hasattr(python_initial, "replace"):
                 return python_initial
             return python_initial.replace(config=dataclasses.replace(config, seed=None))
         values = _FIELD_VALUES[type(python_initial)] = operator.attrgetter(*(f for f in fields if f != "config"))
-    return (type(python_initial), _config_key(config), values(python_initial))
+    return (type(python_initial), config_key, values(python_initial))
 
 
 _FIELD_VALUES: dict[type, Callable[[object], tuple[object, ...]]] = {}
 """Per state class, the getter of its fields' values but the config (:func:`_seedless`)."""
-
-
-def _config_key(config: GameConfig) -> tuple[object, ...]:
-    """``config`` as a hashable key, its seed left out.  Variant values carry their type:
-    ``True == 1`` in Python, and a flag of the wrong type must not share a valid setup."""
-    variants = tuple(sorted((name, type(value).__name__, value) for name, value in config.variants.items()))
-    board = json.dumps(config.map, sort_keys=True) if isinstance(config.map, Mapping) else config.map
-    return (config.num_players, config.ruleset, variants, board, config.start_player)
 
 
 def _with_python_states(function: Callable[..., Any]) -> Callable[..., Any]:

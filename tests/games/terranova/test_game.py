@@ -124,7 +124,7 @@ def test_each_new_game_is_its_own_empty_board() -> None:
         )
         assert {f: getattr(state, f) for f in State.FIELDS} == {f: getattr(fresh, f) for f in State.FIELDS}
         assert state.legal_moves() == fresh.legal_moves()
-    custom = GameConfig(2, map=disc168(), seed=1)  # an inline map: checked every time
+    custom = GameConfig(2, map=disc168(), seed=1)  # an inline map: keyed by its JSON text
     assert GAME.new_initial_state(custom).board.num_cells == 168
 
 

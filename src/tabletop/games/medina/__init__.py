@@ -19,7 +19,7 @@ and ``ruleset.py`` (the variant flags).  Test positions: ``tests/builders.py``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -28,6 +28,7 @@ from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
+from tabletop.core.setups import SetupCache
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
 from tabletop.games.medina.encoding import MedinaEncoding, encoding_for
 from tabletop.games.medina.moves import (
@@ -62,9 +63,9 @@ class MedinaGame:
     tuned on this game (docs/bots.md)."""
 
     def __init__(self) -> None:
-        self._setups: dict[Hashable, _Setup] = {}
-        """The checked setups by :func:`_setup_key`: a new game with a new seed (every
-        random game does that) then costs no validation."""
+        self._setups = SetupCache(self._check)
+        """Checked once per seedless config (``core.setups``): a new game with a new seed
+        (every random game does that) then costs no validation."""
 
     def ruleset(self, config: GameConfig) -> RuleSet:
         """The :class:`RuleSet` of a configuration.
@@ -72,7 +73,7 @@ class MedinaGame:
         Raises:
             ConfigError: as :meth:`new_initial_state`.
         """
-        return self._setup(config).rules
+        return self._setups.get(config).rules
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         """The validated config with only the flags that differ from the preset (``config``
@@ -82,7 +83,7 @@ class MedinaGame:
             ConfigError: for a player count other than 3 or 4, a bad ruleset, flag or
                 start player, or a map (Medina has one board).
         """
-        return self._setup(config).canonical(config)
+        return self._setups.get(config).canonical(config)
 
     def new_initial_state(self, config: GameConfig) -> State:
         """The initial state: the start player is about to place the starting merchant.
@@ -90,24 +91,8 @@ class MedinaGame:
         Raises:
             ConfigError: as :meth:`canonical_config`.
         """
-        setup = self._setup(config)
+        setup = self._setups.get(config)
         return rules.initial_state(self, setup.canonical(config), setup.rules)
-
-    def _setup(self, config: GameConfig) -> _Setup:
-        """The checked rules and canonical flags of ``config`` (cached: they do not depend on the seed).
-
-        Raises:
-            ConfigError: as :meth:`canonical_config`.
-        """
-        key = _setup_key(config)
-        setup = self._setups.get(key) if key is not None else None
-        if setup is None:
-            setup = self._check(config)
-            if key is not None:
-                if len(self._setups) >= 256:
-                    self._setups.clear()
-                self._setups[key] = setup
-        return setup
 
     def _check(self, config: GameConfig) -> _Setup:
         """Validates ``config`` (all but the seed) and makes its setup.
@@ -194,24 +179,6 @@ class _Setup:
         if not self.variants and not config.variants:
             return config
         return replace(config, variants=dict(self.variants))
-
-
-def _setup_key(config: GameConfig) -> Hashable | None:
-    """``config`` without its seed, as a key of checked setups; ``None`` when it has no
-    key (a map is given, or a value is unhashable: both are errors, reported uncached).
-
-    Each value goes with its type: ``True == 1`` and ``3.0 == 3`` in Python, but only one
-    of each pair is valid, and a bad config must not find a good one's setup.
-    """
-    if config.map is not None:
-        return None
-    key = tuple((type(value), value) for value in (config.num_players, config.ruleset, config.start_player))
-    flags = tuple((name, type(value), value) for name, value in config.variants.items())
-    try:
-        hash(flags)
-    except TypeError:
-        return None
-    return key, flags
 
 
 def _medina(state: ProtocolState) -> State:

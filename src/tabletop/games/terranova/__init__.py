@@ -19,7 +19,7 @@ legality with reasons), ``rules.py`` (``apply``, turn flow, end of the game §5)
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,6 +28,7 @@ from tabletop.core.protocol import GameConfig, OptionSpec, OptionValue
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
+from tabletop.core.setups import SetupCache
 from tabletop.core.state_base import draft, freeze
 from tabletop.games.terranova.board import Board, board_for
 from tabletop.games.terranova.encoding import TerraNovaEncoding, encoding_for
@@ -76,10 +77,9 @@ class TerraNovaGame:
         return PRESETS
 
     def __init__(self) -> None:
-        self._setups: dict[Hashable, _Setup] = {}
-        """The checked setups by :func:`_setup_key` (as Medina's): a new game with a new
-        seed (every random game does that) then costs no validation, and its empty
-        board is a copy of one already laid out."""
+        self._setups = SetupCache(self._check)
+        """Checked once per seedless config (``core.setups``): a new game with a new seed
+        (every random game does that) then costs no validation."""
 
     def new_initial_state(self, config: GameConfig) -> State:
         """The empty board in the placement phase (spec §1.3).
@@ -88,7 +88,7 @@ class TerraNovaGame:
             ConfigError: for a player count other than 2-4, a bad ruleset or flag, a
                 bad map, a map with fewer cells than pioneers + 1, or a bad start player.
         """
-        setup = self._setup(config)
+        setup = self._setups.get(config)
         n = setup.num_players
         start = config.start_player
         if start is None:
@@ -99,22 +99,6 @@ class TerraNovaGame:
             else:
                 start = random.Random(config.seed).randrange(n)
         return setup.empty_board(Context(self, config, setup.board, setup.rules, n, SEAT_COLORS[:n]), start)
-
-    def _setup(self, config: GameConfig) -> _Setup:
-        """The checked board and rules of ``config`` (cached: they do not depend on the seed).
-
-        Raises:
-            ConfigError: as :meth:`new_initial_state`.
-        """
-        key = _setup_key(config)
-        setup = self._setups.get(key) if key is not None else None
-        if setup is None:
-            setup = self._check(config)
-            if key is not None:
-                if len(self._setups) >= 256:
-                    self._setups.clear()
-                self._setups[key] = setup
-        return setup
 
     def _check(self, config: GameConfig) -> _Setup:
         """Validates ``config`` (all but the seed) and makes its setup.
@@ -291,27 +275,6 @@ class _Setup:
         board = draft(first)
         board.context = context
         return freeze(board)
-
-
-def _setup_key(config: GameConfig) -> Hashable | None:
-    """``config`` without its seed, as a key of checked setups; ``None`` when it has no
-    key (a map given inline, or an unhashable value: read and checked each time).
-
-    Each value goes with its type, as in Medina's key: ``True == 1`` in Python, but
-    only one of them is a valid value.
-    """
-    n, ruleset, start, board = config.num_players, config.ruleset, config.start_player, config.map
-    if board is not None and not isinstance(board, str):
-        return None
-    flags: tuple[tuple[str, type, object], ...] = ()
-    if config.variants:
-        flags = tuple((name, type(value), value) for name, value in config.variants.items())
-        try:
-            hash(flags)
-        except TypeError:
-            return None
-    # Written out, not a generator: this key is most of a new game's bookkeeping.
-    return (type(n), n, type(ruleset), ruleset, type(start), start, board, flags)
 
 
 GAME: Final = register(TerraNovaGame())
