@@ -181,6 +181,14 @@ impl Core {
 /// positions' legal-action masks end to end (zeros where not legal).
 pub type Batch<P> = (Vec<Option<P>>, Vec<u8>, Vec<Vec<f64>>, Vec<u8>);
 
+/// A [`Batch`] as the `step_batch` methods return it to Python (the bytes as `bytes`).
+pub type PyBatch<'py, S> = (Vec<Option<S>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, Bound<'py, PyBytes>);
+
+/// `batch` with its byte vectors made Python `bytes`.
+pub fn to_python<S>(py: Python<'_>, (next, over, returns, masks): Batch<S>) -> PyBatch<'_, S> {
+    (next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks))
+}
+
 /// Steps `states[i]` by `actions[i]` for every `i`: the batch both games' `step_batch`
 /// and `NativeState.step_batch` run. The positions must share one encoding (one
 /// `num_actions`), and there must be an action per position (`ValueError` if not).
@@ -585,17 +593,11 @@ impl NativeState {
     /// `returns()` (empty where not legal), and each next state's legal-action mask
     /// (`num_distinct_actions` bytes a game, zeros where not legal), end to end.
     #[staticmethod]
-    #[allow(clippy::type_complexity)]
     fn step_batch<'py>(
         py: Python<'py>,
         states: Vec<Bound<'py, NativeState>>,
         actions: Vec<i64>,
-    ) -> PyResult<(
-        Vec<Option<NativeState>>,
-        Bound<'py, PyBytes>,
-        Vec<Vec<f64>>,
-        Bound<'py, PyBytes>,
-    )> {
+    ) -> PyResult<PyBatch<'py, NativeState>> {
         let cores: Vec<&Core> = states.iter().map(|s| &s.get().core).collect();
         let (next, over, returns, masks) = match cores.first() {
             None | Some(Core::TerraNova(_)) => {
@@ -623,7 +625,7 @@ impl NativeState {
             .zip(&actions)
             .map(|((state, core), &action)| core.map(|core| state.get().child(py, core, action)))
             .collect();
-        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
+        Ok(to_python(py, (next, over, returns, masks)))
     }
 }
 

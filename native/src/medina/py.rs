@@ -256,20 +256,16 @@ impl MedinaState {
     /// Steps many games at once, as `TerraNovaState.step_batch`: `(next, terminal,
     /// returns, masks)`.
     #[staticmethod]
-    #[allow(clippy::type_complexity)]
     fn step_batch<'py>(
         py: Python<'py>,
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
-    ) -> PyResult<(
-        Vec<Option<Self>>,
-        Bound<'py, PyBytes>,
-        Vec<Vec<f64>>,
-        Bound<'py, PyBytes>,
-    )> {
+    ) -> PyResult<crate::protocol::PyBatch<'py, Self>> {
         let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
-        let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
-        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
+        Ok(crate::protocol::to_python(
+            py,
+            crate::protocol::step_all(&positions, &actions)?,
+        ))
     }
 
     fn scores(&self) -> Vec<i64> {

@@ -279,20 +279,16 @@ impl TerraNovaState {
     /// and the games' `legal_mask()`s end to end (empty where over or illegal). Every
     /// state must be of the same board (one `num_distinct_actions`).
     #[staticmethod]
-    #[allow(clippy::type_complexity)]
     fn step_batch<'py>(
         py: Python<'py>,
         states: Vec<PyRef<'py, Self>>,
         actions: Vec<i64>,
-    ) -> PyResult<(
-        Vec<Option<Self>>,
-        Bound<'py, PyBytes>,
-        Vec<Vec<f64>>,
-        Bound<'py, PyBytes>,
-    )> {
+    ) -> PyResult<crate::protocol::PyBatch<'py, Self>> {
         let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
-        let (next, over, returns, masks) = crate::protocol::step_all(&positions, &actions)?;
-        Ok((next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks)))
+        Ok(crate::protocol::to_python(
+            py,
+            crate::protocol::step_all(&positions, &actions)?,
+        ))
     }
 
     fn scores(&self) -> Vec<i32> {
