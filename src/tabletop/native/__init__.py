@@ -254,13 +254,13 @@ def _seedless(python_initial: State) -> object:
     config = python_initial.config
     config_key = seedless_key(config)
     values = _FIELD_VALUES.get(type(python_initial))
-    if values is None or config_key is None:
-        fields = getattr(python_initial, "FIELDS", None)
-        if fields is None or config_key is None:
-            if config.seed is None or not hasattr(python_initial, "replace"):
-                return python_initial
-            return python_initial.replace(config=dataclasses.replace(config, seed=None))
+    fields = getattr(python_initial, "FIELDS", None) if values is None else None
+    if fields is not None:
         values = _FIELD_VALUES[type(python_initial)] = operator.attrgetter(*(f for f in fields if f != "config"))
+    if values is None or config_key is None:
+        if config.seed is None or not hasattr(python_initial, "replace"):
+            return python_initial
+        return python_initial.replace(config=dataclasses.replace(config, seed=None))
     return (type(python_initial), config_key, values(python_initial))
 
 
