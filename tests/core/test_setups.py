@@ -34,6 +34,11 @@ def test_flags_in_any_order_and_inline_maps_by_content() -> None:
 def test_no_key_for_values_that_cannot_be_one() -> None:
     assert seedless_key(GameConfig(2, variants={"f": ["a"]})) is None  # type: ignore[dict-item]
     assert seedless_key(GameConfig(2, map={"x": object()})) is None
+    deep: dict[str, object] = {}
+    inner = deep
+    for _ in range(100_000):  # hostile: deeper than JSON can be written
+        inner["a"] = inner = {}
+    assert seedless_key(GameConfig(2, map=deep)) is None
 
 
 def test_checked_once_per_key_and_refused_every_time() -> None:

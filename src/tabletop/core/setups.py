@@ -19,8 +19,8 @@ SetupT = TypeVar("SetupT")
 
 def seedless_key(config: GameConfig) -> Hashable | None:
     """``config`` without its seed, as a dict key; ``None`` where it has none (a flag
-    value or an inline map that is not a key or JSON: such configs are invalid, and
-    are checked, and refused, every time).
+    value or an inline map that is not a key or JSON, or is nested too deep to write:
+    such configs are invalid, and are checked, and refused, every time).
 
     Each value goes with its type: ``True == 1`` and ``2.0 == 2`` in Python, but only
     one of each pair is valid, and a bad config must not find a good one's setup.
@@ -30,7 +30,7 @@ def seedless_key(config: GameConfig) -> Hashable | None:
     if isinstance(board, Mapping):
         try:
             board = json.dumps(board, sort_keys=True)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # not JSON, or nested too deep for it
             return None
     flags: tuple[tuple[str, type, object], ...] = ()
     if config.variants:

@@ -176,6 +176,17 @@ def test_deeply_nested_map_file_is_a_map_error(tmp_path: Path, depth: int) -> No
         read_map_file(path)
 
 
+def test_an_inline_map_nested_too_deep_for_json_is_a_config_error() -> None:
+    # The setup cache writes an inline map as JSON for its key: a map too deep to write
+    # is checked, and refused, as any bad map.
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(100_000):
+        inner["a"] = inner = {}
+    with pytest.raises(ConfigError):
+        GAME.new_initial_state(GameConfig(2, map=deep))
+
+
 def test_error_messages_quote_bad_values_short() -> None:
     nested: list[Any] = []
     for _ in range(5000):
