@@ -22,9 +22,19 @@ use crate::common::rng::Rng;
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
 /// size costs more than the move itself.
 #[pyclass(module = "tabletop._native", name = "MedinaState", frozen, freelist = 256)]
-#[derive(Clone)]
 pub struct MedinaState {
     state: State,
+}
+
+impl Clone for MedinaState {
+    fn clone(&self) -> Self {
+        MedinaState { state: self.state }
+    }
+
+    /// One copy into the reused box (`protocol::Spare`), not a copy made and then moved.
+    fn clone_from(&mut self, source: &Self) {
+        self.state = source.state;
+    }
 }
 
 fn bad(msg: impl Into<String>) -> PyErr {

@@ -545,4 +545,27 @@ impl Clone for TerraNovaState {
     fn clone(&self) -> Self {
         self.with_inner(self.inner.clone())
     }
+
+    /// In place, as a protocol step copies a position into a reused box
+    /// (`protocol::Spare`): the default (`*self = source.clone()`) built the copy on the
+    /// stack, moved it into the box and counted both `Arc`s up and the old ones down.
+    fn clone_from(&mut self, source: &Self) {
+        fn same<T>(mine: &mut Arc<T>, theirs: &Arc<T>) {
+            if !Arc::ptr_eq(mine, theirs) {
+                *mine = theirs.clone();
+            }
+        }
+        match (&mut self.inner, &source.inner) {
+            (Inner::Small(g, s), Inner::Small(their_g, their_s)) => {
+                same(g, their_g);
+                *s = *their_s;
+            }
+            (Inner::Large(g, s), Inner::Large(their_g, their_s)) => {
+                same(g, their_g);
+                **s = **their_s;
+            }
+            (inner, theirs) => *inner = theirs.clone(),
+        }
+        same(&mut self.ints, &source.ints);
+    }
 }
