@@ -25,6 +25,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the protocol state needs of a game's Rust position (both games' Python classes
@@ -42,6 +43,9 @@ pub trait Position: Sized + Send + Sync {
     fn action_is_legal(&self, action: i64) -> bool;
     /// Plays `action` here if it is legal; whether it was (no change if not).
     fn play(&mut self, action: i64) -> bool;
+    /// Plays `action`, one of this position's own legal actions (listed by
+    /// [`Position::actions`]), without checking it again.
+    fn play_listed(&mut self, action: i64);
     /// How many action ids the game's encoding has (the length of a legal-action mask).
     fn num_actions(&self) -> usize;
     /// Sets `mask[a] = 1` for every legal action `a` (`mask` is `num_actions()` long).
@@ -155,6 +159,22 @@ impl Core {
         }
     }
 
+    /// The position after `action`, one of this position's own legal actions.
+    fn after_listed(&self, action: i64) -> Core {
+        match self {
+            Core::TerraNova(p) => {
+                let mut next = Spare::copy_of(&**p);
+                next.play_listed(action);
+                Core::TerraNova(next)
+            }
+            Core::Medina(p) => {
+                let mut next = Spare::copy_of(&**p);
+                next.play_listed(action);
+                Core::Medina(next)
+            }
+        }
+    }
+
     fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
         if let Ok(p) = core.cast::<TerraNovaState>() {
             return Ok(Core::TerraNova(Spare::copy_of(p.get())));
@@ -254,6 +274,16 @@ pub struct NativeState {
     context: Py<NativeContext>,
     /// How this position was reached, for its Python state.
     history: Arc<Step>,
+    /// A number no other state of this process has (`next_serial`): the moves of this
+    /// position's legal-move sequences are handed out marked with it, so that `apply`
+    /// plays such a move without checking its legality again.
+    serial: u64,
+}
+
+/// The serial number of a new `NativeState` (from 1: 0 marks a move no position listed).
+fn next_serial() -> u64 {
+    static SERIALS: AtomicU64 = AtomicU64::new(1);
+    SERIALS.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A link of a game's history: the action that led to a position and, once built, the
@@ -347,6 +377,7 @@ impl NativeState {
             core,
             context: self.context.clone_ref(py),
             history: Step::after(&self.history, action),
+            serial: next_serial(),
         }
     }
 
@@ -385,7 +416,7 @@ impl NativeState {
         let moves = state.context.get().moves.get();
         for link in chain.iter().rev() {
             let action = u32::try_from(link.action).map_err(|_| poisoned())?;
-            python = python.call_method1("apply", (moves.move_of(py, action)?,))?;
+            python = python.call_method1("apply", (moves.move_of(py, action, 0)?,))?;
             let _ = link.python.set(python.clone().unbind());
             *link.before.lock().map_err(|_| poisoned())? = None;
         }
@@ -411,6 +442,7 @@ impl NativeState {
                 python: OnceLock::from(python),
                 before: Mutex::new(None),
             }),
+            serial: next_serial(),
         })
     }
 
@@ -462,7 +494,7 @@ impl NativeState {
     /// sequence: `random.choice` reads its length and one item.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<ActionSeq> {
         let table = self.context.get().moves.clone_ref(py);
-        Ok(on!(&self.core, |p| p.actions(None, table)))
+        Ok(on!(&self.core, |p| p.actions(None, table)).listed_by(self.serial))
     }
 
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -471,7 +503,7 @@ impl NativeState {
 
     fn legal_moves_of_kind(&self, py: Python<'_>, kind: &str) -> PyResult<ActionSeq> {
         let table = self.context.get().moves.clone_ref(py);
-        Ok(on!(&self.core, |p| p.actions(Some(kind), table)))
+        Ok(on!(&self.core, |p| p.actions(Some(kind), table)).listed_by(self.serial))
     }
 
     fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -486,7 +518,18 @@ impl NativeState {
     fn apply(slf: &Bound<'_, Self>, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
         let py = slf.py();
         let state = slf.get();
-        if let Some(action) = state.action_of(py, mv)? {
+        let listed = state.context.get().moves.get().listed_action(mv);
+        if let Some((action, lister)) = listed {
+            if lister == state.serial {
+                // Handed out by one of this position's own legal-move sequences.
+                return Ok(state.child(py, state.core.after_listed(action), action));
+            }
+        }
+        let action = match listed {
+            Some((action, _)) => Some(action),
+            None => state.action_of(py, mv)?,
+        };
+        if let Some(action) = action {
             if let Some(core) = state.core.after(action) {
                 return Ok(state.child(py, core, action));
             }

@@ -57,6 +57,30 @@ def test_a_move_of_the_other_game_or_not_legal_now_is_refused(game_id: str, play
 
 
 @pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_move_another_position_just_listed_is_still_checked(game_id: str, players: int) -> None:
+    # `apply` takes a move on trust only from the position whose own legal-move sequence
+    # handed it out last; another position's, even one dropped since, is checked.
+    state = mid_game(game_id, players)
+    earlier = state.game.new_initial_state(GameConfig(num_players=players, seed=4))
+    assert earlier.context.moves is state.context.moves  # one game: one move table
+    listed = earlier.legal_moves()
+    index = next(i for i, m in enumerate(listed) if not state.is_legal(m))
+    before = state.to_json()
+    with pytest.raises(IllegalMoveError):
+        state.apply(listed[index])
+    del earlier
+    rng = random.Random(5)
+    churn = state
+    for _ in range(20):  # new states, which may reuse the dropped one's memory
+        if churn.is_terminal():
+            break
+        churn = churn.apply(rng.choice(churn.legal_moves()))
+    with pytest.raises(IllegalMoveError):
+        state.apply(listed[index])
+    assert state.to_json() == before
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
 @pytest.mark.parametrize("bad", [-1, 2**31, 2**70, -(2**70), 2.0, math.inf, "0", None, True])
 def test_bad_action_ids_are_illegal_moves(game_id: str, players: int, bad: object) -> None:
     state = mid_game(game_id, players)

@@ -27,9 +27,10 @@ struct Known {
     moves: Vec<Option<Py<PyAny>>>,
     /// The action of each move in `moves`, by the object's address.
     ids: HashMap<usize, i64, BuildHasherDefault<AddressHasher>>,
-    /// The address and action of the move handed out last: a Python loop applies the
-    /// move it was just handed, found here without a probe of `ids` (a cold line).
-    last: (usize, i64),
+    /// The address, action and lister (`MoveTable::move_of`) of the move handed out
+    /// last: a Python loop applies the move it was just handed, found here without a
+    /// probe of `ids` (a cold line).
+    last: (usize, i64, u64),
 }
 
 /// Hashes an object address: the bits above the allocator's 16-byte alignment, mixed by
@@ -56,14 +57,16 @@ fn poisoned() -> PyErr {
 }
 
 impl MoveTable {
-    /// The `Move` of `action`, decoded on first use.
-    pub fn move_of<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
+    /// The `Move` of `action`, decoded on first use. `lister` is the serial number of the
+    /// position among whose legal moves it is handed out (`NativeState`), or 0: the
+    /// table remembers it with the move until it hands out another (`listed_action`).
+    pub fn move_of<'py>(&self, py: Python<'py>, action: u32, lister: u64) -> PyResult<Bound<'py, PyAny>> {
         let slot = action as usize;
         {
             let mut known = self.known.lock().map_err(|_| poisoned())?;
             if let Some(Some(mv)) = known.moves.get(slot) {
                 let mv = mv.bind(py).clone();
-                known.last = (mv.as_ptr() as usize, action as i64);
+                known.last = (mv.as_ptr() as usize, action as i64, lister);
                 return Ok(mv);
             }
         }
@@ -78,24 +81,25 @@ impl MoveTable {
         }
         known.moves[slot] = Some(mv.clone().unbind());
         known.ids.insert(mv.as_ptr() as usize, action as i64);
-        known.last = (mv.as_ptr() as usize, action as i64);
+        known.last = (mv.as_ptr() as usize, action as i64, lister);
         Ok(mv)
     }
 
-    /// The action of `mv` if it is a move this table handed out.
-    pub fn listed_action(&self, mv: &Bound<'_, PyAny>) -> Option<i64> {
+    /// The action of `mv` if it is a move this table handed out, and the lister it was
+    /// handed out with if it is the last one handed out (else 0).
+    pub fn listed_action(&self, mv: &Bound<'_, PyAny>) -> Option<(i64, u64)> {
         let known = self.known.lock().ok()?;
         let address = mv.as_ptr() as usize;
         if known.last.0 == address {
-            return Some(known.last.1);
+            return Some((known.last.1, known.last.2));
         }
-        known.ids.get(&address).copied()
+        known.ids.get(&address).map(|&action| (action, 0))
     }
 
     /// The action of any `Move` of the game (`Encoding.encode`, which raises for others).
     pub fn action_of(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<i64> {
         match self.listed_action(mv) {
-            Some(action) => Ok(action),
+            Some((action, _)) => Ok(action),
             None => self.encoding.bind(py).call_method1("encode", (mv,))?.extract(),
         }
     }
@@ -121,7 +125,7 @@ impl MoveTable {
     /// one it does not have).
     fn __getitem__<'py>(&self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyAny>> {
         let id = u32::try_from(action).map_err(|_| PyKeyError::new_err(action))?;
-        self.move_of(py, id)
+        self.move_of(py, id, 0)
     }
 
     /// The action id of `move` (`ValueError` if it is not a move of this encoding).

@@ -54,8 +54,9 @@ pub struct ActionSeq {
 enum Items {
     /// The action ids (Python ints: the board's own, made once, where it has them).
     Ids(Ints),
-    /// The moves of a `MoveTable` (what the protocol state hands out).
-    Moves(Py<MoveTable>),
+    /// The moves of a `MoveTable` (what the protocol state hands out), and the serial
+    /// number of the position whose legal moves they are (`MoveTable::move_of`; 0: none).
+    Moves(Py<MoveTable>, u64),
     /// `table[action]` of any other mapping.
     Mapping(Ints, Py<PyAny>),
 }
@@ -66,7 +67,7 @@ impl ActionSeq {
         let items = match table {
             None => Items::Ids(ints.clone()),
             Some(table) => match table.bind(py).cast::<MoveTable>() {
-                Ok(moves) => Items::Moves(moves.clone().unbind()),
+                Ok(moves) => Items::Moves(moves.clone().unbind(), 0),
                 Err(_) => Items::Mapping(ints.clone(), table),
             },
         };
@@ -78,8 +79,17 @@ impl ActionSeq {
     pub fn of_moves(actions: Box<dyn ActionSource>, table: Py<MoveTable>) -> Self {
         ActionSeq {
             actions,
-            items: Items::Moves(table),
+            items: Items::Moves(table, 0),
         }
+    }
+
+    /// The same sequence, its moves handed out as the legal moves of the position with
+    /// serial number `lister` (`MoveTable::move_of`).
+    pub fn listed_by(mut self, lister: u64) -> Self {
+        if let Items::Moves(_, listed) = &mut self.items {
+            *listed = lister;
+        }
+        self
     }
 
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
@@ -88,7 +98,7 @@ impl ActionSeq {
 
     fn item<'py>(&self, py: Python<'py>, action: u32) -> PyResult<Bound<'py, PyAny>> {
         let (ints, table) = match &self.items {
-            Items::Moves(moves) => return moves.get().move_of(py, action),
+            Items::Moves(moves, lister) => return moves.get().move_of(py, action, *lister),
             Items::Ids(ints) => (ints, None),
             Items::Mapping(ints, table) => (ints, Some(table)),
         };
@@ -174,7 +184,7 @@ impl ActionSeq {
         ids.sort_unstable();
         let ints = match &self.items {
             Items::Ids(ints) | Items::Mapping(ints, _) => Some(ints),
-            Items::Moves(_) => None,
+            Items::Moves(..) => None,
         };
         let items = ids
             .into_iter()

@@ -543,6 +543,16 @@ impl crate::protocol::Position for MedinaState {
     fn play(&mut self, action: i64) -> bool {
         apply_in_place(&mut self.state, action).is_ok()
     }
+    fn play_listed(&mut self, action: i64) {
+        let action = action_of(action);
+        debug_assert!(
+            action.is_some_and(|a| self.state.is_legal(a)),
+            "action {action:?} was listed as legal"
+        );
+        if let Some(action) = action {
+            self.state.apply_legal(action);
+        }
+    }
     fn num_actions(&self) -> usize {
         NUM_ACTIONS
     }

@@ -425,6 +425,18 @@ fn play_in_place<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) -> 
     legal.is_some()
 }
 
+/// Plays `action`, one of the position's own legal actions (`Position::play_listed`).
+fn play_listed<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) {
+    let mv = usize::try_from(action).ok().and_then(|a| g.decode(a));
+    debug_assert!(
+        mv.is_some_and(|mv| s.is_legal(g, mv)),
+        "action {action} was listed as legal"
+    );
+    if let Some(mv) = mv {
+        s.play(g, mv);
+    }
+}
+
 #[pymethods]
 impl TerraNovaMutableState {
     #[getter]
@@ -525,6 +537,12 @@ impl crate::protocol::Position for TerraNovaState {
         match &mut self.inner {
             Inner::Small(g, s) => play_in_place(g, s, action),
             Inner::Large(g, s) => play_in_place(g, s, action),
+        }
+    }
+    fn play_listed(&mut self, action: i64) {
+        match &mut self.inner {
+            Inner::Small(g, s) => play_listed(g, s, action),
+            Inner::Large(g, s) => play_listed(g, s, action),
         }
     }
     fn score_list(&self) -> Vec<i64> {
