@@ -22,6 +22,7 @@ use crate::terranova::py::TerraNovaState;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::intern;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
 use std::cell::RefCell;
@@ -410,8 +411,23 @@ impl NativeState {
                 break python.bind(py).clone();
             }
             let before = step.before.lock().map_err(|_| poisoned())?.clone();
-            chain.push(step);
-            step = before.ok_or_else(|| PyValueError::new_err("a native state without a Python state"))?;
+            match before {
+                Some(before) => {
+                    chain.push(step);
+                    step = before;
+                }
+                None => {
+                    // A game started without its Python state (`NativeState.__new__`).
+                    let context = state.context.get();
+                    let initial = context
+                        .game
+                        .bind(py)
+                        .getattr(intern!(py, "python"))?
+                        .call_method1(intern!(py, "new_initial_state"), (context.config.bind(py),))?;
+                    let _ = step.python.set(initial.clone().unbind());
+                    break initial;
+                }
+            }
         };
         let moves = state.context.get().moves.get();
         for link in chain.iter().rev() {
@@ -431,15 +447,19 @@ fn poisoned() -> PyErr {
 #[pymethods]
 impl NativeState {
     /// The state at `core` (a `TerraNovaState` or `MedinaState`), equal to `python` (the
-    /// Python engine's state of the same position), in the game of `context`.
+    /// Python engine's state of the same position), in the game of `context`. Without
+    /// `python`, `core` is the initial position of the context's config, and the Python
+    /// state is the Python engine's `new_initial_state(config)` (the context's game is a
+    /// `NativeGame`, whose `python` is that engine's game), made when first asked for.
     #[new]
-    fn new(context: Py<NativeContext>, core: &Bound<'_, PyAny>, python: Py<PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (context, core, python))]
+    fn new(context: Py<NativeContext>, core: &Bound<'_, PyAny>, python: Option<Py<PyAny>>) -> PyResult<Self> {
         Ok(NativeState {
             core: Core::from_python(core)?,
             context,
             history: Arc::new(Step {
                 action: -1,
-                python: OnceLock::from(python),
+                python: python.map_or_else(OnceLock::new, OnceLock::from),
                 before: Mutex::new(None),
             }),
             serial: next_serial(),

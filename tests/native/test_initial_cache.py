@@ -48,3 +48,39 @@ def test_positions_drawn_from_the_seed_play_as_the_python_engine(game_id: str) -
     # Random start squares (Medina) and start players (both games) give several setups,
     # each shared by the seeds that drew it.
     assert 1 < len(native._shared) < 24
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 2), ("terranova", 4), ("medina", 3)])
+def test_a_game_started_from_a_known_draw_is_the_python_engines_game(game_id: str, players: int) -> None:
+    # After the first game of a draw, a new one starts from the kept Rust position
+    # (`initial_draw`), with no Python state until one is asked for: then it is the
+    # Python engine's initial state of the same config, and the game goes on as there.
+    native: Any = tabletop.make(game_id, engine="native")
+    python = tabletop.make(game_id, engine="python")
+    native._shared.clear()
+    native._drawn.clear()
+    for seed in range(12):
+        native.new_initial_state(GameConfig(num_players=players, seed=seed))
+    built = len(native._shared)
+    for seed in range(12, 40):
+        config = GameConfig(num_players=players, seed=seed)
+        state, reference = native.new_initial_state(config), python.new_initial_state(config)
+        assert state.config == reference.config and state.config.seed == seed
+        assert state.current_player == reference.current_player
+        rng = random.Random(seed)
+        for _ in range(8):
+            move = random_move(reference, rng)
+            state, reference = state.apply(move), reference.apply(move)
+        assert state.to_json() == reference.to_json()  # replayed from the Python initial state
+        assert state.python_state() == reference
+    assert len(native._shared) == built  # every later seed drew a position seen before
+
+
+def test_an_unseeded_game_draws_its_own_start() -> None:
+    native: Any = tabletop.make("terranova", engine="native")
+    python = tabletop.make("terranova", engine="python")
+    assert python.initial_draw(GameConfig(num_players=3)) is None  # type: ignore[attr-defined]
+    for _ in range(4):
+        state = native.new_initial_state(GameConfig(num_players=3))
+        assert state.config.start_player == state.current_player  # stored, so records replay it
+        assert state.python_state().config == state.config

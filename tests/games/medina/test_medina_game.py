@@ -79,6 +79,19 @@ def test_random_start_merchant_is_seeded() -> None:
     assert a.to_json()["start_merchant"] is not None
 
 
+def test_initial_draw_is_nothing_unless_the_start_square_is_drawn() -> None:
+    flags: dict[str, OptionValue] = {"start_merchant_anywhere": True}
+    for config in [GameConfig(3, seed=1), GameConfig(4, seed=2, start_player=3), GameConfig(3, seed=3, variants=flags)]:
+        drawn = GAME.initial_draw(config)  # type: ignore[attr-defined]
+        assert drawn is not None
+        state_config, draw = drawn
+        assert draw is None and state_config == GAME.new_initial_state(config).config
+    random_square = GameConfig(3, seed=5, variants={"start_merchant": "random"})
+    assert GAME.initial_draw(random_square) is None  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError):
+        GAME.initial_draw(GameConfig(2))  # type: ignore[attr-defined]
+
+
 def test_tower_values_variant() -> None:
     state = GAME.new_initial_state(GameConfig(num_players=3, variants={"tower_values": "A1:1,R1:1,A13:1,R13:1"}))
     assert [t["value"] for t in state.to_json()["board"]["towers"]] == [1, 1, 1, 1]

@@ -93,6 +93,18 @@ def test_start_player_given_or_drawn_from_the_seed() -> None:
         GAME.new_initial_state(GameConfig(2, start_player=2))
 
 
+def test_initial_draw_is_the_start_player_of_the_initial_state() -> None:
+    for config in [GameConfig(3, start_player=2), *(GameConfig(4, seed=s) for s in range(20))]:
+        drawn = GAME.initial_draw(config)
+        assert drawn is not None
+        state_config, start = drawn
+        initial = GAME.new_initial_state(config)
+        assert state_config == initial.config and start == initial.start_player == initial.current_player
+    assert GAME.initial_draw(GameConfig(3)) is None  # each unseeded game draws its own
+    with pytest.raises(ConfigError, match="start_player"):
+        GAME.initial_draw(GameConfig(2, start_player=2))
+
+
 def test_a_checked_setup_is_not_reused_by_a_config_that_only_compares_equal() -> None:
     # Setups are cached by the config without its seed; `True == 1` and `2.0 == 2` in
     # Python, but only one of each pair is valid.

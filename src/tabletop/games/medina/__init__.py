@@ -19,7 +19,7 @@ and ``ruleset.py`` (the variant flags).  Test positions: ``tests/builders.py``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -93,6 +93,23 @@ class MedinaGame:
         """
         setup = self._setups.get(config)
         return rules.initial_state(self, setup.canonical(config), setup.rules)
+
+    def initial_draw(self, config: GameConfig) -> tuple[GameConfig, Hashable] | None:
+        """The config that the initial state of ``config`` holds, and what its seed draws
+        there: nothing, unless the starting merchant's square is drawn (then ``None``:
+        every seed has its own position).  Configs with the same seedless key
+        (``core.setups``) and the same draw start from equal positions.
+
+        An optional hook: the native engine starts a game whose draw it has seen
+        without building this engine's initial state (``tabletop.native``).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        setup = self._setups.get(config)
+        if setup.rules.start_merchant == "random":
+            return None
+        return setup.canonical(config), None
 
     def _check(self, config: GameConfig) -> _Setup:
         """Validates ``config`` (all but the seed) and makes its setup.

@@ -19,7 +19,7 @@ legality with reasons), ``rules.py`` (``apply``, turn flow, end of the game §5)
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -90,15 +90,27 @@ class TerraNovaGame:
         """
         setup = self._setups.get(config)
         n = setup.num_players
-        start = config.start_player
+        start = _seeded_start(config, n)
         if start is None:
-            if config.seed is None:
-                # Unseeded draw: store the result so records replay the same game.
-                start = random.SystemRandom().randrange(n)
-                config = GameConfig(n, config.ruleset, config.variants, config.map, None, start)
-            else:
-                start = random.Random(config.seed).randrange(n)
+            # Unseeded draw: store the result so records replay the same game.
+            start = random.SystemRandom().randrange(n)
+            config = GameConfig(n, config.ruleset, config.variants, config.map, None, start)
         return setup.empty_board(Context(self, config, setup.board, setup.rules, n, SEAT_COLORS[:n]), start)
+
+    def initial_draw(self, config: GameConfig) -> tuple[GameConfig, Hashable] | None:
+        """The config that the initial state of ``config`` holds, and what its seed draws
+        there (the start player); ``None`` where nothing seeds the draw (neither a seed
+        nor a start player: each such game draws its own).  Configs with the same
+        seedless key (``core.setups``) and the same draw start from equal positions.
+
+        An optional hook: the native engine starts a game whose draw it has seen
+        without building this engine's initial state (``tabletop.native``).
+
+        Raises:
+            ConfigError: as :meth:`new_initial_state`.
+        """
+        start = _seeded_start(config, self._setups.get(config).num_players)
+        return None if start is None else (config, start)
 
     def _check(self, config: GameConfig) -> _Setup:
         """Validates ``config`` (all but the seed) and makes its setup.
@@ -243,6 +255,16 @@ class TerraNovaGame:
 
     def __repr__(self) -> str:
         return "TerraNovaGame()"
+
+
+def _seeded_start(config: GameConfig, num_players: int) -> int | None:
+    """The start player ``config`` names, or the one its seed draws; ``None`` without
+    either (spec §1.3: the start player is drawn)."""
+    if config.start_player is not None:
+        return config.start_player
+    if config.seed is None:
+        return None
+    return random.Random(config.seed).randrange(num_players)
 
 
 class _Setup:
