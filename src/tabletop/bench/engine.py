@@ -3,8 +3,8 @@
 ``tabletop bench engine GAME`` calls :func:`bench_playouts` for each of the game's bench
 player counts; with ``--engine native`` it times the native engine three ways (whole games
 in Rust, a Python loop over action ids, the protocol loop uniform as OpenSpiel's and
-kind-first) against OpenSpiel's C++ Amazons
-in the same run (``docs/benchmarks.md``, "Native engines").  :func:`bench_playouts`
+kind-first), each timed in turn with OpenSpiel's C++ Amazons (:func:`alternated`;
+``docs/benchmarks.md``, "Native engines").  :func:`bench_playouts`
 measures the engine as every game-agnostic layer sees it: each step asks the state for
 its legal kinds, then for the moves of one kind, then applies one.
 """
@@ -228,9 +228,22 @@ class Yardstick:
     """Driven from a Python loop (``legal_actions``, ``random.choice``, ``apply_action``)."""
 
 
-def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None:
-    """OpenSpiel's C++ Amazons timed as ``../shared/notes/performance-anchors.md`` does it,
-    or ``None`` without OpenSpiel (the ``rl`` extra)."""
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """Actions over CPU seconds: a yardstick's share of an alternated measurement."""
+
+    actions: int
+    seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.actions / self.seconds
+
+
+def openspiel_cpp_loop(seconds: float, seed: int = 0) -> Rate | None:
+    """OpenSpiel's C++ Amazons, whole games in C++ (``pyspiel.evaluate_bots`` with uniform
+    random bots), timed as ``../shared/notes/performance-anchors.md`` does it; ``None``
+    without OpenSpiel (the ``rl`` extra)."""
     try:
         import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
@@ -244,7 +257,18 @@ def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None
         state = game.new_initial_state()
         pyspiel.evaluate_bots(state, bots, rng.randrange(1 << 30))
         actions += len(state.history())
-    cpp = actions / (time.process_time() - start)
+    return Rate(actions, time.process_time() - start)
+
+
+def openspiel_python_loop(seconds: float, seed: int = 0) -> Rate | None:
+    """OpenSpiel's C++ Amazons driven from a Python loop (``legal_actions``,
+    ``random.choice``, ``apply_action``); ``None`` without OpenSpiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("amazons")
+    rng = random.Random(seed)
 
     # The same shape as this package's own Python loops (`_cpu_timed_games`): the steps
     # counted per game, in a function of their own. (Counted across games, the count
@@ -260,7 +284,55 @@ def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None
     start = time.process_time()
     while time.process_time() - start < seconds:
         actions += play(game.new_initial_state())
-    return Yardstick(cpp, actions / (time.process_time() - start))
+    return Rate(actions, time.process_time() - start)
+
+
+def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None:
+    """Both of OpenSpiel's loops, ``seconds`` each, or ``None`` without OpenSpiel."""
+    cpp, python = openspiel_cpp_loop(seconds, seed), openspiel_python_loop(seconds, seed)
+    if cpp is None or python is None:
+        return None
+    return Yardstick(cpp.per_second, python.per_second)
+
+
+def alternated(
+    ours: Callable[[float, int], PlayoutBench],
+    yardstick: Callable[[float, int], Rate | None],
+    seconds: float,
+    seed: int = 0,
+    rounds: int = 4,
+) -> tuple[PlayoutBench, Rate | None]:
+    """``ours(seconds, seed)`` and ``yardstick(seconds, seed)`` in turn, ``rounds`` slices of
+    ``seconds / rounds`` each, summed: the yardstick runs beside each measurement, not
+    once before them all, so a shared machine that slows down or speeds up during a run
+    moves both alike and their ratio holds.  Each slice plays games of its own seeds.
+    The yardstick is ``None`` where it returns ``None`` (no OpenSpiel).
+    """
+    if rounds < 1 or not seconds > 0:
+        raise ValueError(f"alternated needs rounds >= 1 and seconds > 0, not {rounds} and {seconds}")
+    slice_seconds = seconds / rounds
+    slices: list[PlayoutBench] = []
+    stick: Rate | None = Rate(0, 0.0)
+    for k in range(rounds):
+        slices.append(ours(slice_seconds, seed + k * 1_000_003))
+        if stick is not None:
+            more = yardstick(slice_seconds, seed + k)
+            stick = None if more is None else Rate(stick.actions + more.actions, stick.seconds + more.seconds)
+    ended: Counter[str] = Counter()
+    for part in slices:
+        ended.update(part.terminations)
+    first = slices[0]
+    return (
+        PlayoutBench(
+            first.game,
+            first.num_players,
+            sum(p.games for p in slices),
+            sum(p.actions for p in slices),
+            sum(p.seconds for p in slices),
+            ended,
+        ),
+        stick,
+    )
 
 
 @dataclass(frozen=True, slots=True)

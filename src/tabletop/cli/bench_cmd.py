@@ -6,7 +6,7 @@ commands that produced them (as ratios against a yardstick run in the same sessi
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -64,7 +64,8 @@ def engine(
 
     With ``--engine native``: whole games in Rust, a Python loop over action ids and the
     protocol loop (uniform as OpenSpiel's loop, and kind-first), in CPU seconds, each as a
-    ratio to OpenSpiel's C++ Amazons timed in the same run (``docs/benchmarks.md``).
+    ratio to OpenSpiel's C++ Amazons timed in turn with it, slice by slice
+    (``docs/benchmarks.md``).
     """
     from tabletop.bench.engine import bench_playouts
 
@@ -101,16 +102,18 @@ def _engine(game_id: str, engine: str) -> Game:
 
 def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: int, yardstick: bool) -> None:
     from tabletop.bench.engine import (
+        alternated,
         bench_action_loop,
         bench_native_playouts,
         bench_protocol_cpu,
         bench_protocol_loop,
-        openspiel_yardstick,
+        openspiel_cpp_loop,
+        openspiel_python_loop,
     )
 
-    stick = openspiel_yardstick(seconds, seed) if yardstick else None
-    if yardstick and stick is None:
+    if yardstick and openspiel_python_loop(0.01) is None:
         say_err("OpenSpiel is not installed (the rl extra): no yardstick, no ratios")
+        yardstick = False
     table = Table(
         "players",
         "loop",
@@ -121,29 +124,36 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
         "ratio",
         title=f"{game.name}, native engine, one core",
     )
-    if stick is not None:
-        table.add_row("-", "OpenSpiel Amazons, whole games in C++", "-", f"{stick.cpp_loop:,.0f}", "-", "-", "-")
-        table.add_row("-", "OpenSpiel Amazons, Python loop", "-", f"{stick.python_loop:,.0f}", "-", "-", "-")
+    # Each row alternates with its yardstick (`alternated`): OpenSpiel's Amazons whole
+    # games in C++ for the loop in Rust, OpenSpiel's Python loop for the Python loops.
     runs = (
-        ("whole games in Rust", bench_native_playouts, "cpp_loop"),
-        ("Python loop, action ids", bench_action_loop, "python_loop"),
-        ("Python loop, protocol (uniform, OpenSpiel's loop)", bench_protocol_loop, "python_loop"),
-        ("Python loop, protocol (kind-first)", bench_protocol_cpu, "python_loop"),
+        ("whole games in Rust", bench_native_playouts, openspiel_cpp_loop),
+        ("Python loop, action ids", bench_action_loop, openspiel_python_loop),
+        ("Python loop, protocol (uniform, OpenSpiel's loop)", bench_protocol_loop, openspiel_python_loop),
+        ("Python loop, protocol (kind-first)", bench_protocol_cpu, openspiel_python_loop),
     )
     for count in counts:
-        for label, bench, against in runs:
-            result = bench(game, count, seconds=seconds, seed=seed)
-            reference = getattr(stick, against) if stick is not None else None
+        for label, bench, stick in runs:
+
+            def ours(slice_seconds: float, slice_seed: int, bench: Any = bench, count: int = count) -> Any:
+                return bench(game, count, seconds=slice_seconds, seed=slice_seed)
+
+            result, reference = alternated(ours, stick if yardstick else _no_yardstick, seconds, seed)
+            rate = reference.per_second if reference is not None else None
             table.add_row(
                 str(count),
                 label,
                 str(result.games),
                 f"{result.actions_per_second:,.0f}",
                 f"{result.mean_actions:.1f}",
-                f"{reference:,.0f}" if reference else "-",
-                f"{result.actions_per_second / reference:.2f}" if reference else "-",
+                f"{rate:,.0f}" if rate else "-",
+                f"{result.actions_per_second / rate:.2f}" if rate else "-",
             )
     console.print(table)
+
+
+def _no_yardstick(seconds: float, seed: int) -> None:
+    return None
 
 
 @bench_app.command()
