@@ -336,19 +336,32 @@ impl Drop for Step {
     /// else holds as spares.
     fn drop(&mut self) {
         let mut next = self.before.get_mut().ok().and_then(Option::take);
-        while let Some(mut step) = next {
-            let Some(last_holder) = Arc::get_mut(&mut step) else {
-                break; // still shared: its other holder drops it
-            };
-            next = last_holder.before.get_mut().ok().and_then(Option::take);
-            last_holder.python.take();
-            let _ = SPARE_STEPS.try_with(|spares| {
-                let mut spares = spares.borrow_mut();
+        if next.is_none() {
+            return;
+        }
+        // Python states are let go once the spares are: dropping one may run Python code.
+        let mut pythons = Vec::new();
+        let _ = SPARE_STEPS.try_with(|spares| {
+            let mut spares = spares.borrow_mut();
+            while let Some(mut step) = next.take() {
+                let Some(last_holder) = Arc::get_mut(&mut step) else {
+                    break; // still shared: its other holder drops it
+                };
+                next = last_holder.before.get_mut().ok().and_then(Option::take);
+                pythons.extend(last_holder.python.take());
                 if spares.len() < MAX_SPARE_STEPS {
                     spares.push(step);
-                }
-            });
+                } // else freed here, with nothing before it to drop
+            }
+        });
+        // A thread that is ending has no spares any more.
+        while let Some(mut step) = next {
+            let Some(last_holder) = Arc::get_mut(&mut step) else {
+                break;
+            };
+            next = last_holder.before.get_mut().ok().and_then(Option::take);
         }
+        drop(pythons);
     }
 }
 

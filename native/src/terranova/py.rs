@@ -427,7 +427,7 @@ fn play_in_place<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) -> 
 
 /// Plays `action`, one of the position's own legal actions (`Position::play_listed`).
 fn play_listed<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) {
-    let mv = usize::try_from(action).ok().and_then(|a| g.decode(a));
+    let mv = usize::try_from(action).ok().and_then(|a| g.decode_listed(a));
     debug_assert!(
         mv.is_some_and(|mv| s.is_legal(g, mv)),
         "action {action} was listed as legal"

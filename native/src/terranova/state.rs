@@ -523,6 +523,21 @@ impl<const W: usize> Game<W> {
         }
         None
     }
+
+    /// [`Game::decode`] of an action a position listed as legal: a slide's destination
+    /// is read from the lines layout (consecutive positions along its direction, a legal
+    /// slide crossing no gap), not walked to cell by cell.
+    pub fn decode_listed(&self, action: usize) -> Option<Move> {
+        let b = &self.board;
+        if !(b.lines_fit && (b.num_cells..b.stone_base()).contains(&action)) {
+            return self.decode(action);
+        }
+        let rest = action - b.num_cells;
+        let (src, along) = (rest / (6 * b.line), rest % (6 * b.line));
+        let (direction, steps) = (along / b.line, along % b.line + 1);
+        let dst = b.line_cell[b.cell_line_pos[src][direction] as usize + steps].0 as usize;
+        Some(Move::Slide { src, dst })
+    }
 }
 
 impl<const W: usize> State<W> {
@@ -1650,6 +1665,37 @@ mod tests {
             board: Board::new(&cells, &water).unwrap(),
             rules,
             num_players,
+        }
+    }
+
+    #[test]
+    fn a_slide_decoded_from_the_layout_is_the_slide_walked_to() {
+        // A disc, and a disc with a hole in it (lines with gaps).
+        for hole in [0, 2] {
+            let mut cells = Vec::new();
+            for r in -5i32..=5 {
+                for q in -5i32..=5 {
+                    let distance = q.abs().max(r.abs()).max((q + r).abs());
+                    if distance <= 5 && distance >= hole {
+                        cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
+                    }
+                }
+            }
+            let water = [false, false, false, false, false, false, true];
+            let game = Game::<4> {
+                board: Board::new(&cells, &water).unwrap(),
+                rules: Rules::default(),
+                num_players: 2,
+            };
+            assert!(game.board.lines_fit);
+            let mut slides = 0;
+            for action in game.board.num_cells..game.board.stone_base() {
+                if let Some(mv) = game.decode(action) {
+                    assert_eq!(game.decode_listed(action), Some(mv), "action {action}");
+                    slides += 1;
+                }
+            }
+            assert!(slides > 300);
         }
     }
 
