@@ -12,11 +12,14 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tabletop
 from tabletop.ai.agent import random_move
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig
-from tabletop.native import has_native
+from tabletop.native import has_native, native_class
 
 pytestmark = pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built (make native)")
 
@@ -84,3 +87,34 @@ def test_an_unseeded_game_draws_its_own_start() -> None:
         state = native.new_initial_state(GameConfig(num_players=3))
         assert state.config.start_player == state.current_player  # stored, so records replay it
         assert state.python_state().config == state.config
+
+
+@given(seed=st.integers(min_value=-(2**63), max_value=2**63 - 1), players=st.integers(min_value=2, max_value=4))
+@settings(max_examples=300, deadline=None)
+def test_the_rust_start_player_draw_is_the_python_engines(seed: int, players: int) -> None:
+    rust = native_class("terranova")
+    config = GameConfig(num_players=players, seed=seed)
+    assert rust.initial_draw(config) == tabletop.make("terranova", engine="python").initial_draw(config)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        GameConfig(num_players=2),  # unseeded: each game draws its own
+        GameConfig(num_players=2, seed=2**64),  # beyond 64 bits: the Python engine draws
+        GameConfig(num_players=2, seed=True),
+        GameConfig(num_players=9, seed=1),
+        GameConfig(num_players=2, start_player=True),
+    ],
+)
+def test_the_rust_draw_leaves_other_configs_to_the_python_engine(config: GameConfig) -> None:
+    assert native_class("terranova").initial_draw(config) is None
+
+
+def test_a_config_the_python_engine_refuses_finds_no_kept_start() -> None:
+    native: Any = tabletop.make("terranova", engine="native")
+    native.new_initial_state(GameConfig(num_players=2, seed=1))
+    with pytest.raises(ConfigError):  # the same draw as a kept one, but no such game
+        native.new_initial_state(GameConfig(num_players=2, seed=1, variants={"no_such_flag": True}))
+    with pytest.raises(ConfigError):
+        native.new_initial_state(GameConfig(num_players=2, start_player=7))

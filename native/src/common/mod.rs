@@ -8,6 +8,7 @@ pub mod movetable;
 pub mod outcome;
 #[cfg(feature = "python")]
 pub mod pyfields;
+pub mod pyrandom;
 #[cfg(feature = "python")]
 pub mod pyseq;
 pub mod rng;

@@ -4,14 +4,16 @@
 
 use super::load;
 use super::setup;
-use super::state::{ActionRuns, Game, Kind, State};
+use super::state::{ActionRuns, Game, Kind, State, MAX_SEATS};
 use crate::common::mcts;
 use crate::common::movetable::MoveTable;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;
+use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyString, PyTuple};
@@ -289,6 +291,37 @@ impl TerraNovaState {
             py,
             crate::protocol::step_all(&positions, &actions)?,
         ))
+    }
+
+    /// The Python game's `initial_draw(config)` for a config that names its start player
+    /// or has an int seed: `(config, start player)`, the player drawn as the Python
+    /// engine draws it (`random.Random(seed).randrange(num_players)`, `common::pyrandom`);
+    /// `None` for any other config, whose draw the Python engine makes. The config is not
+    /// checked: the native game looks the draw up among the positions it made from
+    /// checked configs (`tabletop.native`), and an unchecked config finds none.
+    #[staticmethod]
+    fn initial_draw<'py>(config: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyAny>, i64)>> {
+        let py = config.py();
+        let exact_int = |value: &Bound<'py, PyAny>| -> Option<i64> {
+            // `True` is an int to Python, but not a seat or a seed this draw knows.
+            (value.is_exact_instance_of::<PyInt>())
+                .then(|| value.extract::<i64>().ok())
+                .flatten()
+        };
+        let start = config.getattr(intern!(py, "start_player"))?;
+        if !start.is_none() {
+            return Ok(exact_int(&start).map(|start| (config.clone(), start)));
+        }
+        let seed = config.getattr(intern!(py, "seed"))?;
+        let players = config.getattr(intern!(py, "num_players"))?;
+        let (Some(seed), Some(players)) = (exact_int(&seed), exact_int(&players)) else {
+            return Ok(None);
+        };
+        if !(1..=MAX_SEATS as i64).contains(&players) {
+            return Ok(None);
+        }
+        let start = PyRandom::new(seed).randrange(players as u32);
+        Ok(Some((config.clone(), i64::from(start))))
     }
 
     fn scores(&self) -> Vec<i32> {

@@ -107,9 +107,11 @@ class NativeGame:
         self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
         self._drawn: dict[object, _Shared] = {}  # by (seedless_key, draw) (`initial_draw`)
         self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
-        self._initial_draw: Callable[[GameConfig], tuple[GameConfig, Hashable] | None] | None = getattr(
-            python, "initial_draw", None
-        )
+        Draw = Callable[[GameConfig], tuple[GameConfig, Hashable] | None]
+        self._initial_draw: Draw | None = getattr(python, "initial_draw", None)
+        # The Rust class's own, where it has one: the same draw without Python's
+        # generator, unchecked (so only ever a key of `_drawn`).
+        self._native_draw: Draw | None = getattr(state_class, "initial_draw", None)
 
     # -- metadata -------------------------------------------------------------------
 
@@ -150,18 +152,25 @@ class NativeGame:
         hook), a game of a draw seen before starts from the Rust position kept for it,
         and its Python state is built only if asked for: the Python initial state was
         about half of a new game's 10 µs, and a random Terra Nova game of two players
-        is only some 150 µs.
+        is only some 150 µs.  The Rust class's own ``initial_draw`` (Terra Nova's), which
+        checks nothing, is tried first: a draw it finds was kept for a checked config
+        of the same seedless key.
         """
+        if self._native_draw is not None:
+            guessed = self._native_draw(config)
+            if guessed is not None:
+                state = self._kept_start(guessed)
+                if state is not None:
+                    return state
         drawn = self._initial_draw(config) if self._initial_draw is not None else None
         draw_key: object = None
         if drawn is not None:
-            state_config, draw = drawn
-            config_key = seedless_key(state_config)
+            config_key = seedless_key(drawn[0])
             if config_key is not None:
-                draw_key = (config_key, draw)
-                shared = self._drawn.get(draw_key)
-                if shared is not None:
-                    return _new_state(_context(self, state_config, shared), shared.initial_core, None)
+                draw_key = (config_key, drawn[1])
+                state = self._kept_start(drawn)
+                if state is not None:
+                    return state
         python_initial = self.python.new_initial_state(config)
         key = _seedless(python_initial)
         shared = self._shared.get(key)
@@ -173,6 +182,16 @@ class NativeGame:
             self._drawn[draw_key] = shared
         # The config as the Python state has it (with anything drawn at random filled in).
         return _new_state(_context(self, python_initial.config, shared), shared.initial_core, python_initial)
+
+    def _kept_start(self, drawn: tuple[GameConfig, Hashable]) -> NativeState | None:
+        """The initial state of ``drawn`` (``initial_draw``'s config and draw) from its
+        kept Rust position, or ``None`` if none is kept."""
+        state_config, draw = drawn
+        config_key = seedless_key(state_config)
+        shared = self._drawn.get((config_key, draw)) if config_key is not None else None
+        if shared is None:
+            return None
+        return _new_state(_context(self, state_config, shared), shared.initial_core, None)
 
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
