@@ -23,13 +23,16 @@ install: $(VENV)/.installed
 ## extension module tabletop._native (git-ignored).  Without cargo: one line, and the
 ## Python engines do everything.  `make test CARGO=` acts as if cargo were missing.
 CARGO ?= $(shell command -v cargo 2>/dev/null)
-NATIVE_SO := src/tabletop/_native.abi3.so
+# Built for $(PYTHON), the venv's interpreter, and named as it imports extensions
+# (e.g. _native.cpython-311-x86_64-linux-gnu.so).
+NATIVE_SO := src/tabletop/_native$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null || echo .so)
 NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock native/.cargo/config.toml
 
 native: $(if $(CARGO),$(NATIVE_SO),native-missing)
 
 $(NATIVE_SO): $(NATIVE_SOURCES)
-	cd native && $(CARGO) build --release --features python --quiet
+	cd native && PYO3_PYTHON="$$(command -v $(PYTHON))" $(CARGO) build --release --features python --quiet
+	rm -f src/tabletop/_native.abi3.so  # an older build's, for any Python 3
 	cp native/target/release/lib_native.so $@.tmp && mv $@.tmp $@
 
 .PHONY: native-missing
@@ -75,4 +78,4 @@ golden: install
 	$(BIN)/python -m tabletop.testing.playthrough --regenerate
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache native/target $(NATIVE_SO)
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache native/target src/tabletop/_native*.so
