@@ -132,13 +132,14 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
         ("Python loop, protocol (uniform, OpenSpiel's loop)", bench_protocol_loop, openspiel_python_loop),
         ("Python loop, protocol (kind-first)", bench_protocol_cpu, openspiel_python_loop),
     )
+    rounds = max(4, round(seconds / 0.5))  # half-second slices: the shorter, the less drift between
     for count in counts:
         for label, bench, stick in runs:
 
             def ours(slice_seconds: float, slice_seed: int, bench: Any = bench, count: int = count) -> Any:
                 return bench(game, count, seconds=slice_seconds, seed=slice_seed)
 
-            result, reference = alternated(ours, stick if yardstick else _no_yardstick, seconds, seed)
+            result, reference = alternated(ours, stick if yardstick else _no_yardstick, seconds, seed, rounds)
             rate = reference.per_second if reference is not None else None
             table.add_row(
                 str(count),
