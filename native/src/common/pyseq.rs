@@ -44,7 +44,7 @@ impl ActionSource for Vec<u32> {
 }
 
 /// An immutable sequence of legal actions (see the module comment).
-#[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence, freelist = 64)]
+#[pyclass(module = "tabletop._native", name = "ActionSeq", frozen, sequence)]
 pub struct ActionSeq {
     actions: Box<dyn ActionSource>,
     items: Items,
