@@ -205,6 +205,15 @@ def test_a_medina_position_that_breaks_an_invariant_is_refused(field: str, value
         native.load(fields)
 
 
+def test_a_medina_palace_tile_with_a_seat_that_has_no_such_palace_is_refused() -> None:
+    # Found by the spoiled-field test below: seat 0 given a palace tile of a colour no
+    # seat owns, at the start, panicked on the next palace of that colour.
+    native, fields = _fields("medina", 3, lambda fields: fields["palace_tiles"] == [-1, -1, -1, -1])
+    fields["palace_tiles"] = [0, -1, -1, -1]
+    with pytest.raises(ValueError, match="^invalid Medina position: the palace tile of colour 0 is not with a"):
+        native.load(fields)
+
+
 def test_medina_supplies_that_do_not_add_up_are_refused() -> None:
     native, fields = _fields("medina", 4, _medina_with_a_dome)
     supply = list(fields["supply"])

@@ -360,7 +360,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
         let held = usize::try_from(holder)
             .ok()
             .and_then(|h| usize::try_from(s.owned[h * 4 + col]).ok());
-        if held.map(|pid| s.palaces[pid].size) != largest {
+        if (holder >= 0 && held.is_none()) || held.map(|pid| s.palaces[pid].size) != largest {
             return Err(format!(
                 "the palace tile of colour {col} is not with a largest domed palace of it"
             ));
