@@ -210,7 +210,7 @@ def test_a_medina_palace_tile_with_a_seat_that_has_no_such_palace_is_refused() -
     # seat owns, at the start, panicked on the next palace of that colour.
     native, fields = _fields("medina", 3, lambda fields: fields["palace_tiles"] == [-1, -1, -1, -1])
     fields["palace_tiles"] = [0, -1, -1, -1]
-    with pytest.raises(ValueError, match="^invalid Medina position: the palace tile of colour 0 is not with a"):
+    with pytest.raises(ValueError, match=r"^invalid Medina position: the palace tile of colour 0 is not with a"):
         native.load(fields)
 
 
