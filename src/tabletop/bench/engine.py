@@ -219,16 +219,6 @@ def bench_protocol_cpu(
 
 
 @dataclass(frozen=True, slots=True)
-class Yardstick:
-    """OpenSpiel's Amazons (C++ game) in the same run: actions per CPU second."""
-
-    cpp_loop: float
-    """Whole games in C++ (``pyspiel.evaluate_bots`` with uniform random bots)."""
-    python_loop: float
-    """Driven from a Python loop (``legal_actions``, ``random.choice``, ``apply_action``)."""
-
-
-@dataclass(frozen=True, slots=True)
 class Rate:
     """Actions over CPU seconds: a yardstick's share of an alternated measurement."""
 
@@ -240,13 +230,22 @@ class Rate:
         return self.actions / self.seconds
 
 
+def openspiel() -> Any | None:
+    """The ``pyspiel`` module, or ``None`` without OpenSpiel (the ``rl`` extra): every
+    yardstick below is then ``None``."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    return pyspiel
+
+
 def openspiel_cpp_loop(seconds: float, seed: int = 0) -> Rate | None:
     """OpenSpiel's C++ Amazons, whole games in C++ (``pyspiel.evaluate_bots`` with uniform
     random bots), timed as ``../shared/notes/performance-anchors.md`` does it; ``None``
     without OpenSpiel (the ``rl`` extra)."""
-    try:
-        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
+    pyspiel = openspiel()
+    if pyspiel is None:
         return None
     game = pyspiel.load_game("amazons")
     bots = [pyspiel.make_uniform_random_bot(0, seed + 1), pyspiel.make_uniform_random_bot(1, seed + 2)]
@@ -263,9 +262,8 @@ def openspiel_cpp_loop(seconds: float, seed: int = 0) -> Rate | None:
 def openspiel_python_loop(seconds: float, seed: int = 0) -> Rate | None:
     """OpenSpiel's C++ Amazons driven from a Python loop (``legal_actions``,
     ``random.choice``, ``apply_action``); ``None`` without OpenSpiel."""
-    try:
-        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
+    pyspiel = openspiel()
+    if pyspiel is None:
         return None
     game = pyspiel.load_game("amazons")
     rng = random.Random(seed)
@@ -285,14 +283,6 @@ def openspiel_python_loop(seconds: float, seed: int = 0) -> Rate | None:
     while time.process_time() - start < seconds:
         actions += play(game.new_initial_state())
     return Rate(actions, time.process_time() - start)
-
-
-def openspiel_yardstick(seconds: float = 5.0, seed: int = 0) -> Yardstick | None:
-    """Both of OpenSpiel's loops, ``seconds`` each, or ``None`` without OpenSpiel."""
-    cpp, python = openspiel_cpp_loop(seconds, seed), openspiel_python_loop(seconds, seed)
-    if cpp is None or python is None:
-        return None
-    return Yardstick(cpp.per_second, python.per_second)
 
 
 def alternated(
@@ -384,9 +374,8 @@ def bench_native_mcts(
 def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:
     """OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) on Amazons from
     the initial position, or ``None`` without OpenSpiel."""
-    try:
-        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
+    pyspiel = openspiel()
+    if pyspiel is None:
         return None
     game = pyspiel.load_game("amazons")
     evaluator = pyspiel.RandomRolloutEvaluator(1, seed)

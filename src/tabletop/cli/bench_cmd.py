@@ -6,7 +6,8 @@ commands that produced them (as ratios against a yardstick run in the same sessi
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -102,16 +103,18 @@ def _engine(game_id: str, engine: str) -> Game:
 
 def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: int, yardstick: bool) -> None:
     from tabletop.bench.engine import (
+        PlayoutBench,
         alternated,
         bench_action_loop,
         bench_native_playouts,
         bench_protocol_cpu,
         bench_protocol_loop,
+        openspiel,
         openspiel_cpp_loop,
         openspiel_python_loop,
     )
 
-    if yardstick and openspiel_python_loop(0.01) is None:
+    if yardstick and openspiel() is None:
         say_err("OpenSpiel is not installed (the rl extra): no yardstick, no ratios")
         yardstick = False
     table = Table(
@@ -136,7 +139,9 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
     for count in counts:
         for label, bench, stick in runs:
 
-            def ours(slice_seconds: float, slice_seed: int, bench: Any = bench, count: int = count) -> Any:
+            def ours(
+                slice_seconds: float, slice_seed: int, bench: Callable[..., PlayoutBench] = bench, count: int = count
+            ) -> PlayoutBench:
                 return bench(game, count, seconds=slice_seconds, seed=slice_seed)
 
             result, reference = alternated(ours, stick if yardstick else _no_yardstick, seconds, seed, rounds)
