@@ -156,21 +156,17 @@ class NativeGame:
         checks nothing, is tried first: a draw it finds was kept for a checked config
         of the same seedless key.
         """
-        if self._native_draw is not None:
-            guessed = self._native_draw(config)
-            if guessed is not None:
-                state = self._kept_start(guessed)
-                if state is not None:
-                    return state
+        guessed = self._native_draw(config) if self._native_draw is not None else None
+        if guessed is not None:
+            state = self._kept_start(guessed, _draw_key(guessed))
+            if state is not None:
+                return state
         drawn = self._initial_draw(config) if self._initial_draw is not None else None
-        draw_key: object = None
-        if drawn is not None:
-            config_key = seedless_key(drawn[0])
-            if config_key is not None:
-                draw_key = (config_key, drawn[1])
-                state = self._kept_start(drawn)
-                if state is not None:
-                    return state
+        draw_key = _draw_key(drawn)
+        if drawn is not None and draw_key is not None:
+            state = self._kept_start(drawn, draw_key)
+            if state is not None:
+                return state
         python_initial = self.python.new_initial_state(config)
         key = _seedless(python_initial)
         shared = self._shared.get(key)
@@ -183,15 +179,13 @@ class NativeGame:
         # The config as the Python state has it (with anything drawn at random filled in).
         return _new_state(_context(self, python_initial.config, shared), shared.initial_core, python_initial)
 
-    def _kept_start(self, drawn: tuple[GameConfig, Hashable]) -> NativeState | None:
-        """The initial state of ``drawn`` (``initial_draw``'s config and draw) from its
-        kept Rust position, or ``None`` if none is kept."""
-        state_config, draw = drawn
-        config_key = seedless_key(state_config)
-        shared = self._drawn.get((config_key, draw)) if config_key is not None else None
+    def _kept_start(self, drawn: tuple[GameConfig, Hashable], key: object) -> NativeState | None:
+        """The initial state of ``drawn`` (``initial_draw``'s config and draw) from the
+        Rust position kept under ``key`` (:func:`_draw_key`), or ``None`` if none is."""
+        shared = self._drawn.get(key) if key is not None else None
         if shared is None:
             return None
-        return _new_state(_context(self, state_config, shared), shared.initial_core, None)
+        return _new_state(_context(self, drawn[0], shared), shared.initial_core, None)
 
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
@@ -307,6 +301,13 @@ def _seedless(python_initial: State) -> object:
             return python_initial
         return python_initial.replace(config=dataclasses.replace(config, seed=None))
     return (type(python_initial), config_key, values(python_initial))
+
+
+def _draw_key(drawn: tuple[GameConfig, Hashable] | None) -> object:
+    """The key of ``NativeGame._drawn`` for ``initial_draw``'s config and draw: the
+    config's seedless key and the draw (``None`` where the config has no such key)."""
+    config_key = seedless_key(drawn[0]) if drawn is not None else None
+    return None if config_key is None or drawn is None else (config_key, drawn[1])
 
 
 _FIELD_VALUES: dict[type, Callable[[object], tuple[object, ...]]] = {}
