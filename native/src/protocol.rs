@@ -146,33 +146,23 @@ macro_rules! on {
     };
 }
 
-impl Core {
-    fn after(&self, action: i64) -> Option<Core> {
-        match self {
-            Core::TerraNova(p) => {
-                let mut next = Spare::copy_of(&**p);
-                next.play(action).then_some(Core::TerraNova(next))
-            }
-            Core::Medina(p) => {
-                let mut next = Spare::copy_of(&**p);
-                next.play(action).then_some(Core::Medina(next))
-            }
-        }
+/// A copy of `position` with `action` played, if it is legal there; `listed`: one of the
+/// position's own legal actions (listed by [`Position::actions`]), played unchecked.
+fn played<P: Position + Reused>(position: &P, action: i64, listed: bool) -> Option<Spare<P>> {
+    let mut next = Spare::copy_of(position);
+    if listed {
+        next.play_listed(action);
+        return Some(next);
     }
+    next.play(action).then_some(next)
+}
 
-    /// The position after `action`, one of this position's own legal actions.
-    fn after_listed(&self, action: i64) -> Core {
+impl Core {
+    /// The position after `action` (see [`played`]), or `None` if it is not legal here.
+    fn after(&self, action: i64, listed: bool) -> Option<Core> {
         match self {
-            Core::TerraNova(p) => {
-                let mut next = Spare::copy_of(&**p);
-                next.play_listed(action);
-                Core::TerraNova(next)
-            }
-            Core::Medina(p) => {
-                let mut next = Spare::copy_of(&**p);
-                next.play_listed(action);
-                Core::Medina(next)
-            }
+            Core::TerraNova(p) => played(&**p, action, listed).map(Core::TerraNova),
+            Core::Medina(p) => played(&**p, action, listed).map(Core::Medina),
         }
     }
 
@@ -553,18 +543,14 @@ impl NativeState {
         let py = slf.py();
         let state = slf.get();
         let listed = state.context.get().moves.get().listed_action(mv);
-        if let Some((action, lister)) = listed {
-            if lister == state.serial {
-                // Handed out by one of this position's own legal-move sequences.
-                return Ok(state.child(py, state.core.after_listed(action), action));
-            }
-        }
         let action = match listed {
             Some((action, _)) => Some(action),
             None => state.action_of(py, mv)?,
         };
         if let Some(action) = action {
-            if let Some(core) = state.core.after(action) {
+            // Handed out by one of this position's own legal-move sequences: not checked again.
+            let own = listed.is_some_and(|(_, lister)| lister == state.serial);
+            if let Some(core) = state.core.after(action, own) {
                 return Ok(state.child(py, core, action));
             }
         }
@@ -589,7 +575,7 @@ impl NativeState {
             action.extract::<i64>().ok()
         };
         if let Some(id) = id {
-            if let Some(core) = state.core.after(id) {
+            if let Some(core) = state.core.after(id, false) {
                 return Ok(state.child(py, core, id));
             }
         }
