@@ -20,11 +20,12 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"core", "grid", "render"},  # a game imports only itself besides these (below)
     "ai": {"core", "ai"},
     "testing": {"core", "ai", "testing"},
-    "arena": {"core", "render", "ai", "arena"},
+    "compute": {"core", "compute"},  # batches of games on local processes or Ray (docs/cluster.md)
+    "arena": {"core", "render", "ai", "arena", "compute"},
     "server": {"core", "ai", "server"},
-    "envs": {"core", "ai", "envs"},
+    "envs": {"core", "ai", "envs", "compute"},
     "bench": {"core", "ai", "server", "envs", "bench"},
-    "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli"},
+    "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)
     "": {"core"},  # tabletop/__init__.py: the public API re-exports core
 }

@@ -11,7 +11,9 @@ Layout of ``DIR``::
 
     arena.json              what is played: the TournamentConfig without the game count
     games.jsonl             one line per finished game: index, record file, lineup,
-                            seed, seconds and moves per seat (appended, fsynced)
+                            seed, seconds and moves per seat, the node that played it
+                            (appended, fsynced; written by the driver alone, whichever
+                            backend played the game, so a game is saved once)
     games/GAME-NNNN.json    the game's record (written to a temporary name, then renamed)
     results.json, results.md, ratings.svg
                             the summary, rewritten at the end of every run
@@ -112,6 +114,7 @@ class ArenaArchive:
                 name = str(entry["record"])
                 think = tuple(float(t) for t in entry["think_seconds"])
                 moves = tuple(int(m) for m in entry["moves_by_seat"])
+                node = str(entry.get("node", ""))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 # A line cut short by a crash while it was being appended.
                 self.skipped.append(f"{INDEX_FILE} line {number} is damaged")
@@ -126,7 +129,8 @@ class ArenaArchive:
             if isinstance(checked, str):
                 self.skipped.append(f"game {index}: {checked}")
                 continue
-            found[index] = ArenaGame(index, lineup, derived_seed(self.config.seed, index), checked, think, moves)
+            seed = derived_seed(self.config.seed, index)
+            found[index] = ArenaGame(index, lineup, seed, checked, think, moves, node)
         return [found[i] for i in sorted(found)]
 
     def _check(self, index: int, name: str, lineup: tuple[str, ...]) -> GameRecord | str:
@@ -158,6 +162,7 @@ class ArenaArchive:
             "seed": game.seed,
             "think_seconds": [round(t, 4) for t in game.think_seconds],
             "moves_by_seat": list(game.moves_by_seat),
+            "node": game.node,
         }
         with open(self.out / INDEX_FILE, "a", encoding="utf-8") as index_file:
             index_file.write(json.dumps(entry) + "\n")

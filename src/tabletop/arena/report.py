@@ -6,10 +6,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from tabletop.arena.archive import record_name
 from tabletop.arena.plot import ratings_svg
 from tabletop.arena.ratings import Rating
+from tabletop.arena.sprt import SprtResult
 from tabletop.arena.tournament import ArenaGame, BotStats, TournamentConfig, head_to_head
 
 
@@ -18,14 +20,20 @@ def results_markdown(
     stats: Sequence[BotStats],
     ratings: Sequence[Rating],
     pairs: Mapping[tuple[str, str], tuple[float, float]],
+    run: str | None = None,
 ) -> str:
-    """The results, head-to-head rates and ratings as Markdown tables (``results.md``)."""
+    """The results, head-to-head rates and ratings as Markdown tables (``results.md``).
+
+    Args:
+        run: where the games of this run were played (``RunSettings.describe()``).
+    """
     lines = [
         f"# Arena: {config.game}, {config.num_players} players, {config.games} games, seed {config.seed}",
         "",
         f"Bots: {', '.join(config.bots)}"
         + (f"; {config.move_time:g} s per move" if config.move_time is not None else ""),
         "",
+        *([f"Run: {run}", ""] if run else []),
         "| bot | seats | wins | shared wins | win share (95 % CI) | mean score (95 % CI) | s/move |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
@@ -51,12 +59,17 @@ def write_outputs(
     ratings: Sequence[Rating],
     *,
     write_records: bool = True,
+    run: Mapping[str, Any] | None = None,
+    run_text: str | None = None,
 ) -> list[Path]:
     """Writes ``games/NNNN.json`` records, ``results.json``, ``results.md`` and ``ratings.svg``.
 
     Args:
         write_records: ``False`` when the records are already saved (an
             :class:`~tabletop.arena.archive.ArenaArchive` saves each as its game ends).
+        run: where this run's games were played (``RunSettings.to_json()``: backend,
+            address, nodes, cores), kept in ``results.json`` as ``run``.
+        run_text: the same for people (``RunSettings.describe()``), a line of ``results.md``.
 
     Returns:
         The summary files written (not the records).
@@ -68,7 +81,7 @@ def write_outputs(
         records.mkdir(parents=True, exist_ok=True)
         for game in games:
             (records / record_name(config, game.index)).write_text(game.record.dumps(), encoding="utf-8")
-    summary = {
+    summary: dict[str, Any] = {
         "config": asdict(config),
         "games": [
             {
@@ -87,8 +100,54 @@ def write_outputs(
         ],
         "ratings": [asdict(r) for r in ratings],
     }
+    if run is not None:
+        summary["run"] = dict(run)
     written = [out / "results.json", out / "results.md", out / "ratings.svg"]
     written[0].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    written[1].write_text(results_markdown(config, stats, ratings, pairs), encoding="utf-8")
+    written[1].write_text(results_markdown(config, stats, ratings, pairs, run_text), encoding="utf-8")
     written[2].write_text(ratings_svg(ratings), encoding="utf-8")
     return written
+
+
+def write_sprt_outputs(out: Path, result: SprtResult, *, run: Mapping[str, Any] | None = None) -> Path:
+    """Writes an SPRT match's counted games (``games/GAME-NNNN.json``, by game index) and
+    ``sprt.json`` (the config, the decision, the LLR, the Elo estimate, every game's
+    seating, seed, scores and node, and ``run``: where it was played).
+
+    Returns:
+        The path of ``sprt.json``.
+    """
+    config = result.config
+    records = out / "games"
+    records.mkdir(parents=True, exist_ok=True)
+    width = max(4, len(str(config.max_games)))
+    games = []
+    for game in result.games:
+        name = f"{config.game}-{game.index:0{width}d}.json"
+        (records / name).write_text(game.record.dumps(), encoding="utf-8")
+        games.append(
+            {
+                "index": game.index,
+                "record": name,
+                "seed": game.seed,
+                "lineup": list(game.lineup),
+                "scores": list(game.scores),
+                "node": game.node,
+            }
+        )
+    summary: dict[str, Any] = {
+        "config": asdict(config),
+        "decision": result.decision,
+        "llr": result.llr,
+        "bounds": list(result.bounds),
+        "rounds": result.rounds,
+        "elo": asdict(result.elo),
+        "pairs_won_drawn_lost": list(result.wins),
+        "mean_scores": list(result.mean_scores),
+        "games": games,
+    }
+    if run is not None:
+        summary["run"] = dict(run)
+    path = out / "sprt.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return path

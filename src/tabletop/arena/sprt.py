@@ -28,9 +28,8 @@ normal approximation ``N (s1 - s0) (2 m - s0 - s1) / (2 var)`` that cutechess-cl
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import multiprocessing
-import queue
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -39,7 +38,8 @@ from typing import Final, Literal
 from tabletop.ai.agent import make_agent
 from tabletop.ai.clock import BUDGET_CLOCKS, WALL, using_budget_clock
 from tabletop.arena.match import new_game, play_match
-from tabletop.arena.tournament import ArenaGame, _ignore_interrupts, derived_seed
+from tabletop.arena.tournament import ArenaGame, derived_seed
+from tabletop.compute.batch import Backend, LocalBackend, LostCallback
 from tabletop.core.errors import ConfigError
 from tabletop.core.registry import make
 
@@ -282,12 +282,16 @@ def play_sprt_game(config: SprtConfig, index: int) -> ArenaGame:
 
 @dataclass
 class SprtState:
-    """The running tally of a match: finished games and complete rounds.
+    """The running tally of a match: finished games and the rounds counted so far.
+
+    Rounds are counted in order (round ``r`` only once rounds ``0 .. r-1`` are), however
+    the games finish, so the match stops after the same round, with the same games, for
+    any number of workers and either backend.
 
     Attributes:
         config: the match.
         games: every finished game by index.
-        round_counts: how often each round score occurred (complete rounds only).
+        round_counts: how often each round score occurred (counted rounds only).
     """
 
     config: SprtConfig
@@ -297,27 +301,35 @@ class SprtState:
 
     @property
     def rounds(self) -> int:
-        """Complete rounds."""
+        """Counted rounds (complete, and every round before them too)."""
         return len(self._rounds_done)
 
     def add(self, game: ArenaGame) -> bool:
-        """Records a finished game; returns whether it completed a round."""
+        """Records a finished game; returns whether the next round in order is now complete
+        (then :meth:`count_round` counts it)."""
         self.games[game.index] = game
+        return self.next_round_complete()
+
+    def next_round_complete(self) -> bool:
+        """Whether every game of the next round to count has finished."""
         size = len(self.config.seatings)
-        round_index = game.index // size
-        members = [self.games.get(round_index * size + k) for k in range(size)]
-        if any(m is None for m in members):
-            return False
+        first = self.rounds * size
+        return all(first + k in self.games for k in range(size))
+
+    def count_round(self) -> None:
+        """Counts the next round (all its games must have finished)."""
+        size = len(self.config.seatings)
+        round_index = self.rounds
+        members = [self.games[round_index * size + k] for k in range(size)]
         scores = [
             candidate_score(self.config, m, candidate_seat(self.config, m.index))
             for m in members
-            if m is not None and m.record.result is not None
+            if m.record.result is not None
         ]
         self._rounds_done.add(round_index)
         if len(scores) == size:  # a game cut off by the move cap voids its round
             value = round(sum(scores) / size, 9)
             self.round_counts[value] = self.round_counts.get(value, 0.0) + 1.0
-        return True
 
     def llr(self) -> float:
         """The LLR of the complete rounds."""
@@ -413,19 +425,26 @@ def run_sprt(
     jobs: int = 1,
     on_round: Callable[[SprtState], None] | None = None,
     on_game: Callable[[ArenaGame], None] | None = None,
+    backend: Backend | None = None,
+    on_lost: LostCallback | None = None,
 ) -> SprtResult:
     """Plays rounds until the LLR leaves its bounds or ``max_games`` are played.
 
-    With ``jobs`` > 1 the games are played by that many worker processes (as
-    :func:`tabletop.arena.tournament.run_tournament` does), ``jobs`` games in flight; the
-    LLR counts complete rounds only, and the games still in flight when a bound is
-    crossed are dropped.
+    The match is sequential in rounds: the LLR is updated round by round, in order, and
+    the match stops after the first round that takes it out of its bounds.  The games
+    themselves are played ``jobs`` at a time (or as many as ``backend`` has workers), so
+    the games of the next rounds are in flight while a round is decided; those still
+    in flight when the match stops are dropped, and finished ones past the deciding
+    round are left out of the result.  So the result does not depend on the number of
+    workers or the backend.
 
     Args:
         config: the match.
-        jobs: worker processes.
-        on_round: called after every completed round (progress).
-        on_game: called after every finished game.
+        jobs: worker processes, when no ``backend`` is given.
+        on_round: called after every counted round (progress).
+        on_game: called after every finished game, in finishing order.
+        backend: where to play (:mod:`tabletop.compute.batch`: local processes or Ray).
+        on_lost: told about each game lost with its worker, which is played again.
 
     Raises:
         ConfigError: for a bad config (before any game).
@@ -434,40 +453,22 @@ def run_sprt(
     state = SprtState(config)
     size = len(config.seatings)
     cap = math.ceil(config.max_games / size) * size
-    play = partial(play_sprt_game, config)
-
-    def finished(game: ArenaGame) -> bool:
-        if on_game is not None:
-            on_game(game)
-        if state.add(game):
-            if on_round is not None:
-                on_round(state)
-            return state.decision() != "undecided"
-        return False
-
-    if jobs <= 1:
-        for index in range(cap):
-            if finished(play(index)):
+    runner = backend if backend is not None else LocalBackend(jobs)
+    try:
+        for finished in runner.run(partial(play_sprt_game, config), range(cap), on_lost=on_lost):
+            game = dataclasses.replace(finished.value, node=finished.node)
+            if on_game is not None:
+                on_game(game)
+            state.add(game)
+            decided = False
+            while not decided and state.next_round_complete():
+                state.count_round()
+                if on_round is not None:
+                    on_round(state)
+                decided = state.decision() != "undecided" or state.rounds * size >= cap
+            if decided:
                 break
-        return summarize(state)
-    results: queue.Queue[ArenaGame | BaseException] = queue.Queue()
-    with multiprocessing.Pool(jobs, initializer=_ignore_interrupts) as pool:
-        submitted = 0
-        in_flight = 0
-        while submitted < min(jobs, cap):
-            pool.apply_async(play, (submitted,), callback=results.put, error_callback=results.put)
-            submitted += 1
-            in_flight += 1
-        while in_flight:
-            item = results.get()
-            in_flight -= 1
-            if isinstance(item, BaseException):
-                raise item
-            if finished(item):
-                break
-            if submitted < cap:
-                pool.apply_async(play, (submitted,), callback=results.put, error_callback=results.put)
-                submitted += 1
-                in_flight += 1
-        pool.terminate()
+    finally:
+        if backend is None:
+            runner.close()
     return summarize(state)

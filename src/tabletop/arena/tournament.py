@@ -8,17 +8,17 @@ every ``players``-subset of the entries.  Either way, over each full cycle every
 sits in every seat equally often, so the start-player advantage cancels out.
 
 Reproducibility.  Game ``i`` gets its config seed and every agent's seed from
-``(seed, i)`` alone, so the results do not depend on ``jobs`` or on which worker played
-which game (bots with a time budget are the exception: they depend on speed).
+``(seed, i)`` alone, so the results do not depend on ``jobs``, on the backend (local
+processes or Ray, :mod:`tabletop.compute.batch`) or on which worker played which game
+(bots with a time budget are the exception: they depend on speed).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-import multiprocessing
 import random
-import signal
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -26,6 +26,7 @@ from functools import partial
 from tabletop.ai.agent import make_agent
 from tabletop.arena.match import new_game, play_match
 from tabletop.arena.ratings import GameResult, pairwise
+from tabletop.compute.batch import Backend, LocalBackend, LostCallback
 from tabletop.core.errors import ConfigError
 from tabletop.core.record import GameRecord
 
@@ -123,6 +124,7 @@ class ArenaGame:
         record: the game record.
         think_seconds: seconds each seat spent choosing moves.
         moves_by_seat: moves each seat chose.
+        node: where it was played (a Ray node id or a host name; empty if not known).
     """
 
     index: int
@@ -131,6 +133,7 @@ class ArenaGame:
     record: GameRecord
     think_seconds: tuple[float, ...] = field(default=())
     moves_by_seat: tuple[int, ...] = field(default=())
+    node: str = ""
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -161,15 +164,19 @@ def run_tournament(
     jobs: int = 1,
     on_game: Callable[[ArenaGame], None] | None = None,
     skip: Collection[int] = (),
+    backend: Backend | None = None,
+    on_lost: LostCallback | None = None,
 ) -> list[ArenaGame]:
-    """Plays every game of the tournament, in ``jobs`` worker processes.
+    """Plays every game of the tournament, in ``jobs`` worker processes or on ``backend``.
 
     Args:
         config: what to play.
-        jobs: worker processes (1: play in this process).
+        jobs: worker processes (1: play in this process), when no ``backend`` is given.
         on_game: called in this process after each game, in finishing order (progress,
             saving each game as it finishes).
         skip: indices not to play (games already played, when resuming).
+        backend: where to play (:mod:`tabletop.compute.batch`: local processes or Ray).
+        on_lost: told about each game lost with its worker, which is played again.
 
     Returns:
         The games played, in index order.
@@ -179,27 +186,18 @@ def run_tournament(
     """
     check_tournament(config)
     games: list[ArenaGame] = []
-    play = partial(play_game, config)
     todo = [index for index in range(config.games) if index not in skip]
-    if jobs <= 1:
-        for index in todo:
-            game = play(index)
+    runner = backend if backend is not None else LocalBackend(jobs)
+    try:
+        for finished in runner.run(partial(play_game, config), todo, on_lost=on_lost):
+            game = dataclasses.replace(finished.value, node=finished.node)
             games.append(game)
             if on_game is not None:
                 on_game(game)
-    else:
-        with multiprocessing.Pool(jobs, initializer=_ignore_interrupts) as pool:
-            for game in pool.imap_unordered(play, todo):
-                games.append(game)
-                if on_game is not None:
-                    on_game(game)
+    finally:
+        if backend is None:
+            runner.close()
     return sorted(games, key=lambda g: g.index)
-
-
-def _ignore_interrupts() -> None:
-    """Leaves Ctrl-C to the parent process, which stops the pool (and the workers with it)
-    and says what was saved; otherwise every worker prints its own traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +16,7 @@ from rich.table import Table
 from tabletop.ai.clock import CPU
 from tabletop.arena.archive import ArenaArchive
 from tabletop.arena.ratings import rate
-from tabletop.arena.report import write_outputs
+from tabletop.arena.report import write_outputs, write_sprt_outputs
 from tabletop.arena.sprt import SprtConfig, SprtResult, SprtState, check_sprt, estimate_elo, run_sprt, sprt_bounds
 from tabletop.arena.tournament import (
     ArenaGame,
@@ -28,6 +27,7 @@ from tabletop.arena.tournament import (
     results_table,
     run_tournament,
 )
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
 from tabletop.cli.output import console, err_console, fail, note, say_err
 from tabletop.core.errors import TabletopError
 
@@ -45,7 +45,7 @@ def arena(
         int | None, typer.Option("--players", "-n", help="Seats per game (default: one per bot entry).")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Master seed: the same seed gives the same games.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")] = 1,
+    jobs: JobsOpt = None,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Directory for records, results and the ratings plot.")
     ] = None,
@@ -58,13 +58,16 @@ def arena(
         bool,
         typer.Option("--resume", help="Continue the arena saved in --out: play only the games it does not hold yet."),
     ] = False,
+    ray: RayOpt = None,
+    plugin: PluginOpt = None,
 ) -> None:
     """Play bots against each other with seats rotated fairly; print results and Elo ratings.
 
     With --out, every game is saved as soon as it finishes, so an interrupted
     arena loses nothing: run the same command with --resume to play the rest
-    (or a larger --games to extend it).
+    (or a larger --games to extend it), on either backend.
     """
+    plugins = check_plugins(plugin)
     entries = tuple(b.strip() for b in bots.split(",") if b.strip())
     config = TournamentConfig(
         game=game_id,
@@ -107,7 +110,9 @@ def arena(
                 "to include them)"
             )
     done = {game.index for game in saved}
-    workers = jobs or os.cpu_count() or 1
+    backend = open_batch(ray, jobs, plugins)
+    settings = backend.settings
+    say_err(f"playing on {settings.describe()}")
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -139,14 +144,15 @@ def arena(
                     elapsed = time.monotonic() - started
                     say_err(game_log_line(game, finished, games, played_now, elapsed))
 
-            todo = max(1, games - len(done))
-            played = run_tournament(config, jobs=min(workers, todo), on_game=advance, skip=done)
+            played = run_tournament(config, backend=backend, on_game=advance, skip=done, on_lost=replaying)
     except TabletopError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         saved_in = f"the finished games are saved in {out}: add --resume to continue" if out is not None else ""
         say_err(saved_in, "interrupted:" if saved_in else "interrupted", "bold red")
         raise typer.Exit(130) from None
+    finally:
+        backend.close()
     played = sorted([*saved, *played], key=lambda g: g.index)
     stats = results_table(played)
     anchor = "random" if "random" in entries else None
@@ -173,10 +179,20 @@ def arena(
     for r in ratings:
         elo.add_row(r.bot, f"{r.elo:+.0f}", f"{r.low:+.0f} .. {r.high:+.0f}")
     console.print(elo)
+    console.print(f"Run: {settings.describe()}", markup=False, highlight=False)
     if out is not None:
         try:
             # The archive saved every record as its game ended.
-            written = write_outputs(out, config, played, stats, ratings, write_records=False)
+            written = write_outputs(
+                out,
+                config,
+                played,
+                stats,
+                ratings,
+                write_records=False,
+                run=settings.to_json(),
+                run_text=settings.describe(),
+            )
         except OSError as exc:
             fail(f"cannot write to {out}: {exc.strerror or exc}")
         console.print(f"{games} records in {out / 'games'}; " + ", ".join(str(p) for p in written), markup=False)
@@ -225,7 +241,7 @@ def sprt(
         int, typer.Option("--max-games", "-g", min=1, help="Stop undecided after this many games.")
     ] = 400,
     seed: Annotated[int, typer.Option("--seed", help="Master seed: the same seed gives the same deals.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")] = 1,
+    jobs: JobsOpt = None,
     move_time: Annotated[
         float | None, typer.Option("--move-time", help="Seconds per move for searching bots (overrides budgets).")
     ] = None,
@@ -238,6 +254,12 @@ def sprt(
             "wall (default) or cpu (each bot's CPU time, not biased by the machine's load).",
         ),
     ] = "wall",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Directory for the counted games' records and the result (sprt.json)."),
+    ] = None,
+    ray: RayOpt = None,
+    plugin: PluginOpt = None,
 ) -> None:
     """Sequential test (SPRT): play CANDIDATE against BASELINE until the result is decided.
 
@@ -246,6 +268,7 @@ def sprt(
     baseline seats it finished ahead of.  The match stops as soon as the log-likelihood
     ratio leaves Wald's bounds (docs/bots.md, "SPRT").
     """
+    plugins = check_plugins(plugin)
     config = SprtConfig(
         game=game_id,
         candidate=candidate,
@@ -265,6 +288,8 @@ def sprt(
         check_sprt(config)
     except TabletopError as exc:
         fail(str(exc))
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        fail(f"--out {out} must be a new or empty directory")
     lower, upper = sprt_bounds(alpha, beta)
     say_err(
         f"SPRT {candidate} vs {baseline}, {game_id} {players}p: elo0={elo0:g} elo1={elo1:g} "
@@ -279,14 +304,26 @@ def sprt(
             f"({lower:.2f} .. {upper:.2f}), Elo {estimate.elo:+.0f}, {_duration(time.monotonic() - started)}"
         )
 
+    backend = open_batch(ray, jobs, plugins)
+    settings = backend.settings
+    say_err(f"playing on {settings.describe()}")
     try:
-        result = run_sprt(config, jobs=jobs or os.cpu_count() or 1, on_round=progress)
+        result = run_sprt(config, backend=backend, on_round=progress, on_lost=replaying)
     except TabletopError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         say_err("nothing is saved: an SPRT match restarts from the beginning", "interrupted:", "bold red")
         raise typer.Exit(130) from None
+    finally:
+        backend.close()
     console.print(sprt_report(result), markup=False, highlight=False)
+    console.print(f"Run: {settings.describe()}", markup=False, highlight=False)
+    if out is not None:
+        try:
+            written = write_sprt_outputs(out, result, run=settings.to_json())
+        except OSError as exc:
+            fail(f"cannot write to {out}: {exc.strerror or exc}")
+        console.print(f"{len(result.games)} records in {out / 'games'}; {written}", markup=False)
 
 
 def sprt_report(result: SprtResult) -> str:

@@ -61,6 +61,7 @@ class OneLineErrors(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
+        args = with_optional_values(sys.argv[1:] if args is None else list(args))
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, windows_expand_args, **extra)
         try:
@@ -76,6 +77,28 @@ class OneLineErrors(TyperGroup):
             say_err("aborted", "error:", "bold red")
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+OPTIONAL_VALUES = {"--ray": "local"}
+"""Options whose value may be left out, and the value they then take: ``--ray`` alone
+starts Ray here, ``--ray ADDRESS`` joins a cluster (Typer has no optional option values)."""
+
+
+def with_optional_values(args: list[str]) -> list[str]:
+    """``args`` with the left-out value of each :data:`OPTIONAL_VALUES` option filled in.
+
+    >>> with_optional_values(["arena", "medina", "--ray", "--jobs", "2"])
+    ['arena', 'medina', '--ray', 'local', '--jobs', '2']
+    >>> with_optional_values(["arena", "medina", "--ray", "10.0.0.5:6379"])
+    ['arena', 'medina', '--ray', '10.0.0.5:6379']
+    """
+    filled: list[str] = []
+    for position, arg in enumerate(args):
+        filled.append(arg)
+        following = args[position + 1] if position + 1 < len(args) else None
+        if arg in OPTIONAL_VALUES and (following is None or following.startswith("-")):
+            filled.append(OPTIONAL_VALUES[arg])
+    return filled
 
 
 def usage_error_line(exc: click_errors.ClickException) -> str:

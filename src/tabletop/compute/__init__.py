@@ -1,0 +1,1 @@
+"""Running batches of games: local worker processes or a Ray cluster (``docs/cluster.md``)."""
