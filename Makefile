@@ -14,7 +14,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/python -m pip install -q -e '.[dev,rl]'
+	$(BIN)/python -m pip install -q -e '.[dev,rl,cluster]'
 	touch $@
 
 install: $(VENV)/.installed
