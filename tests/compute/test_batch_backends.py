@@ -139,3 +139,23 @@ def test_an_arena_whose_worker_dies_replays_its_games_and_saves_each_once(tmp_pa
     lines = (tmp_path / "killed" / "games.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["index"] for line in lines) == list(range(8))
     assert _summary(tmp_path / "killed" / "results.json") == _summary(tmp_path / "reference" / "results.json")
+
+
+def test_selfplay_in_worker_processes_resumes_to_the_records_of_one_run(tmp_path: Path) -> None:
+    args = ["selfplay", "coins", "--bots", "greedy,random", "--seed", "8"]
+    whole = CliRunner().invoke(app, [*args, "--games", "6", "--out", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
+    begun = CliRunner().invoke(app, [*args, "--games", "2", "--jobs", "2", "--out", str(tmp_path / "part")])
+    assert begun.exit_code == 0, begun.output
+    (tmp_path / "part" / "coins-000009.json").write_text("{not json")  # a record cut short: played again
+    resumed = CliRunner().invoke(
+        app, [*args, "--games", "6", "--jobs", "2", "--resume", "--out", str(tmp_path / "part")]
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming: 1 of 6" in " ".join(resumed.output.split())
+    assert "playing again" in resumed.output
+
+    def records(folder: Path) -> dict[str, object]:
+        return {p.name: {**json.loads(p.read_text()), "date": None} for p in sorted(folder.glob("*.json"))}
+
+    assert records(tmp_path / "part") == records(tmp_path / "whole")

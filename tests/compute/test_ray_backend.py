@@ -11,10 +11,13 @@ from typing import Any
 
 import pytest
 import toy_game  # noqa: F401 - registers "coins"
-from conftest import PLUGIN_PATH
 from typer.testing import CliRunner
 
 from tabletop.cli.main import app
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_PATH = [str(HERE.parent / "ai"), str(HERE)]
+"""Where the workers find the plugins (toy_game, dying_bot): given to Ray's workers as PYTHONPATH."""
 
 ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install 'tabletop[cluster]'")
 
@@ -38,10 +41,10 @@ def local_ray() -> Iterator[None]:
             ray.shutdown()
 
 
-def _records(out: Path) -> dict[str, Any]:
-    """Every record in ``out/games`` without its date (the moment it was written)."""
+def _records(out: Path, folder: str = "games") -> dict[str, Any]:
+    """Every record in ``out/folder`` without its date (the moment it was written)."""
     records = {}
-    for path in sorted((out / "games").glob("*.json")):
+    for path in sorted((out / folder).glob("*.json")):
         record = json.loads(path.read_text())
         record.pop("date", None)
         records[path.name] = record
@@ -135,3 +138,14 @@ def test_an_sprt_match_on_ray_decides_as_local_processes_with_the_same_games(tmp
     summary = json.loads((tmp_path / "ray" / "sprt.json").read_text())
     assert summary["run"]["backend"] == "ray"
     assert len(summary["games"]) == 2 * summary["rounds"]
+
+
+def test_selfplay_on_ray_writes_the_records_of_one_local_process(tmp_path: Path) -> None:
+    args = ["selfplay", "coins", "--plugin", "toy_game", "--bots", "greedy,random", "--games", "6", "--seed", "5"]
+    local = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    on_ray = CliRunner().invoke(app, [*args, "--ray", "--out", str(tmp_path / "ray")])
+    assert on_ray.exit_code == 0, on_ray.output
+    assert "Run: ray (started here), 1 node, 2 cores" in on_ray.output
+    assert len(_records(tmp_path / "ray", ".")) == 6
+    assert _records(tmp_path / "ray", ".") == _records(tmp_path / "local", ".")

@@ -16,10 +16,13 @@ from pathlib import Path
 
 import pytest
 import toy_game  # noqa: F401 - registers "coins"
-from conftest import PLUGIN_PATH
 from typer.testing import CliRunner
 
 from tabletop.cli.main import app
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_PATH = [str(HERE.parent / "ai"), str(HERE)]
+"""Where the workers find the plugins (toy_game, dying_bot): given to Ray's workers as PYTHONPATH."""
 
 pytest.importorskip("ray", reason="Ray is the cluster extra: pip install 'tabletop[cluster]'")
 pytestmark = pytest.mark.skipif(

@@ -8,20 +8,24 @@ from __future__ import annotations
 import os
 import random
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, agent_kinds, make_agent
 from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder
+from tabletop.arena.selfplay import SelfplayConfig, play_selfplay_game
 from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena, sprt
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
 from tabletop.cli.bench_cmd import bench_app
 from tabletop.cli.checks import check_players, load_game
 from tabletop.cli.map_cmd import map_app
-from tabletop.cli.output import OneLineErrors, console, fail
+from tabletop.cli.output import OneLineErrors, console, err_console, fail, note, say_err
 from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
@@ -227,8 +231,19 @@ def selfplay(
     map_: MapOpt = None,
     seed: Annotated[int, typer.Option("--seed", help="First seed; game i uses seed + i.")] = 0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory for the game records.")] = None,
+    jobs: JobsOpt = None,
+    ray: RayOpt = None,
+    plugin: PluginOpt = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Play only the games whose records are not in --out yet.")
+    ] = False,
 ) -> None:
-    """Let bots play each other and write the records (one bot spec repeats for every seat)."""
+    """Let bots play each other and write the records (one bot spec repeats for every seat).
+
+    Game i depends on --seed + i alone, so the records are the same on any backend
+    (--jobs, --ray); with --out each record is written as its game ends.
+    """
+    plugins = check_plugins(plugin)
     game = load_game(game_id)
     specs = [s.strip() for s in bots.split(",") if s.strip()]
     if players is not None:
@@ -239,41 +254,94 @@ def selfplay(
         specs *= num_players
     if len(specs) != num_players or "human" in specs:
         fail(f"--bots needs one bot per seat ({num_players}) or a single bot for all seats")
+    new_state(game, num_players, ruleset, variant, map_, seed)  # bad options fail before anything is made
+    make_agents(specs, seed)
+    config = SelfplayConfig(game.id, tuple(specs), ruleset, parse_variants(variant), map_option(game, map_), seed)
+    if resume and out is None:
+        fail("--resume needs --out: the directory of the records to continue")
+    records: dict[int, GameRecord] = {}
     if out is not None:
-        new_state(game, num_players, ruleset, variant, map_, seed)  # bad options fail before anything is made
-        make_agents(specs, seed)
         record_directory(out)
+        if resume:
+            records = saved_selfplay_records(out, config, games)
+    backend = open_batch(ray, jobs, plugins)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        auto_refresh=False,  # no refresh thread while worker processes are forked
+    )
+    todo = [i for i in range(games) if i not in records]
+    try:
+        with progress:
+            task = progress.add_task(f"{game.id} self-play", total=games, completed=len(records))
+            for finished in backend.run(partial(play_selfplay_game, config), todo, on_lost=replaying):
+                records[finished.index] = finished.value
+                if out is not None:
+                    path = out / selfplay_record_name(config, finished.index)
+                    try:
+                        write_atomically(path, finished.value.dumps())
+                    except OSError as exc:
+                        fail(f"cannot write {path}: {exc.strerror or exc}")
+                progress.advance(task)
+                progress.refresh()
+    except TabletopError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        saved_in = f"the finished records are in {out}: add --resume to continue" if out is not None else ""
+        say_err(saved_in, "interrupted:" if saved_in else "interrupted", "bold red")
+        raise typer.Exit(130) from None
+    finally:
+        settings = backend.settings
+        backend.close()
     table = Table("game", "seed", "actions", "scores", "winners", "end")
     for i in range(games):
-        initial = new_state(game, num_players, ruleset, variant, map_, seed + i)
-        agents = make_agents(specs, seed + i)
-        state, moves = initial, list[Move]()
-        while not state.is_terminal():
-            agent = agents[state.current_player]
-            assert agent is not None
-            move = agent.choose_move(state)
-            moves.append(move)
-            state = state.apply(move)
-        outcome = state.outcome()
+        record = records[i]
+        outcome = record.result
         assert outcome is not None
-        record = GameRecord.from_states(initial, moves, [PlayerInfo(f"{s} {k + 1}", s) for k, s in enumerate(specs)])
-        if out is not None:
-            path = out / f"{game.id}-{seed + i:06d}.json"
-            try:
-                write_atomically(path, record.dumps())
-            except OSError as exc:
-                fail(f"cannot write {path}: {exc.strerror or exc}")
         table.add_row(
             str(i + 1),
             str(seed + i),
-            str(len(moves)),
+            str(len(record.actions)),
             " ".join(map(str, outcome.scores)),
             " ".join(str(w + 1) for w in outcome.winners),
             outcome.termination,
         )
     console.print(table)
+    console.print(f"Run: {settings.describe()}", markup=False, highlight=False)
     if out is not None:
         console.print(f"{games} record(s) written to {out}", markup=False)
+
+
+def selfplay_record_name(config: SelfplayConfig, index: int) -> str:
+    """The file name of self-play game ``index`` (named by its seed)."""
+    return f"{config.game}-{config.seed + index:06d}.json"
+
+
+def saved_selfplay_records(out: Path, config: SelfplayConfig, games: int) -> dict[int, GameRecord]:
+    """The records of this run already in ``out`` (``--resume``), each replayed and checked;
+    any other is played again, with a note saying why."""
+    found: dict[int, GameRecord] = {}
+    for index in range(games):
+        path = out / selfplay_record_name(config, index)
+        if not path.exists():
+            continue
+        try:
+            record = GameRecord.read_file(path)
+            replay(record)
+        except TabletopError as exc:
+            note(f"playing again: {path}: {exc}")
+            continue
+        agents = tuple(p.agent for p in record.players)
+        if record.result is None or agents != config.specs or record.config.seed != config.seed + index:
+            note(f"playing again: {path} is not game {index} of this run (other bots or seed, or unfinished)")
+            continue
+        found[index] = record
+    if found:
+        say_err(f"resuming: {len(found)} of {games} records already in {out}")
+    return found
 
 
 def _state_at(record: GameRecord, ply: int | None) -> State:

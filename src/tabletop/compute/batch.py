@@ -239,9 +239,11 @@ class LocalBackend(Backend):
         again: list[tuple[int, int]] = []
         pending: dict[Future[tuple[T, str]], tuple[int, int]] = {}
         pool = self._new_pool(workers)
+        breaks_in_a_row = 0  # pools broken without a game lost: the workers die on their own
         try:
             while True:
-                while len(pending) < workers:
+                broken = False
+                while len(pending) < workers and not broken:
                     if again:
                         index, attempts = again.pop(0)
                     else:
@@ -249,21 +251,26 @@ class LocalBackend(Backend):
                         if next_index is None:
                             break
                         index, attempts = next_index, 1
-                    pending[pool.submit(_run_locally, self.plugins, task, index)] = (index, attempts)
-                if not pending:
+                    try:
+                        pending[pool.submit(_run_locally, self.plugins, task, index)] = (index, attempts)
+                    except BrokenProcessPool:  # a worker died since the last result: not started
+                        again.insert(0, (index, attempts))
+                        broken = True
+                if not pending and not broken:
                     pool.shutdown()
                     return
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 lost: list[tuple[int, int]] = []
-                for future in sorted(done, key=lambda f: pending[f][0]):
-                    index, attempts = pending.pop(future)
-                    try:
-                        value, node = future.result()
-                    except BrokenProcessPool:
-                        lost.append((index, attempts))
-                        continue
-                    yield Finished(index, value, node, attempts)
-                if lost:
+                if not broken:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in sorted(done, key=lambda f: pending[f][0]):
+                        index, attempts = pending.pop(future)
+                        try:
+                            value, node = future.result()
+                        except BrokenProcessPool:
+                            lost.append((index, attempts))
+                            continue
+                        yield Finished(index, value, node, attempts)
+                if broken or lost:
                     # The whole pool went down with the worker: what it finished still
                     # counts, everything else in flight is played again in a new pool.
                     for future, (index, attempts) in sorted(pending.items(), key=lambda item: item[1][0]):
@@ -275,6 +282,9 @@ class LocalBackend(Backend):
                         yield Finished(index, value, node, attempts)
                     pending.clear()
                     _stop_pool(pool)
+                    breaks_in_a_row = 0 if lost else breaks_in_a_row + 1
+                    if breaks_in_a_row >= MAX_ATTEMPTS:
+                        raise BatchError(f"the worker processes died {breaks_in_a_row} times before playing a game")
                     again = _retry(lost, "a worker process died", on_lost) + again
                     pool = self._new_pool(workers)
         finally:
