@@ -159,3 +159,23 @@ def test_selfplay_in_worker_processes_resumes_to_the_records_of_one_run(tmp_path
         return {p.name: {**json.loads(p.read_text()), "date": None} for p in sorted(folder.glob("*.json"))}
 
     assert records(tmp_path / "part") == records(tmp_path / "whole")
+
+
+def test_analysing_many_records_in_worker_processes_equals_one_at_a_time(tmp_path: Path) -> None:
+    made = CliRunner().invoke(
+        app, ["selfplay", "coins", "--bots", "greedy,random", "--games", "3", "--out", str(tmp_path)]
+    )
+    assert made.exit_code == 0, made.output
+    paths = sorted(str(p) for p in tmp_path.glob("coins-*.json"))
+    batch = CliRunner().invoke(app, ["analyse", *paths, "--json", "--jobs", "2", "--out", str(tmp_path / "judged")])
+    assert batch.exit_code == 0, batch.output
+    listed = json.loads(batch.stdout)
+    assert [entry.pop("record") for entry in listed] == paths
+    for path, entry in zip(paths, listed, strict=True):
+        alone = CliRunner().invoke(app, ["analyse", path, "--json"])
+        assert alone.exit_code == 0, alone.output
+        assert json.loads(alone.stdout) == entry
+        assert json.loads((tmp_path / "judged" / f"{Path(path).stem}.analysis.json").read_text()) == entry
+    table = CliRunner().invoke(app, ["analyse", *paths, "--jobs", "2"])
+    assert table.exit_code == 0, table.output
+    assert "Judged by greedy" in table.stdout and "coins-000002.json" in table.stdout

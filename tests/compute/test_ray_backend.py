@@ -149,3 +149,16 @@ def test_selfplay_on_ray_writes_the_records_of_one_local_process(tmp_path: Path)
     assert "Run: ray (started here), 1 node, 2 cores" in on_ray.output
     assert len(_records(tmp_path / "ray", ".")) == 6
     assert _records(tmp_path / "ray", ".") == _records(tmp_path / "local", ".")
+
+
+def test_analysing_records_on_ray_equals_local_processes(tmp_path: Path) -> None:
+    made = CliRunner().invoke(
+        app, ["selfplay", "coins", "--bots", "greedy,random", "--games", "3", "--out", str(tmp_path)]
+    )
+    assert made.exit_code == 0, made.output
+    paths = sorted(str(p) for p in tmp_path.glob("coins-*.json"))
+    local = CliRunner().invoke(app, ["analyse", *paths, "--json", "--jobs", "2"])
+    assert local.exit_code == 0, local.output
+    on_ray = CliRunner().invoke(app, ["analyse", *paths, "--json", "--ray", "--plugin", "toy_game"])
+    assert on_ray.exit_code == 0, on_ray.output
+    assert json.loads(on_ray.stdout) == json.loads(local.stdout)

@@ -4,12 +4,18 @@ Prints a summary per seat (marks, average loss, accuracy) and the marked turns w
 the bot's better turn; ``--json`` prints the whole analysis (every judged turn) as
 JSON instead.  Bad input (a missing or corrupt record, an unknown bot) is one line on
 stderr and exit status 2, like every other command.
+
+Given several records, each is one task of a batch (:mod:`tabletop.compute.batch`:
+``--jobs`` local processes or ``--ray``): one table row per record and seat, ``--json``
+a list, ``--out DIR`` one ``STEM.analysis.json`` per record.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +25,7 @@ from rich.table import Table
 
 from tabletop.ai.agent import make_agent
 from tabletop.ai.analysis import DEFAULT_REPLIES, Analysis, Thresholds, analyse_record
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
 from tabletop.cli.output import console, err_console, fail, note
 from tabletop.core.errors import TabletopError
 from tabletop.core.record import GameRecord
@@ -40,7 +47,9 @@ def _thresholds(text: str | None) -> Thresholds | None:
 
 
 def analyse(
-    record_path: Annotated[Path, typer.Argument(help="A game record (JSON).", show_default=False)],
+    record_paths: Annotated[
+        list[Path], typer.Argument(help="Game records (JSON): one, or many for a batch.", show_default=False)
+    ],
     level: Annotated[
         str, typer.Option("--level", help="The judging bot: any bot spec, e.g. greedy, mcts:2, mcts:3@0.5s.")
     ] = DEFAULT_LEVEL,
@@ -58,8 +67,19 @@ def analyse(
     every_turn: Annotated[
         bool, typer.Option("--all", help="List every judged turn, not only the marked ones.")
     ] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Directory for one STEM.analysis.json per record.")
+    ] = None,
+    jobs: JobsOpt = None,
+    ray: RayOpt = None,
+    plugin: PluginOpt = None,
 ) -> None:
     """Judge every turn of every seat against a bot's: inaccuracies, mistakes, blunders and better turns."""
+    plugins = check_plugins(plugin)
+    if len(record_paths) > 1 or out is not None or ray is not None:
+        analyse_batch(record_paths, level, seed, replies, _thresholds(thresholds), as_json, out, (ray, jobs, plugins))
+        return
+    record_path = record_paths[0]
     try:
         record = GameRecord.read_file(record_path)
     except TabletopError as exc:
@@ -134,3 +154,99 @@ def print_analysis(result: Analysis, record: GameRecord, *, every_turn: bool = F
             highlight=False,
             soft_wrap=True,
         )
+
+
+@dataclass(frozen=True)
+class AnalysisJob:
+    """A batch of records to judge: each record's JSON (a worker on another machine
+    cannot read this machine's files) and the judge's settings."""
+
+    records: tuple[str, ...]
+    level: str
+    seed: int
+    thresholds: Thresholds | None
+    replies: int
+
+
+def analyse_one(job: AnalysisJob, index: int) -> Analysis:
+    """Judges record ``index`` of the batch (deterministic given the job and the index)."""
+    record = GameRecord.loads(job.records[index])
+    return analyse_record(record, job.level, seed=job.seed, thresholds=job.thresholds, replies=job.replies)
+
+
+def analyse_batch(
+    paths: list[Path],
+    level: str,
+    seed: int,
+    replies: int,
+    thresholds: Thresholds | None,
+    as_json: bool,
+    out: Path | None,
+    where: tuple[str | None, int | None, tuple[str, ...]],
+) -> None:
+    """``tabletop analyse`` of several records (or of one with ``--out`` or ``--ray``)."""
+    records = []
+    for path in paths:
+        try:
+            records.append(GameRecord.read_file(path))
+        except TabletopError as exc:
+            message = str(exc)
+            fail(message if message.startswith(("cannot read", str(path))) else f"{path}: {message}")
+    try:
+        make_agent(level, seed=seed)
+    except TabletopError as exc:
+        fail(str(exc))
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            fail(f"cannot create the directory {out}: {exc.strerror or exc}")
+    job = AnalysisJob(tuple(r.dumps() for r in records), level, seed, thresholds, replies)
+    ray, jobs, plugins = where
+    backend = open_batch(ray, jobs, plugins)
+    results: dict[int, Analysis] = {}
+    try:
+        with Progress(console=err_console, transient=True, auto_refresh=False) as bar:
+            task = bar.add_task(f"analysing {len(paths)} records", total=len(paths))
+            for finished in backend.run(partial(analyse_one, job), range(len(paths)), on_lost=replaying):
+                results[finished.index] = finished.value
+                if out is not None:
+                    target = out / f"{paths[finished.index].stem}.analysis.json"
+                    text = json.dumps(finished.value.to_json(), indent=2, ensure_ascii=False) + "\n"
+                    try:
+                        target.write_text(text, encoding="utf-8")
+                    except OSError as exc:
+                        fail(f"cannot write {target}: {exc.strerror or exc}")
+                bar.advance(task)
+                bar.refresh()
+    except TabletopError as exc:
+        fail(str(exc))
+    finally:
+        settings = backend.settings
+        backend.close()
+    if as_json:
+        listed = [{"record": str(paths[i]), **results[i].to_json()} for i in range(len(paths))]
+        print(json.dumps(listed, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"Judged by {level}")
+    table.add_column("record", no_wrap=True)
+    for heading in ("seat", "player", "turns", "?!", "?", "??", "avg loss", "accuracy"):
+        table.add_column(heading)
+    for i, path in enumerate(paths):
+        names = [p.name for p in records[i].players]
+        for s in results[i].seats:
+            table.add_row(
+                path.name,
+                str(s.seat + 1),
+                names[s.seat],
+                str(s.turns),
+                str(s.inaccuracies),
+                str(s.mistakes),
+                str(s.blunders),
+                f"{s.average_loss:.1f}",
+                f"{s.accuracy:.0f}%",
+            )
+    console.print(table)
+    console.print(f"Run: {settings.describe()}", markup=False, highlight=False)
+    if out is not None:
+        console.print(f"{len(paths)} analyses written to {out}", markup=False)

@@ -126,9 +126,13 @@ def load_plugins(modules: Iterable[str]) -> None:
             raise ConfigError(f"cannot import the plugin {name!r}: {exc}") from None
 
 
-def _run_locally(plugins: tuple[str, ...], task: Callable[[int], T], index: int) -> tuple[T, str]:
-    load_plugins(plugins)
-    return task(index), socket.gethostname()
+_WORKER_TASK: Callable[[int], Any] | None = None
+"""A local worker's task, given once when the pool starts (not pickled with every game)."""
+
+
+def _run_locally(index: int) -> tuple[Any, str]:
+    assert _WORKER_TASK is not None, "the pool's initializer sets the task"
+    return _WORKER_TASK(index), socket.gethostname()
 
 
 def _run_on_ray(plugins: tuple[str, ...], task: Callable[[int], T], index: int) -> tuple[T, str]:
@@ -137,11 +141,13 @@ def _run_on_ray(plugins: tuple[str, ...], task: Callable[[int], T], index: int) 
     return task(index), str(ray.get_runtime_context().get_node_id())
 
 
-def _init_local_worker(plugins: tuple[str, ...]) -> None:
+def _init_local_worker(plugins: tuple[str, ...], task: Callable[[int], Any]) -> None:
     # Ctrl-C is the driver's: it stops the pool and says what was saved; otherwise every
     # worker would print its own traceback.
+    global _WORKER_TASK
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     load_plugins(plugins)
+    _WORKER_TASK = task
 
 
 class Backend(ABC):
@@ -230,15 +236,15 @@ class LocalBackend(Backend):
     def close(self) -> None:
         """Nothing to release: each :meth:`run` ends its own pool."""
 
-    def _new_pool(self, workers: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(workers, initializer=_init_local_worker, initargs=(self.plugins,))
+    def _new_pool(self, workers: int, task: Callable[[int], Any]) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(workers, initializer=_init_local_worker, initargs=(self.plugins, task))
 
     def _run_pool(
         self, task: Callable[[int], T], todo: Iterator[int], workers: int, on_lost: LostCallback | None
     ) -> Iterator[Finished[T]]:
         again: list[tuple[int, int]] = []
         pending: dict[Future[tuple[T, str]], tuple[int, int]] = {}
-        pool = self._new_pool(workers)
+        pool = self._new_pool(workers, task)
         breaks_in_a_row = 0  # pools broken without a game lost: the workers die on their own
         try:
             while True:
@@ -252,7 +258,7 @@ class LocalBackend(Backend):
                             break
                         index, attempts = next_index, 1
                     try:
-                        pending[pool.submit(_run_locally, self.plugins, task, index)] = (index, attempts)
+                        pending[pool.submit(_run_locally, index)] = (index, attempts)
                     except BrokenProcessPool:  # a worker died since the last result: not started
                         again.insert(0, (index, attempts))
                         broken = True
@@ -286,7 +292,7 @@ class LocalBackend(Backend):
                     if breaks_in_a_row >= MAX_ATTEMPTS:
                         raise BatchError(f"the worker processes died {breaks_in_a_row} times before playing a game")
                     again = _retry(lost, "a worker process died", on_lost) + again
-                    pool = self._new_pool(workers)
+                    pool = self._new_pool(workers, task)
         finally:
             _stop_pool(pool)
 
