@@ -19,9 +19,10 @@ this process only (the driver), which writes the records, so a game replayed is 
 recorded twice.  An exception raised by the task itself (a bug, an illegal move) is
 raised here as it is, not retried.
 
-**Order.**  :meth:`Backend.run` starts the indices in the order given, keeps as many in
-flight as there are workers (:attr:`RunSettings.cores`) and yields them as they
-finish; a caller that stops iterating (an SPRT match decided) cancels the rest.
+**Order.**  :meth:`Backend.run` starts the indices in the order given, keeps one game
+per worker in flight (two per CPU on Ray, where a result's round trip is longer) and
+yields them as they finish; a caller that stops iterating (an SPRT match decided)
+cancels the rest.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ worker every time is a bug, not bad luck)."""
 
 LOCAL = "local"
 """``--ray``'s value when no address is given: start a Ray instance on this machine."""
+
+QUEUED_PER_CORE = 2
+"""Games in flight per Ray CPU (a cluster's games are started no further ahead than this)."""
 
 LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
 """The object store of a Ray instance started here: a game's result is a few kilobytes,
@@ -364,13 +368,16 @@ class RayBackend(Backend):
                 where = f"join the Ray cluster at {self.address}" if self.address else "start Ray"
                 raise BatchError(f"cannot {where}: {str(exc).strip().splitlines()[0]}") from None
         cores = int(ray.cluster_resources().get("CPU", 0))
-        self.window = max(1, min(cores, num_cpus) if num_cpus and self.address else cores)
+        self.cores = max(1, min(cores, num_cpus) if num_cpus and self.address else cores)
+        # Two games per core in flight: a worker that finishes one starts the next at
+        # once instead of waiting for the driver's round trip.
+        self.window = QUEUED_PER_CORE * self.cores
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_run_on_ray)
 
     @property
     def settings(self) -> RunSettings:
         nodes = sum(1 for node in self._ray.nodes() if node.get("Alive"))
-        return RunSettings("ray", nodes, self.window, self.address)
+        return RunSettings("ray", nodes, self.cores, self.address)
 
     def run(
         self, task: Callable[[int], T], indices: Iterable[int], *, on_lost: LostCallback | None = None
