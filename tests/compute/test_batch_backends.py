@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 from functools import partial
 from pathlib import Path
@@ -179,3 +180,14 @@ def test_analysing_many_records_in_worker_processes_equals_one_at_a_time(tmp_pat
     table = CliRunner().invoke(app, ["analyse", *paths, "--jobs", "2"])
     assert table.exit_code == 0, table.output
     assert "Judged by greedy" in table.stdout and "coins-000002.json" in table.stdout
+
+
+def test_a_cluster_address_that_does_not_answer_is_one_line_at_once() -> None:
+    pytest.importorskip("ray", reason="Ray is the cluster extra")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = CliRunner().invoke(app, ["arena", "coins", "--games", "2", "--ray", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: cannot reach the Ray cluster at 127.0.0.1:{port}")
+    assert len(result.output.strip().splitlines()) == 1

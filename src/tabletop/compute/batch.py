@@ -328,6 +328,26 @@ def import_ray() -> Any:
         raise BatchError(RAY_INSTALL_HINT) from None
 
 
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fails at once if nothing listens at a ``HOST:PORT`` address (Ray itself would
+    retry for minutes); other forms (``auto``, ``ray://...``) are left to Ray.
+
+    Raises:
+        BatchError: if the address does not answer.
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or "/" in host:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise BatchError(
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc} "
+            "(is `ray start --head` running there, and the port open?)"
+        ) from None
+
+
 class RayBackend(Backend):
     """Ray tasks of one CPU each.
 
@@ -350,6 +370,8 @@ class RayBackend(Backend):
             raise ConfigError(f"a Ray run needs at least one worker, got {num_cpus}")
         self._ray = ray = import_ray()
         self.address = None if address == LOCAL else address
+        if self.address is not None:
+            check_reachable(self.address)
         self._owner = not ray.is_initialized()
         if self._owner:
             options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
