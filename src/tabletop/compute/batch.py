@@ -374,7 +374,7 @@ class RayBackend(Backend):
             check_reachable(self.address)
         self._owner = not ray.is_initialized()
         if self._owner:
-            options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+            options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
             if self.address is None:
                 options.update(
                     address=LOCAL,
