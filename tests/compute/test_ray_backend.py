@@ -162,3 +162,19 @@ def test_analysing_records_on_ray_equals_local_processes(tmp_path: Path) -> None
     on_ray = CliRunner().invoke(app, ["analyse", *paths, "--json", "--ray", "--plugin", "toy_game"])
     assert on_ray.exit_code == 0, on_ray.output
     assert json.loads(on_ray.stdout) == json.loads(local.stdout)
+
+
+def test_a_ray_worker_killed_mid_sprt_changes_nothing_but_the_replayed_game(tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    sprt = ["sprt", "greedy", f"dieonce:{marker}", "--game", "coins", "--elo1", "100", "--max-games", "100"]
+    sprt += ["--seed", "6", "--plugin", "toy_game", "--plugin", "dying_bot"]
+    marker.touch()  # the reference run: nobody dies
+    reference = CliRunner().invoke(app, [*sprt, "--jobs", "2", "--out", str(tmp_path / "reference")])
+    assert reference.exit_code == 0, reference.output
+    marker.unlink()
+    killed = CliRunner().invoke(app, [*sprt, "--ray", "--out", str(tmp_path / "killed")])
+    assert killed.exit_code == 0, killed.output
+    assert marker.exists()
+    assert len([line for line in killed.output.splitlines() if "playing it again" in line]) == 1, killed.output
+    assert _sprt_summary(tmp_path / "killed") == _sprt_summary(tmp_path / "reference")
+    assert _records(tmp_path / "killed") == _records(tmp_path / "reference")
