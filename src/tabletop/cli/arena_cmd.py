@@ -307,8 +307,27 @@ def sprt(
     backend = open_batch(ray, jobs, plugins)
     settings = backend.settings
     say_err(f"playing on {settings.describe()}")
+    # A bar of the games played against the cap, on a terminal (the round lines are the log).
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        auto_refresh=False,  # no refresh thread while worker processes are forked
+        disable=not err_console.is_terminal,
+    )
+    rounds = -(-max_games // players)
     try:
-        result = run_sprt(config, backend=backend, on_round=progress, on_lost=replaying)
+        with bar:
+            games_bar = bar.add_task("SPRT games (at most)", total=rounds * players)
+
+            def game_done(_game: ArenaGame) -> None:
+                bar.advance(games_bar)
+                bar.refresh()
+
+            result = run_sprt(config, backend=backend, on_round=progress, on_game=game_done, on_lost=replaying)
     except TabletopError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
