@@ -7,11 +7,27 @@ this ``sys.path``; Ray's workers get the same directories through ``PYTHONPATH``
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-PLUGIN_PATH = [str(HERE.parent / "ai"), str(HERE)]
+import pytest
 
-for entry in reversed(PLUGIN_PATH):
+from tabletop.ai import agent
+
+HERE = Path(__file__).resolve().parent
+
+for entry in (str(HERE), str(HERE.parent / "ai")):
     if entry not in sys.path:
         sys.path.insert(0, entry)
+
+collect_ignore = ["dying_bot.py"]
+"""Not imported for its doctests: importing it registers a bot that kills its process."""
+
+
+@pytest.fixture(autouse=True)
+def forget_the_dying_bot() -> Iterator[None]:
+    """A test that loads the ``dying_bot`` plugin here unregisters it afterwards, so no
+    later test (the server's bot list, say) meets a bot that kills its process."""
+    yield
+    agent._AGENTS.pop("dieonce", None)  # the registry has no public way to unregister
+    sys.modules.pop("dying_bot", None)

@@ -34,9 +34,10 @@ class DieOnce(RandomAgent):
 
 
 def _make(arg: str | None, seed: int | None) -> Agent:
-    if not arg:
-        raise ConfigError("dieonce needs a marker file: dieonce:PATH")
-    return DieOnce(Path(arg), seed)
+    marker = Path(arg or "")
+    if not marker.is_absolute() or not marker.parent.is_dir():
+        raise ConfigError("dieonce needs a marker file in an existing directory: dieonce:/ABSOLUTE/PATH")
+    return DieOnce(marker, seed)
 
 
 register_agent("dieonce", _make)
