@@ -90,7 +90,8 @@ export function createTable(matchId, { getView, mySeats }) {
     const mine = [...mySeats.keys()];
     const over = view.terminal || !!table.ended;
     const takenOver = mine.find((s) => ["timeout", "dropped"].includes(table.seats[s]?.status));
-    buttons.replaceChildren(
+    // replaceChildren writes a null as the text "null": only the buttons that apply.
+    buttons.replaceChildren(...[
       token && takenOver != null && !over
         ? h("button.primary", { id: "reclaim", onclick: () => post("reclaim", mySeats.get(takenOver)), text: t("table.reclaim") }) : null,
       token && !over && table.abortable ? h("button", { id: "abort", onclick: () => post("abort", token), text: t("table.abort") }) : null,
@@ -99,7 +100,7 @@ export function createTable(matchId, { getView, mySeats }) {
       token && over ? h("button.primary", { id: "rematch", onclick: rematch, text: t(table.rematch ? "table.rematch_accept" : "table.rematch") }) : null,
       "Notification" in window && Notification.permission === "default"
         ? h("button", { id: "notify", onclick: () => Notification.requestPermission().then(render), text: t("table.notify") }) : null,
-    );
+    ].filter(Boolean));
     element.dataset.over = over ? "1" : "0";
   }
 

@@ -2,7 +2,7 @@
 // `tabletop render`), made interactive here: cells are the `g.cell[data-cell]` groups of
 // that drawing.  See src/tabletop/render/svg.py for the drawing's contract.
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { showMotion } from "./motion.js";
 
 const parser = new DOMParser();
@@ -17,6 +17,19 @@ const panned = new Map(); // match -> [scrollLeft, scrollTop] of the board's fra
 function label(key, english) {
   const text = t(key);
   return text === key ? english : text;
+}
+
+/**
+ * A landscape's name in the page's language: the shipped maps' names have translations
+ * (landscape.<name>); a map file's own names are shown as they are.  `text` is the drawing's
+ * legend text, the name plus " (water)" for water.
+ */
+export function landscapeLabel(text) {
+  const water = text.endsWith(" (water)");
+  const name = water ? text.slice(0, -" (water)".length) : text;
+  const key = `landscape.${name.toLowerCase()}`;
+  const shown = has(key) ? t(key) : name;
+  return water ? `${shown} ${t("board.water")}` : shown;
 }
 
 /** The server's SVG text as an element of this document (nothing in it runs: no scripts). */
@@ -63,9 +76,14 @@ export function drawServerBoard(svgText, view) {
   // (board.legend.<kind>); a map's landscape names are the map's own.  The label is the
   // entry's own text: an icon may hold text too (a tower's value).
   for (const entry of svg.querySelectorAll(".legend-entry[data-kind]")) {
+    const label = entry.querySelector(":scope > text");
+    if (entry.dataset.kind.startsWith("land-")) {
+      label.textContent = landscapeLabel(label.textContent);
+      continue;
+    }
     const key = `board.legend.${entry.dataset.kind}`;
-    const text = entry.dataset.kind.startsWith("land-") ? key : t(key);
-    if (text !== key) entry.querySelector(":scope > text").textContent = text;
+    const text = t(key);
+    if (text !== key) label.textContent = text;
   }
   const figure = h("figure.board-figure", {});
   for (const [name] of TOGGLES) figure.classList.toggle(`hide-${name}`, !shown(name));

@@ -14,6 +14,15 @@ export function draw(state, view) {
   return drawServerBoard(view.board_svg, view);
 }
 
+/** What the player to move is asked to do (see terranova.js): the start merchant, a dome the rules oblige, or a piece. */
+export function prompt(state, kinds) {
+  if (state.phase === "start_merchant") return { key: "status.medina.start", params: {} };
+  if (kinds.length === 1 && kinds[0] === "pass") return { key: "status.pass", params: {} };
+  const params = { n: state.placements_left ?? 1 };
+  if (kinds.length === 1 && kinds[0] === "dome") return { key: "status.medina.dome", params };
+  return { key: "status.medina.place", params };
+}
+
 const SLOTS = ["gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall"];
 
 export function panel(state, view, t) {

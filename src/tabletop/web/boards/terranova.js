@@ -11,6 +11,23 @@ export function draw(state, view) {
   return drawServerBoard(view.board_svg, view);
 }
 
+/**
+ * What the player to move is asked to do, as an i18n key and its parameters: read from the
+ * state view (phase, pieces in hand, the turn's progress) and the legal kinds.
+ */
+export function prompt(state, kinds) {
+  if (state.phase === "placement") {
+    return { key: "status.terranova.place", params: { n: state.players?.[state.current_player]?.in_hand ?? 0 } };
+  }
+  if (kinds.length === 1 && kinds[0] === "pass") return { key: "status.pass", params: {} };
+  const p = state.progress || {};
+  const params = { a: p.action ?? 1, total: (p.actions_taken ?? 0) + (p.actions_left ?? 0), cells: (p.movers || []).map((m) => m.cell) };
+  if (kinds.includes("place")) return { key: "status.terranova.return", params };
+  if (kinds.includes("move") && kinds.includes("stone")) return { key: "status.terranova.slide_or_stone", params };
+  if (kinds.includes("stone")) return { key: "status.terranova.stone", params };
+  return { key: "status.terranova.slide", params };
+}
+
 export function panel(state, view, t) {
   const p = state.progress || {};
   return h("div.game-panel", { id: "game-panel" },
@@ -22,8 +39,8 @@ export function panel(state, view, t) {
       h("caption", { text: t("game.pioneers") }),
       (state.players || []).map((pl) => h("tr", {},
         h("td", {}, h("span", { class: `swatch p${pl.seat}` }), ` ${view.players?.[pl.seat]?.name ?? pl.seat}`),
-        h("td", { title: "on the board", text: `⬢ ${pl.pioneers.length}` }),
-        h("td", { title: "to place", text: `↓ ${pl.in_hand}` }),
-        h("td", { title: "removed", text: `✕ ${pl.removed}` })))),
+        h("td", { title: t("game.pioneers_on_board"), "aria-label": t("game.pioneers_on_board"), text: `⬢ ${pl.pioneers.length}` }),
+        h("td", { title: t("game.pioneers_in_hand"), "aria-label": t("game.pioneers_in_hand"), text: `↓ ${pl.in_hand}` }),
+        h("td", { title: t("game.pioneers_removed"), "aria-label": t("game.pioneers_removed"), text: `✕ ${pl.removed}` })))),
   );
 }
