@@ -26,7 +26,7 @@ from openskill.models import PlackettLuce
 
 from tabletop.server import ratings
 
-from .driver import click_move, view_of, wait_version
+from .driver import choose_seat, click_move, view_of, wait_version
 
 LIBRARY = PlackettLuce()
 PASSWORD = "a long enough password"
@@ -197,7 +197,7 @@ def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(
         ann.select_option("#players-select", "3")
         for i, (name, agent) in enumerate([("Ann", "human"), ("Guest", "human"), ("Bot", "random")]):
             ann.fill(f"#seat-{i}-name", name)
-            ann.select_option(f"#seat-{i}-agent", agent)
+            choose_seat(ann, i, agent)
         ann.click("summary:has-text('Variants')")
         ann.fill("#seed", "5")
         ann.check("#rated")
