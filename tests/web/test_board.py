@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 # viewer's own actions.
 # What the page adds for play (classes, focus, the cursor's screen-reader labels) is not drawing.
 NORMALISE = """(svg) => [...svg.querySelectorAll('*')]
-  .filter((e) => !e.matches('.motion-mark, .motion-path'))
+  .filter((e) => !e.matches('.motion-mark, .motion-path, .target-mark, .cell-name'))
   .map((e) => e.tagName + ' ' + [...e.attributes]
     .filter((a) => !['class', 'id', 'tabindex', 'aria-label', 'data-ply', 'data-seat', 'data-step', 'pathLength']
       .includes(a.name))

@@ -2,6 +2,7 @@
 import { createAnalysis, createHints } from "./analysis.js";
 import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
+import { labelCells, markTargets } from "./boards/board.js";
 import { attachCursor } from "./cursor.js";
 import { applySeatColors, h } from "./dom.js";
 import { lang, t, tm } from "./i18n.js";
@@ -441,6 +442,8 @@ export function showGame(main, matchId) {
           view.terminal ? analysis.panel(view.players) : null,
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     ].filter(Boolean));
+    if (mine) markTargets(drawn.cells);
+    labelCells(drawn.cells);
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
     table.render();
   }

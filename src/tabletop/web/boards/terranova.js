@@ -37,6 +37,7 @@ export function panel(state, view, t) {
     h("p", { id: "stones-left", text: t("game.stones", { n: state.supply }) }),
     h("table.pioneers", {},
       h("caption", { text: t("game.pioneers") }),
+      h("thead", {}, h("tr", {}, h("th"), ["on_board", "in_hand", "removed"].map((k) => h("th.num", { scope: "col", text: t(`game.pioneers_${k}`) })))),
       (state.players || []).map((pl) => h("tr", {},
         h("td", {}, h("span", { class: `swatch p${pl.seat}` }), ` ${view.players?.[pl.seat]?.name ?? pl.seat}`),
         h("td", { title: t("game.pioneers_on_board"), "aria-label": t("game.pioneers_on_board"), text: `⬢ ${pl.pioneers.length}` }),
