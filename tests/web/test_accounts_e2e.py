@@ -266,7 +266,7 @@ def test_two_people_play_a_rated_game_and_both_ratings_move_as_the_library_says(
         ben.goto(f"{server}/ratings/medina?family=multi")
         ben.wait_for_selector("#leaderboard-table")
         table = ben.text_content("#leaderboard-table") or ""
-        assert names[0] in table and names[1] in table and "club" in table
+        assert names[0] in table and names[1] in table and "bot Club" in table  # a level by its name, not its key
 
         # Ann logs out: her seat's link alone no longer plays (the game is over anyway: 403
         # comes before 409), and the header offers to log in again.

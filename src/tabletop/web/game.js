@@ -65,7 +65,10 @@ export function showGame(main, matchId) {
       announce(old, v);
       render();
     },
-    onOther: (msg) => table.onMessage(msg),
+    onOther: (msg) => {
+      table.onMessage(msg);
+      if (msg.type === "table") render(); // rated or not decides whether hints are offered
+    },
     onStatus: (ok, err) => {
       connected = ok;
       if (ok) table.hello(socket);
@@ -119,8 +122,9 @@ export function showGame(main, matchId) {
   function announce(old, v) {
     const parts = [];
     if (old) for (const [seat, gained] of scoreFlash) parts.push(t("game.feed_scored", { name: v.players[seat].name, n: gained }));
-    if (v.terminal && (!old || !old.terminal)) parts.push(t("game.over"));
-    else if (!v.terminal && (!old || old.current_player !== v.current_player)) parts.push(t("game.turn_of", { name: v.players[v.current_player].name }));
+    const over = (x) => !!(x && (x.terminal || x.ended));
+    if (over(v) && !over(old)) parts.push(t("game.over"));
+    else if (!over(v) && (!old || old.current_player !== v.current_player)) parts.push(t("game.turn_of", { name: v.players[v.current_player].name }));
     if (parts.length) announcer.textContent = parts.join(". ");
   }
 
@@ -429,7 +433,7 @@ export function showGame(main, matchId) {
         h("aside.side", {},
           noticeLine(),
           viewing != null ? null : controls(moves),
-          viewing != null ? null : hints.panel(view, actingToken()),
+          viewing != null || table.isRated() ? null : hints.panel(view, actingToken()),
           playerList(past ? { ...view, scores: past.scores } : view, { mySeats, changes: lastChanges(events), justScored: scoreFlash }),
           board.panel ? board.panel(past ? past.state : view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
           scoreFeed(events, view.players),

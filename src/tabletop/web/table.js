@@ -104,5 +104,8 @@ export function createTable(matchId, { getView, mySeats }) {
     element.dataset.over = over ? "1" : "0";
   }
 
-  return { element, onMessage, hello, render };
+  /** Whether the match counts for ratings (then there are no hints): known once the table arrives. */
+  const isRated = () => !!table?.rated;
+
+  return { element, onMessage, hello, render, isRated };
 }
