@@ -125,6 +125,7 @@ def test_finnish_names_landscapes_levels_and_tooltips(browser: Any, server: str)
         legend = page.eval_on_selector_all(".legend-entry > text", "els => els.map((e) => e.textContent)")
         assert "Metsä" in legend and "Järvi (vesi)" in legend and "Forest" not in legend
         assert "Rento" in (page.text_content('#players li[data-seat="1"]') or "")  # Casual
+        assert page.locator("#hint-level option:checked").text_content() == "Rento"
         titles = page.eval_on_selector_all("#game-panel table.pioneers td[title]", "els => els.map((e) => e.title)")
         assert "laudalla" in titles and "on the board" not in titles
     finally:

@@ -19,7 +19,7 @@ export function showLobby(main) {
   function seatDefaults(n) {
     while (form.seats.length < n) {
       const i = form.seats.length;
-      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : defaultBot });
+      form.seats.push({ name: i === 0 ? t("lobby.default_player", { n: 1 }) : t("lobby.default_bot", { n: i + 1 }), agent: i === 0 ? "human" : defaultBot });
     }
     form.seats.length = n;
   }
