@@ -258,7 +258,7 @@ export function showGame(main, matchId) {
         ? t(`status.reason_${ended.reason}`, { name: name(ended.seat) })
         : t("game.end_reason", { reason: endReason(view.game, view.outcome.termination) });
     }
-    return h("div.status.over", { id: "status", role: "status" },
+    return h("div.status.over", { id: "status" },
       h("strong", { id: "status-winner", text: headline }), " ", h("span", { id: "status-reason", text: reason }));
   }
 
@@ -274,7 +274,7 @@ export function showGame(main, matchId) {
       const who = cp.agent === "human" ? t("game.waiting", { name: cp.name }) : t("status.waiting_bot", { name: cp.name, level: levelName(cp.agent) });
       text = mySeats.size ? who : `${t("game.spectating")} · ${ask && cp.agent === "human" ? t("status.seat_prompt", { name: cp.name, prompt: ask }) : who}`;
     }
-    return h("div.status", { id: "status", class: `status to-move-p${view.current_player}`, role: "status" },
+    return h("div.status", { id: "status", class: `status to-move-p${view.current_player}` },
       h("span", { class: `swatch p${view.current_player}`, "aria-hidden": "true" }), " ", h("span", { id: "status-text", text }),
       connected ? null : h("span.offline", { text: ` · ${t("game.connection_lost")}` }));
   }
