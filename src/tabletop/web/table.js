@@ -7,6 +7,7 @@ import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
 import { h, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { levelName } from "./ladder.js";
 
 const BASE_TITLE = document.title;
 
@@ -78,7 +79,7 @@ export function createTable(matchId, { getView, mySeats }) {
     for (const s of table.seats) {
       const name = view.players[s.seat]?.name;
       if (s.status === "timeout" || s.status === "dropped")
-        notes.push(t(`table.${s.status}`, { name, bot: table.takeover }));
+        notes.push(t(`table.${s.status}`, { name, bot: levelName(table.takeover) }));
       if (s.status === "resigned") notes.push(t("table.resigned", { name }));
     }
     if (table.ended) {
