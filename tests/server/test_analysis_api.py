@@ -151,3 +151,17 @@ def test_analysis_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("TABLETOP_HINT_TIME_PER_ACTION_S", "soon")
     with pytest.raises(ConfigError, match="TABLETOP_HINT_TIME_PER_ACTION_S"):
         Settings.from_env()
+
+
+def test_hint_serves_the_logged_in_owner_of_a_bound_seat(client: TestClient) -> None:
+    """A seat bound to an account: its owner's session gets hints, as it gets moves; the link alone does not."""
+    from .accounts_helpers import create_toy_match, register
+
+    owner = register(client)
+    m = create_toy_match(client, owner, rated=False)
+    token = m["seats"][0]["token"]
+    r = owner.post(f"/api/matches/{m['id']}/hint", {"token": token, "level": "greedy", "version": 0})
+    assert r.status_code == 200, r.text
+    assert r.json()["seat"] == 0
+    stranger = client.post(f"/api/matches/{m['id']}/hint", json={"token": token, "level": "greedy"})
+    assert stranger.status_code == 403 and stranger.json()["error"] == "seat_bound"

@@ -52,6 +52,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop_server(proc, timeout_s=10)
 
 
+UPDATE_SCREENSHOTS = "TABLETOP_UPDATE_SCREENSHOTS"
+"""Set to 1 to write the README's screenshots into docs/screenshots/ (tracked files)."""
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser tests save their screenshots: a temporary folder, so a test run
+    leaves the tree as it was; docs/screenshots/ only with TABLETOP_UPDATE_SCREENSHOTS=1."""
+    if os.environ.get(UPDATE_SCREENSHOTS) == "1":
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        return DOCS_SCREENSHOTS
+    return tmp_path_factory.mktemp("screenshots")
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as p:

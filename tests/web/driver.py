@@ -88,3 +88,15 @@ def play_my_turns(
         wait_version(page, view["version"] + 1)
         done += 1
     raise AssertionError(f"game did not finish: {done} actions played")
+
+
+def choose_seat(page: Any, seat: int, agent: str) -> None:
+    """Seats ``agent`` in the lobby form: a person or a named level from the seat's menu, a
+    raw engine spec ("random", "mcts:2") from the "Advanced" disclosure."""
+    if page.locator(f'#seat-{seat}-agent option[value="{agent}"]').count():
+        page.select_option(f"#seat-{seat}-agent", agent)
+        return
+    advanced = page.locator("#seat-advanced")
+    if advanced.get_attribute("open") is None:
+        advanced.locator("summary").click()
+    page.select_option(f"#seat-{seat}-engine", agent)

@@ -39,5 +39,8 @@ if __name__ == "__main__":
         requests_per_minute=1_000_000,
         joins_per_minute=10_000,
         open_games_per_client=10_000,
+        registrations_per_minute=10_000,  # the matrix test registers two people a cell
+        hints_per_minute=10_000,
+        analyses_per_minute=10_000,
     )
     uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")

@@ -1,7 +1,8 @@
 """The board in Chromium: one drawing with the SVG render, coordinates, legend, motion, city, tap size.
 
 Also takes the README's board screenshots (desktop 1366×907 and phone 390×844 of both
-games) and the frames of a bot's turn animating, into docs/screenshots/.
+games) and the frames of a bot's turn animating (into docs/screenshots/ with
+TABLETOP_UPDATE_SCREENSHOTS=1, else a temporary folder: see conftest.py)
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import pytest
 
 from .driver import create, view_of, wait_version
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 DESKTOP = {"width": 1366, "height": 907}
 PHONE = {"width": 390, "height": 844}
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 # viewer's own actions.
 # What the page adds for play (classes, focus, the cursor's screen-reader labels) is not drawing.
 NORMALISE = """(svg) => [...svg.querySelectorAll('*')]
-  .filter((e) => !e.matches('.motion-mark, .motion-path'))
+  .filter((e) => !e.matches('.motion-mark, .motion-path, .target-mark, .cell-name'))
   .map((e) => e.tagName + ' ' + [...e.attributes]
     .filter((a) => !['class', 'id', 'tabindex', 'aria-label', 'data-ply', 'data-seat', 'data-step', 'pathLength']
       .includes(a.name))
@@ -252,22 +252,21 @@ def test_cells_are_big_enough_to_tap_on_a_phone(browser: Any, server: str, game:
 
 
 @pytest.mark.parametrize("game", ["terranova", "medina"])
-def test_screenshots_for_the_readme(browser: Any, server: str, game: str) -> None:
+def test_screenshots_for_the_readme(browser: Any, server: str, game: str, screenshots: Path) -> None:
     m = create(server, game, SEATS[game], start_player=0, seed=7)
     play_to_a_fresh_turn(server, m, 15 if game == "terranova" else 8, random.Random(7))
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         context = browser.new_context(viewport=viewport, locale="en-US")
         try:
             page = context.new_page()
             open_seat(page, server, m)
             page.wait_for_timeout(300)
-            page.screenshot(path=str(SCREENSHOTS / f"board-{game}-{name}.png"))
+            page.screenshot(path=str(screenshots / f"board-{game}-{name}.png"))
         finally:
             context.close()
 
 
-def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
+def test_frames_of_a_bots_turn(browser: Any, server: str, screenshots: Path) -> None:
     """docs/screenshots/bot-turn-1.png ...: the bot's three actions appearing in order."""
     m = create(server, "terranova", SEATS["terranova"], start_player=0, seed=9)
     rng = random.Random(9)
@@ -307,7 +306,7 @@ def test_frames_of_a_bots_turn(browser: Any, server: str) -> None:
         board = page.locator("#board")
         for k, at in enumerate((0, 450, 900, 1350, 1800, 2250, 3000), start=1):
             page.evaluate("(t) => window.clockAt(t)", at)
-            board.screenshot(path=str(SCREENSHOTS / f"bot-turn-{k}.png"))
+            board.screenshot(path=str(screenshots / f"bot-turn-{k}.png"))
     finally:
         context.close()
 

@@ -14,9 +14,7 @@ import pytest
 
 from tabletop.core.record import GameRecord, replay
 
-from .driver import click_move, create, play_my_turns, view_of, wait_version
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from .driver import choose_seat, click_move, create, play_my_turns, view_of, wait_version
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +49,7 @@ def shown_scores(page: Any, n: int) -> list[int]:
     ],
 )
 def test_full_game_against_bots_through_clicks(
-    page: Any, server: str, game: str, seats: list[tuple[str, str]], screenshot_at: int
+    page: Any, server: str, game: str, seats: list[tuple[str, str]], screenshot_at: int, screenshots: Path
 ) -> None:
     # Create the game through the lobby form, like a person.
     page.goto(server + "/")
@@ -59,7 +57,7 @@ def test_full_game_against_bots_through_clicks(
     page.select_option("#players-select", str(len(seats)))
     for i, (name, agent) in enumerate(seats):
         page.fill(f"#seat-{i}-name", name)
-        page.select_option(f"#seat-{i}-agent", agent)
+        choose_seat(page, i, agent)
     page.click("summary:has-text('Variants')")
     page.fill("#seed", "7")  # a seeded game (bots included) plays the same each run: stable screenshots
     page.click("#create")
@@ -69,10 +67,9 @@ def test_full_game_against_bots_through_clicks(
     rng = random.Random(7)
     view = play_my_turns(page, server, match_id, {0}, rng, stop_after=screenshot_at)
     if not view["terminal"]:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         wait_version(page, view_of(server, match_id)["version"])
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(SCREENSHOTS / f"{game}.png"), full_page=True)
+        page.screenshot(path=str(screenshots / f"{game}.png"), full_page=True)
         view = play_my_turns(page, server, match_id, {0}, rng)
     assert view["terminal"]
     wait_version(page, view["version"])
@@ -181,7 +178,7 @@ def test_lobby_links_and_hotseat_on_one_screen(page: Any, server: str) -> None:
     page.select_option("#players-select", "2")
     for i, name in enumerate(("Ann", "Ben")):
         page.fill(f"#seat-{i}-name", name)
-        page.select_option(f"#seat-{i}-agent", "human")
+        choose_seat(page, i, "human")
     page.click("#create")
     page.wait_for_selector("#created")
     assert page.locator("a.seat-link").count() == 2  # one link per person, to send to friends
@@ -232,7 +229,7 @@ def test_custom_map_upload(page: Any, server: str, tmp_path: Path) -> None:
     page.select_option("#game-select", "terranova")
     page.set_input_files("#map-upload", str(path))
     page.wait_for_function("() => document.querySelector('#map-select').value === 'custom'")
-    page.select_option("#seat-1-agent", "random")
+    choose_seat(page, 1, "random")
     page.click("#create")
     page.wait_for_url(re.compile(r"/play/"))
     page.wait_for_selector("#board")
@@ -242,7 +239,7 @@ def test_custom_map_upload(page: Any, server: str, tmp_path: Path) -> None:
     assert page.locator("#board [data-cell]").count() == sum(map(len, rows))
 
 
-def test_the_lobby_shows_the_ladder_by_name_and_measured_elo(page: Any, server: str) -> None:
+def test_the_lobby_shows_the_ladder_by_name_and_measured_elo(page: Any, server: str, screenshots: Path) -> None:
     from tabletop.ai.ladder import LADDER
 
     page.goto(server + "/")
@@ -259,6 +256,6 @@ def test_the_lobby_shows_the_ladder_by_name_and_measured_elo(page: Any, server: 
             assert row.locator("th").text_content() == level.name
             assert row.locator("td").nth(2).text_content() == level.description
     page.click("#ladder summary")
-    page.screenshot(path=str(SCREENSHOTS / "lobby-ladder-desktop.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "lobby-ladder-desktop.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(SCREENSHOTS / "lobby-ladder-phone.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "lobby-ladder-phone.png"), full_page=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tabletop.ai.agent import Agent
 from tabletop.ai.analysis import hint
-from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, reason_of
+from tabletop.core.errors import ConfigError, IllegalMoveError, InvalidMoveError, count_of, reason_of
 from tabletop.core.protocol import Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 
@@ -85,7 +85,7 @@ class TerminalGame:
             winners = " and ".join(self._name(w) for w in outcome.winners)
             verb = "share the win" if len(outcome.winners) > 1 else "wins"
             reason = outcome.termination.replace("_", " ")
-            self.say(f"Game over ({reason}). {winners} {verb} with {max(outcome.scores)} points.")
+            self.say(f"Game over ({reason}). {winners} {verb} with {count_of(max(outcome.scores), 'point')}.")
         return True
 
     @property

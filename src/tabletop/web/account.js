@@ -2,7 +2,7 @@
 // games, claim a guest seat) and the session's CSRF token for every later request.
 import { api, setCsrfToken } from "./api.js";
 import { h, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameName, t } from "./i18n.js";
 
 let session = { name: null, csrf: null };
 
@@ -121,7 +121,7 @@ function matchRow(m) {
   return h(
     "li.my-match",
     { "data-match": m.id },
-    h("a", { href: m.link, text: `${m.game} · ${players}` }),
+    h("a", { href: m.link, text: `${gameName(m.game)} · ${players}` }),
     h("span.hint", { text: ` ${state}${m.rated ? ` · ${t("account.rated")}` : ""}${rating}` }),
   );
 }

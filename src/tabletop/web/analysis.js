@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { h, s, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { levelName } from "./ladder.js";
 
 const CELL = /[A-Za-z]+\d+/g;
 
@@ -34,7 +35,7 @@ function defaultLevel() {
 
 function levelPicker(id, current, onchange) {
   const select = h("select", { id, "aria-label": t("analysis.level"), onchange: (e) => onchange(e.target.value) });
-  for (const l of levels) select.append(new Option(levelNames[l] || l, l));
+  for (const l of levels) select.append(new Option(levelNames[l] ? levelName(l) : l, l));
   // Unset, the server judges with greedy (the ladder's Casual): show that, not whatever comes first.
   select.value = levels.includes(current) ? current : defaultLevel();
   return h("label.level", {}, h("span", { text: t("analysis.level") }), select);

@@ -2,12 +2,19 @@
 import { createAnalysis, createHints } from "./analysis.js";
 import { MatchSocket, api } from "./api.js";
 import { boardFor } from "./boards/index.js";
+import { labelCells, markTargets } from "./boards/board.js";
 import { attachCursor } from "./cursor.js";
 import { applySeatColors, h } from "./dom.js";
-import { t, tm } from "./i18n.js";
+import { lang, t, tm } from "./i18n.js";
+import { levelName } from "./ladder.js";
 import { analyseMoves, cellFreeMoves, clickCell, explainCandidates, flatLegal, nextTargets, pieceChoices } from "./moves.js";
-import { endActions, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
+import { endActions, endReason, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
 import { createTable } from "./table.js";
+
+/** Words as a list in the page's language: "a, b or c" ("disjunction") or "a, b and c". */
+function listOf(words, type) {
+  return new Intl.ListFormat(lang, { type }).format(words);
+}
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
 function readTokens(matchId) {
@@ -58,7 +65,10 @@ export function showGame(main, matchId) {
       announce(old, v);
       render();
     },
-    onOther: (msg) => table.onMessage(msg),
+    onOther: (msg) => {
+      table.onMessage(msg);
+      if (msg.type === "table") render(); // rated or not decides whether hints are offered
+    },
     onStatus: (ok, err) => {
       connected = ok;
       if (ok) table.hello(socket);
@@ -112,8 +122,9 @@ export function showGame(main, matchId) {
   function announce(old, v) {
     const parts = [];
     if (old) for (const [seat, gained] of scoreFlash) parts.push(t("game.feed_scored", { name: v.players[seat].name, n: gained }));
-    if (v.terminal && (!old || !old.terminal)) parts.push(t("game.over"));
-    else if (!v.terminal && (!old || old.current_player !== v.current_player)) parts.push(t("game.turn_of", { name: v.players[v.current_player].name }));
+    const over = (x) => !!(x && (x.terminal || x.ended));
+    if (over(v) && !over(old)) parts.push(t("game.over"));
+    else if (!over(v) && (!old || old.current_player !== v.current_player)) parts.push(t("game.turn_of", { name: v.players[v.current_player].name }));
     if (parts.length) announcer.textContent = parts.join(". ");
   }
 
@@ -222,17 +233,49 @@ export function showGame(main, matchId) {
     explain([text]);
   }
 
-  function statusLine() {
-    if (view.terminal) {
-      return h("div.status.over", { id: "status" }, h("strong", { text: t("game.over") }));
+  /** What the player to move is asked to do, from the game's board module (boards/*.js), in words. */
+  function promptText() {
+    const ask = boardFor(view.game).prompt?.(view.state, Object.keys(view.legal || {}));
+    if (!ask) return null;
+    const params = { ...ask.params };
+    if (Array.isArray(params.cells)) params.cells = listOf(params.cells, "disjunction");
+    return t(ask.key, params);
+  }
+
+  /** After the end (the rules', a resignation or an abort): who won and why, at the top. */
+  function endBanner() {
+    const ended = view.ended;
+    const name = (seat) => view.players[seat]?.name ?? String(seat + 1);
+    let headline;
+    let reason;
+    if (ended?.reason === "aborted") {
+      headline = t("status.aborted");
+      reason = t("table.ended_aborted", { name: name(ended.seat) });
+    } else {
+      const winners = view.terminal ? view.outcome.winners : ended?.winners ?? [];
+      headline = winners.length ? t("game.winners", { names: listOf(winners.map(name), "conjunction"), n: winners.length }) : t("game.over");
+      reason = ended
+        ? t(`status.reason_${ended.reason}`, { name: name(ended.seat) })
+        : t("game.end_reason", { reason: endReason(view.game, view.outcome.termination) });
     }
+    return h("div.status.over", { id: "status" },
+      h("strong", { id: "status-winner", text: headline }), " ", h("span", { id: "status-reason", text: reason }));
+  }
+
+  function statusLine() {
+    if (view.terminal || view.ended) return endBanner();
     const cp = view.players[view.current_player];
+    const ask = promptText();
     let text;
-    if (actingToken()) text = mySeats.size > 1 ? t("game.turn_of", { name: cp.name }) : t("game.your_turn");
-    else if (mySeats.size) text = t("game.waiting", { name: cp.name });
-    else text = `${t("game.spectating")} · ${t("game.turn_of", { name: cp.name })}`;
+    if (actingToken()) {
+      const doWhat = ask ?? t("game.your_turn");
+      text = mySeats.size > 1 ? t("status.seat_prompt", { name: cp.name, prompt: doWhat }) : doWhat;
+    } else {
+      const who = cp.agent === "human" ? t("game.waiting", { name: cp.name }) : t("status.waiting_bot", { name: cp.name, level: levelName(cp.agent) });
+      text = mySeats.size ? who : `${t("game.spectating")} · ${ask && cp.agent === "human" ? t("status.seat_prompt", { name: cp.name, prompt: ask }) : who}`;
+    }
     return h("div.status", { id: "status", class: `status to-move-p${view.current_player}` },
-      h("span", { class: `swatch p${view.current_player}`, "aria-hidden": "true" }), " ", text,
+      h("span", { class: `swatch p${view.current_player}`, "aria-hidden": "true" }), " ", h("span", { id: "status-text", text }),
       connected ? null : h("span.offline", { text: ` · ${t("game.connection_lost")}` }));
   }
 
@@ -390,7 +433,7 @@ export function showGame(main, matchId) {
         h("aside.side", {},
           noticeLine(),
           viewing != null ? null : controls(moves),
-          viewing != null ? null : hints.panel(view, actingToken()),
+          viewing != null || table.isRated() ? null : hints.panel(view, actingToken()),
           playerList(past ? { ...view, scores: past.scores } : view, { mySeats, changes: lastChanges(events), justScored: scoreFlash }),
           board.panel ? board.panel(past ? past.state : view.state, { ...view, mySeats: [...mySeats.keys()] }, t) : null,
           scoreFeed(events, view.players),
@@ -403,6 +446,8 @@ export function showGame(main, matchId) {
           view.terminal ? analysis.panel(view.players) : null,
           h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
     ].filter(Boolean));
+    if (mine) markTargets(drawn.cells);
+    labelCells(drawn.cells);
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
     table.render();
   }

@@ -64,6 +64,11 @@ export function tm(message) {
   return t(key, params);
 }
 
+/** A game's display name ("Terra Nova"), never its id, in the page's language where it has one. */
+export function gameName(id) {
+  return has(`game_name.${id}`) ? t(`game_name.${id}`) : id;
+}
+
 /** A number in the page's language (digits and separators). */
 export function num(n) {
   return typeof n === "number" ? n.toLocaleString(lang) : String(n);

@@ -1,16 +1,16 @@
 // The start page: create a game (seats, ruleset, map, variants, hotseat) or upload a record.
 import { api } from "./api.js";
 import { applySeatColors, h, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameName, t } from "./i18n.js";
 import { startReplay } from "./replay.js";
 import { gameLists, openGameSection } from "./opengames.js";
-import { botLabel, ladderTable } from "./ladder.js";
+import { advancedBots, botLabel, botSelect, ladderTable, splitBots } from "./ladder.js";
 import { bindCreatorSeat, ratedSwitch } from "./account.js";
 
 export function showLobby(main) {
   let games = [];
   let agents = ["human", "random"];
-  let defaultBot = "random"; // replaced by the server's default level (GET /api/games)
+  let defaultBot = "random"; // replaced by the server's default level (GET /api/games): Casual
   let created = null;
   let problem = null; // {where: "map" | "record" | "create", text}: shown in the form, in words
   const lists = gameLists(); // kept across re-renders: it refreshes itself
@@ -19,18 +19,20 @@ export function showLobby(main) {
   function seatDefaults(n) {
     while (form.seats.length < n) {
       const i = form.seats.length;
-      form.seats.push({ name: i === 0 ? "Player 1" : `Bot ${i + 1}`, agent: i === 0 ? "human" : defaultBot });
+      form.seats.push({ name: i === 0 ? t("lobby.default_player", { n: 1 }) : t("lobby.default_bot", { n: i + 1 }), agent: i === 0 ? "human" : defaultBot });
     }
     form.seats.length = n;
   }
 
+  /** A game chosen: its own smallest player count (Terra Nova: you and one bot), fresh bot seats. */
   function pickGame(id) {
     const g = games.find((x) => x.id === id) || games[0];
     form.game = g.id;
-    form.players = Math.max(g.min_players, Math.min(form.players, g.max_players));
+    form.players = g.min_players;
     form.ruleset = "default";
     form.map = "";
     form.variants = {};
+    form.seats.length = Math.min(form.seats.length, 1); // the first seat keeps its name
     seatDefaults(form.players);
   }
 
@@ -103,7 +105,7 @@ export function showLobby(main) {
     const g = games.find((x) => x.id === form.game);
     applySeatColors(g.seat_colors?.[form.players]);
     const gameSel = h("select", { id: "game-select", onchange: (e) => (pickGame(e.target.value), render()) });
-    for (const x of games) gameSel.append(new Option(x.name, x.id));
+    for (const x of games) gameSel.append(new Option(gameName(x.id) === x.id ? x.name : gameName(x.id), x.id));
     gameSel.value = g.id;
     const countSel = h("select", {
       id: "players-select",
@@ -150,10 +152,10 @@ export function showLobby(main) {
             render();
           } }))]
       : null;
+    const { levels, raw } = splitBots(agents, g);
     const seats = form.seats.map((seat, i) => {
-      const who = h("select", { id: `seat-${i}-agent`, onchange: (e) => (seat.agent = e.target.value) });
-      for (const a of agents) who.append(new Option(a === "human" ? t("lobby.human") : botLabel(a, g), a));
-      who.value = seat.agent;
+      const who = botSelect(`seat-${i}-agent`, { levels, value: seat.agent, first: [["human", t("lobby.human")]], label: (a) => botLabel(a, g),
+        onchange: (v) => { seat.agent = v; render(); } });
       return h(
         "fieldset.seat",
         { class: `seat p${i}` },
@@ -192,6 +194,9 @@ export function showLobby(main) {
           h("label", {}, h("span", { text: t("lobby.ruleset") }), rulesetSel),
           mapSel),
         h("div.seats", {}, seats),
+        advancedBots("seat-advanced", raw, levels, form.seats.map((seat, i) => ({
+          id: `seat-${i}-engine`, label: t("lobby.seat", { n: i + 1 }), value: seat.agent,
+          onchange: (v) => { seat.agent = v || defaultBot; render(); } }))),
         ladderTable(g, agents),
         h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g),
           h("label.variant", {}, h("span", { text: t("lobby.seed") }),
@@ -204,7 +209,7 @@ export function showLobby(main) {
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
       ),
       openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents,
-        (a) => botLabel(a, g)),
+        (a) => botLabel(a, g), { levels, raw, defaultBot }),
       lists,
       h("section.lobby", {},
         h("h2", { text: t("lobby.replay_heading") }),
@@ -234,7 +239,8 @@ export function showLobby(main) {
       agents = a.agents;
       const wanted = games[0]?.default_bot;
       if (wanted && agents.includes(wanted)) defaultBot = wanted;
-      pickGame(games[0]?.id);
+      // Terra Nova first: a two-player game against one bot is the gentlest start.
+      pickGame((games.find((x) => x.id === "terranova") ?? games[0])?.id);
       render();
     }, (err) => {
       // Without the game list there is no form: say why, and ask again shortly.

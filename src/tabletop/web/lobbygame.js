@@ -4,7 +4,8 @@
 import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { h, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameName, has, t } from "./i18n.js";
+import { levelName } from "./ladder.js";
 
 const POLL_MS = 1500;
 
@@ -95,12 +96,13 @@ export function showLobbyGame(main, id) {
         s.state === "open" && !mine ? h("button.join", { "data-seat": s.seat, onclick: () => join(s.seat), text: t("lobby.join") }) : null,
         mine && mine.seat === s.seat ? h("span.me", { text: " ★" }) : null));
     const level = h("select", { id: "start-agent", onchange: (e) => (botLevel = e.target.value) });
-    for (const a of agents) level.append(new Option(a, a));
+    // The named levels (and the match's takeover bot, whatever it is): never a list of raw specs.
+    for (const a of agents.filter((x) => has(`level.${x}`) || x === game.takeover)) level.append(new Option(levelName(a), a));
     level.value = botLevel || game.takeover;
     main.replaceChildren(
       h("section.lobby.lobby-game", { id: "lobby-game", "data-status": game.status },
-        h("h1", { text: t("lobby.waiting_heading", { game: game.game }) }),
-        h("p", { text: `${clockText(game.clock)} · ${t("lobby.takeover_by", { bot: game.takeover, grace: game.grace_s })}` }),
+        h("h1", { text: t("lobby.waiting_heading", { game: gameName(game.game) }) }),
+        h("p", { text: `${clockText(game.clock)} · ${t("lobby.takeover_by", { bot: levelName(game.takeover), grace: game.grace_s })}` }),
         h("ol.lobby-seats", { id: "lobby-seats" }, seats),
         !mine && !currentAccount() ? h("label", {}, h("span", { text: t("lobby.your_name") }),
           h("input", { id: "join-name", value: name, maxlength: 80, oninput: (e) => (name = e.target.value) })) : null,

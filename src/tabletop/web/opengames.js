@@ -3,7 +3,8 @@
 import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { h, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameName, t } from "./i18n.js";
+import { advancedBots, botSelect, levelName } from "./ladder.js";
 import { rememberLobbySeat } from "./lobbygame.js";
 
 const REFRESH_MS = 5000;
@@ -19,16 +20,18 @@ export const openForm = {
   baseMin: 10,
   increment: 5,
   public: true,
-  takeover: "greedy",
+  takeover: null, // the server's default level (Casual) until one is chosen
   grace: 60,
   rated: false,
 };
 
 /** The form; `base()` gives the game, players, ruleset, variants and map chosen above it,
  * `label(bot)` what a bot menu shows for a bot spec. */
-export function openGameSection(base, agents, label = (bot) => bot) {
+export function openGameSection(base, agents, label = (bot) => bot, menus = null) {
   const { players } = base();
   const bots = agents.filter((a) => a !== "human");
+  const { levels, raw, defaultBot } = menus ?? { levels: bots, raw: [], defaultBot: bots[0] };
+  if (openForm.takeover == null || !bots.includes(openForm.takeover)) openForm.takeover = defaultBot;
   while (openForm.others.length < players - 1) openForm.others.push("open");
   openForm.others.length = players - 1;
   const field = (key, input, params) => h("label", {}, h("span", { text: t(key, params) }), input);
@@ -40,9 +43,18 @@ export function openGameSection(base, agents, label = (bot) => bot) {
   };
   const number = (id, value, min, onchange) =>
     h("input", { id, type: "number", min, value, oninput: (e) => onchange(Number(e.target.value)) });
+  // Re-rendered after a choice, so the Advanced menus follow (and the reverse).
+  const section = h("section.lobby", { id: "open-game" });
+  const redraw = () => section.replaceWith(openGameSection(base, agents, label, menus));
   const seats = openForm.others.map((who, i) =>
-    field("lobby.seat", select(`open-seat-${i + 1}`, [["open", t("lobby.seat_open")], ...bots.map((b) => [b, label(b)])], who,
-      (v) => (openForm.others[i] = v)), { n: i + 2 }));
+    field("lobby.seat", botSelect(`open-seat-${i + 1}`, { levels, value: who, first: [["open", t("lobby.seat_open")]], label,
+      onchange: (v) => { openForm.others[i] = v; redraw(); } }), { n: i + 2 }));
+  const advanced = advancedBots("open-advanced", raw, levels, [
+    ...openForm.others.map((who, i) => ({ id: `open-seat-${i + 1}-engine`, label: t("lobby.seat", { n: i + 2 }), value: who,
+      onchange: (v) => { openForm.others[i] = v || "open"; redraw(); } })),
+    { id: "open-takeover-engine", label: t("lobby.takeover"), value: openForm.takeover,
+      onchange: (v) => { openForm.takeover = v || defaultBot; redraw(); } },
+  ]);
   const pub = h("input", { id: "open-public", type: "checkbox", onchange: (e) => (openForm.public = e.target.checked) });
   pub.checked = openForm.public;
   const rated = h("input", { id: "open-rated", type: "checkbox", onchange: (e) => (openForm.rated = e.target.checked) });
@@ -59,7 +71,7 @@ export function openGameSection(base, agents, label = (bot) => bot) {
           : []));
   };
   showClock();
-  return h("section.lobby", { id: "open-game" },
+  section.append(
     h("h2", { text: t("lobby.people_heading") }),
     h("p", { text: t("lobby.people_help") }),
     h("div.row", {},
@@ -71,11 +83,14 @@ export function openGameSection(base, agents, label = (bot) => bot) {
         openForm.clock, (v) => { openForm.clock = v; showClock(); })),
       clockFields),
     h("div.row", {},
-      field("lobby.takeover", select("open-takeover", bots.map((b) => [b, b]), openForm.takeover, (v) => (openForm.takeover = v))),
+      field("lobby.takeover", botSelect("open-takeover", { levels, value: openForm.takeover, label,
+        onchange: (v) => { openForm.takeover = v; redraw(); } })),
       field("lobby.grace", number("open-grace", openForm.grace, 10, (v) => (openForm.grace = v)))),
     h("label.check", {}, pub, h("span", { text: t("lobby.public") })),
     h("label.check", {}, rated, h("span", { text: t("lobby.rated") })),
+    advanced,
     h("button.primary", { id: "open-create", onclick: () => createOpenGame(base()), text: t("lobby.open_create") }));
+  return section;
 }
 
 async function createOpenGame(base) {
@@ -122,11 +137,11 @@ export function gameLists() {
       element.dataset.loaded = "1";
       open.replaceChildren(...(o.games.length ? o.games.map((g) =>
         h("li", { "data-id": g.id },
-          h("span", { text: `${g.game} · ${names(g.seats.map((s) => ({ name: s.state === "open" ? "" : s.name })))} ` }),
+          h("span", { text: `${gameName(g.game)} · ${names(g.seats.map((s) => ({ name: s.state === "open" ? "" : s.name })))} ` }),
           h("a.join-link", { href: `/lobby/${g.id}`, text: t("lobby.join") }))) : [h("li.empty", { text: t("lobby.none") })]));
       playing.replaceChildren(...(p.games.length ? p.games.map((g) =>
         h("li", { "data-id": g.id },
-          h("span", { text: `${g.game} · ${names(g.players)} ` }),
+          h("span", { text: `${gameName(g.game)} · ${names(g.players)} ` }),
           h("a.watch-link", { href: `/play/${g.id}`, text: t("lobby.watch") }))) : [h("li.empty", { text: t("lobby.none") })]));
     } catch {
       // the lists come back at the next refresh

@@ -3,6 +3,8 @@
 // the engine's final tables, all in the page's language.
 import { h } from "./dom.js";
 import { has, num, t } from "./i18n.js";
+import { levelName } from "./ladder.js";
+import { landscapeLabel } from "./boards/board.js";
 
 /**
  * Extra end-screen buttons by id (e.g. "analyse"): each maps the final view to a click
@@ -47,7 +49,7 @@ export function playerList(view, { mySeats, changes, justScored }) {
       const label = `${p.name}: ${num(view.scores[p.seat])}${isTurn ? `, ${t("game.to_move")}` : ""}`;
       return h("li", { class: `player p${p.seat}${isTurn ? " to-move" : ""}${won ? " winner" : ""}`, "data-seat": p.seat, "aria-label": label },
         h("span", { class: `swatch p${p.seat}`, "aria-hidden": "true" }),
-        h("span.name", { text: p.name + (p.agent !== "human" ? ` (${t("game.bot")}: ${p.agent})` : "") + (mySeats.has(p.seat) ? " ★" : "") }),
+        h("span.name", { text: p.name + (p.agent !== "human" ? ` (${t("game.bot")}: ${levelName(p.agent)})` : "") + (mySeats.has(p.seat) ? " ★" : "") }),
         isTurn ? h("span.turn-mark", { text: "◀", title: t("game.to_move"), "aria-hidden": "true" }) : null,
         h("span.score", { "data-seat": p.seat, text: num(view.scores[p.seat]) }),
         last ? h("span", { class: `change${justScored.has(p.seat) ? " gain" : ""}`, title: t("game.last_change", { sign: last.gained > 0 ? "+" : "−", n: Math.abs(last.gained) }),
@@ -109,13 +111,20 @@ function sheetCell(cell, players) {
   return String(cell);
 }
 
-export function scoreSheet(sheet, players) {
+/**
+ * The final tables.  `landscapes` (the state's [{id, name}]) turns a column of landscape
+ * letters (sheet.landscapes) into the landscapes' names.
+ */
+export function scoreSheet(sheet, players, landscapes = []) {
+  const names = new Map(landscapes.map((l) => [l.id, landscapeLabel(l.name)]));
+  const spell = (letters) => [...letters].map((id) => names.get(id) ?? id).join(", ");
   return (sheet?.tables || []).map((table) => h("div.sheet-wrap", {},
     h("table.sheet", { id: `sheet-${table.id}`, class: `sheet sheet-${table.id}` },
       h("caption", { text: t(table.caption) }),
       h("thead", {}, h("tr", {}, table.headers.map((key) => h("th", { scope: "col", text: t(key) })))),
       h("tbody", {}, table.rows.length
-        ? table.rows.map((row) => h("tr", {}, row.map((cell, i) => h(typeof cell === "number" ? "td.num" : "td", { "data-label": t(table.headers[i]) }, sheetCell(cell, players)))))
+        ? table.rows.map((row) => h("tr", {}, row.map((cell, i) => h(typeof cell === "number" ? "td.num" : "td", { "data-label": t(table.headers[i]) },
+            table.headers[i] === "sheet.landscapes" && typeof cell === "string" ? spell(cell) : sheetCell(cell, players)))))
         : h("tr", {}, h("td", { colspan: table.headers.length, text: t("sheet.none") }))))));
 }
 
@@ -139,5 +148,5 @@ export function endScreen(view, actions = {}) {
     h("div.end-actions", {},
       Object.entries(actions).filter(([, fn]) => fn).map(([id, fn]) => h("button", { id: `end-${id}`, class: id === "rematch" ? "primary" : "", onclick: fn, text: t(`game.${id}`) }))),
     // Open beside a wide board; folded on a phone, where it would push the board a screen down.
-    view.score_sheet ? h("details.final", { open: window.matchMedia("(min-width: 801px)").matches, id: "final-table" }, h("summary", { text: t("game.final_table") }), scoreSheet(view.score_sheet, view.players)) : null);
+    view.score_sheet ? h("details.final", { open: window.matchMedia("(min-width: 801px)").matches, id: "final-table" }, h("summary", { text: t("game.final_table") }), scoreSheet(view.score_sheet, view.players, view.state?.landscapes)) : null);
 }

@@ -2,7 +2,8 @@
 // here, no library) and a game's leaderboard (/ratings/GAME: people and bots, one scale).
 import { api } from "./api.js";
 import { h, s, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { gameName, t } from "./i18n.js";
+import { levelName } from "./ladder.js";
 
 const FAMILIES = ["2p", "multi"];
 
@@ -48,7 +49,7 @@ export function showProfile(main, name) {
         h(
           "div.rating-card",
           { "data-game": r.game, "data-family": r.family },
-          h("h3", { text: `${r.game} · ${t(`ratings.family.${r.family}`)}` }),
+          h("h3", { text: `${gameName(r.game)} · ${t(`ratings.family.${r.family}`)}` }),
           h("p", {
             class: "rating-now",
             text: t("profile.rating_line", { rating: fmt(r.rating), mu: fmt(r.mu), sigma: fmt(r.sigma), elo: Math.round(r.elo), games: r.games }),
@@ -89,7 +90,7 @@ export function showLeaderboard(main, game) {
       );
       const rows = [
         ...board.players.map((p) => ({ ...p, who: h("a", { href: `/players/${encodeURIComponent(p.name)}`, text: p.name }) })),
-        ...board.bots.map((b) => ({ ...b, rank: "", games: "", who: h("span.bot", { text: `${t("ratings.bot")} ${b.bot}` }) })),
+        ...board.bots.map((b) => ({ ...b, rank: "", games: "", who: h("span.bot", { text: `${t("ratings.bot")} ${levelName(b.bot)}` }) })),
       ].sort((a, b) => b.rating - a.rating);
       root.replaceChildren(
         h("h2", { text: t("ratings.heading") }),

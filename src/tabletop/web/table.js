@@ -7,6 +7,7 @@ import { ChatBox } from "./chat.js";
 import { ClockView } from "./clock.js";
 import { h, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { levelName } from "./ladder.js";
 
 const BASE_TITLE = document.title;
 
@@ -78,7 +79,7 @@ export function createTable(matchId, { getView, mySeats }) {
     for (const s of table.seats) {
       const name = view.players[s.seat]?.name;
       if (s.status === "timeout" || s.status === "dropped")
-        notes.push(t(`table.${s.status}`, { name, bot: table.takeover }));
+        notes.push(t(`table.${s.status}`, { name, bot: levelName(table.takeover) }));
       if (s.status === "resigned") notes.push(t("table.resigned", { name }));
     }
     if (table.ended) {
@@ -90,7 +91,8 @@ export function createTable(matchId, { getView, mySeats }) {
     const mine = [...mySeats.keys()];
     const over = view.terminal || !!table.ended;
     const takenOver = mine.find((s) => ["timeout", "dropped"].includes(table.seats[s]?.status));
-    buttons.replaceChildren(
+    // replaceChildren writes a null as the text "null": only the buttons that apply.
+    buttons.replaceChildren(...[
       token && takenOver != null && !over
         ? h("button.primary", { id: "reclaim", onclick: () => post("reclaim", mySeats.get(takenOver)), text: t("table.reclaim") }) : null,
       token && !over && table.abortable ? h("button", { id: "abort", onclick: () => post("abort", token), text: t("table.abort") }) : null,
@@ -99,9 +101,12 @@ export function createTable(matchId, { getView, mySeats }) {
       token && over ? h("button.primary", { id: "rematch", onclick: rematch, text: t(table.rematch ? "table.rematch_accept" : "table.rematch") }) : null,
       "Notification" in window && Notification.permission === "default"
         ? h("button", { id: "notify", onclick: () => Notification.requestPermission().then(render), text: t("table.notify") }) : null,
-    );
+    ].filter(Boolean));
     element.dataset.over = over ? "1" : "0";
   }
 
-  return { element, onMessage, hello, render };
+  /** Whether the match counts for ratings (then there are no hints): known once the table arrives. */
+  const isRated = () => !!table?.rated;
+
+  return { element, onMessage, hello, render, isRated };
 }

@@ -204,6 +204,15 @@ def test_text_status_lines() -> None:
     assert "placement" in placement and "30 pioneers to go" in placement
 
 
+def test_text_counts_in_the_singular_for_one() -> None:
+    """The terminal says "1 pioneer", never "1 pioneers"."""
+    state = GAME.new_initial_state(GameConfig(2, seed=2))
+    while sum(state.in_hand) > 1:
+        state = state.apply(next(iter(state.legal_moves())))
+    assert "(1 pioneer to go)" in render_text(state) and "1 pioneers" not in render_text(state)
+    assert "1 pioneer left" in str(state)
+
+
 @pytest.mark.parametrize("color", [False, True])
 def test_text_colour_is_optional(color: bool) -> None:
     state, _ = midgame()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final
 
-from tabletop.core.errors import InvalidMoveError, reason_of, short_repr
+from tabletop.core.errors import InvalidMoveError, count_of, reason_of, short_repr
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.messages import SAY
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
@@ -199,7 +199,8 @@ def summary(state: State) -> str:
         return f"Terra Nova {context.num_players}p over ({state.result.termination}), scores {scores}"
     who = context.seat_colors[state.current_player]
     if state.phase == "placement":
-        return f"Terra Nova {context.num_players}p placement, {who} to place, {sum(state.in_hand)} pioneers left"
+        left = count_of(sum(state.in_hand), "pioneer")
+        return f"Terra Nova {context.num_players}p placement, {who} to place, {left} left"
     return (
         f"Terra Nova {context.num_players}p turn {state.turn}, {who} to act "
         f"(action {state.action + 1} of 3), supply {state.supply}, scores {scores}"

@@ -24,6 +24,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple
 
+from tabletop.core.errors import count_of
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.moves import Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_labels
@@ -202,7 +203,7 @@ def _status_lines(state: State) -> list[str]:
         verb = "wins" if len(state.result.winners) == 1 else "share the win"
         head += f"game over ({state.result.termination}), {winners} {verb}"
     elif state.phase == PLACEMENT:
-        head += f"placement, {names[state.current_player]} to place ({sum(state.in_hand)} pioneers to go)"
+        head += f"placement, {names[state.current_player]} to place ({count_of(sum(state.in_hand), 'pioneer')} to go)"
     else:
         head += f"{names[state.current_player]} to act, action {state.action + 1} of 3 ({state.actions_left} left)"
         if state.movers:
@@ -212,7 +213,7 @@ def _status_lines(state: State) -> list[str]:
     for seat, own in enumerate(state.pioneers):
         mark = ">" if seat == state.current_player else " "
         lines.append(
-            f"{mark} {player_letter(state, seat)} {names[seat]:<7} {state.points[seat]:>4} points  "
+            f"{mark} {player_letter(state, seat)} {names[seat]:<7} {count_of(state.points[seat], 'point'):>11}  "
             f"pioneers: {own.bit_count()} on board, {state.in_hand[seat]} to place, {state.removed[seat]} removed"
         )
     return lines

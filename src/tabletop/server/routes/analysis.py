@@ -33,6 +33,7 @@ from tabletop.ai.agent import make_agent
 from tabletop.ai.analysis import analyse_record, hint
 from tabletop.core.errors import ConfigError, RecordError
 from tabletop.core.record import GameRecord
+from tabletop.server.accounts import OptionalAccountDep
 from tabletop.server.bots import die_with_parent, rebuild_state
 from tabletop.server.config import Settings
 from tabletop.server.deps import ClientDep, RoomsDep
@@ -168,11 +169,17 @@ def is_rated(room: Room) -> bool:
 
 @router.post("/matches/{match_id}/hint", responses=errors(403, 404, 409, 410, 503))
 async def post_hint(
-    match_id: str, body: HintBody, rooms: RoomsDep, client: ClientDep, service: AnalysisDep
+    match_id: str,
+    body: HintBody,
+    rooms: RoomsDep,
+    client: ClientDep,
+    service: AnalysisDep,
+    account: OptionalAccountDep,
 ) -> HintAnswer:
-    """The bot's suggested turn for the seat to act (its token only), with its estimated value."""
+    """The bot's suggested turn for the seat to act (its token only; a seat bound to an
+    account also needs that account's session, as for a move), with its estimated value."""
     room = await rooms.get(match_id)
-    seat = rooms.seat_for_token(room, body.token, client)
+    seat = rooms.seat_for_token(room, body.token, client, account.id if account else None)
     if is_rated(room):
         raise RoomError(403, "hints_off", "hints are off in rated games")
     state = room.state

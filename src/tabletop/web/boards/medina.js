@@ -14,6 +14,15 @@ export function draw(state, view) {
   return drawServerBoard(view.board_svg, view);
 }
 
+/** What the player to move is asked to do (see terranova.js): the start merchant, a dome the rules oblige, or a piece. */
+export function prompt(state, kinds) {
+  if (state.phase === "start_merchant") return { key: "status.medina.start", params: {} };
+  if (kinds.length === 1 && kinds[0] === "pass") return { key: "status.pass", params: {} };
+  const params = { n: state.placements_left ?? 1 };
+  if (kinds.length === 1 && kinds[0] === "dome") return { key: "status.medina.dome", params };
+  return { key: "status.medina.place", params };
+}
+
 const SLOTS = ["gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall"];
 
 export function panel(state, view, t) {
@@ -28,13 +37,14 @@ export function panel(state, view, t) {
   const hidden = (seat) => state.rules?.hide_supplies && view.mySeats && !view.mySeats.includes(seat) && !view.terminal;
   return h("div.game-panel", { id: "game-panel" },
     state.placements_left != null && !view.terminal ? h("p", { id: "placements-left", text: t("game.actions_left", { n: state.placements_left }) }) : null,
+    // A row a piece (its whole name), a column a player: as narrow as the players are many.
     h("table.supplies", { id: "supplies" },
       h("caption", { text: t("game.supplies") }),
-      h("tr", {}, h("th"), SLOTS.map((sl) => h("th", { title: slotLabel(sl) },
-        PALACE_INDEX[sl] != null ? h("span", { class: `chip ${sl}` }) : null, ` ${slotLabel(sl).slice(0, 3)}`))),
-      (state.supplies || []).map((sup, seat) => h("tr", {},
-        h("td", {}, h("span", { class: `swatch p${seat}` }), ` ${name(seat)}`),
-        SLOTS.map((sl) => h("td", { text: hidden(seat) && sl !== "dome" ? "?" : String(sup[sl] ?? "") }))))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("game.piece") }),
+        (state.supplies || []).map((_, seat) => h("th.num", { scope: "col", "data-seat": seat }, h("span", { class: `swatch p${seat}`, "aria-hidden": "true" }), ` ${name(seat)}`)))),
+      h("tbody", {}, SLOTS.map((sl) => h("tr", { "data-slot": sl },
+        h("th", { scope: "row" }, PALACE_INDEX[sl] != null ? h("span", { class: `chip ${sl}` }) : null, ` ${slotLabel(sl)}`),
+        (state.supplies || []).map((sup, seat) => h("td.num", { "data-seat": seat, text: hidden(seat) && sl !== "dome" ? "?" : String(sup[sl] ?? "") })))))),
     h("table.tiles", { id: "tiles" },
       h("caption", { text: t("game.tiles") }),
       Object.entries(state.palace_tiles || {}).map(([colour, tile]) => h("tr", {},
