@@ -25,10 +25,12 @@ from tabletop.core.protocol import GameConfig, Move, OptionValue
 from tabletop.games.medina import MedinaGame, State
 from tabletop.games.medina.encoding import NUM_ACTIONS, PASS_ACTION
 from tabletop.games.medina.moves import placement_sources
+from tabletop.native import has_native
+from tests.native import needs_native
 
-native = pytest.importorskip("tabletop._native", reason="the native extension is not built (make native)")
-if not hasattr(native, "MedinaState"):
-    pytest.skip("the native extension has no MedinaState", allow_module_level=True)
+pytestmark = needs_native("medina")
+if has_native("medina"):
+    import tabletop._native as native
 
 GAME = MedinaGame()
 

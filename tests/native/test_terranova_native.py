@@ -15,11 +15,11 @@ import pytest
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.grid.hex import disc
-from tabletop.native import has_native
 from tabletop.native.check import play_both, random_variants
 from tests.games.terranova.helpers import d37, disc168, holey, map_from_cells, parallelogram
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the native extension is not built")
+pytestmark = needs_native("terranova")
 
 
 def sectors(radius: int, lands: str, *, gaps: int = 0, seed: int = 0) -> dict[str, Any]:
