@@ -17,6 +17,7 @@
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
+use crate::common::search_py::Options;
 use crate::medina::py::MedinaState;
 use crate::terranova::py::TerraNovaState;
 use pyo3::basic::CompareOp;
@@ -24,14 +25,15 @@ use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyTuple, PyType};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// What the protocol state needs of a game's Rust position (both games' Python classes
-/// implement it, next to their own methods).
-pub trait Position: Sized + Send + Sync {
+/// A game's Rust position as Python sees it: what the protocol state needs of it, and
+/// what its Python classes offer (made once for every game by `game_classes!`,
+/// `binding.rs`). Each game's `py.rs` implements it.
+pub trait Position: Sized + Clone + Send + Sync {
     fn num_players(&self) -> usize;
     fn current_player(&self) -> i64;
     fn ply(&self) -> u32;
@@ -55,6 +57,28 @@ pub trait Position: Sized + Send + Sync {
     fn return_list(&self) -> Vec<f64>;
     fn winner_list(&self) -> Vec<usize>;
     fn termination_name(&self) -> Option<&'static str>;
+    /// Plays `action` here if it is legal, else says why (and changes nothing).
+    fn play_or_why(&mut self, action: i64) -> Result<(), String> {
+        if self.play(action) {
+            Ok(())
+        } else {
+            Err(format!("action {action} is not legal here"))
+        }
+    }
+    /// The legal actions (of one kind, or all) as a sequence whose items are the action
+    /// ids as Python ints, or `table[action]` with a table.
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq>;
+    /// The Python engine state's fields of the same names (bitsets as ints).
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>>;
+    /// This game at the position `fields` (`export()`'s dict, or a Python engine state):
+    /// `ValueError("invalid <game> position: ...")` for one that is not a position of it.
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self>;
+    /// Plays `n` kind-first random games to the end from here: `(games, actions)`.
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
+    /// The tree search from here (`common::search_py`): its result as a dict.
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
+    /// The position in a line (the classes' `repr`), `<` ... `>`.
+    fn describe(&self) -> String;
 }
 
 /// A position of either game (one Python class for both: `isinstance` stays cheap),

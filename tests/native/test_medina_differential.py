@@ -204,9 +204,6 @@ def test_playouts_run_whole_games_in_rust() -> None:
     # Every game places the starting merchant and at least a piece per seat and turn.
     assert 20 * 50 < actions < 20 * 400
     assert nat.random_playouts(20, 7) == (games, actions)  # seeded
-    shares = nat.rollout(5)
-    assert len(shares) == 4 and sum(shares) == pytest.approx(1.0)
-    assert nat.is_legal(nat.random_action(11))
     assert nat.ply == 0  # the state itself is unchanged
 
 
@@ -229,5 +226,5 @@ def test_native_playouts_have_the_python_game_lengths() -> None:
 def test_the_native_tree_search_picks_a_legal_move() -> None:
     _, nat = native_state(GameConfig(num_players=3, seed=2))
     nat = nat.apply(nat.legal_actions()[0])
-    action, nodes, node_bytes = nat.mcts(200, 1)
-    assert nat.is_legal(action) and nodes > 1 and node_bytes > 0
+    found = nat.search(simulations=200, seed=1)
+    assert nat.is_legal(found["action"]) and found["nodes"] > 1 and found["node_bytes"] > 0

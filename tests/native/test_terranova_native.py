@@ -72,21 +72,8 @@ def test_native_playouts_finish_games() -> None:
     state = make("terranova", engine="native").new_initial_state(GameConfig(num_players=2, seed=0))
     games, actions = state.native.random_playouts(20, 1)
     assert games == 20 and actions > 20 * 26  # 26 placements, then play
-    assert len(state.native.rollout(3)) == 2
-    assert sum(state.native.rollout(3)) == pytest.approx(1.0)
     large = make("terranova", engine="native").new_initial_state(GameConfig(num_players=4, map=MAPS["large-331"]))
     assert large.native.random_playouts(2, 5)[0] == 2
-
-
-def test_random_native_actions_are_legal() -> None:
-    state = make("terranova", engine="native").new_initial_state(GameConfig(num_players=3, seed=5))
-    seed = 0
-    while not state.is_terminal():
-        action = state.native.random_action(seed)
-        assert action in state.native.legal_actions()
-        state = state.apply_action(action)
-        seed += 1
-    assert state.native.random_action(0) is None
 
 
 def test_the_native_mcts_plays_legal_moves() -> None:
