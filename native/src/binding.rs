@@ -100,21 +100,6 @@ macro_rules! game_classes {
                 $mutable { position: self.clone() }
             }
 
-            /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in
-            /// one call. Returns `(next, terminal, returns, masks)`: the next states
-            /// (`None` where the action is not legal), one byte per game (1: over), each
-            /// game's `returns()`, and the games' `legal_mask()`s end to end (zeros where
-            /// not legal). Every state must be of one board (one `num_distinct_actions`).
-            #[staticmethod]
-            fn step_batch<'py>(
-                py: pyo3::Python<'py>,
-                states: Vec<pyo3::PyRef<'py, Self>>,
-                actions: Vec<i64>,
-            ) -> pyo3::PyResult<$crate::protocol::PyBatch<'py, Self>> {
-                let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
-                Ok($crate::protocol::to_python(py, $crate::protocol::step_all(&positions, &actions)?))
-            }
-
             fn scores(&self) -> Vec<i64> {
                 $crate::protocol::Position::score_list(self)
             }
@@ -179,6 +164,17 @@ macro_rules! game_classes {
 
             fn __repr__(&self) -> String {
                 $crate::protocol::Position::describe(self)
+            }
+        }
+
+        impl $crate::protocol::Reused for $state {
+            fn with_spares<R>(f: impl FnOnce(&mut Vec<Box<Self>>) -> R) -> Option<R> {
+                thread_local! {
+                    // The boxes themselves are what is kept (their allocations), hence `Vec<Box<_>>`.
+                    #[allow(clippy::vec_box)]
+                    static SPARES: std::cell::RefCell<Vec<Box<$state>>> = const { std::cell::RefCell::new(Vec::new()) };
+                }
+                SPARES.try_with(|spares| f(&mut spares.borrow_mut())).ok()
             }
         }
 

@@ -202,7 +202,7 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
 
 /// Adds `MedinaState` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MedinaState>()?;
+    crate::protocol::add_game::<MedinaState>(m)?;
     m.add_class::<MedinaMutableState>()
 }
 

@@ -251,7 +251,7 @@ fn play_listed<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) {
 
 /// Adds Terra Nova's classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<TerraNovaState>()?;
+    crate::protocol::add_game::<TerraNovaState>(m)?;
     m.add_class::<TerraNovaMutableState>()
 }
 
