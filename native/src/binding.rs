@@ -17,33 +17,33 @@ macro_rules! game_classes {
 
             #[getter]
             fn num_players(&self) -> usize {
-                $crate::protocol::Position::num_players(self)
+                $crate::protocol::Protocol::num_players(self)
             }
 
             /// The seat to act (-1 once the game is over).
             #[getter]
             fn current_player(&self) -> i64 {
-                $crate::protocol::Position::current_player(self)
+                $crate::protocol::Protocol::current_player(self)
             }
 
             #[getter]
             fn ply(&self) -> u32 {
-                $crate::protocol::Position::ply(self)
+                $crate::protocol::Protocol::ply(self)
             }
 
             #[getter]
             fn turn(&self) -> u32 {
-                $crate::protocol::Position::turn(self)
+                $crate::protocol::Protocol::turn(self)
             }
 
             /// Action ids run from 0 to this (exclusive), as the encoding's.
             #[getter]
             fn num_distinct_actions(&self) -> usize {
-                $crate::protocol::Position::num_actions(self)
+                $crate::protocol::Protocol::num_actions(self)
             }
 
             fn is_terminal(&self) -> bool {
-                $crate::protocol::Position::is_terminal(self)
+                $crate::protocol::Protocol::is_terminal(self)
             }
 
             /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
@@ -70,8 +70,8 @@ macro_rules! game_classes {
 
             /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
             fn legal_mask<'py>(&self, py: pyo3::Python<'py>) -> pyo3::Bound<'py, pyo3::types::PyBytes> {
-                let mut mask = vec![0u8; $crate::protocol::Position::num_actions(self)];
-                $crate::protocol::Position::mark_legal(self, &mut mask);
+                let mut mask = vec![0u8; $crate::protocol::Protocol::num_actions(self)];
+                $crate::protocol::Protocol::mark_legal(self, &mut mask);
                 pyo3::types::PyBytes::new(py, &mask)
             }
 
@@ -80,11 +80,11 @@ macro_rules! game_classes {
                 &self,
                 py: pyo3::Python<'py>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyTuple>> {
-                $crate::protocol::Position::kinds(self, py)
+                $crate::protocol::Protocol::kinds(self, py)
             }
 
             fn is_legal(&self, action: i64) -> bool {
-                $crate::protocol::Position::action_is_legal(self, action)
+                $crate::protocol::Protocol::action_is_legal(self, action)
             }
 
             /// The state after `action`; `ValueError` if it is not legal here.
@@ -101,20 +101,20 @@ macro_rules! game_classes {
             }
 
             fn scores(&self) -> Vec<i64> {
-                $crate::protocol::Position::score_list(self)
+                $crate::protocol::Protocol::score_list(self)
             }
 
             fn returns(&self) -> Vec<f64> {
-                $crate::protocol::Position::return_list(self)
+                $crate::protocol::Protocol::return_list(self)
             }
 
             /// The winning seats (none before the end).
             fn winners(&self) -> Vec<usize> {
-                $crate::protocol::Position::winner_list(self)
+                $crate::protocol::Protocol::winner_list(self)
             }
 
             fn termination(&self) -> Option<&'static str> {
-                $crate::protocol::Position::termination_name(self)
+                $crate::protocol::Protocol::termination_name(self)
             }
 
             /// The Python `State`'s fields of the same names (bitsets as ints), the inverse
@@ -192,11 +192,11 @@ macro_rules! game_classes {
         impl $mutable {
             #[getter]
             fn current_player(&self) -> i64 {
-                $crate::protocol::Position::current_player(&self.position)
+                $crate::protocol::Protocol::current_player(&self.position)
             }
 
             fn is_terminal(&self) -> bool {
-                $crate::protocol::Position::is_terminal(&self.position)
+                $crate::protocol::Protocol::is_terminal(&self.position)
             }
 
             /// As the state class's `legal_actions` (the sequence keeps its actions when
@@ -217,7 +217,7 @@ macro_rules! game_classes {
             }
 
             fn returns(&self) -> Vec<f64> {
-                $crate::protocol::Position::return_list(&self.position)
+                $crate::protocol::Protocol::return_list(&self.position)
             }
 
             /// Another mutable copy of this position.

@@ -30,10 +30,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// A game's Rust position as Python sees it: what the protocol state needs of it, and
-/// what its Python classes offer (made once for every game by `game_classes!`,
-/// `binding.rs`). Each game's `py.rs` implements it.
-pub trait Position: Sized + Clone + Send + Sync {
+/// What the protocol state reads of a game's Rust position, whatever the game (object
+/// safe: a `NativeState` holds any game's, as an [`AnyPosition`]).
+pub trait Protocol: Send + Sync {
     fn num_players(&self) -> usize;
     fn current_player(&self) -> i64;
     fn ply(&self) -> u32;
@@ -44,11 +43,6 @@ pub trait Position: Sized + Clone + Send + Sync {
     /// The legal actions (of one kind, or all), items the moves of `table`.
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq;
     fn action_is_legal(&self, action: i64) -> bool;
-    /// Plays `action` here if it is legal; whether it was (no change if not).
-    fn play(&mut self, action: i64) -> bool;
-    /// Plays `action`, one of this position's own legal actions (listed by
-    /// [`Position::actions`]), without checking it again.
-    fn play_listed(&mut self, action: i64);
     /// How many action ids the game's encoding has (the length of a legal-action mask).
     fn num_actions(&self) -> usize;
     /// Sets `mask[a] = 1` for every legal action `a` (`mask` is `num_actions()` long).
@@ -57,6 +51,17 @@ pub trait Position: Sized + Clone + Send + Sync {
     fn return_list(&self) -> Vec<f64>;
     fn winner_list(&self) -> Vec<usize>;
     fn termination_name(&self) -> Option<&'static str>;
+}
+
+/// A game's Rust position as Python sees it: the [`Protocol`], playing moves, and what
+/// its Python classes offer (made once for every game by `game_classes!`, `binding.rs`).
+/// Each game's `py.rs` implements both traits.
+pub trait Position: Protocol + Sized + Clone {
+    /// Plays `action` here if it is legal; whether it was (no change if not).
+    fn play(&mut self, action: i64) -> bool;
+    /// Plays `action`, one of this position's own legal actions (listed by
+    /// [`Protocol::actions`]), without checking it again.
+    fn play_listed(&mut self, action: i64);
     /// Plays `action` here if it is legal, else says why (and changes nothing).
     fn play_or_why(&mut self, action: i64) -> Result<(), String> {
         if self.play(action) {
@@ -102,25 +107,11 @@ impl Drop for Core {
     }
 }
 
-/// A [`Position`] of whichever game, as the protocol state calls it (object safe; every
+/// A [`Position`] of whichever game, as the protocol state holds it (object safe; every
 /// `Position` that is a Python class is one).
-pub trait AnyPosition: Send + Sync {
-    fn num_players(&self) -> usize;
-    fn current_player(&self) -> i64;
-    fn ply(&self) -> u32;
-    fn turn(&self) -> u32;
-    fn is_terminal(&self) -> bool;
-    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>>;
-    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq;
-    fn action_is_legal(&self, action: i64) -> bool;
-    fn num_actions(&self) -> usize;
-    fn mark_legal(&self, mask: &mut [u8]);
-    fn score_list(&self) -> Vec<i64>;
-    fn return_list(&self) -> Vec<f64>;
-    fn winner_list(&self) -> Vec<usize>;
-    fn termination_name(&self) -> Option<&'static str>;
+pub trait AnyPosition: Protocol {
     /// The position after `action`, or `None` if it is not legal here; `listed`: one of
-    /// this position's own legal actions (listed by [`AnyPosition::actions`]), played
+    /// this position's own legal actions (listed by [`Protocol::actions`]), played
     /// without checking it again.
     fn after(&self, action: i64, listed: bool) -> Option<Core>;
     /// The position as its game's Python class (`TerraNovaState`, `MedinaState`).
@@ -157,48 +148,6 @@ impl<P> AnyPosition for P
 where
     P: Position + Reused + PyClass + Into<PyClassInitializer<P>>,
 {
-    fn num_players(&self) -> usize {
-        Position::num_players(self)
-    }
-    fn current_player(&self) -> i64 {
-        Position::current_player(self)
-    }
-    fn ply(&self) -> u32 {
-        Position::ply(self)
-    }
-    fn turn(&self) -> u32 {
-        Position::turn(self)
-    }
-    fn is_terminal(&self) -> bool {
-        Position::is_terminal(self)
-    }
-    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        Position::kinds(self, py)
-    }
-    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
-        Position::actions(self, kind, table)
-    }
-    fn action_is_legal(&self, action: i64) -> bool {
-        Position::action_is_legal(self, action)
-    }
-    fn num_actions(&self) -> usize {
-        Position::num_actions(self)
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        Position::mark_legal(self, mask)
-    }
-    fn score_list(&self) -> Vec<i64> {
-        Position::score_list(self)
-    }
-    fn return_list(&self) -> Vec<f64> {
-        Position::return_list(self)
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        Position::winner_list(self)
-    }
-    fn termination_name(&self) -> Option<&'static str> {
-        Position::termination_name(self)
-    }
     fn after(&self, action: i64, listed: bool) -> Option<Core> {
         let mut next = boxed_copy(self);
         if listed {

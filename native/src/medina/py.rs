@@ -17,7 +17,7 @@ use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use crate::common::search_py::{self, Options};
-use crate::protocol::Position;
+use crate::protocol::{Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
@@ -206,7 +206,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MedinaMutableState>()
 }
 
-impl Position for MedinaState {
+impl Protocol for MedinaState {
     fn num_players(&self) -> usize {
         self.state.num_players as usize
     }
@@ -230,27 +230,8 @@ impl Position for MedinaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(Box::new(self.legal_words(kind)), table)
     }
-    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        action_seq(py, self.legal_words(kind), table)
-    }
     fn action_is_legal(&self, action: i64) -> bool {
         action_of(action).is_some_and(|a| self.state.is_legal(a))
-    }
-    fn play(&mut self, action: i64) -> bool {
-        apply_in_place(&mut self.state, action).is_ok()
-    }
-    fn play_or_why(&mut self, action: i64) -> Result<(), String> {
-        apply_in_place(&mut self.state, action)
-    }
-    fn play_listed(&mut self, action: i64) {
-        let action = action_of(action);
-        debug_assert!(
-            action.is_some_and(|a| self.state.is_legal(a)),
-            "action {action:?} was listed as legal"
-        );
-        if let Some(action) = action {
-            self.state.apply_legal(action);
-        }
     }
     fn num_actions(&self) -> usize {
         NUM_ACTIONS
@@ -273,6 +254,28 @@ impl Position for MedinaState {
     }
     fn termination_name(&self) -> Option<&'static str> {
         self.state.is_terminal().then_some("no_legal_placements")
+    }
+}
+
+impl Position for MedinaState {
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        action_seq(py, self.legal_words(kind), table)
+    }
+    fn play(&mut self, action: i64) -> bool {
+        apply_in_place(&mut self.state, action).is_ok()
+    }
+    fn play_or_why(&mut self, action: i64) -> Result<(), String> {
+        apply_in_place(&mut self.state, action)
+    }
+    fn play_listed(&mut self, action: i64) {
+        let action = action_of(action);
+        debug_assert!(
+            action.is_some_and(|a| self.state.is_legal(a)),
+            "action {action:?} was listed as legal"
+        );
+        if let Some(action) = action {
+            self.state.apply_legal(action);
+        }
     }
     /// The Python `State` fields of the same names (bitsets as ints, tuples as lists).
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -12,7 +12,7 @@ use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use crate::common::search_py::{self, Options};
-use crate::protocol::Position;
+use crate::protocol::{Position, Protocol};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -255,7 +255,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TerraNovaMutableState>()
 }
 
-impl Position for TerraNovaState {
+impl Protocol for TerraNovaState {
     fn num_players(&self) -> usize {
         with!(&self.inner, |g, _s| g.num_players)
     }
@@ -279,9 +279,6 @@ impl Position for TerraNovaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(self.action_source(kind), table)
     }
-    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        Ok(ActionSeq::new(py, self.action_source(kind), &self.ints, table))
-    }
     fn action_is_legal(&self, action: i64) -> bool {
         with!(&self.inner, |g, s| usize::try_from(action)
             .ok()
@@ -298,18 +295,6 @@ impl Position for TerraNovaState {
             }
         })
     }
-    fn play(&mut self, action: i64) -> bool {
-        match &mut self.inner {
-            Inner::Small(g, s) => play_in_place(g, s, action),
-            Inner::Large(g, s) => play_in_place(g, s, action),
-        }
-    }
-    fn play_listed(&mut self, action: i64) {
-        match &mut self.inner {
-            Inner::Small(g, s) => play_listed(g, s, action),
-            Inner::Large(g, s) => play_listed(g, s, action),
-        }
-    }
     fn score_list(&self) -> Vec<i64> {
         with!(&self.inner, |g, s| s.points[..g.num_players]
             .iter()
@@ -324,6 +309,24 @@ impl Position for TerraNovaState {
     }
     fn termination_name(&self) -> Option<&'static str> {
         with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
+    }
+}
+
+impl Position for TerraNovaState {
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        Ok(ActionSeq::new(py, self.action_source(kind), &self.ints, table))
+    }
+    fn play(&mut self, action: i64) -> bool {
+        match &mut self.inner {
+            Inner::Small(g, s) => play_in_place(g, s, action),
+            Inner::Large(g, s) => play_in_place(g, s, action),
+        }
+    }
+    fn play_listed(&mut self, action: i64) {
+        match &mut self.inner {
+            Inner::Small(g, s) => play_listed(g, s, action),
+            Inner::Large(g, s) => play_listed(g, s, action),
+        }
     }
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         with!(&self.inner, |g, s| export(py, g, s))
