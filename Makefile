@@ -43,7 +43,9 @@ native-missing:
 	@echo "cargo not found: using the Python engines (everything works; install Rust and run 'make native' for the native ones)"
 
 ## A wheel in dist/ (with the extension where cargo is found): docs/native.md, "Building".
+## build/ goes first: setuptools would put an earlier build's extension into the wheel.
 wheel: $(BIN)/python
+	rm -rf build
 	$(NATIVE_ENV) $(BIN)/python -m pip wheel -q --no-deps -w dist .
 
 ## The Rust tests and lints (nothing without cargo: `native` already said so).
