@@ -3,41 +3,50 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format typecheck install install-dev golden example clean native native-check
+.PHONY: run test lint format typecheck install install-dev golden example clean native native-check wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e .
+## The native engines (Rust, native/) are the optional extension module tabletop._native,
+## built by `pip install` itself (setuptools-rust, setup.py) wherever cargo is found, here
+## into src/tabletop/ by the editable install (git-ignored).  Without cargo: one line, and
+## the Python engines do everything.  `make test CARGO=` acts as if cargo were missing.
+CARGO ?= $(shell command -v cargo 2>/dev/null)
+# Without cargo setup.py is told to leave the extension out (it would only fail to build).
+NATIVE_ENV := $(if $(CARGO),,TABLETOP_NATIVE=0)
+NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock .cargo/config.toml
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml setup.py
+	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e .
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(BIN)/python -m pip install -q -e '.[dev,rl,cluster]'
+	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e '.[dev,rl,cluster]'
 	touch $@
 
 install: $(VENV)/.installed
 
-## The native engines (Rust, native/): built in release mode into src/tabletop/ as the
-## extension module tabletop._native (git-ignored).  Without cargo: one line, and the
-## Python engines do everything.  `make test CARGO=` acts as if cargo were missing.
-CARGO ?= $(shell command -v cargo 2>/dev/null)
-# Built for $(PYTHON), the venv's interpreter, and named as it imports extensions
-# (e.g. _native.cpython-311-x86_64-linux-gnu.so).
-NATIVE_SO := src/tabletop/_native$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null || echo .so)
-NATIVE_SOURCES := $(shell find native/src -name '*.rs' 2>/dev/null) native/Cargo.toml native/Cargo.lock native/.cargo/config.toml
+native: $(if $(CARGO),$(VENV)/.native,native-missing)
 
-native: $(if $(CARGO),$(NATIVE_SO),native-missing)
-
-$(NATIVE_SO): $(NATIVE_SOURCES)
-	cd native && PYO3_PYTHON="$$(command -v $(PYTHON))" $(CARGO) build --release --features python --quiet
-	rm -f src/tabletop/_native.abi3.so  # an older build's, for any Python 3
-	cp native/target/release/lib_native.so $@.tmp && mv $@.tmp $@
+# Rebuilt when a Rust source changes, through the same editable install; the import
+# afterwards fails loudly where the (optional) build did not succeed.
+$(VENV)/.native: $(VENV)/.installed $(NATIVE_SOURCES)
+	$(BIN)/python -m pip install -q --no-deps -e .
+	@$(BIN)/python -c 'import tabletop._native' || \
+		(echo "tabletop._native did not build: see the output of '$(BIN)/python -m pip install -v --no-deps -e .'"; false)
+	touch $@
 
 .PHONY: native-missing
 native-missing:
 	@echo "cargo not found: using the Python engines (everything works; install Rust and run 'make native' for the native ones)"
+
+## A wheel in dist/ (with the extension where cargo is found): docs/native.md, "Building".
+## build/ goes first: setuptools would put an earlier build's extension into the wheel.
+wheel: $(BIN)/python
+	rm -rf build
+	$(NATIVE_ENV) $(BIN)/python -m pip wheel -q --no-deps -w dist .
 
 ## The Rust tests and lints (nothing without cargo: `native` already said so).
 native-check: native
@@ -63,7 +72,7 @@ test: install-dev native-check
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
-	$(BIN)/pytest
+	TABLETOP_REQUIRE_NATIVE=$(if $(CARGO),1,0) $(BIN)/pytest
 
 format: install-dev
 	$(BIN)/ruff format src tests
@@ -78,4 +87,4 @@ golden: install
 	$(BIN)/python -m tabletop.testing.playthrough --regenerate
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache native/target src/tabletop/_native*.so
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache native/target build dist src/tabletop/_native*.so

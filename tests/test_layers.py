@@ -1,12 +1,16 @@
 """The layers of docs/architecture.md, enforced over the package's import graph.
 
 Every ``import tabletop.x`` / ``from tabletop.x import ...`` in ``src/tabletop`` (at any
-depth of a module, not only at the top) must go to a layer the importing layer may use.
+depth of a module, not only at the top), and every import by name
+(``importlib.import_module("tabletop.x")``, ``import_module(f"tabletop.x.{name}")``,
+``__import__("tabletop.x")``: the name's constant beginning), must go to a layer the
+importing layer may use.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,12 +31,51 @@ ALLOWED: dict[str, set[str]] = {
     "bench": {"core", "ai", "server", "envs", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)
-    "": {"core"},  # tabletop/__init__.py: the public API re-exports core
+    # tabletop/__init__.py: the public API re-exports core, and composes the engines: it
+    # imports the native engines, which register themselves as an engine provider of core.
+    "": {"core", "native"},
 }
 """Which top-level packages each layer may import."""
 
 DISCOVERY = {("core", "tabletop.games")}
-"""The registry imports the ``tabletop.games`` package itself to find the games in it."""
+"""The registry imports the ``tabletop.games`` package itself to find the games in it
+(and, by name, ``tabletop.games.<id>``: the name's constant part is ``tabletop.games``)."""
+
+LAYER_OF_MODULE = {"_native": "native"}
+"""Modules of ``tabletop`` that belong to a layer of another name: the native engines'
+extension module is part of the native layer."""
+
+DYNAMIC_IMPORTERS = {"import_module", "__import__"}
+"""The functions that import a module named by a string (``importlib.import_module``,
+the builtin ``__import__``)."""
+
+
+def _constant_prefix(node: ast.expr) -> str | None:
+    """The text a module-name expression surely begins with: a string constant, the
+    leading constant of an f-string, or the left side of a ``+``; ``None`` otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        prefix = ""
+        for part in node.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                break
+            prefix += part.value
+        return prefix
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _constant_prefix(node.left)
+    return None
+
+
+def _dynamic_import(node: ast.Call) -> str | None:
+    """The module name (its constant beginning, without a dangling dot) that a call
+    imports by name, if it is such a call with a name that begins with a constant."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in DYNAMIC_IMPORTERS or not node.args:
+        return None
+    prefix = _constant_prefix(node.args[0])
+    return prefix.rstrip(".") if prefix else None
 
 
 def imports_of(path: Path) -> list[str]:
@@ -43,6 +86,8 @@ def imports_of(path: Path) -> list[str]:
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
+        elif isinstance(node, ast.Call) and (dynamic := _dynamic_import(node)) is not None:
+            found.append(dynamic)
     return [name for name in found if name == "tabletop" or name.startswith("tabletop.")]
 
 
@@ -71,6 +116,7 @@ def test_imports_respect_the_layers(path: Path) -> None:
     for name in imports_of(path):
         parts = name.split(".")
         target = parts[1] if len(parts) > 1 else ""
+        target = LAYER_OF_MODULE.get(target, target)
         if (layer, name) in DISCOVERY:
             continue
         if target == "games" and layer == "games" and len(parts) > 2 and parts[2] == game:
@@ -86,3 +132,30 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from tabletop.games.terranova.board import Board\n")
     assert imports_of(bad) == ["tabletop.games.terranova.board"]
+
+
+def test_the_checker_sees_imports_by_name(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "def f(name):\n"
+        "    importlib.import_module('tabletop.native')\n"
+        "    import_module(f'tabletop.ai.{name}')\n"
+        "    __import__('tabletop.server.app')\n"
+        "    importlib.import_module('tabletop.games.' + name)\n"
+        "    importlib.import_module(name)\n"  # no constant part: nothing to check
+        "    importlib.import_module('json')\n"
+    )
+    assert imports_of(bad) == ["tabletop.native", "tabletop.ai", "tabletop.server.app", "tabletop.games"]
+
+
+def test_an_import_by_name_of_an_upper_layer_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``core.registry`` once did to find the native engines: the check must fail on it."""
+    fake_src = tmp_path / "tabletop"
+    (fake_src / "core").mkdir(parents=True)
+    lower = fake_src / "core" / "registry.py"
+    lower.write_text("import importlib\n\ndef find():\n    return importlib.import_module('tabletop.native')\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", fake_src)
+    with pytest.raises(AssertionError, match=r"core/registry.py \(core\) may not import \['tabletop.native'\]"):
+        test_imports_respect_the_layers(lower)

@@ -6,6 +6,9 @@
 //! plain Rust. The contract the Python adapter (`tabletop.native`) relies on is in
 //! `docs/native.md`.
 
+#[cfg(feature = "python")]
+#[macro_use]
+pub mod binding;
 pub mod common;
 pub mod medina;
 #[cfg(feature = "python")]

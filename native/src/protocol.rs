@@ -17,21 +17,22 @@
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
-use crate::medina::py::MedinaState;
-use crate::terranova::py::TerraNovaState;
+use crate::common::search_py::Options;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyTuple, PyType};
+use pyo3::PyClass;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// What the protocol state needs of a game's Rust position (both games' Python classes
-/// implement it, next to their own methods).
-pub trait Position: Sized + Send + Sync {
+/// What the protocol state reads of a game's Rust position, whatever the game (object
+/// safe: a `NativeState` holds any game's, as an [`AnyPosition`]).
+pub trait Protocol: Send + Sync {
     fn num_players(&self) -> usize;
     fn current_player(&self) -> i64;
     fn ply(&self) -> u32;
@@ -42,11 +43,6 @@ pub trait Position: Sized + Send + Sync {
     /// The legal actions (of one kind, or all), items the moves of `table`.
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq;
     fn action_is_legal(&self, action: i64) -> bool;
-    /// Plays `action` here if it is legal; whether it was (no change if not).
-    fn play(&mut self, action: i64) -> bool;
-    /// Plays `action`, one of this position's own legal actions (listed by
-    /// [`Position::actions`]), without checking it again.
-    fn play_listed(&mut self, action: i64);
     /// How many action ids the game's encoding has (the length of a legal-action mask).
     fn num_actions(&self) -> usize;
     /// Sets `mask[a] = 1` for every legal action `a` (`mask` is `num_actions()` long).
@@ -57,133 +53,165 @@ pub trait Position: Sized + Send + Sync {
     fn termination_name(&self) -> Option<&'static str>;
 }
 
-/// A position of either game (one Python class for both: `isinstance` stays cheap),
-/// boxed: a state object then stays small whatever the game (Medina's position is
-/// 1.7 kB, Terra Nova's 0.7 kB), and a move copies the position once, into its box.
-pub enum Core {
-    TerraNova(Spare<TerraNovaState>),
-    Medina(Spare<MedinaState>),
+/// A game's Rust position as Python sees it: the [`Protocol`], playing moves, and what
+/// its Python classes offer (made once for every game by `game_classes!`, `binding.rs`).
+/// Each game's `py.rs` implements both traits.
+pub trait Position: Protocol + Sized + Clone {
+    /// Plays `action` here if it is legal; whether it was (no change if not).
+    fn play(&mut self, action: i64) -> bool;
+    /// Plays `action`, one of this position's own legal actions (listed by
+    /// [`Protocol::actions`]), without checking it again.
+    fn play_listed(&mut self, action: i64);
+    /// Plays `action` here if it is legal, else says why (and changes nothing).
+    fn play_or_why(&mut self, action: i64) -> Result<(), String> {
+        if self.play(action) {
+            Ok(())
+        } else {
+            Err(format!("action {action} is not legal here"))
+        }
+    }
+    /// The legal actions (of one kind, or all) as a sequence whose items are the action
+    /// ids as Python ints, or `table[action]` with a table.
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq>;
+    /// The Python engine state's fields of the same names (bitsets as ints).
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>>;
+    /// This game at the position `fields` (`export()`'s dict, or a Python engine state):
+    /// `ValueError("invalid <game> position: ...")` for one that is not a position of it.
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self>;
+    /// Plays `n` kind-first random games to the end from here: `(games, actions)`.
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
+    /// The tree search from here (`common::search_py`): its result as a dict.
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
+    /// The position in a line (the classes' `repr`), `<` ... `>`.
+    fn describe(&self) -> String;
+}
+
+/// A position of any game, boxed (one Python class for every game: `isinstance` stays
+/// cheap): a state object then stays small whatever the game (Medina's position is
+/// 1.7 kB, Terra Nova's 0.7 kB), and a move copies the position once, into its box. The
+/// box goes back to its game's spares when dropped ([`Reused`]).
+pub struct Core(Option<Box<dyn AnyPosition>>);
+
+impl std::ops::Deref for Core {
+    type Target = dyn AnyPosition;
+    fn deref(&self) -> &(dyn AnyPosition + 'static) {
+        self.0.as_deref().expect("a Core holds its box until dropped")
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        if let Some(boxed) = self.0.take() {
+            boxed.recycle();
+        }
+    }
+}
+
+/// A [`Position`] of whichever game, as the protocol state holds it (object safe; every
+/// `Position` that is a Python class is one).
+pub trait AnyPosition: Protocol {
+    /// The position after `action`, or `None` if it is not legal here; `listed`: one of
+    /// this position's own legal actions (listed by [`Protocol::actions`]), played
+    /// without checking it again.
+    fn after(&self, action: i64, listed: bool) -> Option<Core>;
+    /// The position as its game's Python class (`TerraNovaState`, `MedinaState`).
+    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+    /// Which game's position this is (two positions of one game have the same).
+    fn game_type(&self) -> std::any::TypeId;
+    /// Hands the box back to this thread's spares of its game.
+    fn recycle(self: Box<Self>);
 }
 
 /// A position type whose boxes are reused: a Python loop drops a state a move, and
 /// allocating a box of a kilobyte or two (past the allocator's per-thread cache of about
-/// 1 kB, for Medina's) cost about 5 % of a step.
+/// 1 kB, for Medina's) cost about 5 % of a step. `game_classes!` implements it.
 pub trait Reused: Clone + 'static {
     /// Runs `f` on this thread's spare boxes (`None` while the thread is ending).
     fn with_spares<R>(f: impl FnOnce(&mut Vec<Box<Self>>) -> R) -> Option<R>;
 }
 
-macro_rules! reused {
-    ($type:ty, $spares:ident) => {
-        thread_local! {
-            // The boxes themselves are what is kept (their allocations), hence `Vec<Box<_>>`.
-            #[allow(clippy::vec_box)]
-            static $spares: RefCell<Vec<Box<$type>>> = const { RefCell::new(Vec::new()) };
-        }
-        impl Reused for $type {
-            fn with_spares<R>(f: impl FnOnce(&mut Vec<Box<Self>>) -> R) -> Option<R> {
-                $spares.try_with(|spares| f(&mut spares.borrow_mut())).ok()
-            }
-        }
-    };
-}
-
-reused!(TerraNovaState, TERRANOVA_SPARES);
-reused!(MedinaState, MEDINA_SPARES);
-
 /// The most spare boxes a thread keeps per game.
-const MAX_SPARES: usize = 64;
+pub const MAX_SPARES: usize = 64;
 
-/// A boxed position whose box goes back to its thread's spares when dropped.
-pub struct Spare<T: Reused>(Option<Box<T>>);
+/// A box holding a copy of `position` (a spare box if there is one).
+fn boxed_copy<P: Reused>(position: &P) -> Box<P> {
+    match P::with_spares(|spares| spares.pop()).flatten() {
+        Some(mut boxed) => {
+            boxed.as_mut().clone_from(position);
+            boxed
+        }
+        None => Box::new(position.clone()),
+    }
+}
 
-impl<T: Reused> Spare<T> {
-    /// A box holding a copy of `position` (a spare box if there is one).
-    fn copy_of(position: &T) -> Spare<T> {
-        Spare(Some(match T::with_spares(|spares| spares.pop()).flatten() {
-            Some(mut boxed) => {
-                boxed.as_mut().clone_from(position);
-                boxed
+impl<P> AnyPosition for P
+where
+    P: Position + Reused + PyClass + Into<PyClassInitializer<P>>,
+{
+    fn after(&self, action: i64, listed: bool) -> Option<Core> {
+        let mut next = boxed_copy(self);
+        if listed {
+            next.play_listed(action);
+        } else if !next.play(action) {
+            next.recycle();
+            return None;
+        }
+        Some(Core(Some(next)))
+    }
+    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, self.clone())?.into_any())
+    }
+    fn game_type(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<P>()
+    }
+    fn recycle(self: Box<Self>) {
+        // A thread that is ending has no spares any more: the box is then just freed.
+        let _ = P::with_spares(move |spares| {
+            if spares.len() < MAX_SPARES {
+                spares.push(self);
             }
-            None => Box::new(position.clone()),
-        }))
+        });
     }
 }
 
-impl<T: Reused> std::ops::Deref for Spare<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.0.as_deref().expect("a Spare holds its box until dropped")
-    }
+/// Reads a game's position out of its Python object, if it is of that game.
+type CoreReader = fn(&Bound<'_, PyAny>) -> Option<Core>;
+
+/// The position readers of the games the module registered ([`add_game`]).
+static GAMES: Mutex<Vec<CoreReader>> = Mutex::new(Vec::new());
+
+fn core_of<P>(object: &Bound<'_, PyAny>) -> Option<Core>
+where
+    P: Position + Reused + PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Into<PyClassInitializer<P>> + Sync,
+{
+    let position = object.cast::<P>().ok()?;
+    let copy: Box<P> = boxed_copy(position.get());
+    Some(Core(Some(copy)))
 }
 
-impl<T: Reused> std::ops::DerefMut for Spare<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.0.as_deref_mut().expect("a Spare holds its box until dropped")
-    }
-}
-
-impl<T: Reused> Drop for Spare<T> {
-    fn drop(&mut self) {
-        if let Some(boxed) = self.0.take() {
-            // A thread that is ending has no spares any more: the box is then just freed.
-            let _ = T::with_spares(|spares| {
-                if spares.len() < MAX_SPARES {
-                    spares.push(boxed);
-                }
-            });
-        }
-    }
-}
-
-/// Runs `$body` with `$p: &impl Position` for whichever game it is.
-macro_rules! on {
-    ($core:expr, |$p:ident| $body:expr) => {
-        match $core {
-            Core::TerraNova($p) => $body,
-            Core::Medina($p) => $body,
-        }
-    };
-}
-
-/// A copy of `position` with `action` played, if it is legal there; `listed`: one of the
-/// position's own legal actions (listed by [`Position::actions`]), played unchecked.
-fn played<P: Position + Reused>(position: &P, action: i64, listed: bool) -> Option<Spare<P>> {
-    let mut next = Spare::copy_of(position);
-    if listed {
-        next.play_listed(action);
-        return Some(next);
-    }
-    next.play(action).then_some(next)
+/// Adds a game's state class `P` to the module, and makes its positions ones a
+/// `NativeState` can hold.
+pub fn add_game<P>(m: &Bound<'_, PyModule>) -> PyResult<()>
+where
+    P: Position + Reused + PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Into<PyClassInitializer<P>> + Sync,
+{
+    m.add_class::<P>()?;
+    GAMES.lock().map_err(|_| poisoned())?.push(core_of::<P>);
+    Ok(())
 }
 
 impl Core {
-    /// The position after `action` (see [`played`]), or `None` if it is not legal here.
-    fn after(&self, action: i64, listed: bool) -> Option<Core> {
-        match self {
-            Core::TerraNova(p) => played(&**p, action, listed).map(Core::TerraNova),
-            Core::Medina(p) => played(&**p, action, listed).map(Core::Medina),
-        }
-    }
-
     fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
-        if let Ok(p) = core.cast::<TerraNovaState>() {
-            return Ok(Core::TerraNova(Spare::copy_of(p.get())));
-        }
-        if let Ok(p) = core.cast::<MedinaState>() {
-            return Ok(Core::Medina(Spare::copy_of(p.get())));
+        let readers = GAMES.lock().map_err(|_| poisoned())?;
+        for read in readers.iter() {
+            if let Some(found) = read(core) {
+                return Ok(found);
+            }
         }
         Err(PyTypeError::new_err(format!(
             "not a native engine's position: {}",
             core.get_type().name()?
         )))
-    }
-
-    fn to_python(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(match self {
-            Core::TerraNova(p) => Py::new(py, TerraNovaState::clone(p))?.into_any(),
-            Core::Medina(p) => Py::new(py, MedinaState::clone(p))?.into_any(),
-        })
     }
 }
 
@@ -198,30 +226,6 @@ pub type PyBatch<'py, S> = (Vec<Option<S>>, Bound<'py, PyBytes>, Vec<Vec<f64>>, 
 /// `batch` with its byte vectors made Python `bytes`.
 pub fn to_python<S>(py: Python<'_>, (next, over, returns, masks): Batch<S>) -> PyBatch<'_, S> {
     (next, PyBytes::new(py, &over), returns, PyBytes::new(py, &masks))
-}
-
-/// Steps `states[i]` by `actions[i]` for every `i`: the batch both games' `step_batch`
-/// and `NativeState.step_batch` run. The positions must share one encoding (one
-/// `num_actions`), and there must be an action per position (`ValueError` if not).
-pub fn step_all<P: Position + Clone>(states: &[&P], actions: &[i64]) -> PyResult<Batch<P>> {
-    let size = batch_size(states.iter().map(|s| s.num_actions()), actions)?;
-    let mut next = Vec::with_capacity(states.len());
-    let mut over = vec![0u8; states.len()];
-    let mut returns = Vec::with_capacity(states.len());
-    let mut masks = vec![0u8; states.len() * size];
-    for (i, (&state, &action)) in states.iter().zip(actions).enumerate() {
-        let mut after = state.clone();
-        if !after.play(action) {
-            next.push(None);
-            returns.push(Vec::new());
-            continue;
-        }
-        over[i] = after.is_terminal() as u8;
-        returns.push(after.return_list());
-        after.mark_legal(&mut masks[i * size..(i + 1) * size]);
-        next.push(Some(after));
-    }
-    Ok((next, over, returns, masks))
 }
 
 /// What every state of one game shares: the `Game`, its config, and the move table.
@@ -496,43 +500,43 @@ impl NativeState {
 
     #[getter]
     fn num_players(&self) -> usize {
-        on!(&self.core, |p| p.num_players())
+        self.core.num_players()
     }
 
     #[getter]
     fn current_player(&self) -> i64 {
-        on!(&self.core, |p| p.current_player())
+        self.core.current_player()
     }
 
     #[getter]
     fn ply(&self) -> u32 {
-        on!(&self.core, |p| p.ply())
+        self.core.ply()
     }
 
     #[getter]
     fn turn(&self) -> u32 {
-        on!(&self.core, |p| p.turn())
+        self.core.turn()
     }
 
     /// Every legal move (the Python engine's `Move` objects, in its order), as a lazy
     /// sequence: `random.choice` reads its length and one item.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<ActionSeq> {
         let table = self.context.get().moves.clone_ref(py);
-        Ok(on!(&self.core, |p| p.actions(None, table)).listed_by(self.serial))
+        Ok(self.core.actions(None, table).listed_by(self.serial))
     }
 
     fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        on!(&self.core, |p| p.kinds(py))
+        self.core.kinds(py)
     }
 
     fn legal_moves_of_kind(&self, py: Python<'_>, kind: &str) -> PyResult<ActionSeq> {
         let table = self.context.get().moves.clone_ref(py);
-        Ok(on!(&self.core, |p| p.actions(Some(kind), table)).listed_by(self.serial))
+        Ok(self.core.actions(Some(kind), table).listed_by(self.serial))
     }
 
     fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(match self.action_of(py, mv)? {
-            Some(action) => on!(&self.core, |p| p.action_is_legal(action)),
+            Some(action) => self.core.action_is_legal(action),
             None => false,
         })
     }
@@ -594,25 +598,25 @@ impl NativeState {
     }
 
     fn is_terminal(&self) -> bool {
-        on!(&self.core, |p| p.is_terminal())
+        self.core.is_terminal()
     }
 
     fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(termination) = on!(&self.core, |p| p.termination_name()) else {
+        let Some(termination) = self.core.termination_name() else {
             return Ok(None);
         };
         let class = imported(py, &OUTCOME, "tabletop.core.outcome", "Outcome")?;
-        let scores = PyTuple::new(py, on!(&self.core, |p| p.score_list()))?;
-        let winners = PyTuple::new(py, on!(&self.core, |p| p.winner_list()))?;
+        let scores = PyTuple::new(py, self.core.score_list())?;
+        let winners = PyTuple::new(py, self.core.winner_list())?;
         class.call1((scores, winners, termination)).map(Some)
     }
 
     fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, on!(&self.core, |p| p.score_list()))
+        PyTuple::new(py, self.core.score_list())
     }
 
     fn returns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, on!(&self.core, |p| p.return_list()))
+        PyTuple::new(py, self.core.return_list())
     }
 
     // -- what the Python state answers ----------------------------------------------
@@ -691,42 +695,29 @@ impl NativeState {
         actions: Vec<i64>,
     ) -> PyResult<PyBatch<'py, NativeState>> {
         let cores: Vec<&Core> = states.iter().map(|s| &s.get().core).collect();
-        let (next, over, returns, masks) = match cores.first() {
-            None | Some(Core::TerraNova(_)) => {
-                let positions = one_game(&cores, |c| if let Core::TerraNova(p) = c { Some(&**p) } else { None })?;
-                let (next, over, returns, masks) = step_all(&positions, &actions)?;
-                let next = next
-                    .into_iter()
-                    .map(|p| p.map(|p| Core::TerraNova(Spare::copy_of(&p))))
-                    .collect();
-                (next, over, returns, masks)
+        if let Some(first) = cores.first() {
+            if cores.iter().any(|core| core.game_type() != first.game_type()) {
+                return Err(PyValueError::new_err("step_batch: the states are of different games"));
             }
-            Some(Core::Medina(_)) => {
-                let positions = one_game(&cores, |c| if let Core::Medina(p) = c { Some(&**p) } else { None })?;
-                let (next, over, returns, masks) = step_all(&positions, &actions)?;
-                let next = next
-                    .into_iter()
-                    .map(|p| p.map(|p| Core::Medina(Spare::copy_of(&p))))
-                    .collect::<Vec<_>>();
-                (next, over, returns, masks)
-            }
-        };
-        let next = states
-            .iter()
-            .zip(next)
-            .zip(&actions)
-            .map(|((state, core), &action)| core.map(|core| state.get().child(py, core, action)))
-            .collect();
+        }
+        let size = batch_size(cores.iter().map(|core| core.num_actions()), &actions)?;
+        let mut next = Vec::with_capacity(states.len());
+        let mut over = vec![0u8; states.len()];
+        let mut returns = Vec::with_capacity(states.len());
+        let mut masks = vec![0u8; states.len() * size];
+        for (i, ((state, core), &action)) in states.iter().zip(&cores).zip(&actions).enumerate() {
+            let Some(after) = core.after(action, false) else {
+                next.push(None);
+                returns.push(Vec::new());
+                continue;
+            };
+            over[i] = after.is_terminal() as u8;
+            returns.push(after.return_list());
+            after.mark_legal(&mut masks[i * size..(i + 1) * size]);
+            next.push(Some(state.get().child(py, after, action)));
+        }
         Ok(to_python(py, (next, over, returns, masks)))
     }
-}
-
-/// The positions of `cores`, all of the game `of` reads (`ValueError` for another game's).
-fn one_game<'a, P>(cores: &[&'a Core], of: impl Fn(&'a Core) -> Option<&'a P>) -> PyResult<Vec<&'a P>> {
-    cores
-        .iter()
-        .map(|&core| of(core).ok_or_else(|| PyValueError::new_err("step_batch: the states are of different games")))
-        .collect()
 }
 
 /// Adds the protocol classes to the module.

@@ -5,6 +5,9 @@
 True
 """
 
+# The composition of the engines: the native engines (Rust) register themselves as an
+# engine provider of the registry on import (docs/architecture.md), so core never names them.
+import tabletop.native  # noqa: F401  (registers itself into core.registry)
 from tabletop.core.errors import (
     ConfigError,
     IllegalMoveError,

@@ -17,9 +17,10 @@ import pytest
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.native import has_native, python_state
+from tests.native import needs_native
 
 GAMES = [(g, n) for g, n in (("terranova", 2), ("medina", 3)) if has_native(g)]
-pytestmark = pytest.mark.skipif(not GAMES, reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 
 def mid_game(game_id: str, players: int, plies: int) -> object:

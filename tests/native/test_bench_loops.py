@@ -13,9 +13,9 @@ import pytest
 
 import tabletop
 from tabletop.bench.engine import bench_action_loop, bench_protocol_cpu, bench_protocol_loop
-from tabletop.native import has_native
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 GAMES = [("terranova", 2), ("terranova", 4), ("medina", 3)]
 

@@ -14,12 +14,13 @@ from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import available_games, make
 from tabletop.native import has_native
 from tabletop.native.check import Mismatch, compare, configs, play_both, variant_configs
+from tests.native import needs_native
 
 NATIVE_GAMES = [game_id for game_id in available_games() if has_native(game_id)]
 GAMES_IN_MAKE_TEST = {"terranova": 120}
 """Random games per game in ``make test`` (100 for a game not listed)."""
 
-pytestmark = pytest.mark.skipif(not NATIVE_GAMES, reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 
 def _cases() -> list[tuple[str, GameConfig, int]]:

@@ -10,9 +10,10 @@ from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import available_games, engine_of, make
 from tabletop.native import NativeState, has_native, python_state
 from tabletop.testing.conformance import check_game
+from tests.native import needs_native
 
 NATIVE_GAMES = [game_id for game_id in available_games() if has_native(game_id)]
-needs_native = pytest.mark.skipif(not NATIVE_GAMES, reason="the native extension is not built (make native)")
+needs_native_engines = needs_native("terranova", "medina")
 
 
 def test_the_default_engine_is_native_where_built_else_python(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +42,7 @@ def test_without_the_extension_auto_is_python_and_native_is_refused(monkeypatch:
         make("terranova", engine="native")
 
 
-@needs_native
+@needs_native_engines
 @pytest.mark.parametrize("game_id", NATIVE_GAMES)
 def test_the_environment_variable_picks_the_engine(game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_ENGINE", "auto")
@@ -50,13 +51,13 @@ def test_the_environment_variable_picks_the_engine(game_id: str, monkeypatch: py
     assert engine_of(make(game_id)) == "python"
 
 
-@needs_native
+@needs_native_engines
 @pytest.mark.parametrize("game_id", NATIVE_GAMES)
 def test_native_games_pass_the_conformance_checks(game_id: str) -> None:
     check_game(make(game_id, engine="native"), n_games=1, check_every=7)
 
 
-@needs_native
+@needs_native_engines
 @pytest.mark.parametrize("game_id", NATIVE_GAMES)
 def test_native_states_show_what_python_states_show(game_id: str) -> None:
     native_game = make(game_id, engine="native")
@@ -80,7 +81,7 @@ def test_native_states_show_what_python_states_show(game_id: str) -> None:
     assert python_state(state) == python
 
 
-@needs_native
+@needs_native_engines
 @pytest.mark.parametrize("game_id", NATIVE_GAMES)
 def test_an_illegal_move_gives_the_python_reason(game_id: str) -> None:
     config = GameConfig(num_players=3, seed=2)
@@ -98,7 +99,7 @@ def test_an_illegal_move_gives_the_python_reason(game_id: str) -> None:
     assert not native.is_legal("not a move")  # type: ignore[arg-type]
 
 
-@needs_native
+@needs_native_engines
 @pytest.mark.parametrize("game_id", NATIVE_GAMES)
 def test_records_of_native_games_replay_on_the_python_engine(game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_ENGINE", "python")
@@ -116,7 +117,7 @@ def test_records_of_native_games_replay_on_the_python_engine(game_id: str, monke
     assert replay(record).to_json() == state.to_json()
 
 
-@needs_native
+@needs_native_engines
 def test_bench_engine_times_the_native_engine() -> None:
     from typer.testing import CliRunner
 

@@ -11,9 +11,9 @@ from tabletop.ai.agent import make_agent, random_move
 from tabletop.ai.evaluators import readable_state
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import engine_of, make
-from tabletop.native import has_native
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the native extension is not built")
+pytestmark = needs_native("terranova")
 
 
 @pytest.mark.parametrize("spec", ["greedy", "alphabeta:1"])

@@ -19,9 +19,10 @@ import tabletop
 from tabletop.ai.agent import random_move
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig
-from tabletop.native import has_native, native_class
+from tabletop.native import native_class
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 
 def test_seeds_that_draw_the_same_position_share_one_native_setup() -> None:

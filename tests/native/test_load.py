@@ -28,13 +28,12 @@ from tabletop.ai.agent import make_agent, random_move
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.grid.hex import disc
-from tabletop.native import InvalidPositionError, NativeState, has_native, native_game, native_state_of
+from tabletop.native import InvalidPositionError, NativeState, native_game, native_state_of
 from tabletop.native.check import configs, random_variants
 from tests.games.terranova.helpers import d37, holey, map_from_cells, parallelogram
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(
-    not (has_native("terranova") and has_native("medina")), reason="the native extension is not built"
-)
+pytestmark = needs_native("terranova", "medina")
 
 LARGE_MAP = map_from_cells("disc331", [(q, r, "FMAPSHRL"[(q * 5 + r * 3) % 8]) for q, r in disc(10)])
 """331 cells: the native engine's large boards (16-word bitsets)."""

@@ -25,10 +25,12 @@ from tabletop.core.protocol import GameConfig, Move, OptionValue
 from tabletop.games.medina import MedinaGame, State
 from tabletop.games.medina.encoding import NUM_ACTIONS, PASS_ACTION
 from tabletop.games.medina.moves import placement_sources
+from tabletop.native import has_native
+from tests.native import needs_native
 
-native = pytest.importorskip("tabletop._native", reason="the native extension is not built (make native)")
-if not hasattr(native, "MedinaState"):
-    pytest.skip("the native extension has no MedinaState", allow_module_level=True)
+pytestmark = needs_native("medina")
+if has_native("medina"):
+    import tabletop._native as native
 
 GAME = MedinaGame()
 
@@ -202,9 +204,6 @@ def test_playouts_run_whole_games_in_rust() -> None:
     # Every game places the starting merchant and at least a piece per seat and turn.
     assert 20 * 50 < actions < 20 * 400
     assert nat.random_playouts(20, 7) == (games, actions)  # seeded
-    shares = nat.rollout(5)
-    assert len(shares) == 4 and sum(shares) == pytest.approx(1.0)
-    assert nat.is_legal(nat.random_action(11))
     assert nat.ply == 0  # the state itself is unchanged
 
 
@@ -227,5 +226,5 @@ def test_native_playouts_have_the_python_game_lengths() -> None:
 def test_the_native_tree_search_picks_a_legal_move() -> None:
     _, nat = native_state(GameConfig(num_players=3, seed=2))
     nat = nat.apply(nat.legal_actions()[0])
-    action, nodes, node_bytes = nat.mcts(200, 1)
-    assert nat.is_legal(action) and nodes > 1 and node_bytes > 0
+    found = nat.search(simulations=200, seed=1)
+    assert nat.is_legal(found["action"]) and found["nodes"] > 1 and found["node_bytes"] > 0

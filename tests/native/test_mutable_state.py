@@ -12,11 +12,11 @@ import pytest
 
 import tabletop
 from tabletop.core.protocol import GameConfig
-from tabletop.native import has_native
+from tests.native import needs_native
 
 GAMES = [("terranova", 2), ("terranova", 4), ("medina", 3), ("medina", 4)]
 
-pytestmark = pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 
 def initial_core(game_id: str, num_players: int, seed: int) -> Any:

@@ -14,12 +14,11 @@ from tabletop.ai.agent import agent_kinds, make_agent, random_move, think
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
-from tabletop.native import NativeState, has_native, native_module
+from tabletop.native import NativeState, native_module
 from tabletop.native.mcts import NativeMctsAgent, NativeSearchConfig, agent_factories, level_config, to_native
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(
-    not (has_native("terranova") and has_native("medina")), reason="the native extension is not built"
-)
+pytestmark = needs_native("terranova", "medina")
 
 GAMES = [("terranova", 2), ("terranova", 4), ("medina", 3), ("medina", 4)]
 

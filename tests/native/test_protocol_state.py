@@ -17,9 +17,10 @@ import pytest
 import tabletop
 from tabletop.core.errors import IllegalMoveError
 from tabletop.core.protocol import GameConfig
-from tabletop.native import NativeState, has_native, python_state
+from tabletop.native import NativeState, python_state
+from tests.native import needs_native
 
-pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the native extension is not built (make native)")
+pytestmark = needs_native("terranova", "medina")
 
 GAMES = [("terranova", 2), ("medina", 3)]
 

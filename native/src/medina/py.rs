@@ -12,11 +12,12 @@ use super::state::{
     palace_stables, palace_touch, parse_tower_values, run_masks, Legal, LegalWords, Rules, Search, State, KINDS,
     NUM_ACTIONS,
 };
-use crate::common::mcts;
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
+use crate::common::search_py::{self, Options};
+use crate::protocol::{Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
@@ -170,134 +171,112 @@ fn action_of(action: i64) -> Option<usize> {
     usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
 }
 
-/// Plays `action` on `state`; `ValueError` (and no change) if it is not legal there.
-fn apply_in_place(state: &mut State, action: i64) -> PyResult<()> {
-    let a = action_of(action).ok_or_else(|| bad(format!("action {action} is not in range({NUM_ACTIONS})")))?;
-    state.apply(a).map_err(bad)
+/// Plays `action` on `state`; why not (and no change) if it is not legal there.
+fn apply_in_place(state: &mut State, action: i64) -> Result<(), String> {
+    let a = action_of(action).ok_or_else(|| format!("action {action} is not in range({NUM_ACTIONS})"))?;
+    state.apply(a)
 }
 
 fn kind_index(kind: &str) -> Option<usize> {
     KINDS.iter().position(|&k| k == kind)
 }
 
-#[pymethods]
 impl MedinaState {
+    /// The legal actions of `kind` (all with `None`; none for an unknown kind).
+    fn legal_words(&self, kind: Option<&str>) -> LegalWords {
+        match kind {
+            None => self.state.legal_words(),
+            Some(kind) => kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k)),
+        }
+    }
+}
+
+game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
     #[new]
     fn py_new(setup_json: &str) -> PyResult<Self> {
         Ok(MedinaState {
             state: state_from_setup(setup_json)?,
         })
     }
+});
 
-    #[getter]
+/// Adds `MedinaState` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::protocol::add_game::<MedinaState>(m)?;
+    m.add_class::<MedinaMutableState>()
+}
+
+impl Protocol for MedinaState {
     fn num_players(&self) -> usize {
         self.state.num_players as usize
     }
-
-    #[getter]
     fn current_player(&self) -> i64 {
         self.state.current_player as i64
     }
-
-    #[getter]
     fn ply(&self) -> u32 {
         self.state.ply as u32
     }
-
-    #[getter]
     fn turn(&self) -> u32 {
         self.state.turn as u32
     }
-
-    /// Action ids run from 0 to this (exclusive), as the encoding's.
-    #[getter]
-    fn num_distinct_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-
     fn is_terminal(&self) -> bool {
         self.state.is_terminal()
     }
-
-    /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
-    /// (`ActionSeq`); with `table`, its items are `table[action]`.
-    #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        action_seq(py, self.state.legal_words(), table)
-    }
-
-    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let mut mask = [0u8; NUM_ACTIONS];
-        crate::protocol::Position::mark_legal(self, &mut mask);
-        PyBytes::new(py, &mask)
-    }
-
-    /// The legal kinds, as a tuple of (interned) names.
-    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));
         let (kinds, n) = self.state.legal().kinds();
         PyTuple::new(py, kinds[..n].iter().map(|&k| names[k as usize].bind(py)))
     }
-
-    /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
-    #[pyo3(signature = (kind, table = None))]
-    fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        let legal = kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k));
-        action_seq(py, legal, table)
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
+        ActionSeq::of_moves(Box::new(self.legal_words(kind)), table)
     }
-
-    fn is_legal(&self, action: i64) -> bool {
+    fn action_is_legal(&self, action: i64) -> bool {
         action_of(action).is_some_and(|a| self.state.is_legal(a))
     }
-
-    /// The state after `action`; `ValueError` if it is not legal here.
-    fn apply(&self, action: i64) -> PyResult<Self> {
-        let mut next = self.state;
-        apply_in_place(&mut next, action)?;
-        Ok(MedinaState { state: next })
+    fn num_actions(&self) -> usize {
+        NUM_ACTIONS
     }
-
-    /// A copy that `apply_action` changes in place (`MedinaMutableState`).
-    fn mutable_copy(&self) -> MedinaMutableState {
-        MedinaMutableState { position: self.clone() }
+    fn mark_legal(&self, mask: &mut [u8]) {
+        self.state.legal().for_each(|a| mask[a] = 1);
     }
-
-    /// Steps many games at once, as `TerraNovaState.step_batch`: `(next, terminal,
-    /// returns, masks)`.
-    #[staticmethod]
-    fn step_batch<'py>(
-        py: Python<'py>,
-        states: Vec<PyRef<'py, Self>>,
-        actions: Vec<i64>,
-    ) -> PyResult<crate::protocol::PyBatch<'py, Self>> {
-        let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
-        Ok(crate::protocol::to_python(
-            py,
-            crate::protocol::step_all(&positions, &actions)?,
-        ))
-    }
-
-    fn scores(&self) -> Vec<i64> {
+    fn score_list(&self) -> Vec<i64> {
         self.state.scores()[..self.state.num_players as usize].to_vec()
     }
-
-    fn returns(&self) -> Vec<f64> {
+    fn return_list(&self) -> Vec<f64> {
         self.state.returns()[..self.state.num_players as usize].to_vec()
     }
-
-    fn winners(&self) -> Vec<usize> {
+    fn winner_list(&self) -> Vec<usize> {
         if !self.state.is_terminal() {
             return Vec::new();
         }
         let (w, k) = self.state.winners();
         w[..k].iter().map(|&p| p as usize).collect()
     }
-
-    fn termination(&self) -> Option<&'static str> {
+    fn termination_name(&self) -> Option<&'static str> {
         self.state.is_terminal().then_some("no_legal_placements")
     }
+}
 
+impl Position for MedinaState {
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        action_seq(py, self.legal_words(kind), table)
+    }
+    fn play(&mut self, action: i64) -> bool {
+        apply_in_place(&mut self.state, action).is_ok()
+    }
+    fn play_or_why(&mut self, action: i64) -> Result<(), String> {
+        apply_in_place(&mut self.state, action)
+    }
+    fn play_listed(&mut self, action: i64) {
+        let action = action_of(action);
+        debug_assert!(
+            action.is_some_and(|a| self.state.is_legal(a)),
+            "action {action:?} was listed as legal"
+        );
+        if let Some(action) = action {
+            self.state.apply_legal(action);
+        }
+    }
     /// The Python `State` fields of the same names (bitsets as ints, tuples as lists).
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = &self.state;
@@ -364,57 +343,22 @@ impl MedinaState {
         d.set_item("start_square", start)?;
         Ok(d)
     }
-
-    /// Plays `n` kind-first random games to the end from this state; `(games, actions)`.
-    fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
-        let start = self.state;
-        py.detach(|| {
-            let mut rng = Rng::new(seed);
-            let mut below = |k: u32| rng.below(k);
-            let mut actions = 0;
-            for _ in 0..n {
-                let mut s = start;
-                actions += s.playout(&mut below);
-            }
-            (n, actions)
-        })
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Medina");
+        let state = super::load::read_state(self.state.rules, self.state.num_players as usize, &fields)?;
+        Ok(MedinaState { state })
     }
-
-    /// One kind-first random playout from this state: the final `returns()`.
-    fn rollout(&self, seed: u64) -> Vec<f64> {
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
         let mut rng = Rng::new(seed);
-        let mut s = self.state;
-        s.playout(&mut |k| rng.below(k));
-        s.returns()[..s.num_players as usize].to_vec()
+        let mut below = |k: u32| rng.below(k);
+        let mut actions = 0;
+        for _ in 0..n {
+            let mut s = self.state;
+            actions += s.playout(&mut below);
+        }
+        (n, actions)
     }
-
-    /// One kind-first random legal action (`ValueError` once the game is over).
-    fn random_action(&self, seed: u64) -> PyResult<usize> {
-        let mut rng = Rng::new(seed);
-        self.state
-            .random_action(&mut |k| rng.below(k))
-            .ok_or_else(|| bad("the game is over"))
-    }
-
-    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
-    /// node)`, the action `None` when the game is over.
-    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
-    fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
-        let root = self.state;
-        py.detach(move || {
-            let game = Search {
-                num_players: root.num_players as usize,
-            };
-            let result = mcts::search(&game, &root, simulations, uct_c, &mut Rng::new(seed));
-            (result.action, result.nodes, result.node_bytes)
-        })
-    }
-
-    /// The tree search from here with the options of `common::search_py` (budgets,
-    /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
-    #[pyo3(signature = (**options))]
-    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let options = crate::common::search_py::Options::from_kwargs(options)?;
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
         if options.rollout_limit.is_some() {
             return Err(PyValueError::new_err(
                 "Medina's search has no evaluation in Rust: rollouts go to the end",
@@ -423,19 +367,10 @@ impl MedinaState {
         let game = Search {
             num_players: self.state.num_players as usize,
         };
-        crate::common::search_py::run(py, &game, &self.state, &options)
+        search_py::run(py, &game, &self.state, options)
     }
-
-    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyRef<'py, Self> {
-        slf
-    }
-
-    fn __repr__(&self) -> String {
-        let scores: Vec<String> = self.scores().iter().map(|s| s.to_string()).collect();
+    fn describe(&self) -> String {
+        let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();
         format!(
             "<native medina.State turn={} ply={} player={} scores={}>",
             self.state.turn,
@@ -443,132 +378,5 @@ impl MedinaState {
             self.state.current_player,
             scores.join("-")
         )
-    }
-
-    /// This game at the position `fields` (the inverse of `export`): `export()`'s dict, or
-    /// a Python engine state of the same game. `ValueError` saying what is wrong where it
-    /// is not a position of this game (`medina::load`).
-    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
-        let fields = Fields::new(fields, "Medina");
-        let state = super::load::read_state(self.state.rules, self.state.num_players as usize, &fields)?;
-        Ok(MedinaState { state })
-    }
-}
-
-/// Adds `MedinaState` to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MedinaState>()?;
-    m.add_class::<MedinaMutableState>()
-}
-
-/// A Medina position that `apply_action` changes in place, as OpenSpiel's states do: a
-/// Python loop over action ids then makes no object per move (a Medina position is
-/// 1.5 kB, and making an object of that size costs more than the move). Made by
-/// `MedinaState.mutable_copy()`; `state()` gives an immutable `MedinaState` of it. The
-/// states behind the game protocol stay immutable (one initial position is shared by
-/// every game that starts from it).
-#[pyclass(module = "tabletop._native", name = "MedinaMutableState")]
-pub struct MedinaMutableState {
-    position: MedinaState,
-}
-
-#[pymethods]
-impl MedinaMutableState {
-    #[getter]
-    fn current_player(&self) -> i64 {
-        self.position.current_player()
-    }
-
-    fn is_terminal(&self) -> bool {
-        self.position.state.is_terminal()
-    }
-
-    /// As `MedinaState.legal_actions` (the sequence keeps its actions when this position
-    /// changes).
-    #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
-        self.position.legal_actions(py, table)
-    }
-
-    /// Plays `action` here; `ValueError` (and no change) if it is not legal.
-    fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        apply_in_place(&mut self.position.state, action)
-    }
-
-    fn returns(&self) -> Vec<f64> {
-        self.position.returns()
-    }
-
-    /// Another mutable copy of this position.
-    #[pyo3(name = "clone")]
-    fn copy(&self) -> Self {
-        self.position.mutable_copy()
-    }
-
-    /// This position as an immutable `MedinaState`.
-    fn state(&self) -> MedinaState {
-        self.position.clone()
-    }
-}
-
-impl crate::protocol::Position for MedinaState {
-    fn num_players(&self) -> usize {
-        MedinaState::num_players(self)
-    }
-    fn current_player(&self) -> i64 {
-        MedinaState::current_player(self)
-    }
-    fn ply(&self) -> u32 {
-        MedinaState::ply(self)
-    }
-    fn turn(&self) -> u32 {
-        MedinaState::turn(self)
-    }
-    fn is_terminal(&self) -> bool {
-        MedinaState::is_terminal(self)
-    }
-    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        self.legal_kinds(py)
-    }
-    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
-        let legal = match kind {
-            None => self.state.legal_words(),
-            Some(kind) => kind_index(kind).map_or_else(|| Legal::NONE.words(), |k| self.state.legal_words_of_kind(k)),
-        };
-        ActionSeq::of_moves(Box::new(legal), table)
-    }
-    fn action_is_legal(&self, action: i64) -> bool {
-        self.is_legal(action)
-    }
-    fn play(&mut self, action: i64) -> bool {
-        apply_in_place(&mut self.state, action).is_ok()
-    }
-    fn play_listed(&mut self, action: i64) {
-        let action = action_of(action);
-        debug_assert!(
-            action.is_some_and(|a| self.state.is_legal(a)),
-            "action {action:?} was listed as legal"
-        );
-        if let Some(action) = action {
-            self.state.apply_legal(action);
-        }
-    }
-    fn num_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        self.state.legal().for_each(|a| mask[a] = 1);
-    }
-    fn score_list(&self) -> Vec<i64> {
-        self.scores()
-    }
-    fn return_list(&self) -> Vec<f64> {
-        self.returns()
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        self.winners()
-    }
-    fn termination_name(&self) -> Option<&'static str> {
-        self.termination()
     }
 }

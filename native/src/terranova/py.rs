@@ -5,13 +5,14 @@
 use super::load;
 use super::setup;
 use super::state::{ActionRuns, Game, Kind, State, MAX_SEATS};
-use crate::common::mcts;
 use crate::common::movetable::MoveTable;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;
 use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
+use crate::common::search_py::{self, Options};
+use crate::protocol::{Position, Protocol};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -92,8 +93,12 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
-    fn action_seq(&self, py: Python<'_>, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
-        ActionSeq::new(py, actions, &self.ints, table)
+    /// The legal actions of `kind` (all with `None`; none for an unknown kind).
+    fn action_source(&self, kind: Option<&str>) -> Box<dyn ActionSource> {
+        with!(&self.inner, |g, s| match kind {
+            None => actions_of(g, s, s.legal_kinds(g).as_slice()),
+            Some(kind) => actions_of(g, s, Kind::from_name(kind).as_slice()),
+        })
     }
 
     fn with_inner(&self, inner: Inner) -> Self {
@@ -140,13 +145,6 @@ fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> Py
     Ok(d)
 }
 
-fn step<const W: usize>(g: &Game<W>, s: &State<W>, action: i64) -> PyResult<State<W>> {
-    usize::try_from(action)
-        .ok()
-        .and_then(|a| s.apply_action(g, a))
-        .ok_or_else(|| PyValueError::new_err(format!("action {action} is not legal here")))
-}
-
 fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u64, u64) {
     let mut rng = Rng::new(seed);
     let mut slides = Vec::with_capacity(256);
@@ -157,12 +155,7 @@ fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u6
     (n, actions)
 }
 
-fn returns_of<const W: usize>(g: &Game<W>, s: &State<W>) -> Vec<f64> {
-    outcome::returns(g.num_players, &s.winners(g))
-}
-
-#[pymethods]
-impl TerraNovaState {
+game_classes!(TerraNovaState, TerraNovaMutableState, "TerraNovaMutableState", {
     /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
     #[new]
     fn new(py: Python<'_>, setup_json: &str) -> PyResult<Self> {
@@ -192,105 +185,6 @@ impl TerraNovaState {
             inner,
             ints: Arc::new(ints),
         })
-    }
-
-    #[getter]
-    fn num_players(&self) -> usize {
-        with!(&self.inner, |g, _s| g.num_players)
-    }
-
-    #[getter]
-    fn current_player(&self) -> i32 {
-        with!(&self.inner, |_g, s| s.current_player)
-    }
-
-    #[getter]
-    fn ply(&self) -> u32 {
-        with!(&self.inner, |_g, s| s.ply)
-    }
-
-    #[getter]
-    fn turn(&self) -> u32 {
-        with!(&self.inner, |_g, s| s.turn)
-    }
-
-    #[getter]
-    fn num_distinct_actions(&self) -> usize {
-        with!(&self.inner, |g, _s| g.board.num_actions())
-    }
-
-    fn is_terminal(&self) -> bool {
-        with!(&self.inner, |_g, s| s.is_terminal())
-    }
-
-    /// The legal action ids in the Python `legal_moves()` order, as a lazy sequence
-    /// (`ActionSeq`); with `table`, its items are `table[action]`.
-    #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> ActionSeq {
-        let actions = with!(&self.inner, |g, s| actions_of(g, s, s.legal_kinds(g).as_slice()));
-        self.action_seq(py, actions, table)
-    }
-
-    /// One byte per action id: 1 where it is legal here (`Encoding.action_mask`).
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let mut mask = vec![0u8; self.num_distinct_actions()];
-        crate::protocol::Position::mark_legal(self, &mut mask);
-        PyBytes::new(py, &mask)
-    }
-
-    /// The legal kinds, as a tuple of (interned) names.
-    fn legal_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
-        let kinds = with!(&self.inner, |g, s| s.legal_kinds(g));
-        PyTuple::new(py, kinds.as_slice().iter().map(|&k| names[k as usize].bind(py)))
-    }
-
-    /// The legal actions of one kind (none for an unknown kind), as `legal_actions`.
-    #[pyo3(signature = (kind, table = None))]
-    fn legal_actions_of_kind(&self, py: Python<'_>, kind: &str, table: Option<Py<PyAny>>) -> ActionSeq {
-        let kind = Kind::from_name(kind);
-        let kinds = kind.as_slice();
-        self.action_seq(py, with!(&self.inner, |g, s| actions_of(g, s, kinds)), table)
-    }
-
-    fn is_legal(&self, action: i64) -> bool {
-        with!(&self.inner, |g, s| usize::try_from(action)
-            .ok()
-            .and_then(|a| g.decode(a))
-            .is_some_and(|mv| s.is_legal(g, mv)))
-    }
-
-    fn apply(&self, action: i64) -> PyResult<Self> {
-        let inner = match &self.inner {
-            Inner::Small(g, s) => Inner::Small(g.clone(), step(g, s, action)?),
-            Inner::Large(g, s) => Inner::Large(g.clone(), Box::new(step(g, s, action)?)),
-        };
-        Ok(self.with_inner(inner))
-    }
-
-    /// A copy that `apply_action` changes in place (`TerraNovaMutableState`).
-    fn mutable_copy(&self) -> TerraNovaMutableState {
-        TerraNovaMutableState {
-            position: self.with_inner(self.inner.clone()),
-        }
-    }
-
-    /// Steps many games at once: `states[i].apply(actions[i])` for every `i`, in one
-    /// call. Returns `(next, terminal, returns, masks)`: the next states (`None` where
-    /// the action is not legal), one byte per game (1: over), each game's `returns()`,
-    /// and the games' `legal_mask()`s end to end (empty where over or illegal). Every
-    /// state must be of the same board (one `num_distinct_actions`).
-    #[staticmethod]
-    fn step_batch<'py>(
-        py: Python<'py>,
-        states: Vec<PyRef<'py, Self>>,
-        actions: Vec<i64>,
-    ) -> PyResult<crate::protocol::PyBatch<'py, Self>> {
-        let positions: Vec<&Self> = states.iter().map(|s| &**s).collect();
-        Ok(crate::protocol::to_python(
-            py,
-            crate::protocol::step_all(&positions, &actions)?,
-        ))
     }
 
     /// The Python game's `initial_draw(config)` for a config that names its start player
@@ -324,127 +218,12 @@ impl TerraNovaState {
         Ok(Some((config.clone(), i64::from(start))))
     }
 
-    fn scores(&self) -> Vec<i32> {
-        with!(&self.inner, |g, s| s.points[..g.num_players].to_vec())
-    }
-
-    fn returns(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| returns_of(g, s))
-    }
-
-    fn winners(&self) -> Vec<usize> {
-        with!(&self.inner, |g, s| s.winners(g))
-    }
-
-    fn termination(&self) -> Option<&'static str> {
-        with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
-    }
-
-    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        with!(&self.inner, |g, s| export(py, g, s))
-    }
-
-    /// Plays `n` kind-first random games from here; returns `(games, actions)`.
-    fn random_playouts(&self, py: Python<'_>, n: u64, seed: u64) -> (u64, u64) {
-        let inner = self.inner.clone();
-        py.detach(move || with!(&inner, |g, s| playouts(g, s, n, seed)))
-    }
-
-    /// One kind-first random playout from here; returns the final `returns()`.
-    fn rollout(&self, seed: u64) -> Vec<f64> {
-        with!(&self.inner, |g, s| {
-            let mut rng = Rng::new(seed);
-            let mut slides = Vec::with_capacity(256);
-            let (end, _) = s.playout(g, &mut rng, &mut slides);
-            returns_of(g, &end)
-        })
-    }
-
-    /// A kind-first random legal action (`None` when the game is over).
-    fn random_action(&self, seed: u64) -> Option<usize> {
-        with!(&self.inner, |g, s| {
-            let mut rng = Rng::new(seed);
-            let mut slides = Vec::new();
-            s.random_move(g, &mut rng, &mut slides).map(|mv| g.encode(mv))
-        })
-    }
-
-    /// MCTS with random rollouts from here (`common::mcts`): `(action, nodes, bytes per
-    /// node)`, the action `None` when the game is over.
-    #[pyo3(signature = (simulations, seed, uct_c = 2.0))]
-    fn mcts(&self, py: Python<'_>, simulations: u32, seed: u64, uct_c: f64) -> (Option<u32>, usize, usize) {
-        let inner = self.inner.clone();
-        py.detach(move || {
-            with!(&inner, |g, s| {
-                let result = mcts::search(g.as_ref(), s, simulations, uct_c, &mut Rng::new(seed));
-                (result.action, result.nodes, result.node_bytes)
-            })
-        })
-    }
-
-    /// The tree search from here with the options of `common::search_py` (budgets,
-    /// seed, settings, stop flag): a dict with the chosen action and the tree's size.
-    #[pyo3(signature = (**options))]
-    fn search(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let options = crate::common::search_py::Options::from_kwargs(options)?;
-        with!(&self.inner, |g, s| match options.rollout_limit {
-            Some(limit) => {
-                let game = super::eval::Evaluated {
-                    game: g.as_ref(),
-                    limit,
-                };
-                crate::common::search_py::run(py, &game, s, &options)
-            }
-            None => crate::common::search_py::run(py, g.as_ref(), s, &options),
-        })
-    }
-
     /// Each seat's estimated final score (`terranova::eval`: `heuristics.evaluate`).
     fn evaluate(&self) -> Vec<f64> {
         with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players]
             .to_vec())
     }
-
-    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: Bound<'py, PyAny>) -> PyRef<'py, Self> {
-        slf
-    }
-
-    fn __repr__(&self) -> String {
-        with!(&self.inner, |_g, s| format!(
-            "<TerraNovaState turn={} ply={} player={} phase={}>",
-            s.turn,
-            s.ply,
-            s.current_player,
-            s.phase.name()
-        ))
-    }
-
-    /// This game at the position `fields` (the inverse of `export`): `export()`'s dict, or
-    /// a Python engine state of the same game. `ValueError` saying what is wrong where it
-    /// is not a position of this game (`terranova::load`).
-    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
-        let fields = Fields::new(fields, "Terra Nova");
-        let inner = match &self.inner {
-            Inner::Small(g, _) => Inner::Small(g.clone(), load::read_state(g, &fields)?),
-            Inner::Large(g, _) => Inner::Large(g.clone(), Box::new(load::read_state(g, &fields)?)),
-        };
-        Ok(self.with_inner(inner))
-    }
-}
-
-/// A Terra Nova position that `apply_action` changes in place, as OpenSpiel's states
-/// do: a Python loop over action ids then makes no object per move. Made by
-/// `TerraNovaState.mutable_copy()`; `state()` gives an immutable `TerraNovaState` of it.
-/// The states behind the game protocol stay immutable (one initial position is shared
-/// by every game that starts from it).
-#[pyclass(module = "tabletop._native", name = "TerraNovaMutableState")]
-pub struct TerraNovaMutableState {
-    position: TerraNovaState,
-}
+});
 
 /// Plays `action` on `s` in place if it is legal there; whether it was.
 fn play_in_place<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) -> bool {
@@ -470,94 +249,44 @@ fn play_listed<const W: usize>(g: &Game<W>, s: &mut State<W>, action: i64) {
     }
 }
 
-#[pymethods]
-impl TerraNovaMutableState {
-    #[getter]
-    fn current_player(&self) -> i32 {
-        self.position.current_player()
-    }
-
-    fn is_terminal(&self) -> bool {
-        self.position.is_terminal()
-    }
-
-    /// As `TerraNovaState.legal_actions` (the sequence keeps its actions when this
-    /// position changes).
-    #[pyo3(signature = (table = None))]
-    fn legal_actions(&self, py: Python<'_>, table: Option<Py<PyAny>>) -> ActionSeq {
-        self.position.legal_actions(py, table)
-    }
-
-    /// Plays `action` here; `ValueError` (and no change) if it is not legal.
-    fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        let legal = match &mut self.position.inner {
-            Inner::Small(g, s) => play_in_place(g, s, action),
-            Inner::Large(g, s) => play_in_place(g, s, action),
-        };
-        if legal {
-            Ok(())
-        } else {
-            Err(PyValueError::new_err(format!("action {action} is not legal here")))
-        }
-    }
-
-    fn returns(&self) -> Vec<f64> {
-        self.position.returns()
-    }
-
-    /// Another mutable copy of this position.
-    #[pyo3(name = "clone")]
-    fn copy(&self) -> Self {
-        self.position.mutable_copy()
-    }
-
-    /// This position as an immutable `TerraNovaState`.
-    fn state(&self) -> TerraNovaState {
-        self.position.with_inner(self.position.inner.clone())
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<mutable {}>", &self.position.__repr__()[1..])
-    }
-}
-
 /// Adds Terra Nova's classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<TerraNovaState>()?;
+    crate::protocol::add_game::<TerraNovaState>(m)?;
     m.add_class::<TerraNovaMutableState>()
 }
 
-impl crate::protocol::Position for TerraNovaState {
+impl Protocol for TerraNovaState {
     fn num_players(&self) -> usize {
-        TerraNovaState::num_players(self)
+        with!(&self.inner, |g, _s| g.num_players)
     }
     fn current_player(&self) -> i64 {
-        TerraNovaState::current_player(self) as i64
+        with!(&self.inner, |_g, s| i64::from(s.current_player))
     }
     fn ply(&self) -> u32 {
-        TerraNovaState::ply(self)
+        with!(&self.inner, |_g, s| s.ply)
     }
     fn turn(&self) -> u32 {
-        TerraNovaState::turn(self)
+        with!(&self.inner, |_g, s| s.turn)
     }
     fn is_terminal(&self) -> bool {
-        TerraNovaState::is_terminal(self)
+        with!(&self.inner, |_g, s| s.is_terminal())
     }
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        self.legal_kinds(py)
+        let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
+        let kinds = with!(&self.inner, |g, s| s.legal_kinds(g));
+        PyTuple::new(py, kinds.as_slice().iter().map(|&k| names[k as usize].bind(py)))
     }
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
-        let actions = with!(&self.inner, |g, s| match kind {
-            None => actions_of(g, s, s.legal_kinds(g).as_slice()),
-            Some(kind) => actions_of(g, s, Kind::from_name(kind).as_slice()),
-        });
-        ActionSeq::of_moves(actions, table)
+        ActionSeq::of_moves(self.action_source(kind), table)
     }
     fn action_is_legal(&self, action: i64) -> bool {
-        self.is_legal(action)
+        with!(&self.inner, |g, s| usize::try_from(action)
+            .ok()
+            .and_then(|a| g.decode(a))
+            .is_some_and(|mv| s.is_legal(g, mv)))
     }
     fn num_actions(&self) -> usize {
-        self.num_distinct_actions()
+        with!(&self.inner, |g, _s| g.board.num_actions())
     }
     fn mark_legal(&self, mask: &mut [u8]) {
         with!(&self.inner, |g, s| {
@@ -565,6 +294,27 @@ impl crate::protocol::Position for TerraNovaState {
                 mask[a as usize] = 1;
             }
         })
+    }
+    fn score_list(&self) -> Vec<i64> {
+        with!(&self.inner, |g, s| s.points[..g.num_players]
+            .iter()
+            .map(|&p| i64::from(p))
+            .collect())
+    }
+    fn return_list(&self) -> Vec<f64> {
+        with!(&self.inner, |g, s| outcome::returns(g.num_players, &s.winners(g)))
+    }
+    fn winner_list(&self) -> Vec<usize> {
+        with!(&self.inner, |g, s| s.winners(g))
+    }
+    fn termination_name(&self) -> Option<&'static str> {
+        with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
+    }
+}
+
+impl Position for TerraNovaState {
+    fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
+        Ok(ActionSeq::new(py, self.action_source(kind), &self.ints, table))
     }
     fn play(&mut self, action: i64) -> bool {
         match &mut self.inner {
@@ -578,17 +328,40 @@ impl crate::protocol::Position for TerraNovaState {
             Inner::Large(g, s) => play_listed(g, s, action),
         }
     }
-    fn score_list(&self) -> Vec<i64> {
-        self.scores().into_iter().map(i64::from).collect()
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        with!(&self.inner, |g, s| export(py, g, s))
     }
-    fn return_list(&self) -> Vec<f64> {
-        self.returns()
+    fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Terra Nova");
+        let inner = match &self.inner {
+            Inner::Small(g, _) => Inner::Small(g.clone(), load::read_state(g, &fields)?),
+            Inner::Large(g, _) => Inner::Large(g.clone(), Box::new(load::read_state(g, &fields)?)),
+        };
+        Ok(self.with_inner(inner))
     }
-    fn winner_list(&self) -> Vec<usize> {
-        self.winners()
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
+        with!(&self.inner, |g, s| playouts(g, s, n, seed))
     }
-    fn termination_name(&self) -> Option<&'static str> {
-        self.termination()
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
+        with!(&self.inner, |g, s| match options.rollout_limit {
+            Some(limit) => {
+                let game = super::eval::Evaluated {
+                    game: g.as_ref(),
+                    limit,
+                };
+                search_py::run(py, &game, s, options)
+            }
+            None => search_py::run(py, g.as_ref(), s, options),
+        })
+    }
+    fn describe(&self) -> String {
+        with!(&self.inner, |_g, s| format!(
+            "<TerraNovaState turn={} ply={} player={} phase={}>",
+            s.turn,
+            s.ply,
+            s.current_player,
+            s.phase.name()
+        ))
     }
 }
 

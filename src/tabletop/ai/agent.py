@@ -13,7 +13,6 @@ whose search can be stopped at any moment.
 
 from __future__ import annotations
 
-import importlib
 import random
 import threading
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Move, State
+from tabletop.core.registry import engine_providers
 
 
 class Agent(Protocol):
@@ -184,12 +184,12 @@ def _load_builtins() -> None:
         import tabletop.ai.ladder
         import tabletop.ai.levels  # noqa: F401 - registers "mcts"
 
-        # The native MCTS (Rust) is found by name, as core.registry finds the native
-        # engines: the native adapter is a layer beside this one (docs/architecture.md).
-        # It adds "native" only where the extension is built.
-        native_bots = importlib.import_module("tabletop.native.mcts")
-        for kind, factory in native_bots.agent_factories().items():
-            register_agent(kind, factory)
+        # The bots that come with an engine (the native MCTS, "native", where the
+        # extension is built), from the providers registered in core: the engine
+        # packages are a layer beside this one (docs/architecture.md).
+        for provider in engine_providers().values():
+            for kind, factory in provider.agent_factories().items():
+                register_agent(kind, factory)
 
 
 def agent_kinds() -> tuple[str, ...]:

@@ -4,7 +4,9 @@ Lookups import ``tabletop.games.<id>`` on demand, so adding a game means adding 
 package; nothing here names a game.
 
 Engines: every game has its Python engine (the readable reference); a game may also have
-a native one (Rust, the package ``tabletop.native``, ``docs/native.md``).
+another one from an engine provider that registered itself here (:func:`register_engine`):
+the native engines (Rust, the package ``tabletop.native``, ``docs/native.md``) are one,
+registered by the package ``tabletop`` on import, so this module names no engine package.
 ``make(game_id, engine=...)`` picks one: ``"python"``, ``"native"``, or ``"auto"``: the
 native engine where it is built, else the Python one.  Without an ``engine`` argument the
 environment variable ``TABLETOP_ENGINE`` decides, and without it ``"auto"``: every use
@@ -19,7 +21,8 @@ import importlib
 import logging
 import os
 import pkgutil
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol
 
 from tabletop.core.errors import ConfigError, UnknownGameError, short_repr
 from tabletop.core.protocol import Game
@@ -38,10 +41,48 @@ measured in ``docs/native.md``), else the Python one.  The web server picks its 
 (``Settings.engine``: Python, measured faster there)."""
 
 
+class EngineProvider(Protocol):
+    """Another engine for registered games (``tabletop.native`` is one): it finds the games
+    it plays and wraps their Python ``Game``."""
+
+    def has_engine(self, game_id: str) -> bool:
+        """Whether this installation has the engine for ``game_id``."""
+        ...
+
+    def engine_game(self, game: Game) -> Game:
+        """``game`` (the Python engine's) on this engine.
+
+        Raises:
+            ConfigError: if it is not there for the game (the message says why).
+        """
+        ...
+
+    def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
+        """The agent kinds that come with the engine (``ai.agent`` registers them; the
+        native search bot, ``native:N``): kind -> factory ``(argument, seed) -> agent``."""
+        ...
+
+
+_ENGINES: dict[str, EngineProvider] = {}
+
+
 def register(game: Game) -> Game:
     """Adds ``game`` to the registry under ``game.id`` and returns it."""
     _GAMES[game.id] = game
     return game
+
+
+def register_engine(name: str, provider: EngineProvider) -> None:
+    """Makes ``make(game_id, engine=name)`` (and ``"auto"``) use ``provider``; ``name``
+    must be one of :data:`ENGINES` other than ``"auto"`` and ``"python"``."""
+    if name not in ENGINES or name in ("auto", "python"):
+        raise ConfigError(f"an engine provider cannot be named {short_repr(name)} (names: {', '.join(ENGINES[2:])})")
+    _ENGINES[name] = provider
+
+
+def engine_providers() -> Mapping[str, EngineProvider]:
+    """The registered engine providers, by engine name."""
+    return dict(_ENGINES)
 
 
 def make(game_id: str, engine: str | None = None) -> Game:
@@ -62,16 +103,15 @@ def make(game_id: str, engine: str | None = None) -> Game:
         raise ConfigError(f"unknown engine {short_repr(choice)} (known: {', '.join(ENGINES)})")
     if choice == "python":
         return game
-    # Found by name, as the games are: the native adapter is a layer above core
-    # (docs/architecture.md) that wraps a registered game.
-    native = importlib.import_module("tabletop.native")
-    if choice == "auto" and not native.has_native(game.id):
+    if choice == "auto":
+        for provider in _ENGINES.values():
+            if provider.has_engine(game.id):
+                return provider.engine_game(game)
         return game
-    try:
-        found: Game = native.native_game(game)
-    except native.NativeEngineError as exc:
-        raise ConfigError(str(exc)) from None
-    return found
+    chosen = _ENGINES.get(choice)
+    if chosen is None:
+        raise ConfigError(f"no {choice} engine for {game.id!r}: its engine provider is not installed")
+    return chosen.engine_game(game)
 
 
 def engine_of(game: Game) -> str:

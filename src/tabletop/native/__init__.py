@@ -29,9 +29,14 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from tabletop.core.encoding import Encoding, ObservationSpec
+if TYPE_CHECKING:
+    from tabletop._native import MoveTable
+    from tabletop._native import NativeState as _RustNativeState
+
+from tabletop.core.encoding import Encoding, ObservationSpec, encoding_of
 from tabletop.core.errors import ConfigError, TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionSpec, OptionValue, PlayerId, State
+from tabletop.core.registry import register_engine
 from tabletop.core.setups import seedless_key
 
 NATIVE_CLASSES: Final[Mapping[str, str]] = {"terranova": "TerraNovaState", "medina": "MedinaState"}
@@ -197,7 +202,7 @@ class NativeGame:
             core = self._state_class(setup)
         except ValueError as exc:
             raise ConfigError(f"the native engine cannot play this configuration: {exc}") from None
-        encoding: Encoding = self.python.encoding(python_initial.config)  # type: ignore[attr-defined]
+        encoding = encoding_of(self.python, python_initial.config)
         moves = self._move_table(encoding)
         if len(self._shared) >= 256:
             self._shared.clear()
@@ -207,12 +212,14 @@ class NativeGame:
         shared = self._shared[key] = _Shared(core, moves)
         return shared
 
-    def _move_table(self, encoding: Encoding) -> Any:
+    def _move_table(self, encoding: Encoding) -> MoveTable:
         """The ``MoveTable`` of one of the Python engine's encodings (one per encoding,
         so that every state and the encoding hand out the same ``Move`` objects)."""
+        from tabletop._native import MoveTable  # a NativeGame exists only where it is built
+
         moves = self._move_tables.get(id(encoding))
         if moves is None or moves.encoding is not encoding:
-            moves = self._move_tables[id(encoding)] = native_module().MoveTable(encoding)  # type: ignore[union-attr]
+            moves = self._move_tables[id(encoding)] = MoveTable(encoding)
         return moves
 
     def load_state(self, state: State) -> NativeState:
@@ -260,7 +267,7 @@ class NativeGame:
 
     def encoding(self, config: GameConfig) -> Encoding:
         """The Python engine's encoding, reading native states through their Python states."""
-        inner: Encoding = self.python.encoding(config)  # type: ignore[attr-defined]
+        inner = encoding_of(self.python, config)
         return _NativeEncoding(inner, self._move_table(inner))
 
     def __getattr__(self, name: str) -> Any:
@@ -356,11 +363,13 @@ class _Shared:
 
     __slots__ = ("context_class", "initial_core", "moves")
 
-    def __init__(self, initial_core: Any, moves: Any) -> None:
+    def __init__(self, initial_core: Any, moves: MoveTable) -> None:
+        from tabletop._native import NativeContext
+
         self.initial_core = initial_core
         self.moves = moves
         # Found once: a new game makes one `NativeContext`, and an import costs more.
-        self.context_class = native_module().NativeContext  # type: ignore[union-attr]
+        self.context_class = NativeContext
 
 
 if TYPE_CHECKING:
@@ -422,13 +431,14 @@ else:
             raise NativeEngineError("the extension tabletop._native is not built (`make native`)")
 
     NativeState = getattr(native_module(), "NativeState", None) or _NoNativeState
+    _RustNativeState = NativeState
 
 
 def _new_state(context: Any, core: Any, python: State | None) -> NativeState:
     """The native state at ``core`` (a Rust position), equal to ``python``; without one,
     ``core`` is the initial position of the context's config, whose Python state is then
     the Python engine's ``new_initial_state(config)``, built when first asked for."""
-    state: NativeState = NativeState(context, core, python)  # type: ignore[misc,call-arg]
+    state: NativeState = _RustNativeState(context, core, python)
     return state
 
 
@@ -462,9 +472,11 @@ def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchSt
     """
     if not states:
         return BatchStep([], b"", [], b"")
-    if any(not isinstance(s, NativeState) for s in states):
+    rust_states = [s for s in states if isinstance(s, _RustNativeState)]
+    if len(rust_states) != len(states):
         raise ValueError("step_batch needs native states of one game (make(..., engine='native'))")
-    next_states, terminal, returns, masks = NativeState.step_batch(list(states), list(actions))  # type: ignore[attr-defined]
+    next_rust, terminal, returns, masks = _RustNativeState.step_batch(rust_states, list(actions))
+    next_states: list[NativeState | None] = list(next_rust)
     return BatchStep(next_states, bytes(terminal), [tuple(r) for r in returns], bytes(masks))
 
 
@@ -473,7 +485,7 @@ class _NativeEncoding:
     decodes through the game's ``MoveTable`` (the same ``Move`` objects its native
     states hand out, so applying a decoded move finds its id at once)."""
 
-    def __init__(self, inner: Encoding, moves: Any) -> None:
+    def __init__(self, inner: Encoding, moves: MoveTable) -> None:
         self._inner = inner
         self._moves = moves
         self._size = inner.num_distinct_actions
@@ -491,18 +503,20 @@ class _NativeEncoding:
         return self._inner.max_game_length
 
     def encode(self, move: Move) -> int:
-        return self._moves.encode(move)  # type: ignore[no-any-return]
+        return self._moves.encode(move)
 
     def decode(self, action: int) -> Move:
         if type(action) is int and 0 <= action < self._size:  # anything else: the inner encoding's own error
-            return self._moves[action]  # type: ignore[no-any-return]
+            move: Move = self._moves[action]
+            return move
         return self._inner.decode(action)
 
     # The action ids are the Rust engine's own: legal actions and masks come from it.
 
     def legal_actions(self, state: State) -> list[int]:
         if isinstance(state, NativeState):
-            return state.native.legal_actions().ascending_ids()  # type: ignore[no-any-return]
+            ids: list[int] = state.native.legal_actions().ascending_ids()
+            return ids
         return self._inner.legal_actions(state)
 
     def action_mask(self, state: State) -> bytearray:
@@ -519,3 +533,25 @@ class _NativeEncoding:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
         return _with_python_states(value) if callable(value) else value
+
+
+class _NativeEngines:
+    """The native engines as an engine provider of ``core.registry`` (``make(game_id,
+    engine="native")``, and ``"auto"`` where built), with the native search bot."""
+
+    def has_engine(self, game_id: str) -> bool:
+        return has_native(game_id)
+
+    def engine_game(self, game: Game) -> Game:
+        try:
+            return native_game(game)
+        except NativeEngineError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
+        from tabletop.native.mcts import agent_factories
+
+        return agent_factories()
+
+
+register_engine("native", _NativeEngines())
