@@ -27,7 +27,7 @@ from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
-from tabletop.core.registry import available_games, make
+from tabletop.core.registry import available_games, make, player_counts
 from tabletop.server.replay import replay_board
 
 app = typer.Typer(
@@ -115,7 +115,7 @@ def new_state(
 ) -> State:
     """Creates the initial state from command-line options, failing cleanly on bad config."""
     config = GameConfig(
-        num_players=players or game.min_players,
+        num_players=players or (player_counts(game, ruleset) or [game.min_players])[0],
         ruleset=ruleset,
         variants=parse_variants(variants),
         map=map_option(game, map_),
@@ -234,7 +234,7 @@ def selfplay(
     if players is not None:
         num_players = check_players(game, players)
     else:
-        num_players = len(specs) if len(specs) > 1 else game.min_players
+        num_players = len(specs) if len(specs) > 1 else (player_counts(game, ruleset) or [game.min_players])[0]
     if len(specs) == 1:
         specs *= num_players
     if len(specs) != num_players or "human" in specs:

@@ -22,7 +22,7 @@ import pkgutil
 from typing import Final
 
 from tabletop.core.errors import ConfigError, UnknownGameError, short_repr
-from tabletop.core.protocol import Game
+from tabletop.core.protocol import Game, GameConfig
 
 log = logging.getLogger("tabletop")
 _GAMES: dict[str, Game] = {}
@@ -109,3 +109,16 @@ def available_games() -> tuple[str, ...]:
             except Exception:
                 log.exception("the game package %r failed to import", info.name)
     return tuple(sorted(_GAMES))
+
+
+def player_counts(game: Game, ruleset: str = "default") -> list[int]:
+    """The player counts from ``min_players`` to ``max_players`` that ``ruleset`` accepts
+    (Medina seats 2 only in its second edition, so its ``default`` ruleset starts at 3)."""
+    counts = []
+    for n in range(game.min_players, game.max_players + 1):
+        try:
+            game.canonical_config(GameConfig(num_players=n, ruleset=ruleset))
+        except ConfigError:
+            continue
+        counts.append(n)
+    return counts

@@ -190,6 +190,10 @@ class NativeGame:
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
         under ``key``, :func:`_seedless`)."""
+        refusal = getattr(self.python, "native_refusal", None)  # a game's optional hook
+        reason = refusal(python_initial.config) if refusal is not None else None
+        if reason is not None:
+            raise ConfigError(f"the native engine cannot play this configuration: {reason}")
         header = self.python.canonical_config(python_initial.config).to_json()
         header["seed"] = None  # the engines read what the seed drew from "initial"
         setup = json.dumps({"config": header, "initial": python_initial.to_json()})
