@@ -50,7 +50,9 @@ def make(game_id: str, engine: str | None = None) -> Game:
     Args:
         game_id: the game's registry id.
         engine: ``"python"``, ``"native"`` or ``"auto"`` (native where built, else
-            Python); ``None`` reads ``TABLETOP_ENGINE`` (default :data:`DEFAULT_ENGINE`).
+            Python; a configuration the native engine refuses, such as Medina's second
+            edition, then starts on the Python engine); ``None`` reads ``TABLETOP_ENGINE``
+            (default :data:`DEFAULT_ENGINE`).
 
     Raises:
         UnknownGameError: if no such game exists.
@@ -68,7 +70,7 @@ def make(game_id: str, engine: str | None = None) -> Game:
     if choice == "auto" and not native.has_native(game.id):
         return game
     try:
-        found: Game = native.native_game(game)
+        found: Game = native.native_game(game, fallback=choice == "auto")
     except native.NativeEngineError as exc:
         raise ConfigError(str(exc)) from None
     return found

@@ -73,8 +73,12 @@ def has_native(game_id: str) -> bool:
     return native_class(game_id) is not None
 
 
-def native_game(game: Game) -> NativeGame:
+def native_game(game: Game, *, fallback: bool = False) -> NativeGame:
     """The native engine of ``game`` (the Python engine's ``Game``).
+
+    With ``fallback`` (``make``'s ``"auto"`` engine), a configuration that the native
+    engine does not play (the game's optional ``native_refusal`` hook says why) starts on
+    the Python engine instead of raising.
 
     Raises:
         NativeEngineError: if the extension is not built or has no engine for the game.
@@ -89,7 +93,7 @@ def native_game(game: Game) -> NativeGame:
             else (f"tabletop._native has no engine for {game.id!r}")
         )
         raise NativeEngineError(f"no native engine for {game.id!r}: {why}")
-    return NativeGame(game, cls)
+    return NativeGame(game, cls, fallback=fallback)
 
 
 class NativeGame:
@@ -101,9 +105,10 @@ class NativeGame:
 
     engine: Final = "native"
 
-    def __init__(self, python: Game, state_class: Any) -> None:
+    def __init__(self, python: Game, state_class: Any, *, fallback: bool = False) -> None:
         self.python = python
         self._state_class = state_class
+        self._fallback = fallback
         self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
         self._drawn: dict[object, _Shared] = {}  # by (seedless_key, draw) (`initial_draw`)
         self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
@@ -168,6 +173,11 @@ class NativeGame:
             if state is not None:
                 return state
         python_initial = self.python.new_initial_state(config)
+        refusal = getattr(self.python, "native_refusal", None)  # a game's optional hook
+        if self._fallback and refusal is not None and refusal(python_initial.config) is not None:
+            # The "auto" engine: what the native engine does not play runs on the Python one
+            # (refused configs never reach the kept starts above).
+            return python_initial  # type: ignore[return-value]
         key = _seedless(python_initial)
         shared = self._shared.get(key)
         if shared is None:

@@ -113,7 +113,11 @@ class MedinaGame:
             ConfigError: as :meth:`canonical_config`.
         """
         setup = self._setups.get(config)
-        if setup.rules.start_merchant == "random" or (setup.rules.edition == 2 and setup.rules.well == "random"):
+        r = setup.rules
+        if r.edition == 2:
+            if r.well == "random" or (r.start_merchant == "random" and not r.start_square):
+                return None
+        elif r.start_merchant == "random":
             return None
         return setup.canonical(config), None
 
@@ -139,6 +143,8 @@ class MedinaGame:
             )
         if rules_.edition == 2 and rules_.well not in ("random", "none"):
             rules.well_square(rules_.well, n)
+        if rules_.edition == 2 and rules_.start_square:
+            rules.start_square(rules_, n)
         preset = make_ruleset(config.ruleset, {})
         variants = {
             spec.name: getattr(rules_, spec.name)

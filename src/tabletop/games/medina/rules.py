@@ -15,6 +15,7 @@ ever go).
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 from tabletop.core.errors import ConfigError, IllegalMoveError
@@ -26,6 +27,7 @@ from tabletop.games.medina.board import (
     NUM_RUNS,
     ORTHO_MASK,
     RUN_TOWER,
+    SQUARE_NAMES,
     TOUCH_CLOSED,
     TOUCH_MASK,
     WIDTH,
@@ -148,10 +150,12 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     # The engine stays deterministic: no seed means seed 0.  Draws: the well, then the
     # starting merchant (2e §2.1), so the merchant never lands on the well.
     rng = random.Random(config.seed if config.seed is not None else 0)
+    drawn: dict[str, str] = {}
     if second and rules.well != "none":
         if rules.well == "random":
             inner = squares_of(geo.inner)
             well = inner[rng.randrange(len(inner))]
+            drawn["well"] = SQUARE_NAMES[well]
         else:
             well = well_square(rules.well, n)
         s.well = well
@@ -159,11 +163,39 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
         s.occupied = 1 << well  # never empty, for every rule
         # No palace piece or stable may ever go on a red square: the street-rule sets say so.
         s.forbid = s.contested = s.red
-    if rules.start_merchant == "random":
+    if second and rules.start_square:
+        s = _place_start(build(s), start_square(rules, n))
+        s.ply = 0
+    elif rules.start_merchant == "random":
         squares = squares_of(start_squares(rules, geo) & ~s.occupied)
         s = _place_start(build(s), squares[rng.randrange(len(squares))])
         s.ply = 0
+        if second:
+            drawn["start_square"] = SQUARE_NAMES[s.start_square]
+    if drawn:
+        # The config records what was drawn, so that a game record replays it whatever
+        # the random generator (and a Boardspace record can name its squares).
+        s.config = replace(config, variants={**config.variants, **drawn})
+        s.rules = replace(rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square))
     return build(s)
+
+
+def start_square(rules: RuleSet, num_players: int) -> int:
+    """The square of a ``start_square`` option: a starting-merchant square of the board in
+    use (inner, or any building square with A10), not the well.
+
+    Raises:
+        ConfigError: if it names no such square.
+    """
+    geo = geometry_for(num_players)
+    sq = parse_square(rules.start_square)
+    well = parse_square(rules.well) if rules.well not in ("random", "none") else None
+    if sq is None or not start_squares(rules, geo) >> sq & 1 or sq == well:
+        raise ConfigError(
+            f"bad value {rules.start_square!r} for variant flag 'start_square': not a starting-merchant square "
+            f"of the {num_players}-player board (an inner square, not the well)"
+        )
+    return sq
 
 
 def well_square(text: str, num_players: int) -> int:

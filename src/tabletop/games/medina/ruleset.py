@@ -68,6 +68,9 @@ class RuleSet:
         tea_usable_turn_received: 2e E7, a tea tile may be spent in the turn it was received.
         tower_events_claim_only: 2e E10, only claims (not later walls or stables) take tower tiles.
         neutral_dome_satisfies_obligation: 2e E12a, a neutral dome fulfils the dome obligation.
+        start_square: 2e, the starting merchant's square instead of a draw (``""``: drawn).
+            A new second-edition game records its drawn well and starting merchant in
+            its config (``well``, ``start_square``), so that its record replays them.
     """
 
     edition: int = 1
@@ -93,6 +96,7 @@ class RuleSet:
     tea_usable_turn_received: bool = True
     tower_events_claim_only: bool = False
     neutral_dome_satisfies_obligation: bool = False
+    start_square: str = ""
 
     def tower_value_tuple(self) -> tuple[int, int, int, int]:
         """Tower tile values by tower slot (``A1``, ``R1``, ``A13``, ``R13``)."""
@@ -135,6 +139,7 @@ OPTIONS: Final = (
     OptionSpec(
         "neutral_dome_satisfies_obligation", False, (False, True), "E12a (2nd ed.): a neutral dome meets the obligation"
     ),
+    OptionSpec("start_square", "", None, "2nd ed.: the starting merchant's square (records); '' draws it"),
 )
 """Every flag, in the order of :class:`RuleSet`'s fields."""
 
@@ -251,6 +256,8 @@ def make_ruleset(preset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
     parse_neutral_domes(rules.neutral_domes)
     if rules.well not in ("random", "none") and not _is_square_name(rules.well):
         raise ConfigError(f"bad value {rules.well!r} for variant flag 'well' (allowed: 'random', 'none' or a square)")
+    if rules.start_square and not _is_square_name(rules.start_square):
+        raise ConfigError(f"bad value {rules.start_square!r} for variant flag 'start_square' (allowed: '' or a square)")
     return rules
 
 
