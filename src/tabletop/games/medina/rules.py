@@ -176,7 +176,9 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
         # The config records what was drawn, so that a game record replays it whatever
         # the random generator (and a Boardspace record can name its squares).
         s.config = replace(config, variants={**config.variants, **drawn})
-        s.rules = replace(rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square))
+        s.rules = replace(
+            rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
+        )
     return build(s)
 
 
