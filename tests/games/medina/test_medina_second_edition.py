@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tabletop.ai.agent import random_move
+from tabletop.core.encoding import encoding_of
 from tabletop.core.errors import ConfigError, InvalidMoveError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
@@ -130,3 +131,31 @@ def test_the_auto_engine_plays_the_second_edition_on_the_python_engine() -> None
     state = auto.new_initial_state(GameConfig(num_players=2, ruleset="second_edition", seed=2))
     assert isinstance(state, State) and state.rules.edition == 2
     assert isinstance(MedinaGame().native_refusal(GameConfig(num_players=3)), type(None))
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_the_research_encoding_covers_the_second_edition(num_players: int) -> None:
+    config = GameConfig(num_players=num_players, ruleset="second_edition", seed=4)
+    encoding = encoding_of(GAME, config)
+    assert encoding.num_distinct_actions == 2342
+    first_edition = encoding_of(GAME, GameConfig(num_players=3))
+    assert first_edition.num_distinct_actions == 2107  # unchanged: the native engine's action ids
+    rng = random.Random(num_players)
+    state = GAME.new_initial_state(config)
+    kinds_seen: set[str] = set()
+    while not state.is_terminal():
+        legal = list(state.legal_moves())
+        actions = encoding.legal_actions(state)
+        assert sorted(encoding.encode(m) for m in legal) == actions
+        assert all(encoding.decode(encoding.encode(m)) == m for m in legal)
+        mask = encoding.action_mask(state)
+        assert [a for a, bit in enumerate(mask) if bit] == actions
+        kinds_seen |= {m.kind for m in legal}
+        if state.ply % 25 == 0:
+            planes, vector = encoding.observe(state, state.current_player)
+            spec = encoding.spec
+            assert len(planes) == len(spec.planes) * spec.plane_size and len(vector) == len(spec.vector)
+            assert planes[spec.plane("well") * spec.plane_size + state.well] == 1.0
+        state = state.apply(random_move(state, rng))
+    assert state.ply <= encoding.max_game_length
+    assert {"neutral", "tea"} <= kinds_seen or num_players == 3  # 3 players: one neutral dome each

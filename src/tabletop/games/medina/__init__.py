@@ -225,7 +225,8 @@ class MedinaGame:
         Raises:
             ConfigError: as :meth:`canonical_config`.
         """
-        return encoding_for(config.num_players, self.new_initial_state(config).supply)
+        state = self.new_initial_state(config)
+        return encoding_for(config.num_players, state.supply, state.rules.edition, state.neutral[0])
 
 
 @dataclass(frozen=True, slots=True)
