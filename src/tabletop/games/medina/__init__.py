@@ -180,6 +180,15 @@ class MedinaGame:
             )
         return None
 
+    def rating_pool(self, config: GameConfig) -> str:
+        """The rating pool of ``config`` (an optional hook read by ``server.ratings``): the
+        second edition is rated apart from the first (``"2e"``; ``""`` the first edition).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        return "2e" if self.ruleset(config).edition == 2 else ""
+
     def parse_move(self, text: str) -> Move:
         """Reads context-free move notation (``gray@E5``, ``dome@E5``, ``pass`` ...).
 
