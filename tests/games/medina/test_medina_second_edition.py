@@ -159,3 +159,11 @@ def test_the_research_encoding_covers_the_second_edition(num_players: int) -> No
         state = state.apply(random_move(state, rng))
     assert state.ply <= encoding.max_game_length
     assert {"neutral", "tea"} <= kinds_seen or num_players == 3  # 3 players: one neutral dome each
+
+
+def test_the_score_sheet_has_a_well_column_in_the_second_edition() -> None:
+    second = GAME.new_initial_state(GameConfig(num_players=2, ruleset="second_edition", seed=1))
+    first = GAME.new_initial_state(GameConfig(num_players=3, seed=1))
+    headers = next(table["headers"] for table in GAME.score_sheet(second)["tables"] if table["id"] == "palaces")  # type: ignore[attr-defined]
+    assert headers[-2:] == ["sheet.well", "sheet.total"]
+    assert "sheet.well" not in [h for t in GAME.score_sheet(first)["tables"] for h in t["headers"]]  # type: ignore[attr-defined]

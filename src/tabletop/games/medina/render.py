@@ -251,7 +251,11 @@ def _city_size(geo: Geometry) -> tuple[int, int]:
 
 
 def _legend_entries(edition: int = 1) -> list[tuple[str, str]]:
-    out = [(f"palace-{c}", f"{name} palace") for c, name in enumerate(color_names(edition))]
+    # The second edition's colour-2 palace is purple: its own legend key (not "black palace").
+    out = [
+        (f"palace-{c}" if (c, edition) != (1, 2) else "palace-purple", f"{name} palace")
+        for c, name in enumerate(color_names(edition))
+    ]
     out += [
         ("dome", "dome (owner's colour)"),
         ("stable", "stable"),
@@ -333,7 +337,7 @@ def _fragments(geo: Geometry = BOARD_34, edition: int = 1) -> dict[str, str]:
 def _legend_icon(parent: ET.Element, kind: str, x: float, y: float) -> None:
     size = 24
     if kind.startswith("palace-"):
-        _building(parent, int(kind[7:]), x, y, size, -1)
+        _building(parent, int(kind[7:]) if kind[7:].isdigit() else 1, x, y, size, -1)
     elif kind == "dome":
         _el(parent, "rect", x=x, y=y, width=size, height=size, fill="url(#palace-0)")
         _dome(parent, 1, "red", x, y, size)

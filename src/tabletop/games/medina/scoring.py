@@ -179,6 +179,7 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
     values = s.rules.tower_value_tuple()
     colors = color_names(s.rules.edition)
     towers = s.geo.towers
+    second = s.rules.edition == 2  # the well column
     totals = sheet.totals()
     palaces = [
         [
@@ -189,6 +190,7 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
             ps.stables,
             ps.merchants,
             ps.walls,
+            *((ps.well,) if second else ()),
             ps.total,
         ]
         for ps in sheet.palaces
@@ -242,6 +244,7 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
                     "sheet.stables",
                     "sheet.merchants",
                     "sheet.walls",
+                    *(("sheet.well",) if second else ()),
                     "sheet.total",
                 ],
                 "rows": palaces,
