@@ -186,7 +186,7 @@ def play(
     """Play a game in the terminal: any mix of humans and bots, 'help' at the prompt lists commands."""
     game = load_game(game_id)
     seat_specs = [s.strip() for s in seats.split(",") if s.strip()]
-    num_players = len(seat_specs) if players is None else check_players(game, players)
+    num_players = len(seat_specs) if players is None else check_players(game, players, ruleset)
     if len(seat_specs) != num_players:
         fail(f"--seats lists {len(seat_specs)} seats but --players is {num_players}")
     state = new_state(game, num_players, ruleset, variant, map_, seed)
@@ -232,7 +232,7 @@ def selfplay(
     game = load_game(game_id)
     specs = [s.strip() for s in bots.split(",") if s.strip()]
     if players is not None:
-        num_players = check_players(game, players)
+        num_players = check_players(game, players, ruleset)
     else:
         num_players = len(specs) if len(specs) > 1 else (player_counts(game, ruleset) or [game.min_players])[0]
     if len(specs) == 1:
