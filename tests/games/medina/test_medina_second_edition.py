@@ -167,3 +167,18 @@ def test_the_score_sheet_has_a_well_column_in_the_second_edition() -> None:
     headers = next(table["headers"] for table in GAME.score_sheet(second)["tables"] if table["id"] == "palaces")  # type: ignore[attr-defined]
     assert headers[-2:] == ["sheet.well", "sheet.total"]
     assert "sheet.well" not in [h for t in GAME.score_sheet(first)["tables"] for h in t["headers"]]  # type: ignore[attr-defined]
+
+
+def test_the_command_line_benches_and_checks_the_second_edition() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["bench", "engine", "medina", "--ruleset", "second_edition", "-n", "2", "--seconds", "0.05"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "second_edition" in result.output and "no_legal_placements" in result.output
+    result = runner.invoke(app, ["bench", "engine", "medina", "-n", "2", "--seconds", "0.05"])
+    assert result.exit_code == 2 and "ruleset 'default' is for 3 to 4 players" in result.stderr
