@@ -18,12 +18,9 @@ from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import make
 from tabletop.core.state_base import draft, freeze
 from tabletop.games.medina.board import (
-    BUILDING,
-    SIDE_NEIGHBORS,
+    NEUTRAL,
     TOUCH_CLOSED,
-    TOWER_RUN,
-    TOWERS,
-    WALL_SPACES,
+    Geometry,
     Mask,
     mask_of,
     ortho_dilate,
@@ -31,7 +28,7 @@ from tabletop.games.medina.board import (
     squares_of,
     two_or_more_neighbors,
 )
-from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, SLOT_NAMES
+from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, PALACE_COLORS_2E, SLOT_NAMES
 from tabletop.games.medina.state import PLAY as MEDINA_PLAY
 from tabletop.games.medina.state import Palace
 from tabletop.games.medina.state import State as MedinaState
@@ -82,6 +79,9 @@ def position(game_id: str, scenario: Mapping[str, Any], board_map: Mapping[str, 
             placements_left=scenario.get("placements_left", 2),
             obligation=scenario.get("obligation", False),
             variants=scenario.get("variants"),
+            ruleset=scenario.get("ruleset", "default"),
+            tea_pool=scenario.get("tea_pool"),
+            tower_merchants=scenario.get("tower_merchants"),
         )
         return state
     raise ValueError(f"no position builder for {game_id!r}")
@@ -182,6 +182,9 @@ def medina_position(
     placements_left: int = 2,
     obligation: bool = False,
     variants: Mapping[str, bool | int | str] | None = None,
+    ruleset: str = "default",
+    tea_pool: int | None = None,
+    tower_merchants: Mapping[str, int] | None = None,
 ) -> MedinaState:
     """A mid-game position built from a layout.
 
@@ -189,18 +192,24 @@ def medina_position(
         layout: items ``"<colour>:<squares>"`` (palace pieces), ``"S:<squares>"``
             (stables), ``"M:<squares>"`` (merchants) and ``"W:<squares>"`` (wall pieces),
             squares separated by spaces, e.g. ``"gray:E5 E6"``.
-        num_players: 3 or 4.
-        domes: dome square to owning seat; the dome claims that square's palace.
-        palace_tiles: palace colour to holding seat (missing: in the supply).
-        tower_tiles: tower square (``A1``, ``R1``, ``A13``, ``R13``) to holding seat.
-        supplies: per seat, slot name (``moves.SLOT_NAMES``) to count; missing slots keep
-            the full starting supply.
+        num_players: 2 (second edition), 3 or 4.
+        domes: dome square to owning seat (``"N"``: a neutral dome, second edition); the
+            dome claims that square's palace (claims in the order listed).
+        palace_tiles: palace colour to holding seat (``"N"``: neutral; missing: in the supply).
+        tower_tiles: tower square (``A1``, ``R1``/``P1``, ``A13``/``A12``, ``R13``/``P12``)
+            to holding seat (``"N"``: neutral).
+        supplies: per seat, slot name (``moves.SLOT_NAMES``, ``purple``, and in the second
+            edition ``neutral`` and ``tea``) to count; missing slots keep the full starting
+            supply.
         active_chain: a square of the active merchant chain (default: the chain of the
             last merchant listed).
         current_player: the seat to act.
         placements_left: 2 (start of the turn) or 1.
         obligation: whether the last-player dome obligation is pending.
-        variants: rule flags.
+        variants: rule flags (the well of the second edition: ``{"well": "H7"}``).
+        ruleset: the preset (``second_edition``: a normal turn, turn 5).
+        tea_pool: tea tiles left to award (default: as set up).
+        tower_merchants: tower square to the merchants still on its tile (default: as set up).
 
     Raises:
         ValueError: for a bad item or square, palaces that touch, a stable without a
@@ -208,8 +217,10 @@ def medina_position(
             one colour.
     """
     game = make("medina", engine="python")  # its fields are drafted below
-    config = GameConfig(num_players=num_players, variants=dict(variants or {}))
+    config = GameConfig(num_players=num_players, ruleset=ruleset, variants=dict(variants or {}))
     s: MedinaState = draft(game.new_initial_state(config))  # type: ignore[arg-type]
+    geo = s.geo
+    second = s.rules.edition == 2
     colours: list[Mask] = [0, 0, 0, 0]
     stables = merchants = walls = 0
     last_merchant = -1
@@ -220,8 +231,9 @@ def medina_position(
             raise ValueError(f"bad layout item {item!r}")
         squares = _squares(rest)
         m = mask_of(squares)
-        if label.lower() in PALACE_COLORS:
-            colours[PALACE_COLORS.index(label.lower())] |= m
+        if label.lower() in PALACE_COLORS or label.lower() in PALACE_COLORS_2E:
+            names = PALACE_COLORS if label.lower() in PALACE_COLORS else PALACE_COLORS_2E
+            colours[names.index(label.lower())] |= m
         elif label == "S":
             stables |= m
         elif label == "M":
@@ -233,8 +245,11 @@ def medina_position(
         else:
             raise ValueError(f"bad layout label {label!r} in {item!r}")
     pieces = colours[0] | colours[1] | colours[2] | colours[3]
-    if (pieces | stables | merchants) & ~BUILDING or walls & ~WALL_SPACES:
+    if (pieces | stables | merchants) & ~geo.building or walls & ~geo.wall_spaces:
         raise ValueError("pieces must stand on building squares and walls on wall spaces")
+    well = 1 << s.well if s.well >= 0 else 0
+    if (pieces | stables) & s.red or (pieces | stables | merchants) & well:
+        raise ValueError("no palace piece or stable on a red square, and nothing on the well")
     palaces: list[Palace] = []
     for col in range(4):
         for group in _groups(colours[col]):
@@ -246,7 +261,7 @@ def medina_position(
             raise ValueError(f"stable on square {sq} must be next to exactly one palace")
         p = palaces[near[0]]
         palaces[near[0]] = p._replace(stables=p.stables | 1 << sq)
-    forbid = contested = 0
+    forbid = contested = s.red  # red squares: never a palace piece or stable (2e)
     for i, p in enumerate(palaces):
         touch = 0
         for sq in squares_of(p.pieces | p.stables):
@@ -258,28 +273,32 @@ def medina_position(
         if (p.pieces | p.stables) & contested:
             raise ValueError("palaces (with their stables) must not touch each other")
     owned = [-1] * (4 * num_players)
-    for name, seat in (domes or {}).items():
+    claims = []
+    for name, who in (domes or {}).items():
+        seat = NEUTRAL if who == "N" else int(who)
         dome_sq = parse_square(name)
         pid = next((i for i, p in enumerate(palaces) if dome_sq is not None and p.pieces >> dome_sq & 1), None)
         if pid is None or dome_sq is None:
             raise ValueError(f"dome square {name!r} holds no palace piece")
-        owned[seat * 4 + palaces[pid].color] = pid
+        if seat >= 0:
+            owned[seat * 4 + palaces[pid].color] = pid
         palaces[pid] = palaces[pid]._replace(owner=seat, dome=dome_sq)
+        claims.append(pid)
     s.palaces = tuple(palaces)
     s.palace_mask = pieces
     s.stables = stables
     s.merchants = merchants
     s.walls = walls
-    s.occupied = pieces | stables | merchants
+    s.occupied = pieces | stables | merchants | well
     s.forbid = forbid
     s.contested = contested
     s.owned = tuple(owned)
     # Palace status.
-    free = BUILDING & ~s.occupied & ~contested
+    free = geo.building & ~s.occupied & ~contested
     unfinished = [-1, -1, -1, -1]
     ext = [0, 0, 0, 0]
     for i, p in enumerate(palaces):
-        if p.owner >= 0:
+        if p.owner != -1:
             continue
         e = ortho_dilate(p.pieces) & free
         if e:
@@ -304,36 +323,60 @@ def medina_position(
     # Wall runs.
     runs = [0] * len(s.runs)
     for sq in squares_of(walls):
-        runs[_run_of(walls, sq)] |= 1 << sq
+        runs[_run_of(geo, walls, sq)] |= 1 << sq
     s.runs = tuple(runs)
     # Supplies and tiles.
     sup = list(s.supply)
+    neutral = list(s.neutral)
+    tea = list(s.tea)
     for seat, overrides in enumerate(supplies or ()):
         for name, count in overrides.items():
-            sup[seat * NUM_SLOTS + SLOT_NAMES.index(name)] = count
+            if name == "neutral":
+                neutral[seat] = count
+            elif name == "tea":
+                tea[seat] = count
+            else:
+                slot = SLOT_NAMES.index("black" if name == "purple" else name)
+                sup[seat * NUM_SLOTS + slot] = count
     s.supply = tuple(sup)
-    s.palace_tiles = tuple((palace_tiles or {}).get(c, -1) for c in PALACE_COLORS)
-    names = ("A1", "R1", "A13", "R13")
-    s.tower_tiles = tuple((tower_tiles or {}).get(n, -1) for n in names)
+    s.neutral = tuple(neutral)
+    s.tea = tuple(tea)
+    if tea_pool is not None:
+        s.tea_pool = tea_pool
+
+    def holder(who: int | str) -> int:
+        return NEUTRAL if who == "N" else int(who)
+
+    tiles = {("black" if k == "purple" else k): v for k, v in (palace_tiles or {}).items()}
+    s.palace_tiles = tuple(holder(tiles.get(c, -1)) for c in PALACE_COLORS)
+    slots = list(zip(("A1", "R1", "A13", "R13"), ("A1", "P1", "A12", "P12"), strict=True))
+    towers = tower_tiles or {}
+    s.tower_tiles = tuple(holder(towers.get(a, towers.get(b, -1))) for a, b in slots)
+    if tower_merchants is not None:
+        s.tower_merchants = tuple(
+            tower_merchants.get(a, tower_merchants.get(b, s.tower_merchants[t])) for t, (a, b) in enumerate(slots)
+        )
+    s.claims = tuple(claims) if second else ()
     s.phase = MEDINA_PLAY
-    s.turn = 1
+    s.turn = 5 if second else 1  # the second edition's opening turns are over
     s.current_player = current_player
     s.placements_left = placements_left
+    s.second_step = second and placements_left == 1
     s.obligation = obligation
     s.start_square = -1
     return freeze(s)
 
 
-def _run_of(walls: Mask, sq: int) -> int:
+def _run_of(geo: Geometry, walls: Mask, sq: int) -> int:
     """The run a wall piece belongs to: walk along its side to the tower it is contiguous with."""
-    for first in SIDE_NEIGHBORS[sq]:
+    for first, run in geo.side_runs[sq]:
         prev, cur = sq, first
         while True:
-            if TOWERS >> cur & 1:
-                return TOWER_RUN[(prev, cur)]
+            if geo.tower_mask >> cur & 1:
+                return run
             if not walls >> cur & 1:
                 break
-            a, b = SIDE_NEIGHBORS[cur]
+            a, b = geo.side_neighbors[cur]
             prev, cur = cur, (b if a == prev else a)
     raise ValueError(f"wall piece on square {sq} is not connected to a tower")
 
@@ -343,4 +386,10 @@ def medina_with_turn(s: MedinaState, player: int, placements_left: int = 2) -> M
 
     Lets scenario tests make placements for any seat without playing the others' turns.
     """
-    return s.replace(current_player=player, placements_left=placements_left, obligation=False)
+    return s.replace(
+        current_player=player,
+        placements_left=placements_left,
+        obligation=False,
+        second_step=s.rules.edition == 2 and placements_left == 1,
+        tea_fresh=0,
+    )

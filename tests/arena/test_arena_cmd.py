@@ -46,7 +46,7 @@ def test_arena_rejects_too_few_entries_clearly() -> None:
         ("coins", ["--move-time", "inf"], "move time must be a positive, finite number"),
         ("coins", ["--bots", "mcts:3@infs,random"], "time per move must be a positive, finite number"),
         ("terranova", ["--ruleset", "nosuch"], "unknown Terra Nova ruleset 'nosuch'"),
-        ("medina", [], "medina needs 3 or 4 players, got 2"),
+        ("medina", [], "medina's first edition is for 3 or 4 players; 2 players need the second edition"),
     ],
 )
 def test_a_bad_arena_is_refused_before_anything_is_written(

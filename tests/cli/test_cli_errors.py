@@ -188,7 +188,9 @@ def test_player_counts_out_of_range_name_the_range() -> None:
     result = runner.invoke(app, ["bench", "engine", "terranova", "-n", "9"])
     assert result.stderr == "error: terranova is for 2 to 4 players, not 9\n"
     result = runner.invoke(app, ["selfplay", "medina", "-n", "2"])
-    assert result.stderr == "error: medina is for 3 to 4 players, not 2\n"
+    assert result.stderr == "error: medina's ruleset 'default' is for 3 to 4 players, not 2\n"
+    result = runner.invoke(app, ["selfplay", "medina", "-n", "5"])
+    assert result.stderr == "error: medina is for 2 to 4 players, not 5\n"
 
 
 def test_selfplay_writes_every_record_whole(tmp_path: Path) -> None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tabletop import make
+from tabletop.core.registry import player_counts
 
-CASES = [
-    (game_id, n)
-    for game_id in ("terranova", "medina")
-    for n in range(make(game_id).min_players, make(game_id).max_players + 1)
-]
+CASES = [(game_id, n) for game_id in ("terranova", "medina") for n in player_counts(make(game_id))]
+"""Each game at the player counts of its default ruleset (Medina's 2 players need its second edition)."""
 IDS = [f"{game_id}-{n}p" for game_id, n in CASES]
 NO_RL = "the rl extra is not installed (pip install 'tabletop[rl]'; make test installs it)"
 

@@ -21,7 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabletop.ai.agent import random_move
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, Move, OptionValue
+from tabletop.core.registry import make
 from tabletop.games.medina import MedinaGame, State
 from tabletop.games.medina.encoding import NUM_ACTIONS, PASS_ACTION
 from tabletop.games.medina.moves import placement_sources
@@ -48,10 +50,25 @@ FLAG_VALUES: list[tuple[str, OptionValue]] = [
 ]
 """Every flag set to its non-default value (``ruleset.OPTIONS``), one at a time."""
 
+NATIVE_PRESETS = [p for p in GAME.rulesets if GAME.ruleset(GameConfig(num_players=3, ruleset=p)).edition == 1]
+"""The first-edition presets: the native engine plays no other (``MedinaGame.native_refusal``)."""
+
+
+def native_preset(ruleset: str) -> dict[str, Any]:
+    """A config of ``ruleset`` that the native engine plays: Boardspace's presets with the
+    obligation decided at the start of the turn (it does not implement ``obligation_recheck``)."""
+    if GAME.ruleset(GameConfig(num_players=3, ruleset=ruleset)).obligation_recheck:
+        return {"ruleset": ruleset, "variants": {"obligation_recheck": False}}
+    return {"ruleset": ruleset}
+
+
 CONFIGS: list[dict[str, Any]] = [
-    *({"ruleset": preset} for preset in GAME.rulesets),
+    *(native_preset(preset) for preset in NATIVE_PRESETS),
     *({"variants": {name: value}} for name, value in FLAG_VALUES),
-    {"ruleset": "boardspace", "variants": {"start_merchant": "random", "last_player_by_supply": True}},
+    {
+        "ruleset": "boardspace",
+        "variants": {"start_merchant": "random", "last_player_by_supply": True, "obligation_recheck": False},
+    },
 ]
 
 Policy = Callable[[State, random.Random], Move]
@@ -163,13 +180,41 @@ def test_the_obligation_without_lookahead_matches(num_players: int, seed: int, p
 @given(
     num_players=st.sampled_from([3, 4]),
     flags=st.fixed_dictionaries({name: st.sampled_from([value, None]) for name, value in FLAG_VALUES}),
-    ruleset=st.sampled_from(sorted(GAME.rulesets)),
+    ruleset=st.sampled_from(sorted(NATIVE_PRESETS)),
     seed=st.integers(0, 2**32),
 )
 def test_any_mix_of_flags_matches(num_players: int, flags: dict[str, Any], ruleset: str, seed: int) -> None:
     variants = {name: value for name, value in flags.items() if value is not None}
+    variants.update(native_preset(ruleset).get("variants", {}))
     config = GameConfig(num_players=num_players, ruleset=ruleset, variants=variants, seed=seed)
     play_both(config, seed, random_move if seed % 2 else uniform_move)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("ruleset", ["second_edition", "boardspace_v2"])
+def test_the_native_engine_refuses_the_second_edition(num_players: int, ruleset: str) -> None:
+    # Never first-edition rules under a second-edition config: a clear error instead.
+    native_medina = make("medina", engine="native")
+    with pytest.raises(ConfigError, match="first edition only"):
+        native_medina.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset))
+    with pytest.raises(ConfigError, match="first edition only"):
+        native_medina.new_initial_state(GameConfig(num_players=3, variants={"edition": 2}))
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "variants", "flag"),
+    [
+        ("boardspace", {}, "obligation_recheck"),
+        ("default", {"obligation_recheck": True}, "obligation_recheck"),
+        ("default", {"last_player_dome_obligation": False}, "last_player_dome_obligation"),
+        ("default", {"tie_break": "largest_palace"}, "tie_break"),
+    ],
+)
+def test_the_native_engine_refuses_flags_it_does_not_implement(
+    ruleset: str, variants: dict[str, OptionValue], flag: str
+) -> None:
+    with pytest.raises(ConfigError, match=flag):
+        make("medina", engine="native").new_initial_state(GameConfig(num_players=3, ruleset=ruleset, variants=variants))
 
 
 def test_illegal_and_out_of_range_actions_are_value_errors() -> None:

@@ -362,3 +362,25 @@ def select_account_ids(conn: Any, names: tuple[str, ...]) -> list[int]:
     from tabletop.server.store import accounts
 
     return [row.id for row in conn.execute(select(accounts.c.id).where(accounts.c.name.in_(names)))]
+
+
+def test_medina_second_edition_is_its_own_rating_pool(client: TestClient) -> None:
+    """Medina's second edition is rated apart from the first (families ``2p-2e``,
+    ``multi-2e``); no bot was measured there, so a match with a bot is unrated at creation."""
+    from tabletop.core.protocol import GameConfig
+
+    second = GameConfig(num_players=3, ruleset="second_edition")
+    assert ratings.pool_of("medina", second) == "2e"
+    assert ratings.pool_of("medina", GameConfig(num_players=3).to_json()) == ""
+    assert ratings.pool_of("terranova", GameConfig(num_players=2)) == ""
+    assert ratings.family(2, "2e") == "2p-2e" and ratings.family(4, "2e") == "multi-2e"
+    assert ratings.bots_rateable("medina", ["human", "human", "greedy"])
+    assert not ratings.bots_rateable("medina", ["human", "human", "greedy"], second)
+    assert client.get("/api/ratings/medina?family=2p-2e").json()["bots"] == []
+    alice = register(client)
+    seats = [{"name": "P0", "agent": "human", "me": True}, {"name": "P1", "agent": "greedy"}]
+    body = {"game": "medina", "seats": seats, "ruleset": "second_edition", "seed": 1, "rated": True}
+    r = alice.post("/api/matches", body)
+    assert r.status_code == 201, r.text
+    mine = {m["id"]: m for m in alice.get("/api/me/matches").json()["matches"]}
+    assert mine[r.json()["id"]]["rated"] is False

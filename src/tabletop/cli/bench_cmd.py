@@ -30,11 +30,13 @@ SecondsOpt = Annotated[float, typer.Option("--seconds", help="Time per measureme
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for configs and moves.")]
 
 
-def _game_and_counts(game_id: str, players: list[int] | None, seconds: float) -> tuple[Game, list[int]]:
+def _game_and_counts(
+    game_id: str, players: list[int] | None, seconds: float, ruleset: str = "default"
+) -> tuple[Game, list[int]]:
     """The game and the player counts to measure, after checking the options (one-line errors)."""
     check_seconds(seconds, "--seconds")
     game = load_game(game_id)
-    return game, [check_players(game, n) for n in players or game.bench_player_counts]
+    return game, [check_players(game, n, ruleset) for n in players or game.bench_player_counts]
 
 
 @bench_app.callback()
@@ -60,6 +62,9 @@ def engine(
     yardstick: Annotated[
         bool, typer.Option("--yardstick/--no-yardstick", help="Also time OpenSpiel's C++ Amazons (rl extra).")
     ] = True,
+    ruleset: Annotated[
+        str, typer.Option("--ruleset", help="The ruleset (Python engine), e.g. Medina's second_edition.")
+    ] = "default",
 ) -> None:
     """Complete kind-first random games on one core: games/s, actions/s, how games ended.
 
@@ -70,14 +75,17 @@ def engine(
     """
     from tabletop.bench.engine import bench_playouts
 
-    game, counts = _game_and_counts(game_id, players, seconds)
+    game, counts = _game_and_counts(game_id, players, seconds, ruleset)
     game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
+        if ruleset != "default":
+            fail("--ruleset is measured on the Python engine only (--engine python)")
         _native_engine_table(game, counts, seconds, seed, yardstick)
         return
-    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=f"{game.name} playouts")
+    title = f"{game.name} playouts" + (f" ({ruleset})" if ruleset != "default" else "")
+    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=title)
     for count in counts:
-        result = bench_playouts(game, count, seconds=seconds, seed=seed)
+        result = bench_playouts(game, count, seconds=seconds, seed=seed, ruleset=ruleset)
         ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
         table.add_row(
             str(count),

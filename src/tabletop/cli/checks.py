@@ -7,7 +7,7 @@ import math
 from tabletop.cli.output import fail
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game
-from tabletop.core.registry import make
+from tabletop.core.registry import make, player_counts
 
 
 def load_game(game_id: str) -> Game:
@@ -18,10 +18,14 @@ def load_game(game_id: str) -> Game:
         fail(str(exc))
 
 
-def check_players(game: Game, count: int) -> int:
-    """``count`` if ``game`` can be played by that many, else a one-line error."""
+def check_players(game: Game, count: int, ruleset: str = "default") -> int:
+    """``count`` if ``game`` can be played by that many (under ``ruleset``: Medina seats 2
+    only in its second edition), else a one-line error."""
     if not game.min_players <= count <= game.max_players:
         fail(f"{game.id} is for {game.min_players} to {game.max_players} players, not {count}")
+    counts = player_counts(game, ruleset)
+    if counts and count not in counts:
+        fail(f"{game.id}'s ruleset {ruleset!r} is for {counts[0]} to {counts[-1]} players, not {count}")
     return count
 
 

@@ -31,7 +31,7 @@ from tabletop.cli.terminal import TerminalGame
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
-from tabletop.core.registry import available_games, make
+from tabletop.core.registry import available_games, make, player_counts
 from tabletop.server.replay import replay_board
 
 app = typer.Typer(
@@ -119,7 +119,7 @@ def new_state(
 ) -> State:
     """Creates the initial state from command-line options, failing cleanly on bad config."""
     config = GameConfig(
-        num_players=players or game.min_players,
+        num_players=players or (player_counts(game, ruleset) or [game.min_players])[0],
         ruleset=ruleset,
         variants=parse_variants(variants),
         map=map_option(game, map_),
@@ -190,7 +190,7 @@ def play(
     """Play a game in the terminal: any mix of humans and bots, 'help' at the prompt lists commands."""
     game = load_game(game_id)
     seat_specs = [s.strip() for s in seats.split(",") if s.strip()]
-    num_players = len(seat_specs) if players is None else check_players(game, players)
+    num_players = len(seat_specs) if players is None else check_players(game, players, ruleset)
     if len(seat_specs) != num_players:
         fail(f"--seats lists {len(seat_specs)} seats but --players is {num_players}")
     state = new_state(game, num_players, ruleset, variant, map_, seed)
@@ -247,9 +247,9 @@ def selfplay(
     game = load_game(game_id)
     specs = [s.strip() for s in bots.split(",") if s.strip()]
     if players is not None:
-        num_players = check_players(game, players)
+        num_players = check_players(game, players, ruleset)
     else:
-        num_players = len(specs) if len(specs) > 1 else game.min_players
+        num_players = len(specs) if len(specs) > 1 else (player_counts(game, ruleset) or [game.min_players])[0]
     if len(specs) == 1:
         specs *= num_players
     if len(specs) != num_players or "human" in specs:

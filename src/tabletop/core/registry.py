@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 from tabletop.core.errors import ConfigError, UnknownGameError, short_repr
-from tabletop.core.protocol import Game
+from tabletop.core.protocol import Game, GameConfig
 
 log = logging.getLogger("tabletop")
 _GAMES: dict[str, Game] = {}
@@ -49,8 +49,9 @@ class EngineProvider(Protocol):
         """Whether this installation has the engine for ``game_id``."""
         ...
 
-    def engine_game(self, game: Game) -> Game:
-        """``game`` (the Python engine's) on this engine.
+    def engine_game(self, game: Game, *, fallback: bool = False) -> Game:
+        """``game`` (the Python engine's) on this engine; with ``fallback`` (the ``"auto"``
+        engine), a configuration this engine does not play starts on the Python engine.
 
         Raises:
             ConfigError: if it is not there for the game (the message says why).
@@ -91,7 +92,9 @@ def make(game_id: str, engine: str | None = None) -> Game:
     Args:
         game_id: the game's registry id.
         engine: ``"python"``, ``"native"`` or ``"auto"`` (native where built, else
-            Python); ``None`` reads ``TABLETOP_ENGINE`` (default :data:`DEFAULT_ENGINE`).
+            Python; a configuration the native engine refuses, such as Medina's second
+            edition, then starts on the Python engine); ``None`` reads ``TABLETOP_ENGINE``
+            (default :data:`DEFAULT_ENGINE`).
 
     Raises:
         UnknownGameError: if no such game exists.
@@ -106,7 +109,7 @@ def make(game_id: str, engine: str | None = None) -> Game:
     if choice == "auto":
         for provider in _ENGINES.values():
             if provider.has_engine(game.id):
-                return provider.engine_game(game)
+                return provider.engine_game(game, fallback=True)
         return game
     chosen = _ENGINES.get(choice)
     if chosen is None:
@@ -149,3 +152,16 @@ def available_games() -> tuple[str, ...]:
             except Exception:
                 log.exception("the game package %r failed to import", info.name)
     return tuple(sorted(_GAMES))
+
+
+def player_counts(game: Game, ruleset: str = "default") -> list[int]:
+    """The player counts from ``min_players`` to ``max_players`` that ``ruleset`` accepts
+    (Medina seats 2 only in its second edition, so its ``default`` ruleset starts at 3)."""
+    counts = []
+    for n in range(game.min_players, game.max_players + 1):
+        try:
+            game.canonical_config(GameConfig(num_players=n, ruleset=ruleset))
+        except ConfigError:
+            continue
+        counts.append(n)
+    return counts

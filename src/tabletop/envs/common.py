@@ -17,7 +17,7 @@ import numpy.typing as npt
 from tabletop.core.encoding import Encoding, encoding_of
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
-from tabletop.core.registry import make
+from tabletop.core.registry import make, player_counts
 
 REWARDS: Final = ("win", "score")
 """Reward modes: ``win``: each seat's win share (1/k to each of k winners, 0 to the others)
@@ -71,7 +71,7 @@ def setup(
         ConfigError: for an unknown game or a bad configuration.
     """
     game = make(game_id)
-    players = game.min_players if num_players is None else num_players
+    players = (player_counts(game, ruleset) or [game.min_players])[0] if num_players is None else num_players
     config = GameConfig(players, ruleset, dict(variants or {}), map, 0)
     encoding = encoding_of(game, config)
     return Setup(game, players, ruleset, dict(variants or {}), map, encoding)

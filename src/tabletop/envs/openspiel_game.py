@@ -24,7 +24,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from tabletop.core.encoding import Encoding
 from tabletop.core.protocol import GameConfig, State
-from tabletop.core.registry import make
+from tabletop.core.registry import make, player_counts
 from tabletop.envs.common import setup
 
 GAMES: Final = ("terranova", "medina")
@@ -40,7 +40,7 @@ def short_name(game_id: str) -> str:
 
 def _defaults(game_id: str) -> dict[str, Any]:
     game = make(game_id)
-    params: dict[str, Any] = {"players": game.min_players, "seed": 0, "ruleset": "default", "utility": "win"}
+    params: dict[str, Any] = {"players": player_counts(game)[0], "seed": 0, "ruleset": "default", "utility": "win"}
     if getattr(game, "maps", None):
         params["map"] = "isola"
     return params

@@ -59,9 +59,10 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         if not opponents:
             raise ConfigError("gym_env needs at least one opponent spec")
         if num_players is None:
-            from tabletop.core.registry import make
+            from tabletop.core.registry import make, player_counts
 
-            num_players = max(make(game_id).min_players, min(len(opponents) + 1, make(game_id).max_players))
+            counts = player_counts(make(game_id), ruleset) or [make(game_id).min_players]
+            num_players = max(counts[0], min(len(opponents) + 1, counts[-1]))
         self._setup = common.setup(game_id, num_players, ruleset=ruleset, variants=variants, map=map)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
             raise ConfigError(f"seat must be from 0 to {num_players - 1}, not {seat!r}")

@@ -78,8 +78,12 @@ def has_native(game_id: str) -> bool:
     return native_class(game_id) is not None
 
 
-def native_game(game: Game) -> NativeGame:
+def native_game(game: Game, *, fallback: bool = False) -> NativeGame:
     """The native engine of ``game`` (the Python engine's ``Game``).
+
+    With ``fallback`` (``make``'s ``"auto"`` engine), a configuration that the native
+    engine does not play (the game's optional ``native_refusal`` hook says why) starts on
+    the Python engine instead of raising.
 
     Raises:
         NativeEngineError: if the extension is not built or has no engine for the game.
@@ -94,7 +98,7 @@ def native_game(game: Game) -> NativeGame:
             else (f"tabletop._native has no engine for {game.id!r}")
         )
         raise NativeEngineError(f"no native engine for {game.id!r}: {why}")
-    return NativeGame(game, cls)
+    return NativeGame(game, cls, fallback=fallback)
 
 
 class NativeGame:
@@ -106,9 +110,10 @@ class NativeGame:
 
     engine: Final = "native"
 
-    def __init__(self, python: Game, state_class: Any) -> None:
+    def __init__(self, python: Game, state_class: Any, *, fallback: bool = False) -> None:
         self.python = python
         self._state_class = state_class
+        self._fallback = fallback
         self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
         self._drawn: dict[object, _Shared] = {}  # by (seedless_key, draw) (`initial_draw`)
         self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
@@ -173,6 +178,11 @@ class NativeGame:
             if state is not None:
                 return state
         python_initial = self.python.new_initial_state(config)
+        refusal = getattr(self.python, "native_refusal", None)  # a game's optional hook
+        if self._fallback and refusal is not None and refusal(python_initial.config) is not None:
+            # The "auto" engine: what the native engine does not play runs on the Python one
+            # (refused configs never reach the kept starts above).
+            return python_initial  # type: ignore[return-value]
         key = _seedless(python_initial)
         shared = self._shared.get(key)
         if shared is None:
@@ -195,6 +205,10 @@ class NativeGame:
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
         under ``key``, :func:`_seedless`)."""
+        refusal = getattr(self.python, "native_refusal", None)  # a game's optional hook
+        reason = refusal(python_initial.config) if refusal is not None else None
+        if reason is not None:
+            raise ConfigError(f"the native engine cannot play this configuration: {reason}")
         header = self.python.canonical_config(python_initial.config).to_json()
         header["seed"] = None  # the engines read what the seed drew from "initial"
         setup = json.dumps({"config": header, "initial": python_initial.to_json()})
@@ -542,9 +556,9 @@ class _NativeEngines:
     def has_engine(self, game_id: str) -> bool:
         return has_native(game_id)
 
-    def engine_game(self, game: Game) -> Game:
+    def engine_game(self, game: Game, *, fallback: bool = False) -> Game:
         try:
-            return native_game(game)
+            return native_game(game, fallback=fallback)
         except NativeEngineError as exc:
             raise ConfigError(str(exc)) from None
 

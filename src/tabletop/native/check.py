@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game, GameConfig, OptionValue, State
 from tabletop.core.registry import make
 from tabletop.native import NativeState, native_game
@@ -61,17 +62,34 @@ def random_variants(game: Game, rng: random.Random) -> dict[str, OptionValue]:
 
 
 def configs(game: Game, count: int, seed: int = 0) -> Iterator[GameConfig]:
-    """``count`` configs cycling through player counts, the variant list and random mixes."""
+    """``count`` configs cycling through player counts, the variant list and random mixes
+    (those the native engine plays: see :func:`native_plays`)."""
     rng = random.Random(seed)
-    listed = list(variant_configs(game))
+    listed = [(r, v) for r, v in variant_configs(game) if native_plays(game, GameConfig(game.max_players, r, dict(v)))]
     players = list(range(game.min_players, game.max_players + 1))
-    for i in range(count):
+    made = i = 0
+    while made < count:
         n = players[i % len(players)]
         if i % 2 == 0:
             ruleset, variants = listed[(i // 2) % len(listed)]
         else:
             ruleset, variants = rng.choice(list(game.rulesets)), random_variants(game, rng)
-        yield GameConfig(num_players=n, ruleset=ruleset, variants=dict(variants), seed=seed + i)
+        config = GameConfig(num_players=n, ruleset=ruleset, variants=dict(variants), seed=seed + i)
+        i += 1
+        if native_plays(game, config):
+            made += 1
+            yield config
+
+
+def native_plays(game: Game, config: GameConfig) -> bool:
+    """Whether ``config`` is valid and the native engine plays it (the game's optional
+    ``native_refusal`` hook: Medina's second edition runs on the Python engine only)."""
+    try:
+        game.canonical_config(config)
+        refusal = getattr(game, "native_refusal", None)
+        return refusal is None or refusal(config) is None
+    except ConfigError:
+        return False
 
 
 def _plain(value: Any) -> Any:

@@ -13,7 +13,11 @@ recommend for free-for-all games.  A person's displayed rating is the library's
 
 **Families.** Ratings are kept per game and per player-count family: ``2p`` (two seats)
 and ``multi`` (three or more).  A duel and a four-player game of the same game reward
-different skills, and 3 and 4 players are close enough to share a pool.
+different skills, and 3 and 4 players are close enough to share a pool.  A game whose
+rulesets are different games for rating purposes names a pool per configuration (its
+optional hook ``rating_pool(config)``: Medina's second edition is ``2e``), and the family
+carries it: ``2p-2e``, ``multi-2e``.  No bot ladder was measured in those families, so a
+second-edition match with a bot is unrated (people alone are rated).
 
 **Bots.** Bots have fixed ratings, converted from the arena's Elo ladder
 (``docs/bots.md``): they are passed to the library's ``rate()`` with the others and their
@@ -43,7 +47,7 @@ import inspect
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -52,6 +56,8 @@ from openskill.models import PlackettLuce
 from sqlalchemy import Engine, and_, func, insert, select, update
 
 from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder, ladder_level
+from tabletop.core.protocol import GameConfig
+from tabletop.core.registry import make
 from tabletop.server.rooms import Room, RoomManager
 from tabletop.server.store import accounts, matches, now, rating_events, ratings, seats
 
@@ -69,7 +75,7 @@ MU_PER_ELO = math.log(10) / 400 * math.sqrt(2) * MODEL.beta
 BOT_SIGMA = 1.0
 """A bot's fixed sigma: its ladder Elo is known to about ±30 (the ladder's intervals)."""
 
-FAMILIES = ("2p", "multi")
+FAMILIES = ("2p", "multi", "2p-2e", "multi-2e")
 
 HUMAN = "human"
 
@@ -109,9 +115,22 @@ SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy"}
 """Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4."""
 
 
-def family(num_players: int) -> str:
-    """The player-count family a match of ``num_players`` seats is rated in."""
-    return "2p" if num_players <= 2 else "multi"
+def family(num_players: int, pool: str = "") -> str:
+    """The player-count family a match of ``num_players`` seats is rated in (``pool``: the
+    game's rating pool of the match's config, :func:`pool_of`)."""
+    base = "2p" if num_players <= 2 else "multi"
+    return f"{base}-{pool}" if pool else base
+
+
+def pool_of(game: str, config: GameConfig | Mapping[str, Any] | None) -> str:
+    """The rating pool of a match's config: the game's optional ``rating_pool`` hook
+    (``""``, the game's main pool, without the hook or a config)."""
+    if config is None:
+        return ""
+    hook = getattr(make(game, engine="python"), "rating_pool", None)
+    if hook is None:
+        return ""
+    return str(hook(config if isinstance(config, GameConfig) else GameConfig.from_json(config)))
 
 
 def elo_to_mu(elo: float) -> float:
@@ -135,16 +154,17 @@ def bot_spec_key(spec: str) -> str:
     return SPEC_ALIASES.get(base, base)
 
 
-def bot_rating(game: str, num_players: int, spec: str) -> tuple[float, float] | None:
+def bot_rating(game: str, num_players: int, spec: str, pool: str = "") -> tuple[float, float] | None:
     """A bot's fixed ``(mu, sigma)`` in this game and family, or ``None`` if it has none."""
-    elo = BOT_ELO.get((game, family(num_players)), {}).get(bot_spec_key(spec))
+    elo = BOT_ELO.get((game, family(num_players, pool)), {}).get(bot_spec_key(spec))
     return None if elo is None else (elo_to_mu(elo), BOT_SIGMA)
 
 
-def bots_rateable(game: str, agents: Sequence[str]) -> bool:
+def bots_rateable(game: str, agents: Sequence[str], config: GameConfig | None = None) -> bool:
     """Whether every bot among a match's seats (``agents``, ``"human"`` for people) has a
-    fixed rating in this game and the family of ``len(agents)`` seats."""
-    return all(agent == HUMAN or bot_rating(game, len(agents), agent) is not None for agent in agents)
+    fixed rating in this game and the family of ``len(agents)`` seats (and of ``config``'s pool)."""
+    pool = pool_of(game, config)
+    return all(agent == HUMAN or bot_rating(game, len(agents), agent, pool) is not None for agent in agents)
 
 
 def bot_ladder(game: str, fam: str) -> list[dict[str, Any]]:
@@ -216,7 +236,8 @@ def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -
         if done is not None:
             return None  # already rated: exactly once
         seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
-        fam = family(len(seat_rows))
+        pool = pool_of(match.game, match.config if isinstance(match.config, dict) else json.loads(match.config))
+        fam = family(len(seat_rows), pool)
         players: list[tuple[float, float] | None] = []
         account_ids: list[int | None] = []
         for row in seat_rows:
@@ -227,7 +248,7 @@ def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -
                 players.append(None)
             elif row.agent != HUMAN:
                 account_ids.append(None)
-                players.append(bot_rating(match.game, len(seat_rows), row.agent))
+                players.append(bot_rating(match.game, len(seat_rows), row.agent, pool))
             else:
                 account_ids.append(None)
                 players.append(None)

@@ -393,7 +393,7 @@ class RoomManager:
         self.hooks = RoomHooks()
         self.finish_hooks: list[Callable[[Room], Awaitable[None]]] = []
         """Awaited once when a match ends (the ratings are one); see :meth:`game_over`."""
-        self.rateable: Callable[[str, Sequence[str]], bool] = lambda game_id, agents: True
+        self.rateable: Callable[[str, Sequence[str], GameConfig], bool] = lambda game_id, agents, config: True
         """Whether a match of this game with these seats' agents can be rated (the ratings
         set it: a bot with no fixed rating in the family makes the match unrated at creation)."""
 
@@ -510,7 +510,7 @@ class RoomManager:
                 seats.append(Seat(i, name.strip()[:80], agent, digest))
         match_id = match_id or secrets.token_urlsafe(9)
         config_json = canonical.to_json()
-        rated = rated and self.rateable(game.id, [agent for _, agent in seat_specs])
+        rated = rated and self.rateable(game.id, [agent for _, agent in seat_specs], canonical)
         await self._run_db(
             self.store.create_match,
             match_id,

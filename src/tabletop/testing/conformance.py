@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 
 from tabletop.ai.agent import random_move
+from tabletop.core import registry
 from tabletop.core.errors import IllegalMoveError, InvalidMoveError
 from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo, replay
@@ -31,14 +32,15 @@ def check_game(
         game: the game under test.
         n_games: games per player count.
         seed: seed for configs and move choices.
-        player_counts: defaults to every count from ``min_players`` to ``max_players``.
+        player_counts: defaults to every count from ``min_players`` to ``max_players`` that
+            the default ruleset accepts (``core.registry.player_counts``).
         check_every: run the expensive per-state checks on every k-th state only.
 
     Raises:
         AssertionError: naming the first violated promise.
     """
     _check_metadata(game)
-    counts = player_counts or range(game.min_players, game.max_players + 1)
+    counts = player_counts or registry.player_counts(game)
     rng = random.Random(seed)
     for num_players in counts:
         for i in range(n_games):

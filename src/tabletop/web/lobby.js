@@ -24,11 +24,18 @@ export function showLobby(main) {
     form.seats.length = n;
   }
 
-  /** A game chosen: its own smallest player count (Terra Nova: you and one bot), fresh bot seats. */
+  // The player counts a ruleset seats (Medina: 2 only in its second edition).
+  function rulesetCounts(g, ruleset) {
+    const all = [];
+    for (let n = g.min_players; n <= g.max_players; n++) all.push(n);
+    return g.ruleset_players?.[ruleset] || all;
+  }
+
+  /** A game chosen: its default ruleset's smallest player count (Terra Nova: you and one bot), fresh bot seats. */
   function pickGame(id) {
     const g = games.find((x) => x.id === id) || games[0];
     form.game = g.id;
-    form.players = g.min_players;
+    form.players = rulesetCounts(g, "default")[0];
     form.ruleset = "default";
     form.map = "";
     form.variants = {};
@@ -62,14 +69,27 @@ export function showLobby(main) {
     }
   }
 
+  // A flag's description in the page's language, or the engine's English help for a flag
+  // without a translation.
+  function describeFlag(g, o) {
+    const key = `variant.${g.id}.${o.name}`;
+    const text = t(key);
+    return text === key ? o.help : text;
+  }
+
+  // What the chosen ruleset sets, in words (the edition and its flags).
+  function rulesetFlags(g) {
+    const flags = Object.entries(g.rulesets[form.ruleset] || {});
+    return h("ul.ruleset-flags", { id: "ruleset-flags" },
+      flags.map(([name, value]) => {
+        const o = g.options.find((x) => x.name === name);
+        return h("li", { title: name, text: `${o ? describeFlag(g, o) : name}: ${JSON.stringify(value)}` });
+      }));
+  }
+
   function variantInputs(g) {
-    // The flag name (as in records and docs) shows on hover; the label is its description
-    // in the page's language, or the engine's English help for a flag without a translation.
-    const describe = (o) => {
-      const key = `variant.${g.id}.${o.name}`;
-      const text = t(key);
-      return text === key ? o.help : text;
-    };
+    // The flag name (as in records and docs) shows on hover; the label is its description.
+    const describe = (o) => describeFlag(g, o);
     return g.options.map((o) => {
       const sel = h("select", {
         id: `variant-${o.name}`,
@@ -111,14 +131,19 @@ export function showLobby(main) {
       id: "players-select",
       onchange: (e) => {
         form.players = Number(e.target.value);
+        if (!rulesetCounts(g, form.ruleset).includes(form.players)) {
+          form.ruleset = Object.keys(g.rulesets).find((r) => rulesetCounts(g, r).includes(form.players)) || form.ruleset;
+        }
         seatDefaults(form.players);
         render();
       },
     });
     for (let n = g.min_players; n <= g.max_players; n++) countSel.append(new Option(String(n), String(n)));
     countSel.value = String(form.players);
-    const rulesetSel = h("select", { id: "ruleset-select", onchange: (e) => (form.ruleset = e.target.value) });
-    for (const r of Object.keys(g.rulesets)) rulesetSel.append(new Option(r, r));
+    const rulesetSel = h("select", { id: "ruleset-select", onchange: (e) => ((form.ruleset = e.target.value), render()) });
+    for (const r of Object.keys(g.rulesets)) {
+      if (rulesetCounts(g, r).includes(form.players)) rulesetSel.append(new Option(r, r));
+    }
     rulesetSel.value = form.ruleset;
     // Built-in maps, or a map file of one's own (sent inline; the engine validates it).
     const mapSel = g.maps.length
@@ -193,6 +218,7 @@ export function showLobby(main) {
           h("label", {}, h("span", { text: t("lobby.players") }), countSel),
           h("label", {}, h("span", { text: t("lobby.ruleset") }), rulesetSel),
           mapSel),
+        rulesetFlags(g),
         h("div.seats", {}, seats),
         advancedBots("seat-advanced", raw, levels, form.seats.map((seat, i) => ({
           id: `seat-${i}-engine`, label: t("lobby.seat", { n: i + 1 }), value: seat.agent,

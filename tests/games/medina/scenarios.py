@@ -80,6 +80,17 @@ _A7 = {
 }
 """A7: who is "the last player" of the dome obligation: by ability (default) or by supply."""
 
+_RECHECK = {
+    "players": 3,
+    "ruleset": "boardspace",
+    # Green's gray B2 has one free neighbour, C2 (its only stable square); black H8 is
+    # abandoned (merchants all round), so only a dome can still claim it (A1, on here).
+    "layout": ["gray:B2", "black:H8", "M:H7 H9 G8 I8", "M:B3", "M:D2"],
+    "domes": {"B2": GREEN},
+    "supplies": [{**EMPTY, "dome": 1, "merchant": 2}, {**EMPTY, "stable": 1}, {**EMPTY, "stable": 1}],
+}
+"""E12b: Red's merchant on C2 takes the others' only move (a stable on C2)."""
+
 SCENARIOS: list[dict[str, Any]] = [
     {
         "id": "8.1-start-merchant",
@@ -556,5 +567,28 @@ SCENARIOS: list[dict[str, Any]] = [
             ("scores", [17, 16, 14, 0]),
             ("describe", "orange"),
         ],
+    },
+    {
+        "id": "E12b-obligation-recheck",
+        "title": "boardspace (obligation_recheck): a first placement that leaves the others unable creates "
+        "the dome obligation for the second",
+        **_RECHECK,
+        "steps": [
+            ("obligation", False),
+            ("play", "merchant@C2"),
+            ("to_move", RED),
+            ("obligation", True),
+            ("kinds", ["dome"]),
+            ("illegal", "merchant@E2", "dome obligation"),
+            ("play", "dome@H8"),
+        ],
+    },
+    {
+        "id": "E12b-obligation-at-the-start-of-the-turn",
+        "title": "without obligation_recheck the obligation is decided at the start of the turn: the second "
+        "placement stays free",
+        **_RECHECK,
+        "variants": {"obligation_recheck": False},
+        "steps": [("play", "merchant@C2"), ("obligation", False), ("kinds", ["dome", "merchant"])],
     },
 ]

@@ -15,7 +15,7 @@ GAME = make("medina", engine="python")
 def test_registered() -> None:
     assert GAME.id == "medina" and GAME.name == "Medina"
     assert GAME.bench_player_counts == (3, 4)
-    assert (GAME.min_players, GAME.max_players) == (3, 4)
+    assert (GAME.min_players, GAME.max_players) == (2, 4)
 
 
 def test_protocol_conformance() -> None:
@@ -24,7 +24,8 @@ def test_protocol_conformance() -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_player_count_is_checked(n: int) -> None:
-    with pytest.raises(ConfigError, match="3 or 4 players"):
+    # 2 players: the first edition (the default ruleset) is for 3 or 4.
+    with pytest.raises(ConfigError, match=r"(3 or 4|2 to 4) players"):
         GAME.new_initial_state(GameConfig(num_players=n))
 
 
@@ -40,7 +41,10 @@ def test_map_must_be_none() -> None:
         ({"abandoned_palace_claimable": 1}, "abandoned_palace_claimable"),
         ({"start_merchant": "nobody"}, "start_merchant"),
         ({"tower_values": "A1:4"}, "tower_values"),
-        ({"edition": 2}, "edition"),
+        ({"edition": 3}, "edition"),
+        ({"well": "Z99"}, "well"),
+        ({"neutral_domes": "2:2"}, "neutral_domes"),
+        ({"tie_break": "coin"}, "tie_break"),
     ],
 )
 def test_bad_variants_name_the_flag(variants: dict[str, object], flag: str) -> None:

@@ -1,4 +1,6 @@
-"""Medina (Stefan Dorra, Hans im Glück 2001, first edition) for 3–4 players.
+"""Medina (Stefan Dorra, Hans im Glück): the first edition (2001) for 3–4 players, and the
+second edition (2014: the well, neutral domes, tea tiles, tower merchants; 2–4 players, a
+16×12 board for two) as the rulesets ``second_edition`` and ``boardspace_v2``.
 
 Modules: ``board.py`` (the grid, regions and neighbour tables as bitsets), ``state.py``
 (:class:`State`), ``placement.py`` (where each piece may go: the street, merchant and wall
@@ -36,10 +38,12 @@ from tabletop.games.medina.moves import (
     Dome,
     Merchant,
     Move,
+    NeutralDome,
     PalacePiece,
     Pass,
     Stable,
     StartMerchant,
+    Tea,
     Wall,
 )
 from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, make_ruleset
@@ -52,7 +56,8 @@ class MedinaGame:
 
     id: Final = "medina"
     name: Final = "Medina"
-    min_players: Final = 3
+    min_players: Final = 2
+    """Two players only in the second edition (``ruleset="second_edition"``)."""
     max_players: Final = 4
     options: Final[tuple[OptionSpec, ...]] = OPTIONS
     rulesets: Final[Mapping[str, Mapping[str, OptionValue]]] = PRESETS
@@ -80,8 +85,9 @@ class MedinaGame:
         itself when it names no flag and needs none).
 
         Raises:
-            ConfigError: for a player count other than 3 or 4, a bad ruleset, flag or
-                start player, or a map (Medina has one board).
+            ConfigError: for a player count other than 3 or 4 (2 to 4 in the second
+                edition), a bad ruleset, flag or start player, a ``well`` that is no
+                inner square of the board, or a map (Medina has one board per count).
         """
         return self._setups.get(config).canonical(config)
 
@@ -107,7 +113,11 @@ class MedinaGame:
             ConfigError: as :meth:`canonical_config`.
         """
         setup = self._setups.get(config)
-        if setup.rules.start_merchant == "random":
+        r = setup.rules
+        if r.edition == 2:
+            if r.well == "random" or (r.start_merchant == "random" and not r.start_square):
+                return None
+        elif r.start_merchant == "random":
             return None
         return setup.canonical(config), None
 
@@ -119,13 +129,22 @@ class MedinaGame:
         """
         n = config.num_players
         if isinstance(n, bool) or not isinstance(n, int) or not self.min_players <= n <= self.max_players:
-            raise ConfigError(f"medina needs 3 or 4 players, got {n!r}")
+            raise ConfigError(f"medina needs 3 or 4 players (2 to 4 in the second edition), got {n!r}")
         if config.map is not None:
             raise ConfigError(f"medina has a single board; map must be None, got {short_repr(config.map)}")
         sp = config.start_player
         if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")
         rules_ = make_ruleset(config.ruleset, config.variants)
+        if n == 2 and rules_.edition != 2:
+            raise ConfigError(
+                "medina's first edition is for 3 or 4 players; 2 players need the second edition "
+                "(ruleset 'second_edition' or 'boardspace_v2')"
+            )
+        if rules_.edition == 2 and rules_.well not in ("random", "none"):
+            rules.well_square(rules_.well, n)
+        if rules_.edition == 2 and rules_.start_square:
+            rules.start_square(rules_, n)
         preset = make_ruleset(config.ruleset, {})
         variants = {
             spec.name: getattr(rules_, spec.name)
@@ -133,6 +152,42 @@ class MedinaGame:
             if getattr(rules_, spec.name) != getattr(preset, spec.name)
         }
         return _Setup(rules_, variants)
+
+    def native_refusal(self, config: GameConfig) -> str | None:
+        """Why the native engine cannot play ``config`` (``None`` if it can): it plays the
+        first edition's rules without the flags added with the second edition, which
+        change play there too (an optional hook read by ``tabletop.native``).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        rules_ = self.ruleset(config)
+        if rules_.edition != 1:
+            return "the native engine plays Medina's first edition only (the second edition runs on engine='python')"
+        unsupported = [
+            name
+            for name, value in (
+                ("obligation_recheck", rules_.obligation_recheck),
+                ("last_player_dome_obligation", not rules_.last_player_dome_obligation),
+                ("tie_break", rules_.tie_break != "none"),
+            )
+            if value
+        ]
+        if unsupported:
+            return (
+                f"the native engine does not implement Medina's {', '.join(unsupported)} (set in ruleset "
+                f"{config.ruleset!r} or its variants); play it with engine='python'"
+            )
+        return None
+
+    def rating_pool(self, config: GameConfig) -> str:
+        """The rating pool of ``config`` (an optional hook read by ``server.ratings``): the
+        second edition is rated apart from the first (``"2e"``; ``""`` the first edition).
+
+        Raises:
+            ConfigError: as :meth:`canonical_config`.
+        """
+        return "2e" if self.ruleset(config).edition == 2 else ""
 
     def parse_move(self, text: str) -> Move:
         """Reads context-free move notation (``gray@E5``, ``dome@E5``, ``pass`` ...).
@@ -179,7 +234,8 @@ class MedinaGame:
         Raises:
             ConfigError: as :meth:`canonical_config`.
         """
-        return encoding_for(config.num_players, self.new_initial_state(config).supply)
+        state = self.new_initial_state(config)
+        return encoding_for(config.num_players, state.supply, state.rules.edition, state.neutral[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,11 +269,13 @@ __all__ = [
     "MedinaGame",
     "Merchant",
     "Move",
+    "NeutralDome",
     "PalacePiece",
     "Pass",
     "RuleSet",
     "Stable",
     "StartMerchant",
     "State",
+    "Tea",
     "Wall",
 ]

@@ -20,6 +20,7 @@ shift-based dilations below cannot wrap from one row into a building square of t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 WIDTH: Final = 18
@@ -32,6 +33,11 @@ Square = int
 
 Mask = int
 """A set of squares as a bitset."""
+
+NOBODY: Final = -1
+"""Owner of an unowned palace, holder of a tile still in the general supply."""
+NEUTRAL: Final = -2
+"""Owner of a palace claimed by a neutral dome, holder of the tiles it took (2e): scores nothing."""
 
 
 def square(col: int, row: int) -> Square:
@@ -244,3 +250,111 @@ def diagram() -> str:
             cells.append("T" if TOWERS & bit else "w" if WALL_SPACES & bit else "+" if INNER & bit else ".")
         lines.append(f"{row + 1:>3}  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+# --- geometries ----------------------------------------------------------------------------
+# The second edition's 2-player board (16×12, building squares B2–O11) is the south-west
+# corner of the same 18-wide index grid: a square keeps its name and index on both boards,
+# and the shifts of the dilations above cannot wrap into its building area either.
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Geometry:
+    """One board side: its regions and the tables that depend on where the walls are.
+
+    The module constants above are the 3–4-player board's (:data:`BOARD_34`); rules code
+    reads a state's ``geo`` so that the 2-player board (:data:`BOARD_2P`) works the same.
+
+    Attributes:
+        columns: grid columns (18 or 16), from ``A``.
+        rows: grid rows (13 or 12), from ``1``.
+        building: the building squares.
+        inner: the inner squares (not adjacent to a wall space).
+        wall_spaces: the wall spaces.
+        horizontal_walls: the south and north wall spaces.
+        vertical_walls: the west and east wall spaces.
+        towers: the tower squares by tower slot (SW, SE, NW, NE).
+        tower_mask: the tower squares as a bitset.
+        side_neighbors: per wall space, its two neighbours along the side.
+        side_runs: per wall space, its side neighbours each with the run beyond it.
+        wall_front: per wall space, the building square it faces.
+        grid: every square of the grid (walls, towers and building squares).
+    """
+
+    columns: int
+    rows: int
+    building: Mask
+    inner: Mask
+    wall_spaces: Mask
+    horizontal_walls: Mask
+    vertical_walls: Mask
+    towers: tuple[Square, Square, Square, Square]
+    tower_mask: Mask
+    side_neighbors: dict[Square, tuple[Square, Square]]
+    side_runs: dict[Square, tuple[tuple[Square, int], tuple[Square, int]]]
+    wall_front: dict[Square, Square]
+    grid: Mask
+
+    def has(self, sq: Square) -> bool:
+        """Whether ``sq`` is a square of this board's grid."""
+        return bool(self.grid >> sq & 1)
+
+
+def _geometry(columns: int, rows: int) -> Geometry:
+    """The tables of a ``columns`` × ``rows`` grid (wall ring included) in the 18-wide indexing."""
+    building = _mask(square(c, r) for c in range(1, columns - 1) for r in range(1, rows - 1))
+    inner = _mask(square(c, r) for c in range(2, columns - 2) for r in range(2, rows - 2))
+    towers = (square(0, 0), square(columns - 1, 0), square(0, rows - 1), square(columns - 1, rows - 1))
+    tower_mask = _mask(towers)
+    south = _mask(square(c, 0) for c in range(1, columns - 1))
+    north = _mask(square(c, rows - 1) for c in range(1, columns - 1))
+    west = _mask(square(0, r) for r in range(1, rows - 1))
+    east = _mask(square(columns - 1, r) for r in range(1, rows - 1))
+    horizontal, vertical = south | north, west | east
+    sides = (south, north, west, east)
+
+    def side_of(sq: Square) -> int:
+        return next(i for i, m in enumerate(sides) if m >> sq & 1)
+
+    def run_toward(sq: Square, neighbor: Square) -> int:
+        step = neighbor - sq
+        cur = neighbor
+        while not tower_mask >> cur & 1:
+            cur += step
+        return _run_id(towers.index(cur), side_of(sq))
+
+    side_neighbors: dict[Square, tuple[Square, Square]] = {}
+    for sq in squares_of(horizontal | vertical):
+        step = 1 if horizontal >> sq & 1 else WIDTH
+        side_neighbors[sq] = (sq - step, sq + step)
+    side_runs = {sq: ((a, run_toward(sq, a)), (b, run_toward(sq, b))) for sq, (a, b) in side_neighbors.items()}
+    wall_front = {w: (ORTHO_MASK[w] & building).bit_length() - 1 for w in side_neighbors}
+    grid = _mask(square(c, r) for c in range(columns) for r in range(rows))
+    return Geometry(
+        columns,
+        rows,
+        building,
+        inner,
+        horizontal | vertical,
+        horizontal,
+        vertical,
+        towers,
+        tower_mask,
+        side_neighbors,
+        side_runs,
+        wall_front,
+        grid,
+    )
+
+
+BOARD_34: Final = _geometry(WIDTH, HEIGHT)
+"""The 18×13 board of the first edition (and of the second with 3–4 players)."""
+
+BOARD_2P: Final = _geometry(16, 12)
+"""The second edition's 2-player side: 16×12, building squares ``B2``–``O11``, towers
+``A1``, ``P1``, ``A12``, ``P12`` (spec 2e §1.3)."""
+
+
+def geometry_for(num_players: int) -> Geometry:
+    """The board side for a player count (the 2-player side only exists in the second edition)."""
+    return BOARD_2P if num_players == 2 else BOARD_34

@@ -19,6 +19,12 @@ block  move                          indices
 2,107 actions.  Every index names a well-formed move (most are never legal: a wall
 on a building square, say); the mask tells which are legal now.
 
+The second edition (:class:`SecondEditionEncoding`) keeps these indices and appends block
+10, ``neutral@SQ`` (2106 .. 2339), then ``pass`` (2340) and ``tea`` (2341): 2,342 actions.
+Its observations are the first edition's planes and vector followed by
+:data:`PLANES_2E` and :data:`VECTOR_2E` (the 2-player board is the south-west corner of
+the same grid: the ``building`` plane shows which squares exist).
+
 Observations are planes over the 13 × 18 grid, plane row = board row (row 0 is rank 1,
 drawn at the bottom), so a square's index is its position in a plane.  Seats are
 relative to the observer: ``+0`` is the observer, ``+1`` the next seat in turn order.
@@ -32,10 +38,22 @@ from typing import Final
 from tabletop.core.encoding import ObservationSpec
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
-from tabletop.games.medina.board import BUILDING, HEIGHT, NUM_SQUARES, TOWERS, WALL_SPACES, WIDTH, squares_of
+from tabletop.games.medina.board import (
+    BUILDING,
+    HEIGHT,
+    NEUTRAL,
+    NUM_SQUARES,
+    TOWERS,
+    WALL_SPACES,
+    WIDTH,
+    Geometry,
+    geometry_for,
+    squares_of,
+)
 from tabletop.games.medina.moves import (
     DOME_MOVES,
     MERCHANT_MOVES,
+    NEUTRAL_MOVES,
     NUM_SLOTS,
     PALACE_COLORS,
     PALACE_MOVES,
@@ -43,14 +61,17 @@ from tabletop.games.medina.moves import (
     SLOT_NAMES,
     STABLE_MOVES,
     START_MOVES,
+    TEA,
     WALL_MOVES,
     Dome,
     Merchant,
     Move,
+    NeutralDome,
     PalacePiece,
     Pass,
     Stable,
     StartMerchant,
+    Tea,
     Wall,
 )
 from tabletop.games.medina.state import OVER, PLAY, START, State
@@ -120,9 +141,12 @@ _P: Final = {name: i * NUM_SQUARES for i, name in enumerate(PLANES)}
 _V: Final = {name: i for i, name in enumerate(VECTOR)}
 
 
-def _template() -> array[float]:
+def _template(geo: Geometry | None = None) -> array[float]:
     out = array("f", bytes(4 * len(PLANES) * NUM_SQUARES))
-    for plane, mask in (("building", BUILDING), ("wall_space", WALL_SPACES), ("tower", TOWERS)):
+    building, walls, towers = (
+        (BUILDING, WALL_SPACES, TOWERS) if geo is None else (geo.building, geo.wall_spaces, geo.tower_mask)
+    )
+    for plane, mask in (("building", building), ("wall_space", walls), ("tower", towers)):
         for sq in squares_of(mask):
             out[_P[plane] + sq] = 1.0
     return out
@@ -131,9 +155,9 @@ def _template() -> array[float]:
 class MedinaEncoding:
     """The action indices and observations of Medina (one board, any player count)."""
 
-    def __init__(self, num_players: int, max_game_length: int) -> None:
+    def __init__(self, num_players: int, max_game_length: int, geo: Geometry | None = None) -> None:
         self._spec = ObservationSpec(PLANES, HEIGHT, WIDTH, VECTOR)
-        self._template = _template()
+        self._template = _template(geo)
         self._num_players = num_players
         self._max_game_length = max_game_length
 
@@ -274,14 +298,130 @@ def _fill(out: array[float], start: int, value: float) -> None:
         out[start : start + NUM_SQUARES] = array("f", (value,)) * NUM_SQUARES
 
 
-_ENCODINGS: dict[tuple[int, int], MedinaEncoding] = {}
+NEUTRAL_BLOCK: Final = len(_TABLES)
+"""The second edition's block of ``neutral@SQ`` actions."""
+PASS_ACTION_2E: Final = (NEUTRAL_BLOCK + 1) * NUM_SQUARES
+TEA_ACTION: Final = PASS_ACTION_2E + 1
+NUM_ACTIONS_2E: Final = TEA_ACTION + 1
+
+PLANES_2E: Final = ("well", "red", "yellow", "neutral_owned", "neutral_dome")
+"""The second edition's planes, after :data:`PLANES`."""
+VECTOR_2E: Final = (
+    *(f"neutral:{s}" for s in _SEATS),
+    *(f"tea:{s}" for s in _SEATS),
+    "tea_pool",
+    *(f"tower_merchants:{t}" for t in range(4)),
+    *(f"palace_tile:{c}:neutral" for c in PALACE_COLORS),
+    *(f"tower_tile:{t}:neutral" for t in range(4)),
+    "tea_allowed",
+)
+"""The second edition's vector entries, after :data:`VECTOR` (tile holders ``neutral``:
+held for nobody; the first edition's entries then say ``none``)."""
+_V2: Final = {name: len(VECTOR) + i for i, name in enumerate(VECTOR_2E)}
 
 
-def encoding_for(num_players: int, supply: tuple[int, ...]) -> MedinaEncoding:
-    """The (shared) encoding for a player count; ``supply`` is the initial supply of every seat."""
-    length = 1 + sum(supply) * num_players
-    key = (num_players, length)
+class SecondEditionEncoding(MedinaEncoding):
+    """The second edition: the first edition's actions plus ``neutral@SQ`` and ``tea``, its
+    observations plus the well, neutral palaces, tea tiles and tower merchants."""
+
+    def __init__(self, num_players: int, max_game_length: int, geo: Geometry) -> None:
+        super().__init__(num_players, max_game_length, geo)
+        self._spec = ObservationSpec((*PLANES, *PLANES_2E), HEIGHT, WIDTH, (*VECTOR, *VECTOR_2E))
+
+    @property
+    def num_distinct_actions(self) -> int:
+        """2,342."""
+        return NUM_ACTIONS_2E
+
+    def encode(self, move: ProtocolMove) -> int:
+        """The action index of ``move``.
+
+        Raises:
+            ValueError: if ``move`` is not a Medina move.
+        """
+        if isinstance(move, Tea):
+            return TEA_ACTION
+        if isinstance(move, Pass):
+            return PASS_ACTION_2E
+        if isinstance(move, NeutralDome):
+            if type(move.square) is not int or not 0 <= move.square < NUM_SQUARES:
+                raise ValueError(f"{move!r} is not a Medina move on the board")
+            return NEUTRAL_BLOCK * NUM_SQUARES + move.square
+        return super().encode(move)
+
+    def decode(self, action: int) -> Move:
+        """The move of an action index.
+
+        Raises:
+            ValueError: if ``action`` is out of range.
+        """
+        if isinstance(action, bool) or not 0 <= action < NUM_ACTIONS_2E:
+            raise ValueError(f"action {action!r} is not in range({NUM_ACTIONS_2E})")
+        if action == TEA_ACTION:
+            return TEA
+        if action == PASS_ACTION_2E:
+            return PASS
+        block, square = divmod(int(action), NUM_SQUARES)
+        if block == NEUTRAL_BLOCK:
+            return NEUTRAL_MOVES[square]
+        return _TABLES[block][square]
+
+    def action_mask(self, state: ProtocolState) -> bytearray:
+        """1 for each legal action, 0 elsewhere."""
+        mask = bytearray(NUM_ACTIONS_2E)
+        for a in self.legal_actions(state):
+            mask[a] = 1
+        return mask
+
+    def observe(self, state: ProtocolState, seat: int) -> tuple[array[float], array[float]]:
+        """Planes and vector as seen by ``seat``: the first edition's, then the second's."""
+        assert isinstance(state, State)
+        planes, vector = super().observe(state, seat)
+        extra = array("f", bytes(4 * len(PLANES_2E) * NUM_SQUARES))
+        if state.well >= 0:
+            extra[state.well] = 1.0
+        _set(extra, NUM_SQUARES, state.red)
+        _set(extra, 2 * NUM_SQUARES, state.yellow)
+        for palace in state.palaces:
+            if palace.owner == NEUTRAL:
+                _set(extra, 3 * NUM_SQUARES, palace.pieces | palace.stables)
+                extra[4 * NUM_SQUARES + palace.dome] = 1.0
+        more = array("f", bytes(4 * len(VECTOR_2E)))
+        num = state.num_players
+        base = len(VECTOR)
+        for player in range(num):
+            rel = (player - seat) % num
+            more[_V2["neutral:+0"] - base + rel] = state.neutral[player]
+            more[_V2["tea:+0"] - base + rel] = state.tea[player]
+        more[_V2["tea_pool"] - base] = state.tea_pool
+        for t, count in enumerate(state.tower_merchants):
+            more[_V2["tower_merchants:0"] - base + t] = count
+        for c, holder in enumerate(state.palace_tiles):
+            more[_V2["palace_tile:gray:neutral"] - base + c] = float(holder == NEUTRAL)
+        for t, holder in enumerate(state.tower_tiles):
+            more[_V2["tower_tile:0:neutral"] - base + t] = float(holder == NEUTRAL)
+        more[_V2["tea_allowed"] - base] = float(state.second_step and state.placements_left == 1)
+        return planes + extra, vector + more
+
+
+_ENCODINGS: dict[tuple[int, int, int], MedinaEncoding] = {}
+
+
+def encoding_for(num_players: int, supply: tuple[int, ...], edition: int = 1, neutral: int = 0) -> MedinaEncoding:
+    """The (shared) encoding for a player count and edition; ``supply`` is the initial
+    supply of every seat, ``neutral`` the neutral domes of one seat (second edition)."""
+    if edition == 2:
+        # Every piece (neutral domes and the 6 tower merchants included) and every tea
+        # tile is at most one action, followed by at most the others' passes.
+        length = 1 + (sum(supply) + neutral * num_players + 6 + 6) * num_players
+    else:
+        length = 1 + sum(supply) * num_players
+    key = (num_players, length, edition)
     encoding = _ENCODINGS.get(key)
     if encoding is None:
-        encoding = _ENCODINGS[key] = MedinaEncoding(num_players, length)
+        encoding = _ENCODINGS[key] = (
+            SecondEditionEncoding(num_players, length, geometry_for(num_players))
+            if edition == 2
+            else MedinaEncoding(num_players, length)
+        )
     return encoding

@@ -23,12 +23,8 @@ from tabletop.core.moves import LazyMoves
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
-    BUILDING,
     NUM_SQUARES,
-    SIDE_NEIGHBORS,
     SQUARE_NAMES,
-    TOWERS,
-    WALL_SPACES,
     Mask,
     Square,
     ortho_dilate,
@@ -39,6 +35,7 @@ from tabletop.games.medina.messages import SAY
 from tabletop.games.medina.placement import (
     dome_targets,
     merchant_squares,
+    neutral_targets,
     new_palace_squares,
     stable_squares,
     start_squares,
@@ -50,6 +47,18 @@ if TYPE_CHECKING:
 
 PALACE_COLORS: Final = ("gray", "black", "brown", "orange")
 """Palace colours by index; the palace tile of colour ``c`` is worth ``c + 1``."""
+
+PALACE_COLORS_2E: Final = ("gray", "purple", "brown", "orange")
+"""The second edition's names of the same colour slots (2e E9: black → purple, the tea colour)."""
+
+PURPLE: Final = 1
+"""The colour slot whose claims award tea tiles in the second edition (2e §4.3)."""
+
+
+def color_names(edition: int) -> tuple[str, str, str, str]:
+    """The palace colour words of an edition."""
+    return PALACE_COLORS_2E if edition == 2 else PALACE_COLORS
+
 
 # Supply slots per player: the four palace colours, then the other piece kinds.
 DOME: Final = 4
@@ -152,6 +161,34 @@ class Wall:
 
 
 @dataclass(frozen=True, slots=True)
+class NeutralDome:
+    """A neutral dome (2e) on the palace piece at ``square``: the palace is finished for nobody."""
+
+    square: Square
+
+    @property
+    def kind(self) -> str:
+        """Always ``"neutral"``."""
+        return "neutral"
+
+    def __str__(self) -> str:
+        return f"neutral@{SQUARE_NAMES[self.square]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Tea:
+    """Returning a tea tile to the box instead of the turn's second placement (2e §2.2)."""
+
+    @property
+    def kind(self) -> str:
+        """Always ``"tea"``."""
+        return "tea"
+
+    def __str__(self) -> str:
+        return "tea"
+
+
+@dataclass(frozen=True, slots=True)
 class Pass:
     """The only move of a player who cannot place anything while the game goes on."""
 
@@ -164,17 +201,19 @@ class Pass:
         return "pass"
 
 
-Move = StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass
+Move = StartMerchant | PalacePiece | Dome | NeutralDome | Stable | Merchant | Wall | Tea | Pass
 """Any Medina move."""
 
-KINDS: Final = ("merchant_start", "palace", "dome", "stable", "merchant", "wall", "pass")
-"""Every kind, in the order ``legal_kinds`` lists them."""
+KINDS: Final = ("merchant_start", "palace", "dome", "neutral", "stable", "merchant", "wall", "tea", "pass")
+"""Every kind, in the order ``legal_kinds`` lists them (``neutral`` and ``tea``: second edition)."""
 
 PASS: Final = Pass()
+TEA: Final = Tea()
 
 START_MOVES: Final = tuple(StartMerchant(sq) for sq in range(NUM_SQUARES))
 PALACE_MOVES: Final = tuple(tuple(PalacePiece(c, sq) for sq in range(NUM_SQUARES)) for c in range(len(PALACE_COLORS)))
 DOME_MOVES: Final = tuple(Dome(sq) for sq in range(NUM_SQUARES))
+NEUTRAL_MOVES: Final = tuple(NeutralDome(sq) for sq in range(NUM_SQUARES))
 STABLE_MOVES: Final = tuple(Stable(sq) for sq in range(NUM_SQUARES))
 MERCHANT_MOVES: Final = tuple(Merchant(sq) for sq in range(NUM_SQUARES))
 WALL_MOVES: Final = tuple(Wall(sq) for sq in range(NUM_SQUARES))
@@ -187,6 +226,9 @@ def moves_on(table: tuple[Move, ...], mask: Mask) -> list[Move]:
 
 MoveSource = tuple[tuple[Move, ...], Mask]
 """A move table (one move per square) and the squares where those moves are legal."""
+
+TEA_SOURCE: Final[MoveSource] = ((TEA,), 1)
+"""The tea move as a move source: a one-entry table, "square" 0."""
 
 Sources = dict[str, Sequence[MoveSource]]
 """The move sources of each kind with legal moves, kinds in ``KINDS`` order."""
@@ -268,8 +310,25 @@ _NTH_IN_BYTE: Final = tuple(tuple(b for b in range(8) if v >> b & 1) for v in ra
 # --- who can place ------------------------------------------------------------------------
 
 
+def tea_usable(s: State, player: int) -> int:
+    """Tea tiles ``player`` may spend now (2e E7: not those received this turn, if so ruled)."""
+    held = s.tea[player]
+    if held and not s.rules.tea_usable_turn_received and player == s.current_player:
+        held -= s.tea_fresh
+    return held
+
+
+def tea_legal(s: State) -> bool:
+    """Whether the current player may spend a tea tile now (2e §2.2): at the second step of
+    a two-placement turn, holding one, and not when the second placement must be a dome."""
+    if not s.second_step or s.placements_left != 1 or tea_usable(s, s.current_player) <= 0:
+        return False
+    return not (s.obligation and s.supply[s.current_player * NUM_SLOTS + DOME] and dome_targets(s, s.current_player))
+
+
 def is_able(s: State, player: int) -> bool:
-    """Whether ``player`` has a legal placement for some piece in their supply (§5.1)."""
+    """Whether ``player`` has a legal placement for some piece in their supply (§5.1;
+    neutral domes count, tea tiles do not)."""
     sup = s.supply
     base = player * NUM_SLOTS
     newpal = -1
@@ -286,6 +345,7 @@ def is_able(s: State, player: int) -> bool:
         or (sup[base + STABLE] and stable_squares(s))
         or (sup[base + MERCHANT] and merchant_squares(s))
         or (sup[base + WALL] and wall_squares(s))
+        or (s.neutral[player] and neutral_targets(s))
     )
 
 
@@ -325,6 +385,10 @@ def placement_sources(s: State, player: int) -> Sources:
         m = dome_targets(s, player)
         if m:
             out["dome"] = ((DOME_MOVES, m),)
+    if s.neutral[player]:
+        m = neutral_targets(s)
+        if m:
+            out["neutral"] = ((NEUTRAL_MOVES, m),)
     if sup[STABLE]:
         m = s.known_stable_squares or stable_squares(s)
         if m:
@@ -360,8 +424,10 @@ def _sources(s: State) -> Sources:
     if got is None:
         if s.phase == PLAY and not s.obligation:
             got = placement_sources(s, s.current_player)  # empty: the pass case
+            if tea_legal(s):
+                got["tea"] = (TEA_SOURCE,)
         elif s.phase == START:
-            got = {"merchant_start": ((START_MOVES, start_squares(s.rules) & ~s.occupied),)}
+            got = {"merchant_start": ((START_MOVES, start_squares(s.rules, s.geo) & ~s.occupied),)}
         else:
             got = {}
         set_memo(s, "known_sources", got)
@@ -436,6 +502,8 @@ def legal_by_kind(s: State) -> dict[str, tuple[Move, ...]]:
             by_kind = {k: list(_build(src)) for k, src in placement_sources(s, s.current_player).items()}
             if s.obligation:
                 by_kind = _apply_obligation(s, by_kind)
+            if tea_legal(s):
+                by_kind["tea"] = [TEA]
             got = {k: tuple(by_kind[k]) for k in KINDS if k in by_kind} if by_kind else {"pass": (PASS,)}
     set_memo(s, "known_by_kind", got)
     return got
@@ -452,8 +520,9 @@ def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, lis
         return by_kind
     player = s.current_player
     out: dict[str, list[Move]] = {}
+    satisfying = ("dome", "neutral") if s.rules.neutral_dome_satisfies_obligation else ("dome",)
     for kind, moves in by_kind.items():
-        if kind == "dome":
+        if kind in satisfying:
             out[kind] = moves
             continue
         keep = [m for m in moves if dome_targets(_rules.place_piece(s, player, m), player)]
@@ -467,11 +536,11 @@ def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, lis
 
 def illegal_reason(s: State, move: ProtocolMove) -> Message | None:
     """Why ``move`` is illegal now, or ``None`` if it is legal."""
-    if not isinstance(move, StartMerchant | PalacePiece | Dome | Stable | Merchant | Wall | Pass):
+    if not isinstance(move, StartMerchant | PalacePiece | Dome | NeutralDome | Stable | Merchant | Wall | Tea | Pass):
         return SAY("not_a_move", move=short_repr(move))
     if is_legal(s, move):
         return None
-    if not isinstance(move, Pass) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
+    if not isinstance(move, Pass | Tea) and not (isinstance(move.square, int) and 0 <= move.square < NUM_SQUARES):
         return SAY("no_square_index", index=short_repr(move.square))
     if isinstance(move, PalacePiece) and not (isinstance(move.color, int) and 0 <= move.color < len(PALACE_COLORS)):
         return SAY("no_color_index", index=short_repr(move.color))
@@ -480,7 +549,7 @@ def illegal_reason(s: State, move: ProtocolMove) -> Message | None:
 
 def is_legal(s: State, move: ProtocolMove) -> bool:
     """Whether ``move`` is legal in ``s``: a bitset test, without listing the moves."""
-    if s.phase != PLAY or s.obligation or isinstance(move, Pass):
+    if s.phase != PLAY or s.obligation or isinstance(move, Pass | Tea):
         kind = getattr(move, "kind", None)
         return isinstance(kind, str) and move in legal_moves_of_kind(s, kind)
     sq = getattr(move, "square", -1)
@@ -504,6 +573,8 @@ def is_legal(s: State, move: ProtocolMove) -> bool:
         return bool(sup[base + STABLE] and bit & (s.known_stable_squares or stable_squares(s)))
     if tp is Dome:
         return bool(sup[base + DOME] and bit & dome_targets(s, s.current_player))
+    if tp is NeutralDome:
+        return bool(s.neutral[s.current_player] and bit & neutral_targets(s))
     return False
 
 
@@ -529,6 +600,12 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
         return SAY("pass_only_when_stuck")
     if "pass" in legal:
         return SAY("only_pass")
+    if isinstance(move, Tea):
+        if s.obligation and s.second_step and "dome" in legal:
+            return SAY("dome_obligation")
+        if not s.second_step:
+            return SAY("tea_not_now")
+        return SAY("no_tea")
     sq = move.square
     if not 0 <= sq < len(SQUARE_NAMES):
         return SAY("no_such_square")
@@ -540,44 +617,57 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
         if s.placements_left == 1:
             return SAY("dome_obligation")
         return SAY("dome_obligation_lookahead")
+    geo = s.geo
     if isinstance(move, Wall):
         if not s.supply[base + WALL]:
             return SAY("no_walls_left")
-        if not WALL_SPACES & bit:
+        if not geo.wall_spaces & bit:
             return SAY("not_wall_space", square=name)
         if s.walls & bit:
             return SAY("wall_there", square=name)
-        occ = s.walls | TOWERS
-        touching = sum(1 for nb in SIDE_NEIGHBORS[sq] if occ >> nb & 1)
+        occ = s.walls | geo.tower_mask
+        touching = sum(1 for nb in geo.side_neighbors[sq] if occ >> nb & 1)
         if touching == 0:
             return SAY("wall_not_connected", square=name)
         return SAY("gate_rule", square=name)
-    if not BUILDING & bit:
+    if not geo.building & bit:
         return SAY("not_building", square=name)
+    if sq == s.well:
+        return SAY("well_square", square=name)
+    if isinstance(move, NeutralDome):
+        if not s.neutral[player]:
+            return SAY("no_neutral_left")
+        if not s.palace_mask & bit:
+            return SAY("dome_needs_palace", square=name)
+        if s.palaces[_rules.palace_at(s, bit)].owner != -1:
+            return SAY("palace_owned", square=name)
+        return SAY("palace_abandoned", square=name)
     if isinstance(move, Dome):
         if not s.supply[base + DOME]:
             return SAY("no_domes_left")
         if not s.palace_mask & bit:
             return SAY("dome_needs_palace", square=name)
         pal = s.palaces[_rules.palace_at(s, bit)]
-        if pal.owner >= 0:
+        if pal.owner != -1:
             return SAY("palace_owned", square=name)
         if s.owned[player * 4 + pal.color] >= 0:
-            return SAY("own_color_already", color=PALACE_COLORS[pal.color])
+            return SAY("own_color_already", color=color_names(s.rules.edition)[pal.color])
         return SAY("palace_abandoned", square=name)
     if s.occupied & bit:
         return SAY("occupied", square=name)
+    if s.red & bit and isinstance(move, PalacePiece | Stable):
+        return SAY("red_square", square=name)
     if isinstance(move, PalacePiece):
         col = move.color
         if s.supply[base + col] == 0:
             if s.retired[col]:
-                return SAY("color_retired", color=PALACE_COLORS[col])
-            return SAY("no_color_left", color=PALACE_COLORS[col])
+                return SAY("color_retired", color=color_names(s.rules.edition)[col])
+            return SAY("no_color_left", color=color_names(s.rules.edition)[col])
         if s.unfinished[col] >= 0:
             if s.contested & bit:
                 return SAY("touches_palace", square=name)
-            return SAY("must_extend", color=PALACE_COLORS[col])
-        return SAY("new_palace_touches", color=PALACE_COLORS[col], square=name)
+            return SAY("must_extend", color=color_names(s.rules.edition)[col])
+        return SAY("new_palace_touches", color=color_names(s.rules.edition)[col], square=name)
     if isinstance(move, Stable):
         if not s.supply[base + STABLE]:
             return SAY("no_stables_left")

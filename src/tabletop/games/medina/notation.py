@@ -6,7 +6,7 @@ ProtocolMove notation (``docs/notation.md``, Medina section): ``<piece>@<square>
 piece          meaning                                 example
 =============  ======================================  ==============
 ``gray``       gray palace piece (also ``grey``)       ``gray@E5``
-``black``      black palace piece                      ``black@G7``
+``black``      black palace piece (2e: ``purple``)     ``black@G7``
 ``brown``      brown palace piece                      ``brown@H8``
 ``orange``     orange palace piece                     ``orange@P2``
 ``dome``       dome on the palace piece on the square  ``dome@E5``
@@ -14,10 +14,14 @@ piece          meaning                                 example
 ``merchant``   merchant                                ``merchant@K8``
 ``wall``       wall piece on a wall space              ``wall@B1``
 ``start``      the starting merchant (setup)           ``start@C3``
+``neutral``    neutral dome (2e) on the palace piece   ``neutral@E5``
+``tea``        a tea tile instead of the 2nd placement ``tea``
 =============  ======================================  ==============
 
-Squares are named ``A1``–``R13`` (column letter, row number; row 1 is south).  Parsing is
-case-insensitive and ignores spaces around the parts.
+Squares are named ``A1``–``R13`` (column letter, row number; row 1 is south); the second
+edition's 2-player board is ``A1``–``P12``.  Parsing is case-insensitive and ignores spaces
+around the parts.  The second edition writes the colour-2 pieces ``purple@E5`` and reads
+``black@E5`` as the same move (Boardspace's name for it).
 """
 
 from __future__ import annotations
@@ -26,28 +30,24 @@ from typing import TYPE_CHECKING, Any
 
 from tabletop.core.errors import InvalidMoveError, short_repr
 from tabletop.core.protocol import Move as ProtocolMove
-from tabletop.games.medina.board import (
-    BUILDING,
-    RUN_TOWER,
-    SQUARE_NAMES,
-    TOWER_SQUARES,
-    WALL_SPACES,
-    parse_square,
-    squares_of,
-)
+from tabletop.games.medina.board import NEUTRAL, RUN_TOWER, SQUARE_NAMES, parse_square, squares_of
 from tabletop.games.medina.messages import SAY
 from tabletop.games.medina.moves import (
     DOME_MOVES,
     MERCHANT_MOVES,
-    PALACE_COLORS,
+    NEUTRAL_MOVES,
+    PALACE_COLORS_2E,
     PALACE_MOVES,
     PASS,
     SLOT_NAMES,
     STABLE_MOVES,
     START_MOVES,
+    TEA,
     WALL_MOVES,
     Merchant,
     Move,
+    PalacePiece,
+    color_names,
 )
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ _TABLES: dict[str, tuple[Move, ...]] = {
     "gray": PALACE_MOVES[0],
     "grey": PALACE_MOVES[0],
     "black": PALACE_MOVES[1],
+    "purple": PALACE_MOVES[1],
     "brown": PALACE_MOVES[2],
     "orange": PALACE_MOVES[3],
     "dome": DOME_MOVES,
@@ -64,9 +65,10 @@ _TABLES: dict[str, tuple[Move, ...]] = {
     "merchant": MERCHANT_MOVES,
     "wall": WALL_MOVES,
     "start": START_MOVES,
+    "neutral": NEUTRAL_MOVES,
 }
 
-PIECE_WORDS = ("gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall", "start")
+PIECE_WORDS = ("gray", "black", "purple", "brown", "orange", "dome", "neutral", "stable", "merchant", "wall", "start")
 
 
 def parse_move(text: str) -> Move:
@@ -83,6 +85,8 @@ def parse_move(text: str) -> Move:
     body = text.strip().lower()
     if body == "pass":
         return PASS
+    if body == "tea":
+        return TEA
     piece, sep, where = body.partition("@")
     piece = piece.strip()
     if not sep:
@@ -98,8 +102,10 @@ def parse_move(text: str) -> Move:
     return table[sq]
 
 
-def move_to_str(move: ProtocolMove) -> str:
-    """The notation of a Medina move (``str(move)``)."""
+def move_to_str(move: ProtocolMove, edition: int = 1) -> str:
+    """The notation of a Medina move (``str(move)``; the second edition's colour words)."""
+    if edition == 2 and isinstance(move, PalacePiece):
+        return f"{PALACE_COLORS_2E[move.color]}@{SQUARE_NAMES[move.square]}"
     return str(move)
 
 
@@ -125,22 +131,29 @@ def state_to_json(s: State) -> dict[str, Any]:
     square), ``walls`` (square and tower), ``domes``, ``merchant_chain`` (active chain and
     its ends), ``supplies`` (per seat), ``retired``, ``palace_tiles``, ``tower_tiles``,
     ``phase``, ``current_player``, ``placements_left``, ``obligation``, ``turn``, ``ply``,
-    ``scores``, ``legal_moves`` and ``outcome``.
+    ``scores``, ``legal_moves`` and ``outcome``.  The second edition adds ``edition`` (2),
+    ``well`` (square, red and yellow squares; ``None`` without a well), ``tea_pool``,
+    ``tower_merchants`` (by tower square), per-seat ``neutral`` and ``tea`` in
+    ``supplies``; palace owners and tile holders may be ``"neutral"``.
     """
     from tabletop.games.medina.moves import legal_by_kind
 
     values = s.rules.tower_value_tuple()
+    edition = s.rules.edition
+    colors = color_names(edition)
+    geo = s.geo
+    towers = geo.towers
     palaces = []
     pieces: list[dict[str, Any]] = []
     for pid, pal in enumerate(s.palaces):
-        status = "owned" if pal.owner >= 0 else "abandoned" if pal.abandoned else "unfinished"
+        status = "owned" if pal.owner != -1 else "abandoned" if pal.abandoned else "unfinished"
         palaces.append(
             {
                 "id": pid,
-                "color": PALACE_COLORS[pal.color],
+                "color": colors[pal.color],
                 "pieces": _names(pal.pieces),
                 "stables": _names(pal.stables),
-                "owner": pal.owner if pal.owner >= 0 else None,
+                "owner": _holder(pal.owner),
                 "dome": SQUARE_NAMES[pal.dome] if pal.dome >= 0 else None,
                 "status": status,
                 "size": pal.size,
@@ -148,36 +161,40 @@ def state_to_json(s: State) -> dict[str, Any]:
             }
         )
         pieces += [
-            {"square": n, "type": "palace", "color": PALACE_COLORS[pal.color], "palace": pid}
-            for n in _names(pal.pieces)
+            {"square": n, "type": "palace", "color": colors[pal.color], "palace": pid} for n in _names(pal.pieces)
         ]
         pieces += [{"square": n, "type": "stable", "palace": pid} for n in _names(pal.stables)]
     pieces += [{"square": n, "type": "merchant", "active": n in _names(s.chain)} for n in _names(s.merchants)]
     walls = []
     for run, mask in enumerate(s.runs):
-        walls += [{"square": n, "tower": SQUARE_NAMES[TOWER_SQUARES[RUN_TOWER[run]]], "run": run} for n in _names(mask)]
+        walls += [{"square": n, "tower": SQUARE_NAMES[towers[RUN_TOWER[run]]], "run": run} for n in _names(mask)]
     walls.sort(key=lambda w: SQUARE_NAMES.index(w["square"]))
     domes = [
-        {"square": SQUARE_NAMES[p.dome], "player": p.owner, "palace": i}
+        {"square": SQUARE_NAMES[p.dome], "player": _holder(p.owner), "palace": i}
         for i, p in enumerate(s.palaces)
-        if p.owner >= 0
+        if p.owner != -1
     ]
-    supplies = [
-        {name: s.supply[seat * 8 + slot] for slot, name in enumerate(SLOT_NAMES)} for seat in range(s.num_players)
+    slot_names = (*colors, *SLOT_NAMES[4:])
+    supplies: list[dict[str, int]] = [
+        {name: s.supply[seat * 8 + slot] for slot, name in enumerate(slot_names)} for seat in range(s.num_players)
     ]
+    if edition == 2:
+        for seat, sup in enumerate(supplies):
+            sup["neutral"] = s.neutral[seat]
+            sup["tea"] = s.tea[seat]
     outcome = s.outcome()
-    return {
+    view: dict[str, Any] = {
         "game": "medina",
         "num_players": s.num_players,
         "rules": s.rules.to_json(),
         "board": {
-            "columns": 18,
-            "rows": 13,
-            "building_squares": _names(BUILDING),
-            "wall_spaces": _names(WALL_SPACES),
+            "columns": geo.columns,
+            "rows": geo.rows,
+            "building_squares": _names(geo.building),
+            "wall_spaces": _names(geo.wall_spaces),
             "towers": [
                 {"square": SQUARE_NAMES[sq], "value": values[t], "holder": _holder(s.tower_tiles[t])}
-                for t, sq in enumerate(TOWER_SQUARES)
+                for t, sq in enumerate(towers)
             ],
         },
         "palaces": palaces,
@@ -187,13 +204,10 @@ def state_to_json(s: State) -> dict[str, Any]:
         "merchant_chain": {"squares": _names(s.chain), "ends": _names(s.chain_ends)},
         "start_merchant": SQUARE_NAMES[s.start_square] if s.start_square >= 0 else None,
         "supplies": supplies,
-        "retired": {PALACE_COLORS[c]: n for c, n in enumerate(s.retired)},
-        "palace_tiles": {
-            PALACE_COLORS[c]: {"value": c + 1, "holder": _holder(h)} for c, h in enumerate(s.palace_tiles)
-        },
+        "retired": {colors[c]: n for c, n in enumerate(s.retired)},
+        "palace_tiles": {colors[c]: {"value": c + 1, "holder": _holder(h)} for c, h in enumerate(s.palace_tiles)},
         "tower_tiles": {
-            SQUARE_NAMES[sq]: {"value": values[t], "holder": _holder(s.tower_tiles[t])}
-            for t, sq in enumerate(TOWER_SQUARES)
+            SQUARE_NAMES[sq]: {"value": values[t], "holder": _holder(s.tower_tiles[t])} for t, sq in enumerate(towers)
         },
         "phase": s.phase,
         "current_player": s.current_player,
@@ -202,10 +216,19 @@ def state_to_json(s: State) -> dict[str, Any]:
         "turn": s.turn,
         "ply": s.ply,
         "scores": list(s.scores()),
-        "legal_moves": [str(m) for ms in legal_by_kind(s).values() for m in ms],
+        "legal_moves": [move_to_str(m, edition) for ms in legal_by_kind(s).values() for m in ms],
         "outcome": outcome.to_json() if outcome is not None else None,
     }
+    if edition == 2:
+        view["edition"] = 2
+        view["well"] = (
+            {"square": SQUARE_NAMES[s.well], "red": _names(s.red), "yellow": _names(s.yellow)} if s.well >= 0 else None
+        )
+        view["tea_pool"] = s.tea_pool
+        view["tower_merchants"] = {SQUARE_NAMES[sq]: s.tower_merchants[t] for t, sq in enumerate(towers)}
+    return view
 
 
-def _holder(h: int) -> int | None:
-    return h if h >= 0 else None
+def _holder(h: int) -> int | str | None:
+    """A seat, ``"neutral"`` (2e) or ``None`` (nobody)."""
+    return h if h >= 0 else "neutral" if h == NEUTRAL else None

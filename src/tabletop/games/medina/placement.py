@@ -22,12 +22,9 @@ from typing import TYPE_CHECKING
 
 from tabletop.core.state_base import set_memo
 from tabletop.games.medina.board import (
-    BUILDING,
-    HORIZONTAL_WALLS,
-    INNER,
-    TOWERS,
-    VERTICAL_WALLS,
+    NOBODY,
     WIDTH,
+    Geometry,
     Mask,
     ortho_dilate,
     two_or_more_neighbors,
@@ -38,21 +35,22 @@ if TYPE_CHECKING:
     from tabletop.games.medina.state import State
 
 
-def start_squares(rules: RuleSet) -> Mask:
-    """Where the starting merchant may go (§2.1, A10)."""
-    return BUILDING if rules.start_merchant_anywhere else INNER
+def start_squares(rules: RuleSet, geo: Geometry) -> Mask:
+    """Where the starting merchant may go (§2.1, A10; the caller leaves out the well)."""
+    return geo.building if rules.start_merchant_anywhere else geo.inner
 
 
 def new_palace_squares(s: State) -> Mask:
-    """Empty building squares touching no palace piece and no stable (§3.1.3)."""
-    return BUILDING & ~s.occupied & ~s.forbid
+    """Empty building squares touching no palace piece and no stable (§3.1.3; 2e: not red,
+    the red squares being in ``State.forbid``)."""
+    return s.geo.building & ~s.occupied & ~s.forbid
 
 
 def stable_squares(s: State) -> Mask:
     """Empty squares next to a palace piece that touch no other palace (§3.3)."""
     m = s.known_stable_squares
     if m is None:
-        m = ortho_dilate(s.palace_mask) & ~s.occupied & ~s.contested
+        m = ortho_dilate(s.palace_mask) & s.geo.building & ~s.occupied & ~s.contested
         set_memo(s, "known_stable_squares", m)
     return m
 
@@ -61,7 +59,7 @@ def merchant_squares(s: State) -> Mask:
     """Where a merchant may go: the active chain's extensions, else new-chain squares (§3.4)."""
     m = s.known_merchant_squares
     if m is None:
-        free = BUILDING & ~s.occupied
+        free = s.geo.building & ~s.occupied
         crowded = two_or_more_neighbors(s.merchants)
         m = ortho_dilate(s.chain_ends) & free & ~crowded if s.chain_ends else 0
         if not m:
@@ -74,9 +72,11 @@ def wall_squares(s: State) -> Mask:
     """Empty wall spaces next to exactly one of {tower, wall piece} along the side (§3.5)."""
     m = s.known_wall_squares
     if m is None:
-        occ = s.walls | TOWERS
+        geo = s.geo
+        occ = s.walls | geo.tower_mask
         m = (
-            (HORIZONTAL_WALLS & ((occ << 1) ^ (occ >> 1))) | (VERTICAL_WALLS & ((occ << WIDTH) ^ (occ >> WIDTH)))
+            (geo.horizontal_walls & ((occ << 1) ^ (occ >> 1)))
+            | (geo.vertical_walls & ((occ << WIDTH) ^ (occ >> WIDTH)))
         ) & ~s.walls
         set_memo(s, "known_wall_squares", m)
     return m
@@ -87,7 +87,7 @@ def claimable(s: State) -> list[int]:
     ids = s.known_claimable
     if ids is None:
         if s.rules.abandoned_palace_claimable:
-            ids = [i for i, p in enumerate(s.palaces) if p.owner < 0]
+            ids = [i for i, p in enumerate(s.palaces) if p.owner == NOBODY]
         else:
             ids = [i for i in s.unfinished if i >= 0]
             ids.sort()
@@ -110,4 +110,17 @@ def dome_targets(s: State, player: int) -> Mask:
         p = palaces[i]
         if owned[base + p.color] < 0:
             m |= p.pieces
+    return m
+
+
+def neutral_targets(s: State) -> Mask:
+    """Palace pieces a neutral dome may go on (2e §3.2.5, E3): any colour, a palace a dome
+    could claim by its status; with ``neutral_dome_any_unowned`` any unowned palace."""
+    if s.rules.neutral_dome_any_unowned:
+        ids = [i for i, p in enumerate(s.palaces) if p.owner == NOBODY]
+    else:
+        ids = claimable(s)
+    m = 0
+    for i in ids:
+        m |= s.palaces[i].pieces
     return m

@@ -1,8 +1,13 @@
 """Medina's rule variants: the :class:`RuleSet` flags, presets and their :class:`OptionSpec` list.
 
-Every §6.A flag of the spec is selectable on its own.  ``edition`` is reserved for the
-second-edition material of §6.B (only ``1`` is implemented; the data model keeps room for
-neutral domes, the well, tea tiles and the 2-player board).
+Every §6.A flag of the first-edition spec (``docs/rules/medina.md``) and every §6 flag of
+the second-edition spec (``medina-2e.md``) is selectable on its own.  The edition is the
+``edition`` field, chosen by a preset: ``second_edition`` (the published 2014 rules as the
+spec reads them) and ``boardspace_v2`` (Boardspace's ``Medina-v2``) set ``edition=2`` and
+the second edition's random starting merchant; a preset rather than a bare flag because an
+edition changes several defaults at once and sits in the lobby's ruleset list beside
+``default`` and ``boardspace``.  Second-edition flags have no effect in the first edition
+(there are no neutral domes, tea tiles or well there).
 """
 
 from __future__ import annotations
@@ -14,12 +19,22 @@ from typing import Final
 
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import OptionSpec, OptionValue
+from tabletop.games.medina.board import parse_square
 
 DEFAULT_TOWER_VALUES: Final = "A13:1,R1:2,R13:3,A1:4"
 """Boardspace's tower→corner mapping (spec §1.4, ambiguity A5)."""
 
 _TOWER_ORDER: Final = ("A1", "R1", "A13", "R13")
 """Tower slots in board order (see ``board.TOWER_SQUARES``)."""
+
+_TOWER_ORDER_2P: Final = ("A1", "P1", "A12", "P12")
+"""The same slots on the 2-player board (SW, SE, NW, NE): either name picks the slot."""
+
+DEFAULT_NEUTRAL_DOMES: Final = "2:2,3:1,4:0"
+"""Neutral domes per seat by player count (2e spec §1.2, E1)."""
+
+TIE_BREAKS: Final = ("none", "largest_palace")
+WELL_BONUS_SQUARES: Final = ("cross", "plaza_ring")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +54,23 @@ class RuleSet:
         start_merchant: A10, ``"player"`` (the start player chooses) or ``"random"``.
         stable_adjacency_scores: A11, merchants next to a palace's stables score (walls always do).
         hide_supplies: clients hide other players' supplies (the engine always knows them).
+        last_player_dome_obligation: 2e E11, the last able player must place an own dome (§5.2);
+            off: no obligation at all (either edition).
+        obligation_recheck: 2e E12b, the obligation is decided after the turn's first placement
+            on the position then (Boardspace), not only at the start of the turn (either edition).
+        tie_break: 2e E13, ``"none"`` (a shared win) or ``"largest_palace"`` (BGA; either edition).
+        well: 2e E16, ``"random"``, a square name (tests, replays) or ``"none"``.
+        neutral_domes: 2e E1, ``"n:k,..."`` neutral domes per seat for ``n`` players.
+        neutral_claims_tiles: 2e E2, neutral-owned palaces take and hold tiles (held by nobody).
+        neutral_dome_any_unowned: 2e E3, a neutral dome may also claim an abandoned palace.
+        well_bonus_squares: 2e E5, ``"cross"`` (4 squares two steps away) or ``"plaza_ring"`` (12).
+        tea_spend_when_stuck: 2e E6, with no second placement a tea holder must spend a tile.
+        tea_usable_turn_received: 2e E7, a tea tile may be spent in the turn it was received.
+        tower_events_claim_only: 2e E10, only claims (not later walls or stables) take tower tiles.
+        neutral_dome_satisfies_obligation: 2e E12a, a neutral dome fulfils the dome obligation.
+        start_square: 2e, the starting merchant's square instead of a draw (``""``: drawn).
+            A new second-edition game records its drawn well and starting merchant in
+            its config (``well``, ``start_square``), so that its record replays them.
     """
 
     edition: int = 1
@@ -52,10 +84,29 @@ class RuleSet:
     start_merchant: str = "player"
     stable_adjacency_scores: bool = True
     hide_supplies: bool = True
+    last_player_dome_obligation: bool = True
+    obligation_recheck: bool = False
+    tie_break: str = "none"
+    well: str = "random"
+    neutral_domes: str = DEFAULT_NEUTRAL_DOMES
+    neutral_claims_tiles: bool = True
+    neutral_dome_any_unowned: bool = False
+    well_bonus_squares: str = "cross"
+    tea_spend_when_stuck: bool = False
+    tea_usable_turn_received: bool = True
+    tower_events_claim_only: bool = False
+    neutral_dome_satisfies_obligation: bool = False
+    start_square: str = ""
 
     def tower_value_tuple(self) -> tuple[int, int, int, int]:
         """Tower tile values by tower slot (``A1``, ``R1``, ``A13``, ``R13``)."""
         return parse_tower_values(self.tower_values)
+
+    def neutral_dome_count(self, num_players: int) -> int:
+        """Neutral domes each seat starts with (always 0 in the first edition)."""
+        if self.edition != 2:
+            return 0
+        return parse_neutral_domes(self.neutral_domes).get(num_players, 0)
 
     def to_json(self) -> dict[str, OptionValue]:
         """The flags as a JSON-ready dict."""
@@ -63,7 +114,7 @@ class RuleSet:
 
 
 OPTIONS: Final = (
-    OptionSpec("edition", 1, (1,), "rules edition (2 is reserved for second-edition material, not implemented)"),
+    OptionSpec("edition", 1, None, "rules edition: 1 (2001) or 2 (2014: 2 players, well, neutral domes, tea)"),
     OptionSpec("abandoned_palace_claimable", False, (False, True), "A1: a dome may claim a palace that can't grow"),
     OptionSpec("new_chain_may_touch_one", False, (False, True), "A2: a new merchant chain may touch one merchant"),
     OptionSpec("tower_reconnect_per_run", False, (False, True), "A4: each run of a tower connects separately"),
@@ -74,51 +125,105 @@ OPTIONS: Final = (
     OptionSpec("start_merchant", "player", ("player", "random"), "A10: who places the starting merchant"),
     OptionSpec("stable_adjacency_scores", True, (False, True), "A11: merchants next to stables score"),
     OptionSpec("hide_supplies", True, (False, True), "clients hide other players' supplies"),
+    OptionSpec("last_player_dome_obligation", True, (False, True), "E11: the last able player must place an own dome"),
+    OptionSpec("obligation_recheck", False, (False, True), "E12b: the dome obligation decided after the 1st placement"),
+    OptionSpec("tie_break", "none", TIE_BREAKS, "E13: a tie is shared, or won by the largest palace"),
+    OptionSpec("well", "random", None, "E16 (2nd ed.): the well's square: 'random', a square, or 'none'"),
+    OptionSpec("neutral_domes", DEFAULT_NEUTRAL_DOMES, None, "E1 (2nd ed.): neutral domes per seat, 'players:n,...'"),
+    OptionSpec("neutral_claims_tiles", True, (False, True), "E2 (2nd ed.): neutral palaces take tiles for nobody"),
+    OptionSpec("neutral_dome_any_unowned", False, (False, True), "E3 (2nd ed.): neutral domes may claim abandoned"),
+    OptionSpec("well_bonus_squares", "cross", WELL_BONUS_SQUARES, "E5 (2nd ed.): the well's +4 squares"),
+    OptionSpec("tea_spend_when_stuck", False, (False, True), "E6 (2nd ed.): no 2nd placement: a tea tile must go"),
+    OptionSpec("tea_usable_turn_received", True, (False, True), "E7 (2nd ed.): tea usable in the turn received"),
+    OptionSpec("tower_events_claim_only", False, (False, True), "E10 (2nd ed.): only claims take tower tiles"),
+    OptionSpec(
+        "neutral_dome_satisfies_obligation", False, (False, True), "E12a (2nd ed.): a neutral dome meets the obligation"
+    ),
+    OptionSpec("start_square", "", None, "2nd ed.: the starting merchant's square (records); '' draws it"),
 )
 """Every flag, in the order of :class:`RuleSet`'s fields."""
 
+_BOARDSPACE: Final[Mapping[str, OptionValue]] = {
+    "abandoned_palace_claimable": True,
+    "new_chain_may_touch_one": True,
+    "tower_reconnect_per_run": True,
+    "dome_obligation_lookahead": False,
+    "obligation_recheck": True,
+}
+
 PRESETS: Final[Mapping[str, Mapping[str, OptionValue]]] = {
     "default": {},
-    "boardspace": {
-        "abandoned_palace_claimable": True,
-        "new_chain_may_touch_one": True,
-        "tower_reconnect_per_run": True,
-        "dome_obligation_lookahead": False,
-    },
-    "boardspace_legacy": {
-        "abandoned_palace_claimable": True,
-        "new_chain_may_touch_one": True,
-        "tower_reconnect_per_run": True,
-        "dome_obligation_lookahead": False,
-        "stable_adjacency_scores": False,
+    "boardspace": dict(_BOARDSPACE),
+    "boardspace_legacy": {**_BOARDSPACE, "stable_adjacency_scores": False},
+    "second_edition": {"edition": 2, "start_merchant": "random"},
+    "boardspace_v2": {
+        **_BOARDSPACE,
+        "edition": 2,
+        "start_merchant": "random",
+        "tea_spend_when_stuck": True,
+        "neutral_dome_satisfies_obligation": True,
     },
 }
-"""Named rulesets: the spec's default and Boardspace's first-edition engine (current and pre-rev-103)."""
+"""Named rulesets: the first-edition spec's default and Boardspace's first-edition engine
+(current and pre-rev-103), the second edition and Boardspace's ``Medina-v2`` (2e spec §6.C)."""
+
 
 _SPECS: Final = {spec.name: spec for spec in OPTIONS}
 
 
 @functools.lru_cache(maxsize=64)
 def parse_tower_values(text: str) -> tuple[int, int, int, int]:
-    """Reads a ``tower_values`` string into values by tower slot.
+    """Reads a ``tower_values`` string into values by tower slot (SW, SE, NW, NE).
+
+    A corner may be named as on either board (``R1`` or ``P1``, ``A13`` or ``A12``, ``R13``
+    or ``P12``): the value belongs to the corner, whichever board is in use (2e E17).
 
     Raises:
         ConfigError: unless each of the four corners appears once with a non-negative value.
     """
-    values: dict[str, int] = {}
+    values: dict[int, int] = {}
     for part in text.split(","):
         name, sep, value = part.partition(":")
         name = name.strip().upper()
-        if not sep or name not in _TOWER_ORDER or name in values or not value.strip().isdigit():
+        slot = (
+            _TOWER_ORDER.index(name)
+            if name in _TOWER_ORDER
+            else _TOWER_ORDER_2P.index(name)
+            if name in _TOWER_ORDER_2P
+            else -1
+        )
+        if not sep or slot < 0 or slot in values or not value.strip().isdigit():
             raise ConfigError(
                 f"bad variant 'tower_values': {text!r} (expected each of A1, R1, A13, R13 once, e.g. "
                 f"{DEFAULT_TOWER_VALUES!r})"
             )
-        values[name] = int(value)
+        values[slot] = int(value)
     if len(values) != len(_TOWER_ORDER):
         raise ConfigError(f"bad variant 'tower_values': {text!r} names {len(values)} of the 4 towers")
-    a1, r1, a13, r13 = (values[name] for name in _TOWER_ORDER)
+    a1, r1, a13, r13 = (values[slot] for slot in range(4))
     return (a1, r1, a13, r13)
+
+
+@functools.lru_cache(maxsize=16)
+def parse_neutral_domes(text: str) -> dict[int, int]:
+    """Reads a ``neutral_domes`` string (``"2:2,3:1,4:0"``) into domes per seat by player count.
+
+    Raises:
+        ConfigError: unless it gives a non-negative count for each of 2, 3 and 4 players once.
+    """
+    counts: dict[int, int] = {}
+    for part in text.split(","):
+        players, sep, count = part.partition(":")
+        players, count = players.strip(), count.strip()
+        if not sep or players not in ("2", "3", "4") or int(players) in counts or not count.isdigit():
+            raise ConfigError(
+                f"bad variant 'neutral_domes': {text!r} (expected a count for 2, 3 and 4 players, e.g. "
+                f"{DEFAULT_NEUTRAL_DOMES!r})"
+            )
+        counts[int(players)] = int(count)
+    if len(counts) != 3:
+        raise ConfigError(f"bad variant 'neutral_domes': {text!r} gives {len(counts)} of the 3 player counts")
+    return counts
 
 
 def make_ruleset(preset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
@@ -141,11 +246,20 @@ def make_ruleset(preset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
             ok = isinstance(value, int) and not isinstance(value, bool)
         else:
             ok = isinstance(value, str)
-        if name == "edition" and ok and value == 2:
-            raise ConfigError("variant flag 'edition': only the first edition (1) is implemented; 2 is reserved")
+        if name == "edition" and ok and value not in (1, 2):
+            raise ConfigError(f"bad value {value!r} for variant flag 'edition' (allowed: 1, 2)")
         if not ok or (spec.choices is not None and value not in spec.choices):
             allowed = spec.choices if spec.choices is not None else type(spec.default).__name__
             raise ConfigError(f"bad value {value!r} for variant flag {name!r} (allowed: {allowed})")
     rules = replace(RuleSet(), **merged)  # type: ignore[arg-type]
     rules.tower_value_tuple()  # validates tower_values
+    parse_neutral_domes(rules.neutral_domes)
+    if rules.well not in ("random", "none") and not _is_square_name(rules.well):
+        raise ConfigError(f"bad value {rules.well!r} for variant flag 'well' (allowed: 'random', 'none' or a square)")
+    if rules.start_square and not _is_square_name(rules.start_square):
+        raise ConfigError(f"bad value {rules.start_square!r} for variant flag 'start_square' (allowed: '' or a square)")
     return rules
+
+
+def _is_square_name(text: str) -> bool:
+    return parse_square(text) is not None

@@ -1,4 +1,5 @@
-"""Medina's final scoring (§5.4): a per-palace breakdown plus palace and tower tiles."""
+"""Medina's final scoring (§5.4; 2e §5.4 adds the well bonus): a per-palace breakdown plus
+palace and tower tiles, and the second edition's tie-break (2e §5.5, E13)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop.core.errors import count_of
-from tabletop.games.medina.board import SQUARE_NAMES, TOWER_SQUARES, ortho_dilate, ortho_dilate_any
-from tabletop.games.medina.moves import PALACE_COLORS
+from tabletop.games.medina.board import SQUARE_NAMES, ortho_dilate, ortho_dilate_any
+from tabletop.games.medina.moves import color_names
 from tabletop.games.medina.state import State
 
 
@@ -23,6 +24,7 @@ class PalaceScore:
         stables: stables of the palace (1 point each).
         merchants: merchants adjacent to a piece or stable (each counted once).
         walls: wall pieces adjacent to a piece or stable.
+        well: the well bonus (2e): 4 per yellow square holding a piece or stable.
     """
 
     palace: int
@@ -32,11 +34,12 @@ class PalaceScore:
     stables: int
     merchants: int
     walls: int
+    well: int = 0
 
     @property
     def total(self) -> int:
         """The palace's points."""
-        return self.pieces + self.stables + self.merchants + self.walls
+        return self.pieces + self.stables + self.merchants + self.walls + self.well
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ def palace_score(s: State, pid: int) -> PalaceScore:
         stables=pal.stables.bit_count(),
         merchants=(ortho_dilate(merchant_reach) & s.merchants).bit_count(),
         walls=(ortho_dilate_any(comps) & s.walls).bit_count(),
+        well=4 * (comps & s.yellow).bit_count(),
     )
 
 
@@ -95,7 +99,7 @@ def tile_points(s: State) -> tuple[list[int], list[int]]:
         if holder >= 0:
             palace_tiles[holder] += col + 1
     values = s.rules.tower_value_tuple()
-    for slot, holder in enumerate(s.tower_tiles):
+    for slot, holder in enumerate(s.tower_tiles):  # NEUTRAL (-2) and nobody (-1) score nothing
         if holder >= 0:
             tower_tiles[holder] += values[slot]
     return palace_tiles, tower_tiles
@@ -108,6 +112,7 @@ def scores(s: State) -> tuple[int, ...]:
     stable_reach = s.rules.stable_adjacency_scores
     merchants = s.merchants
     walls = s.walls
+    yellow = s.yellow
     for pal in s.palaces:
         if pal.owner >= 0:
             comps = pal.pieces | pal.stables
@@ -116,14 +121,30 @@ def scores(s: State) -> tuple[int, ...]:
                 + pal.stables.bit_count()
                 + (ortho_dilate(comps if stable_reach else pal.pieces) & merchants).bit_count()
                 + (ortho_dilate_any(comps) & walls).bit_count()
+                + 4 * (comps & yellow).bit_count()
             )
     return tuple(totals)
+
+
+def tie_break_winner(s: State, tied: tuple[int, ...]) -> int:
+    """The winner among ``tied`` seats by ``tie_break="largest_palace"`` (2e §5.5, BGA): the
+    largest player-owned palace, then the one whose palace of that size was claimed first."""
+
+    def key(seat: int) -> tuple[int, int]:
+        sizes = [(pal.size, -order) for order, pid in enumerate(s.claims) if (pal := s.palaces[pid]).owner == seat]
+        if not sizes:
+            return (0, -len(s.claims))
+        return max(sizes)
+
+    return max(tied, key=key)
 
 
 def describe_score(s: State) -> str:
     """A human-readable per-palace breakdown with tiles and totals."""
     sheet = score_sheet(s)
     values = s.rules.tower_value_tuple()
+    colors = color_names(s.rules.edition)
+    towers = s.geo.towers
     lines: list[str] = []
     totals = sheet.totals()
     for seat in range(s.num_players):
@@ -132,16 +153,15 @@ def describe_score(s: State) -> str:
             if ps.owner != seat:
                 continue
             pal = s.palaces[ps.palace]
+            well = f" + well {ps.well}" if ps.well else ""
             lines.append(
-                f"  {PALACE_COLORS[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {count_of(ps.pieces, 'piece')}"
+                f"  {colors[ps.color]} palace at {SQUARE_NAMES[pal.dome]}: {count_of(ps.pieces, 'piece')}"
                 f" + {count_of(ps.stables, 'stable')} + {count_of(ps.merchants, 'merchant')}"
-                f" + {count_of(ps.walls, 'wall')} = {ps.total}"
+                f" + {count_of(ps.walls, 'wall')}{well} = {ps.total}"
             )
-        tiles = [f"{PALACE_COLORS[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
+        tiles = [f"{colors[c]} palace tile ({c + 1})" for c, h in enumerate(s.palace_tiles) if h == seat]
         tiles += [
-            f"tower {SQUARE_NAMES[TOWER_SQUARES[t]]} tile ({values[t]})"
-            for t, h in enumerate(s.tower_tiles)
-            if h == seat
+            f"tower {SQUARE_NAMES[towers[t]]} tile ({values[t]})" for t, h in enumerate(s.tower_tiles) if h == seat
         ]
         if tiles:
             lines.append(f"  tiles: {', '.join(tiles)} = {sheet.palace_tiles[seat] + sheet.tower_tiles[seat]}")
@@ -157,16 +177,20 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
     """
     sheet = score_sheet(s)
     values = s.rules.tower_value_tuple()
+    colors = color_names(s.rules.edition)
+    towers = s.geo.towers
+    second = s.rules.edition == 2  # the well column
     totals = sheet.totals()
     palaces = [
         [
             {"seat": ps.owner},
-            {"text": "sheet.palace", "params": {"color": PALACE_COLORS[ps.color]}},
+            {"text": "sheet.palace", "params": {"color": colors[ps.color]}},
             SQUARE_NAMES[s.palaces[ps.palace].dome],
             ps.pieces,
             ps.stables,
             ps.merchants,
             ps.walls,
+            *((ps.well,) if second else ()),
             ps.total,
         ]
         for ps in sheet.palaces
@@ -174,12 +198,12 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
     tiles = []
     for seat in range(s.num_players):
         palace_tiles = [
-            {"text": "sheet.palace_tile", "params": {"color": PALACE_COLORS[c], "value": c + 1}}
+            {"text": "sheet.palace_tile", "params": {"color": colors[c], "value": c + 1}}
             for c, holder in enumerate(s.palace_tiles)
             if holder == seat
         ]
         tower_tiles = [
-            {"text": "sheet.tower_tile", "params": {"square": SQUARE_NAMES[TOWER_SQUARES[t]], "value": values[t]}}
+            {"text": "sheet.tower_tile", "params": {"square": SQUARE_NAMES[towers[t]], "value": values[t]}}
             for t, holder in enumerate(s.tower_tiles)
             if holder == seat
         ]
@@ -220,6 +244,7 @@ def score_sheet_tables(s: State) -> dict[str, Any]:
                     "sheet.stables",
                     "sheet.merchants",
                     "sheet.walls",
+                    *(("sheet.well",) if second else ()),
                     "sheet.total",
                 ],
                 "rows": palaces,

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from tabletop.core.errors import InvalidMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import FrozenState, StateDefaults, set_memo
-from tabletop.games.medina.board import Mask, Square
+from tabletop.games.medina.board import Geometry, Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
@@ -50,6 +51,10 @@ SEAT_COLORS: Final = ("red", "blue", "green", "yellow")
 """Display colour of each seat (domes and markers)."""
 
 
+TEA_TILES: Final = 6
+"""Tea tiles in the second edition (pool + held + box)."""
+
+
 class Palace(NamedTuple):
     """One palace: a maximal orthogonally connected set of same-colour palace pieces.
 
@@ -58,7 +63,7 @@ class Palace(NamedTuple):
         pieces: its palace pieces (bitset).
         stables: its stables (bitset).
         touch: its components plus every square touching one (the street-rule zone).
-        owner: the seat that domed it, or -1.
+        owner: the seat that domed it, ``NEUTRAL`` (a neutral dome, 2e) or ``NOBODY``.
         dome: the square carrying the dome, or -1.
         abandoned: unowned and without extension squares (final; §3.1.4).
     """
@@ -91,7 +96,8 @@ class State(FrozenState, StateDefaults):
         game: the game object.
         config: the canonical configuration.
         rules: the rule flags.
-        num_players: 3 or 4.
+        geo: the board side (``board.BOARD_34``, or ``board.BOARD_2P`` for 2 players).
+        num_players: 2 (second edition), 3 or 4.
         phase: ``START``, ``PLAY`` or ``OVER``.
         current_player: the seat to act, or -1 when over.
         placements_left: placements left in this turn (2 or 1; 1 in the setup phase).
@@ -117,12 +123,23 @@ class State(FrozenState, StateDefaults):
         palace_tiles: holder seat per palace colour, or -1 (still in the supply).
         tower_tiles: holder seat per tower slot, or -1.
         start_square: the starting merchant's square, or -1 before it is placed.
+        well: the well's square (2e), or -1.
+        red: the squares touching the well (no palace piece, no stable).
+        yellow: the well's bonus squares (+4 per palace component at the end).
+        neutral: neutral domes per seat (2e).
+        tea: tea tiles held per seat (2e).
+        tea_pool: tea tiles still to be awarded.
+        tea_fresh: tea tiles the current player received this turn.
+        tower_merchants: merchants still on each tower tile, by tower slot.
+        second_step: the first placement of a two-placement turn has been made (tea allowed).
+        claims: palace ids in the order their domes were placed (ties, 2e E13).
     """
 
     __slots__ = (
         "game",
         "config",
         "rules",
+        "geo",
         "num_players",
         "phase",
         "current_player",
@@ -149,6 +166,16 @@ class State(FrozenState, StateDefaults):
         "palace_tiles",
         "tower_tiles",
         "start_square",
+        "well",
+        "red",
+        "yellow",
+        "neutral",
+        "tea",
+        "tea_pool",
+        "tea_fresh",
+        "tower_merchants",
+        "second_step",
+        "claims",
         *MEMO_FIELDS,
     )
     MEMO = MEMO_FIELDS
@@ -156,6 +183,7 @@ class State(FrozenState, StateDefaults):
     game: MedinaGame
     config: GameConfig
     rules: RuleSet
+    geo: Geometry
     num_players: int
     phase: str
     current_player: int
@@ -182,6 +210,16 @@ class State(FrozenState, StateDefaults):
     palace_tiles: tuple[int, ...]
     tower_tiles: tuple[int, ...]
     start_square: Square
+    well: Square
+    red: Mask
+    yellow: Mask
+    neutral: tuple[int, ...]
+    tea: tuple[int, ...]
+    tea_pool: int
+    tea_fresh: int
+    tower_merchants: tuple[int, ...]
+    second_step: bool
+    claims: tuple[int, ...]
     # Memo fields (None: not known yet), computed when first needed (``moves.py``,
     # ``placement.py``, ``scoring.py``); ``rules.py`` hands some on to the next state
     # where a placement leaves them unchanged.
@@ -270,7 +308,11 @@ class State(FrozenState, StateDefaults):
         """Final scores and the shared winners once the game is over."""
         if self.phase != OVER:
             return None
-        return Outcome.from_scores(self.scores(), "no_legal_placements")
+        outcome = Outcome.from_scores(self.scores(), "no_legal_placements")
+        if self.rules.tie_break == "largest_palace" and len(outcome.winners) > 1:
+            winner = _scoring.tie_break_winner(self, outcome.winners)
+            return Outcome(outcome.scores, (winner,), outcome.termination)
+        return outcome
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's score if the game ended now (final scores once over)."""
@@ -287,13 +329,16 @@ class State(FrozenState, StateDefaults):
             InvalidMoveError: if ``text`` is not well-formed notation.
         """
         move = _notation.parse_move(text)
+        square = getattr(move, "square", None)
+        if square is not None and not self.geo.has(square):
+            raise InvalidMoveError(_messages.SAY("no_square_here", square=_board.SQUARE_NAMES[square], text=text))
         if self.phase == START and move.kind == "merchant":
             return _notation.as_start(move)
         return move
 
     def move_to_str(self, move: ProtocolMove) -> str:
-        """The notation of ``move``."""
-        return _notation.move_to_str(move)
+        """The notation of ``move`` (the second edition names the colour-2 pieces ``purple``)."""
+        return _notation.move_to_str(move, self.rules.edition)
 
     def to_json(self) -> dict[str, Any]:
         """Everything a client needs to draw and play the position (see ``docs/medina.md``)."""
@@ -302,9 +347,11 @@ class State(FrozenState, StateDefaults):
 
 # Equality and hashing leave out the game and the config (an unhashable mapping of
 # flags): two states of one ruleset are equal when their positions are.
-_KEY_FIELDS = tuple(name for name in State.FIELDS if name not in ("game", "config", "rules"))
+_KEY_FIELDS = tuple(name for name in State.FIELDS if name not in ("game", "config", "rules", "geo"))
 
 # Late imports: these modules build and read States, and State delegates to them.
+from tabletop.games.medina import board as _board  # noqa: E402
+from tabletop.games.medina import messages as _messages  # noqa: E402
 from tabletop.games.medina import moves as _moves  # noqa: E402
 from tabletop.games.medina import notation as _notation  # noqa: E402
 from tabletop.games.medina import placement as _placement  # noqa: E402

@@ -11,7 +11,7 @@ from tabletop.ai.agent import agent_kinds, make_agent
 from tabletop.ai.ladder import LADDER, installed_ladder
 from tabletop.core.errors import ConfigError, UnknownGameError
 from tabletop.core.protocol import Game, GameConfig
-from tabletop.core.registry import available_games, make
+from tabletop.core.registry import available_games, make, player_counts
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import errors
 
@@ -42,6 +42,7 @@ def describe_game(game: Game) -> dict[str, Any]:
             for o in game.options
         ],
         "rulesets": {name: dict(flags) for name, flags in game.rulesets.items()},
+        "ruleset_players": {name: player_counts(game, name) for name in game.rulesets},
         "maps": builtin_maps(game),
         "seat_colors": {str(n): list(game.seat_colors(n)) for n in range(game.min_players, game.max_players + 1)},
     }

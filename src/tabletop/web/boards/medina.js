@@ -2,7 +2,7 @@
 import { h } from "../dom.js";
 import { drawServerBoard } from "./board.js";
 
-const PALACE_INDEX = { gray: 0, black: 1, brown: 2, orange: 3 };
+const PALACE_INDEX = { gray: 0, black: 1, purple: 1, brown: 2, orange: 3 };
 
 export function cellNames(state) {
   const b = state.board || {};
@@ -24,9 +24,15 @@ export function prompt(state, kinds) {
 }
 
 const SLOTS = ["gray", "black", "brown", "orange", "dome", "stable", "merchant", "wall"];
+// The second edition: purple palaces, neutral domes and tea tiles (public, like domes).
+const SLOTS_2E = ["gray", "purple", "brown", "orange", "dome", "neutral", "stable", "merchant", "wall", "tea"];
+const PUBLIC = ["dome", "neutral", "tea"];
 
 export function panel(state, view, t) {
-  const name = (seat) => (seat == null ? "–" : view.players?.[seat]?.name ?? seat + 1);
+  const second = state.edition === 2;
+  const slots = second ? SLOTS_2E : SLOTS;
+  const name = (seat) => (seat === "neutral" ? t("game.neutral") : seat == null ? "–" : view.players?.[seat]?.name ?? seat + 1);
+  const swatch = (seat) => (seat == null ? null : h("span", { class: seat === "neutral" ? "swatch neutral" : `swatch p${seat}` }));
   const slotLabel = (slot) => {
     const key = `piece.${slot}`;
     const txt = t(key);
@@ -42,16 +48,18 @@ export function panel(state, view, t) {
       h("caption", { text: t("game.supplies") }),
       h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("game.piece") }),
         (state.supplies || []).map((_, seat) => h("th.num", { scope: "col", "data-seat": seat }, h("span", { class: `swatch p${seat}`, "aria-hidden": "true" }), ` ${name(seat)}`)))),
-      h("tbody", {}, SLOTS.map((sl) => h("tr", { "data-slot": sl },
+      h("tbody", {}, slots.map((sl) => h("tr", { "data-slot": sl },
         h("th", { scope: "row" }, PALACE_INDEX[sl] != null ? h("span", { class: `chip ${sl}` }) : null, ` ${slotLabel(sl)}`),
-        (state.supplies || []).map((sup, seat) => h("td.num", { "data-seat": seat, text: hidden(seat) && sl !== "dome" ? "?" : String(sup[sl] ?? "") })))))),
+        (state.supplies || []).map((sup, seat) => h("td.num", { "data-seat": seat, text: hidden(seat) && !PUBLIC.includes(sl) ? "?" : String(sup[sl] ?? "") })))))),
+    second ? h("p", { id: "tea-pool", text: `${t("game.tea_pool")}: ${state.tea_pool}` }) : null,
+    second && state.well ? h("p", { id: "well", text: `${t("game.well")}: ${state.well.square}` }) : null,
     h("table.tiles", { id: "tiles" },
       h("caption", { text: t("game.tiles") }),
       Object.entries(state.palace_tiles || {}).map(([colour, tile]) => h("tr", {},
         h("td", {}, h("span", { class: `chip ${colour}` }), ` ${slotLabel(colour)} (${tile.value})`),
-        h("td", {}, tile.holder != null ? h("span", { class: `swatch p${tile.holder}` }) : null, ` ${name(tile.holder)}`))),
+        h("td", {}, swatch(tile.holder), ` ${name(tile.holder)}`))),
       Object.entries(state.tower_tiles || {}).map(([sq, tile]) => h("tr", {},
-        h("td", { text: `▲ ${sq} (${tile.value})` }),
-        h("td", {}, tile.holder != null ? h("span", { class: `swatch p${tile.holder}` }) : null, ` ${name(tile.holder)}`)))),
+        h("td", { text: `▲ ${sq} (${tile.value})` + (state.tower_merchants?.[sq] ? ` +${state.tower_merchants[sq]} ♟` : "") }),
+        h("td", {}, swatch(tile.holder), ` ${name(tile.holder)}`)))),
   );
 }
