@@ -272,6 +272,13 @@ pub struct NativeState {
     serial: u64,
 }
 
+impl NativeState {
+    /// The Rust position (for `crate::vector`: the native encoder and vector env).
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
+    }
+}
+
 /// The serial number of a new `NativeState` (from 1: 0 marks a move no position listed).
 fn next_serial() -> u64 {
     static SERIALS: AtomicU64 = AtomicU64::new(1);

@@ -92,6 +92,14 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
+    /// The game and the position (for `crate::vector`: the native encoder and vector env).
+    pub(crate) fn parts(&self) -> crate::vector::TerraNovaParts<'_> {
+        match &self.inner {
+            Inner::Small(g, s) => crate::vector::TerraNovaParts::Small(g, s),
+            Inner::Large(g, s) => crate::vector::TerraNovaParts::Large(g, s),
+        }
+    }
+
     fn action_seq(&self, py: Python<'_>, actions: Box<dyn ActionSource>, table: Option<Py<PyAny>>) -> ActionSeq {
         ActionSeq::new(py, actions, &self.ints, table)
     }
