@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"core", "ai", "testing"},
     "arena": {"core", "render", "ai", "arena"},
     "server": {"core", "ai", "server"},
-    "envs": {"core", "ai", "envs"},
+    "envs": {"core", "ai", "native", "envs"},  # the vector env steps the native engines (envs/vector.py)
     "bench": {"core", "ai", "server", "envs", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)

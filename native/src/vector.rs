@@ -9,6 +9,7 @@
 //! value for value. What this file needs of the games is in the [`Engine`] impls (and
 //! the accessors `TerraNovaState::parts`, `MedinaState::position`, `NativeState::core`).
 
+use crate::common::kept::Kept;
 use crate::common::outcome;
 use crate::common::pyrandom::PyRandom;
 use crate::common::rng::Rng;
@@ -142,7 +143,8 @@ trait Engine: Send + Sync + 'static {
     fn scores(&self, s: &Self::S) -> [f64; 4];
     /// Win shares once over.
     fn returns(&self, s: &Self::S) -> [f64; 4];
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32]);
+    /// The observation; the planes written as `kept` says (`common::kept`).
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>);
 }
 
 /// The start among `starts` that a game seed draws: the start player, as the Python
@@ -210,8 +212,8 @@ impl<const W: usize> Engine for TerraNovaEngine<W> {
         }
         out
     }
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32]) {
-        self.layout.write_planes(&self.game, s, seat, planes);
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        self.layout.write_planes_kept(&self.game, s, seat, planes, kept);
         te::write_vector(&self.game, s, seat, vector);
     }
 }
@@ -263,9 +265,9 @@ impl Engine for MedinaEngine {
     fn returns(&self, s: &Self::S) -> [f64; 4] {
         s.returns()
     }
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32]) {
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
         let scores = s.scores();
-        me::write_planes(s, seat, &scores, planes);
+        me::write_planes_kept(s, seat, &scores, planes, kept);
         me::write_vector(s, seat, &scores, vector);
     }
 }
@@ -284,6 +286,8 @@ struct Slot<S> {
     game_seed: i64,
     /// The legal actions of `state` (what the mask shows).
     legal: Vec<u32>,
+    /// The single cells the last observation set (`common::kept`).
+    undo: Vec<u32>,
     scratch: Vec<(u16, u16)>,
 }
 
@@ -396,17 +400,29 @@ impl<E: Engine> Vector<E> {
         }
     }
 
-    /// Writes the slot's observation (seen by the seat to act), mask and seat.
-    fn write(engine: &E, slot: &mut Slot<E::S>, out: &mut SlotOut<'_>) {
+    /// Writes the slot's observation (seen by the seat to act), mask and seat: all of
+    /// it if `whole`, else over the slot's last write, changing what differs.
+    fn write(engine: &E, slot: &mut Slot<E::S>, out: &mut SlotOut<'_>, whole: bool) {
         let seat = engine.to_play(&slot.state);
         *out.to_play = i64::from(seat);
         *out.game_seed = slot.game_seed;
+        if whole {
+            out.mask.fill(0);
+        } else {
+            for &a in &slot.legal {
+                out.mask[a as usize] = 0;
+            }
+        }
         engine.legal(&slot.state, &mut slot.legal);
-        out.mask.fill(0);
         for &a in &slot.legal {
             out.mask[a as usize] = 1;
         }
-        engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector);
+        let mut kept = if whole {
+            Kept::Track(&mut slot.undo)
+        } else {
+            Kept::Update(&mut slot.undo)
+        };
+        engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
     }
 
     fn step_slot(engine: &E, learners: u32, score: bool, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
@@ -430,7 +446,7 @@ impl<E: Engine> Vector<E> {
             out.final_scores.copy_from_slice(&engine.scores(&slot.state)[..n]);
             Self::new_game(engine, learners, slot);
         }
-        Self::write(engine, slot, out);
+        Self::write(engine, slot, out, false);
     }
 }
 
@@ -494,7 +510,7 @@ impl<E: Engine> AnyVector for Vector<E> {
             o.rewards.fill(0.0);
             o.final_scores.fill(0.0);
             *o.terminated = 0;
-            Self::write(engine, slot, &mut o);
+            Self::write(engine, slot, &mut o, true);
         });
     }
 
@@ -539,6 +555,7 @@ fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
         seeds: Rng::new(0),
         game_seed: 0,
         legal: Vec::new(),
+        undo: Vec::new(),
         scratch: Vec::new(),
     };
     vec![slot; num_envs]
@@ -564,6 +581,14 @@ fn terra_nova<const W: usize>(
     })
 }
 
+/// Whether two Terra Nova games are one: board, rules and player count.
+fn same_game<const W: usize>(a: &Game<W>, b: &Game<W>) -> bool {
+    a.num_players == b.num_players
+        && a.rules == b.rules
+        && a.board.coords == b.board.coords
+        && a.board.land == b.board.land
+}
+
 /// The batch over `starts` (positions of one game and board).
 fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score: bool) -> PyResult<Box<dyn AnyVector>> {
     let mismatch = || PyValueError::new_err("the starts must be positions of one game and board");
@@ -577,7 +602,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                 for obj in starts {
                     all.push(
                         with_position(obj, |h| match h {
-                            Held::TerraNova(TerraNovaParts::Small(g2, s)) if Arc::ptr_eq(g, g2) => Some(*s),
+                            Held::TerraNova(TerraNovaParts::Small(g2, s)) if same_game(g, g2) => Some(*s),
                             _ => None,
                         })?
                         .ok_or_else(mismatch)?,
@@ -590,7 +615,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                 for obj in starts {
                     all.push(
                         with_position(obj, |h| match h {
-                            Held::TerraNova(TerraNovaParts::Large(g2, s)) if Arc::ptr_eq(g, g2) => Some(*s),
+                            Held::TerraNova(TerraNovaParts::Large(g2, s)) if same_game(g, g2) => Some(*s),
                             _ => None,
                         })?
                         .ok_or_else(mismatch)?,

@@ -8,6 +8,7 @@
 
 use super::board::{Bits, BUILDING, NUM_SQUARES, TOWERS, WALL_SPACES};
 use super::state::{palace_stables, Phase, State, NUM_SLOTS};
+use crate::common::kept::Kept;
 
 /// Score planes hold `score / SCORE_SCALE` (`encoding.SCORE_SCALE`).
 pub const SCORE_SCALE: f64 = 100.0;
@@ -23,6 +24,8 @@ const BUILDING_PLANE: usize = 0;
 const WALL_SPACE_PLANE: usize = 1;
 const TOWER_PLANE: usize = 2;
 const PALACE0: usize = 3;
+/// The planes before `PALACE0` never change.
+const FIXED_PLANES: usize = PALACE0;
 const STABLE_PLANE: usize = 7;
 const MERCHANT_PLANE: usize = 8;
 const WALL_PLANE: usize = 9;
@@ -54,18 +57,33 @@ fn relative(player: usize, seat: usize, n: usize) -> usize {
     (player + n - seat % n) % n
 }
 
-fn set(out: &mut [f32], plane: usize, squares: Bits) {
+fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
     let base = plane * NUM_SQUARES;
     for sq in squares.iter() {
-        out[base + sq] = 1.0;
+        kept.set(out, base + sq);
     }
 }
 
 fn fill(out: &mut [f32], plane: usize, value: f64) {
-    if value != 0.0 {
-        out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES].fill(value as f32);
-    }
+    crate::common::kept::fill(&mut out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES], value as f32);
 }
+
+/// The fixed planes (`building`, `wall_space`, `tower`), which no move changes.
+fn fixed_planes() -> Vec<f32> {
+    let mut out = vec![0.0; FIXED_PLANES * NUM_SQUARES];
+    for (plane, squares) in [
+        (BUILDING_PLANE, BUILDING),
+        (WALL_SPACE_PLANE, WALL_SPACES),
+        (TOWER_PLANE, TOWERS),
+    ] {
+        for sq in squares.iter() {
+            out[plane * NUM_SQUARES + sq] = 1.0;
+        }
+    }
+    out
+}
+
+static FIXED: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
 
 /// Placements left this turn as the encoding counts them (0 once over).
 fn placements(s: &State) -> u8 {
@@ -80,45 +98,59 @@ fn placements(s: &State) -> u8 {
 /// Reads `palaces`, `num_palaces`, `unfinished`, `ext`, `stables`, `merchants`, `walls`,
 /// `start_square`, `chain`, `chain_ends`, `phase`, `placements_left` and the scores.
 pub fn write_planes(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
+    write_planes_kept(s, seat, scores, out, &mut Kept::Full);
+}
+
+/// [`write_planes`], or with `Kept::Update` only what changed since the write that filled
+/// `out` (`common::kept`).
+pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32], kept: &mut Kept<'_>) {
     let out = &mut out[..PLANES_LEN];
-    out.fill(0.0);
-    set(out, BUILDING_PLANE, BUILDING);
-    set(out, WALL_SPACE_PLANE, WALL_SPACES);
-    set(out, TOWER_PLANE, TOWERS);
+    let fixed = FIXED.get_or_init(fixed_planes);
+    kept.start(out, fixed.len(), fixed);
+    let k = kept;
     let n = s.num_players as usize;
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
         let pieces = s.palace_pieces(pid);
-        set(out, PALACE0 + palace.color as usize, pieces);
+        set(out, k, PALACE0 + palace.color as usize, pieces);
         if palace.owner >= 0 {
             let components = pieces.or(palace_stables(s, pid));
             let rel = relative(palace.owner as usize, seat, n);
-            set(out, OWNED0 + rel, components);
+            set(out, k, OWNED0 + rel, components);
             if palace.dome != u8::MAX {
-                out[(DOME0 + rel) * NUM_SQUARES + palace.dome as usize] = 1.0;
+                k.set(out, (DOME0 + rel) * NUM_SQUARES + palace.dome as usize);
             }
         } else if palace.abandoned {
-            set(out, ABANDONED_PLANE, pieces.or(palace_stables(s, pid)));
+            set(out, k, ABANDONED_PLANE, pieces.or(palace_stables(s, pid)));
         }
     }
     for (color, &pid) in s.unfinished.iter().enumerate() {
         if pid >= 0 {
             let pid = pid as usize;
-            set(out, UNFINISHED_PLANE, s.palace_pieces(pid).or(palace_stables(s, pid)));
+            set(
+                out,
+                k,
+                UNFINISHED_PLANE,
+                s.palace_pieces(pid).or(palace_stables(s, pid)),
+            );
         }
-        set(out, EXTENSION_PLANE, s.ext[color]);
+        set(out, k, EXTENSION_PLANE, s.ext[color]);
     }
-    set(out, STABLE_PLANE, s.stables);
-    set(out, MERCHANT_PLANE, s.merchants);
-    set(out, WALL_PLANE, s.walls);
+    set(out, k, STABLE_PLANE, s.stables);
+    set(out, k, MERCHANT_PLANE, s.merchants);
+    set(out, k, WALL_PLANE, s.walls);
     if s.start_square != u8::MAX {
-        out[START_PLANE * NUM_SQUARES + s.start_square as usize] = 1.0;
+        k.set(out, START_PLANE * NUM_SQUARES + s.start_square as usize);
     }
-    set(out, CHAIN_PLANE, s.chain);
-    set(out, CHAIN_ENDS_PLANE, s.chain_ends);
+    set(out, k, CHAIN_PLANE, s.chain);
+    set(out, k, CHAIN_ENDS_PLANE, s.chain_ends);
     fill(out, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
+    let mut relative_scores = [0.0f64; 4];
     for (player, &score) in scores[..n].iter().enumerate() {
-        fill(out, SCORE0 + relative(player, seat, n), score as f64 / SCORE_SCALE);
+        relative_scores[relative(player, seat, n)] = score as f64 / SCORE_SCALE;
+    }
+    for (rel, &score) in relative_scores.iter().enumerate() {
+        fill(out, SCORE0 + rel, score);
     }
 }
 

@@ -8,6 +8,7 @@
 
 use super::board::Board;
 use super::state::{Game, Phase, State, MAX_SEATS, TOTAL_STONES};
+use crate::common::kept::Kept;
 
 /// Score planes hold `points / SCORE_SCALE` (`encoding.SCORE_SCALE`).
 pub const SCORE_SCALE: f64 = 100.0;
@@ -78,12 +79,25 @@ impl Layout {
     /// every float of it. Reads `pioneers`, `stones`, `closed`, `movers`, `pending_return`,
     /// `phase`, `action`, `supply` and `points`.
     pub fn write_planes<const W: usize>(&self, g: &Game<W>, s: &State<W>, seat: usize, out: &mut [f32]) {
+        self.write_planes_kept(g, s, seat, out, &mut Kept::Full);
+    }
+
+    /// [`Layout::write_planes`], or with `Kept::Update` only what changed since the
+    /// write that filled `out` and `undo` (`Kept::Track` or `Kept::Update`): a vector env
+    /// rewrites a game's planes each step, and writing 20 kB a step was most of its time
+    /// on large batches.
+    pub fn write_planes_kept<const W: usize>(
+        &self,
+        g: &Game<W>,
+        s: &State<W>,
+        seat: usize,
+        out: &mut [f32],
+        kept: &mut Kept<'_>,
+    ) {
         let hw = self.plane_size();
         let out = &mut out[..self.planes_len()];
-        let (fixed, rest) = out.split_at_mut(self.fixed.len());
-        fixed.copy_from_slice(&self.fixed);
-        rest.fill(0.0);
         let base = self.fixed.len();
+        kept.start(out, base, &self.fixed);
         let pioneers0 = base;
         let stones = base + 4 * hw;
         let closed = stones + hw;
@@ -98,31 +112,30 @@ impl Layout {
         for (player, own) in s.pioneers[..n].iter().enumerate() {
             let plane = pioneers0 + relative(player, seat, n) * hw;
             for cell in own.iter() {
-                out[plane + pos[cell] as usize] = 1.0;
+                kept.set(out, plane + pos[cell] as usize);
             }
         }
         for cell in s.stones.iter() {
-            out[stones + pos[cell] as usize] = 1.0;
+            kept.set(out, stones + pos[cell] as usize);
         }
         for cell in s.closed.iter() {
-            out[closed + pos[cell] as usize] = 1.0;
+            kept.set(out, closed + pos[cell] as usize);
         }
         for &(cur, start) in &s.movers[..s.num_movers as usize] {
-            out[moved + pos[cur as usize] as usize] = 1.0;
-            out[turn_start + pos[start as usize] as usize] = 1.0;
+            kept.set(out, moved + pos[cur as usize] as usize);
+            kept.set(out, turn_start + pos[start as usize] as usize);
         }
         if s.pending_return >= 0 {
-            out[must_move + pos[s.pending_return as usize] as usize] = 1.0;
+            kept.set(out, must_move + pos[s.pending_return as usize] as usize);
         }
         fill(out, actions_left_plane, hw, actions_left(s) as f64 / 3.0);
         fill(out, supply_plane, hw, s.supply as f64 / TOTAL_STONES as f64);
+        let mut scores = [0.0f64; MAX_SEATS];
         for (player, &points) in s.points[..n].iter().enumerate() {
-            fill(
-                out,
-                score0 + relative(player, seat, n) * hw,
-                hw,
-                points as f64 / SCORE_SCALE,
-            );
+            scores[relative(player, seat, n)] = points as f64 / SCORE_SCALE;
+        }
+        for (rel, &score) in scores.iter().enumerate() {
+            fill(out, score0 + rel * hw, hw, score);
         }
     }
 }
@@ -144,9 +157,7 @@ pub fn actions_left<const W: usize>(s: &State<W>) -> i32 {
 }
 
 fn fill(out: &mut [f32], start: usize, size: usize, value: f64) {
-    if value != 0.0 {
-        out[start..start + size].fill(value as f32);
-    }
+    crate::common::kept::fill(&mut out[start..start + size], value as f32);
 }
 
 /// Writes the vector of `s` seen by `seat` into `out` ([`VECTOR_LEN`] floats, every one).
