@@ -358,7 +358,8 @@ def _pgx(adapter: str, seconds: float, seed: int, pgx_python: str | None) -> Env
     if not pgx_python:
         raise ImportError("no Python with pgx and jax given (--pgx-python /tmp/pgx-venv/bin/python)")
     batch = int(adapter.split("-")[1])
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=1"}
+    # One core, as every other row: JAX on the CPU backend, without its intra-op threads.
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
     try:
         done = subprocess.run(
             [pgx_python, "-c", PGX_SCRIPT, str(batch), str(seconds), str(seed)],
