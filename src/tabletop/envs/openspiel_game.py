@@ -26,6 +26,7 @@ from tabletop.core.encoding import Encoding
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.envs.common import setup
+from tabletop.native import NativeState
 
 GAMES: Final = ("terranova", "medina")
 UTILITIES: Final = ("win", "score")
@@ -261,8 +262,14 @@ class TabletopObserver:
         self._size = size
 
     def set_from(self, state: TabletopState, player: int) -> None:
-        """Fills the tensor with ``state`` seen by ``player``."""
-        planes, vector = self._encoding.observe(state.tabletop_state, player)
+        """Fills the tensor with ``state`` seen by ``player`` (a native state's by Rust,
+        straight into the tensor)."""
+        position = state.tabletop_state
+        native = getattr(self._encoding, "native_encoder", None)
+        if native is not None and isinstance(position, NativeState):
+            native(position).observe_into(position, player, self.tensor[: self._size], self.tensor[self._size :])
+            return
+        planes, vector = self._encoding.observe(position, player)
         self.tensor[: self._size] = np.frombuffer(planes, np.float32)
         self.tensor[self._size :] = np.frombuffer(vector, np.float32)
 
