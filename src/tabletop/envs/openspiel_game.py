@@ -260,11 +260,16 @@ class TabletopObserver:
         self.tensor = np.zeros(size + len(spec.vector), np.float32)
         self.dict = {"planes": self.tensor[:size].reshape(spec.shape), "vector": self.tensor[size:]}
         self._size = size
+        # The (immutable) position and player the tensor was last filled from.
+        self._filled_from: tuple[object, int] = (None, -1)
 
     def set_from(self, state: TabletopState, player: int) -> None:
         """Fills the tensor with ``state`` seen by ``player`` (a native state's by Rust,
         straight into the tensor)."""
         position = state.tabletop_state
+        if position is self._filled_from[0] and player == self._filled_from[1]:
+            return  # pyspiel's observation_tensor() calls this twice for one position
+        self._filled_from = (position, player)
         native = getattr(self._encoding, "native_encoder", None)
         if native is not None and isinstance(position, NativeState):
             native(position).observe_into(position, player, self.tensor[: self._size], self.tensor[self._size :])
