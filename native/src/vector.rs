@@ -286,8 +286,10 @@ struct Slot<S> {
     game_seed: i64,
     /// The legal actions of `state` (what the mask shows).
     legal: Vec<u32>,
-    /// The single cells the last observation set (`common::kept`).
-    undo: Vec<u32>,
+    /// The cells that are 1 in the planes of the last observation, and a scratch bitset
+    /// (`common::kept`).
+    shadow: Vec<u64>,
+    fresh: Vec<u64>,
     scratch: Vec<(u16, u16)>,
 }
 
@@ -418,9 +420,9 @@ impl<E: Engine> Vector<E> {
             out.mask[a as usize] = 1;
         }
         let mut kept = if whole {
-            Kept::Track(&mut slot.undo)
+            Kept::Track(&mut slot.shadow)
         } else {
-            Kept::Update(&mut slot.undo)
+            Kept::Update(&mut slot.shadow, &mut slot.fresh)
         };
         engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
     }
@@ -555,7 +557,8 @@ fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
         seeds: Rng::new(0),
         game_seed: 0,
         legal: Vec::new(),
-        undo: Vec::new(),
+        shadow: Vec::new(),
+        fresh: Vec::new(),
         scratch: Vec::new(),
     };
     vec![slot; num_envs]

@@ -152,6 +152,7 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
     for (rel, &score) in relative_scores.iter().enumerate() {
         fill(out, SCORE0 + rel, score);
     }
+    k.finish(out);
 }
 
 /// Writes the vector of `s` seen by `seat` into `out` ([`VECTOR_LEN`] floats, every one).

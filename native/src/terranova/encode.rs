@@ -137,6 +137,7 @@ impl Layout {
         for (rel, &score) in scores.iter().enumerate() {
             fill(out, score0 + rel * hw, hw, score);
         }
+        kept.finish(out);
     }
 }
 
