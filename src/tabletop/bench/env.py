@@ -268,15 +268,14 @@ def _vector(game: Game, players: int, adapter: str, seconds: float, seed: int) -
     """The vector env of ``adapter`` (``vector-N`` or ``vector-N-t2``) for about ``seconds``."""
     import numpy as np
 
-    from tabletop.core.errors import ConfigError
+    from tabletop.core.errors import TabletopError
     from tabletop.envs.vector import VectorGames
-    from tabletop.native import NativeEngineError
 
     parts = adapter.split("-")
     num_envs, threads = int(parts[1]), (2 if len(parts) == 3 else 1)
     try:
         games = VectorGames(game.id, num_envs, num_players=players, threads=threads)
-    except (ConfigError, NativeEngineError) as exc:  # not built: left out, as a missing library is
+    except TabletopError as exc:  # not built (NativeEngineError): left out, as a missing library is
         raise ImportError(str(exc)) from None
     games.reset(seed)
     batches = max(1, 4096 // num_envs)  # calls between clock readings
