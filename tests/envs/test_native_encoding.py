@@ -29,7 +29,7 @@ def _mid_turn(game_id: str, state: object) -> bool:
 
 
 @pytest.mark.parametrize(("game_id", "players", "map_name"), CONFIGS)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), plies=st.integers(0, 300))
 def test_native_observation_and_mask_equal_the_python_encoding(
     game_id: str, players: int, map_name: str | None, seed: int, plies: int
