@@ -143,7 +143,7 @@ class VectorGames:
         )
         for array in outputs:
             array.flags.writeable = False
-        self._actions = np.zeros(num_envs, np.int64)
+        self._shape = (num_envs,)
         self._started = False
 
     def reset(self, seed: int | None = None) -> None:
@@ -166,6 +166,14 @@ class VectorGames:
         """
         if not self._started:
             raise ValueError("call reset() first")
+        if (
+            type(actions) is np.ndarray
+            and actions.dtype == np.int64
+            and actions.shape == self._shape
+            and actions.flags.c_contiguous
+        ):
+            self._core.step(actions)  # the common case, checked no further here: Rust checks the rest
+            return
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers, got {actions.dtype} of shape {actions.shape}")
