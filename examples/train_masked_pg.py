@@ -3,12 +3,15 @@
     .venv/bin/python examples/train_masked_pg.py                 # the full run: 3 minutes of training
     .venv/bin/python examples/train_masked_pg.py --quick         # a few seconds (what CI runs)
 
-The learner plays seat 0 of 3-player Medina through ``tabletop.envs.gym_env`` against two
-``random`` bots.  Its policy is a softmax over the legal actions only (the action mask):
-the logit of "piece kind k on square q" is ``W[k] . f(q) + U[k] . v``, where ``f(q)`` is
+The learner plays seat 0 of 3-player Medina against two ``random`` bots in the vector env
+(``tabletop.envs.vector_games``: ``--batch`` games stepped by one call into Rust, the bots
+played there, observations and masks written into NumPy arrays; it needs the native
+extension, ``make native``).  Its policy is a softmax over the legal actions only (the
+action mask): the logit of "piece kind k on square q" is ``W[k] . f(q) + U[k] . v``, where ``f(q)`` is
 the observation's planes at square q and their 3x3 neighbourhood sums, and ``v`` the
 global numbers (scaled); the pass has its own bias.  About 1,500 weights, trained by
-REINFORCE with a running-mean baseline on the win share at the end of each game.
+REINFORCE with a running-mean baseline on the win share at the end of each game, the
+policy evaluated for the whole batch at once.
 
 Before and after training the policy plays arena games (``tabletop.arena.tournament``,
 seats rotated, the same seeds): 300 against ``random`` bots and 20 against ``greedy``
@@ -33,7 +36,7 @@ from tabletop.arena.tournament import TournamentConfig, results_table, run_tourn
 from tabletop.core.encoding import encoding_of
 from tabletop.core.protocol import GameConfig, Move, State
 from tabletop.core.registry import make
-from tabletop.envs import gym_env
+from tabletop.envs import vector_games
 
 GAME = "medina"
 PLAYERS = 3
@@ -87,30 +90,63 @@ class Policy:
         return int(p.argmax()) if greedy else int(rng.choice(len(p), p=p))
 
 
-def train(policy: Policy, seconds: float, max_episodes: int, seed: int, lr: float) -> list[float]:
-    env = gym_env(GAME, opponents=("random",), num_players=PLAYERS, seat=0, reward="win")
+def batch_probabilities(
+    policy: Policy, planes: np.ndarray, vector: np.ndarray, mask: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """:meth:`Policy.probabilities` for a batch of observations: ``(p, f, v)`` with a
+    leading batch axis."""
+    padded = np.pad(planes, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    height, width = planes.shape[2], planes.shape[3]
+    box = sum(padded[:, :, i : i + height, j : j + width] for i in range(3) for j in range(3))
+    f = np.concatenate([planes, box / 9.0], axis=1).reshape(planes.shape[0], 2 * planes.shape[1], -1)
+    v = vector * VECTOR_SCALE
+    kind = v @ policy.U.T + policy.b
+    logits = np.empty((planes.shape[0], PASS + 1))
+    logits[:, :PASS] = (np.einsum("kc,bcs->bks", policy.W, f) + kind[:, :BLOCKS, None]).reshape(planes.shape[0], -1)
+    logits[:, PASS] = kind[:, BLOCKS]
+    legal = mask.astype(bool)
+    logits[~legal] = -np.inf
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return p, f, v
+
+
+def train(policy: Policy, seconds: float, max_episodes: int, seed: int, lr: float, batch: int) -> list[float]:
+    """REINFORCE over ``batch`` games at once in the vector env (``tabletop.envs.vector_games``):
+    one action per game per step, each game's gradient summed over its episode and applied
+    when it ends (the vector env starts the next game in the same step)."""
+    envs = vector_games(GAME, batch, num_players=PLAYERS, opponents=("random",), seat=0, reward="win")
+    envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     baseline = 1.0 / PLAYERS
     wins: list[float] = []
+    grad_w = np.zeros((batch, *policy.W.shape))
+    grad_u = np.zeros((batch, *policy.U.shape))
+    grad_b = np.zeros((batch, *policy.b.shape))
+    rows = np.arange(batch)
     start = time.perf_counter()
     while len(wins) < max_episodes and time.perf_counter() - start < seconds:
-        obs, _ = env.reset(seed=seed + len(wins))
-        grads = [np.zeros_like(policy.W), np.zeros_like(policy.U), np.zeros_like(policy.b)]
-        terminated = False
-        ret = 0.0
-        while not terminated:
-            p, f, v = policy.probabilities(obs)
-            action = int(rng.choice(len(p), p=p))
-            for total, g in zip(grads, policy.gradient(p, f, v, action), strict=True):
-                total += g
-            obs, reward, terminated, _, _ = env.step(action)
-            ret += float(reward)
-        advantage = ret - baseline
-        baseline += 0.01 * (ret - baseline)
-        policy.W += lr * advantage * grads[0]
-        policy.U += lr * advantage * grads[1]
-        policy.b += lr * advantage * grads[2]
-        wins.append(ret)
+        p, f, v = batch_probabilities(policy, envs.observation, envs.vector, envs.action_mask)
+        actions = (p.cumsum(axis=1) > rng.random((batch, 1))).argmax(axis=1)
+        actions = np.where(envs.action_mask[rows, actions] > 0, actions, p.argmax(axis=1))  # float rounding at the top
+        diff = -p
+        diff[rows, actions] += 1.0
+        by_square = diff[:, :PASS].reshape(batch, BLOCKS, SQUARES)
+        by_kind = np.concatenate([by_square.sum(axis=2), diff[:, PASS:]], axis=1)
+        grad_w += np.einsum("bks,bcs->bkc", by_square, f)
+        grad_u += by_kind[:, :, None] * v[:, None, :]
+        grad_b += by_kind
+        envs.step(actions)
+        for i in np.flatnonzero(envs.terminated):
+            ret = float(envs.rewards[i, 0])
+            advantage = ret - baseline
+            baseline += 0.01 * (ret - baseline)
+            policy.W += lr * advantage * grad_w[i]
+            policy.U += lr * advantage * grad_u[i]
+            policy.b += lr * advantage * grad_b[i]
+            grad_w[i] = grad_u[i] = grad_b[i] = 0.0
+            wins.append(ret)
     return wins
 
 
@@ -195,12 +231,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--greedy-games", type=int, default=20, help="arena games against greedy (before and after; about 7 s each)"
     )
     parser.add_argument("--lr", type=float, default=0.02)
+    parser.add_argument("--batch", type=int, default=32, help="games stepped together (the vector env)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     parser.add_argument("--quick", action="store_true", help="a few seconds (what CI runs)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.minutes, args.episodes, args.eval_games, args.greedy_games = 0.2, 20, 2, 1
+        args.minutes, args.episodes, args.eval_games, args.greedy_games, args.batch = 0.2, 20, 2, 1, 8
     args.out.mkdir(parents=True, exist_ok=True)
     enc = encoding_of(make(GAME), GameConfig(num_players=PLAYERS))
     policy = Policy(len(enc.spec.planes), len(enc.spec.vector), np.random.default_rng(args.seed))
@@ -208,7 +245,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     games = {"random": args.eval_games, "greedy": args.greedy_games}
     before = {opp: arena(policy, opp, n, seed=1) for opp, n in games.items()}
     start = time.perf_counter()
-    wins = train(policy, args.minutes * 60, args.episodes, args.seed, args.lr)
+    wins = train(policy, args.minutes * 60, args.episodes, args.seed, args.lr, args.batch)
     seconds = time.perf_counter() - start
     after = {opp: arena(policy, opp, n, seed=1) for opp, n in games.items()}
 
@@ -219,6 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "game": f"{GAME}, {PLAYERS} players, learner in seat 0 during training",
         "training_games": len(wins),
         "training_seconds": round(seconds, 1),
+        "batch": args.batch,
         "first_games_win_share": round(float(np.mean(wins[:window])), 3),
         "last_games_win_share": round(float(np.mean(wins[-window:])), 3),
         "window": window,

@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "compute": {"core", "compute"},  # batches of games on local processes or Ray (docs/cluster.md)
     "arena": {"core", "render", "ai", "arena", "compute"},
     "server": {"core", "ai", "server"},
-    "envs": {"core", "ai", "envs", "compute"},
+    "envs": {"core", "ai", "native", "envs", "compute"},  # the vector env steps the native engines (envs/vector.py)
     "bench": {"core", "ai", "server", "envs", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)

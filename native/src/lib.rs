@@ -14,6 +14,8 @@ pub mod medina;
 #[cfg(feature = "python")]
 pub mod protocol;
 pub mod terranova;
+#[cfg(feature = "python")]
+pub mod vector;
 
 #[cfg(feature = "python")]
 use pyo3::prelude::*;
@@ -28,5 +30,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     medina::py::register(m)?;
     common::search_py::register(m)?;
     protocol::register(m)?;
+    vector::register(m)?;
     Ok(())
 }

@@ -120,6 +120,9 @@ pub trait AnyPosition: Protocol {
     fn game_type(&self) -> std::any::TypeId;
     /// Hands the box back to this thread's spares of its game.
     fn recycle(self: Box<Self>);
+    /// The position as its concrete game class, for code that knows the games (the
+    /// native encoder and vector env, `crate::vector`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A position type whose boxes are reused: a Python loop drops a state a move, and
@@ -163,6 +166,9 @@ where
     }
     fn game_type(&self) -> std::any::TypeId {
         std::any::TypeId::of::<P>()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
     fn recycle(self: Box<Self>) {
         // A thread that is ending has no spares any more: the box is then just freed.
@@ -274,6 +280,13 @@ pub struct NativeState {
     /// position's legal-move sequences are handed out marked with it, so that `apply`
     /// plays such a move without checking its legality again.
     serial: u64,
+}
+
+impl NativeState {
+    /// The Rust position (for `crate::vector`: the native encoder and vector env).
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
+    }
 }
 
 /// The serial number of a new `NativeState` (from 1: 0 marks a move no position listed).

@@ -2,6 +2,7 @@
 //! and (with the `python` feature) the lazy action sequence both bindings return.
 
 pub mod bits;
+pub mod kept;
 pub mod mcts;
 #[cfg(feature = "python")]
 pub mod movetable;

@@ -37,6 +37,7 @@
 //! flag; the unit tests here cover the board tables and a few rules.
 
 pub mod board;
+pub mod encode;
 pub mod load;
 pub mod state;
 

@@ -38,6 +38,13 @@ impl Clone for MedinaState {
     }
 }
 
+impl MedinaState {
+    /// The position (for `crate::vector`: the native encoder and vector env).
+    pub(crate) fn position(&self) -> &State {
+        &self.state
+    }
+}
+
 fn bad(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
 }

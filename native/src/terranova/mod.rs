@@ -1,6 +1,7 @@
 //! Terra Nova: the rules of `src/tabletop/games/terranova/` in Rust, for any valid map.
 
 pub mod board;
+pub mod encode;
 pub mod eval;
 pub mod load;
 #[cfg(feature = "python")]

@@ -93,6 +93,14 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
+    /// The game and the position (for `crate::vector`: the native encoder and vector env).
+    pub(crate) fn parts(&self) -> crate::vector::TerraNovaParts<'_> {
+        match &self.inner {
+            Inner::Small(g, s) => crate::vector::TerraNovaParts::Small(g, s),
+            Inner::Large(g, s) => crate::vector::TerraNovaParts::Large(g, s),
+        }
+    }
+
     /// The legal actions of `kind` (all with `None`; none for an unknown kind).
     fn action_source(&self, kind: Option<&str>) -> Box<dyn ActionSource> {
         with!(&self.inner, |g, s| match kind {

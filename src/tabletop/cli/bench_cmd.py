@@ -262,14 +262,26 @@ def env(
         typer.Option(
             "--adapters",
             help="Comma-separated: engine, encoding, pettingzoo, gymnasium, openspiel, "
-            "native-steps, native-batch (64 native games stepped one by one, or in one call).",
+            "native-steps, native-batch (64 native games stepped one by one, or in one call), "
+            "vector-1, vector-64, vector-1024 (-t2: two threads), amazons-obs, pgx-64, pgx-1024.",
         ),
     ] = "engine,encoding,pettingzoo,gymnasium,openspiel",
+    pgx_python: Annotated[
+        str | None,
+        typer.Option(
+            "--pgx-python",
+            help="A Python with pgx and jax (e.g. /tmp/pgx-venv/bin/python) for the pgx-64 and pgx-1024 yardsticks.",
+        ),
+    ] = None,
 ) -> None:
     """Steps per second through each research environment against the raw engine, on one core.
 
-    Uniformly random legal actions; the ratio column is each adapter's speed over the
-    engine's in the same run.  The library adapters need the rl extra.
+    Uniformly random legal actions; the ratio columns are each adapter's speed over the
+    engine's in the same run, per second of CPU time and of wall time.  Further adapters:
+    vector-1, vector-64, vector-1024 (the vector env; -t2: two threads) and the
+    yardsticks amazons-obs (OpenSpiel's C++ Amazons with observations through Python),
+    pgx-64 and pgx-1024 (Pgx Othello on CPU, with --pgx-python).  The library adapters
+    need the rl extra, the vector env the native extension.
     """
     from tabletop.bench.env import ADAPTERS, bench_env
 
@@ -278,20 +290,36 @@ def env(
     unknown = [a for a in chosen if a not in ADAPTERS]
     if unknown or not chosen:
         fail(f"--adapters: unknown {', '.join(unknown) or 'empty list'} (known: {', '.join(ADAPTERS)})")
-    table = Table("players", "adapter", "games", "steps", "steps/s", "vs engine", title=f"{game.name} environments")
+    table = Table(
+        "players",
+        "adapter",
+        "games",
+        "steps",
+        "steps/CPU s",
+        "vs engine (CPU)",
+        "steps/s (wall)",
+        "vs engine (wall)",
+        title=f"{game.name} environments",
+    )
     for count in counts:
-        base = None
+        base = base_cpu = None
         for adapter in chosen:
             try:
-                result = bench_env(game, count, adapter, seconds=seconds, seed=seed)
+                result = bench_env(game, count, adapter, seconds=seconds, seed=seed, pgx_python=pgx_python)
             except ImportError as exc:
                 say_err(f"bench env: {adapter} left out: {exc}")
                 continue
             if adapter == "engine":
-                base = result.steps_per_second
-            ratio = f"{result.steps_per_second / base:.3f}" if base else "-"
+                base, base_cpu = result.steps_per_second, result.steps_per_cpu_second
             table.add_row(
-                str(count), adapter, str(result.games), str(result.steps), f"{result.steps_per_second:,.0f}", ratio
+                str(count),
+                adapter,
+                str(result.games),
+                str(result.steps),
+                f"{result.steps_per_cpu_second:,.0f}",
+                f"{result.steps_per_cpu_second / base_cpu:.3f}" if base_cpu else "-",
+                f"{result.steps_per_second:,.0f}",
+                f"{result.steps_per_second / base:.3f}" if base else "-",
             )
     console.print(table)
 

@@ -7,7 +7,10 @@ OpenSpiel).  The entry points import their library only when called:
 * :func:`gym_env` / :func:`gym_vector_env`: a Gymnasium ``Env`` for one learner against
   tabletop's bots, and many of them at once (``tabletop.envs.single``);
 * :func:`register_openspiel`: the games as OpenSpiel Python games
-  (``tabletop.envs.openspiel_game``).
+  (``tabletop.envs.openspiel_game``);
+* :func:`vector_games` / :func:`native_vector_env`: many games stepped by one call into
+  Rust, as NumPy arrays and as a Gymnasium ``VectorEnv`` (``tabletop.envs.vector``; needs
+  the native extension).
 
 Actions and observations are the game's own encoding (``Game.encoding``,
 ``tabletop.core.encoding``); ``docs/research.md`` documents them.
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
 
     from tabletop.envs.aec import TabletopAECEnv
     from tabletop.envs.single import TabletopGymEnv
+    from tabletop.envs.vector import NativeVectorEnv, VectorGames
 
 RL_PACKAGES: Final = ("numpy", "gymnasium", "pettingzoo", "pyspiel")
 """The modules the ``rl`` extra installs (``pyspiel`` comes with ``open_spiel``)."""
@@ -100,6 +104,38 @@ def gym_vector_env(
     return vector_env(game_id, num_envs, vectorization_mode=vectorization_mode, **kwargs)
 
 
+def vector_games(game_id: str, num_envs: int, **kwargs: Any) -> VectorGames:
+    """``num_envs`` games stepped together in Rust, read as NumPy arrays
+    (:class:`tabletop.envs.vector.VectorGames`: its keyword arguments).
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game or configuration.
+        NativeEngineError: if the native extension is not built.
+    """
+    for module in ("numpy", "gymnasium"):
+        require(module)
+    from tabletop.envs.vector import VectorGames
+
+    return VectorGames(game_id, num_envs, **kwargs)
+
+
+def native_vector_env(game_id: str, num_envs: int, **kwargs: Any) -> NativeVectorEnv:
+    """:func:`vector_games` as a Gymnasium ``VectorEnv`` (same-step autoreset;
+    :class:`tabletop.envs.vector.NativeVectorEnv`).
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game or configuration.
+        NativeEngineError: if the native extension is not built.
+    """
+    for module in ("numpy", "gymnasium"):
+        require(module)
+    from tabletop.envs.vector import NativeVectorEnv
+
+    return NativeVectorEnv(game_id, num_envs, **kwargs)
+
+
 def register_openspiel() -> tuple[str, ...]:
     """Registers ``python_tabletop_terranova`` and ``python_tabletop_medina`` with OpenSpiel
     (``pyspiel.load_game("python_tabletop_medina(players=4)")`` then works) and returns
@@ -115,4 +151,13 @@ def register_openspiel() -> tuple[str, ...]:
     return register()
 
 
-__all__ = ["MissingExtraError", "aec_env", "gym_env", "gym_vector_env", "register_openspiel", "require"]
+__all__ = [
+    "MissingExtraError",
+    "aec_env",
+    "gym_env",
+    "gym_vector_env",
+    "native_vector_env",
+    "register_openspiel",
+    "require",
+    "vector_games",
+]

@@ -18,6 +18,7 @@ from tabletop.core.encoding import Encoding, encoding_of
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.registry import make, player_counts
+from tabletop.native import NativeState
 
 REWARDS: Final = ("win", "score")
 """Reward modes: ``win``: each seat's win share (1/k to each of k winners, 0 to the others)
@@ -116,10 +117,26 @@ def observation_space(encoding: Encoding) -> gymnasium.spaces.Dict:
 
 
 def observe(encoding: Encoding, state: State, seat: int, *, mask: bool) -> Observation:
-    """The observation dict of ``seat`` (new arrays); the mask is all zeros unless ``mask``."""
-    planes, vector = encoding.observe(state, seat)
+    """The observation dict of ``seat`` (new arrays); the mask is all zeros unless ``mask``.
+
+    A native state's arrays are written by Rust straight into new NumPy arrays (the
+    native encoding's ``native_encoder``); any other state's through ``encoding.observe``.
+    """
     spec = encoding.spec
     size = encoding.num_distinct_actions
+    native = getattr(encoding, "native_encoder", None)
+    if native is not None and isinstance(state, NativeState):
+        encoder = native(state)
+        out: Observation = {
+            "observation": np.empty(spec.shape, np.float32),
+            "vector": np.empty(len(spec.vector), np.float32),
+            "action_mask": np.zeros(size, np.int8),
+        }
+        encoder.observe_into(state, seat, out["observation"], out["vector"])
+        if mask:
+            encoder.mask_into(state, out["action_mask"])
+        return out
+    planes, vector = encoding.observe(state, seat)
     return {
         "observation": np.frombuffer(planes, dtype=np.float32).reshape(spec.shape),
         "vector": np.frombuffer(vector, dtype=np.float32),

@@ -26,6 +26,7 @@ from tabletop.core.encoding import Encoding
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make, player_counts
 from tabletop.envs.common import setup
+from tabletop.native import NativeState
 
 GAMES: Final = ("terranova", "medina")
 UTILITIES: Final = ("win", "score")
@@ -259,10 +260,21 @@ class TabletopObserver:
         self.tensor = np.zeros(size + len(spec.vector), np.float32)
         self.dict = {"planes": self.tensor[:size].reshape(spec.shape), "vector": self.tensor[size:]}
         self._size = size
+        # The (immutable) position and player the tensor was last filled from.
+        self._filled_from: tuple[object, int] = (None, -1)
 
     def set_from(self, state: TabletopState, player: int) -> None:
-        """Fills the tensor with ``state`` seen by ``player``."""
-        planes, vector = self._encoding.observe(state.tabletop_state, player)
+        """Fills the tensor with ``state`` seen by ``player`` (a native state's by Rust,
+        straight into the tensor)."""
+        position = state.tabletop_state
+        if position is self._filled_from[0] and player == self._filled_from[1]:
+            return  # pyspiel's observation_tensor() calls this twice for one position
+        self._filled_from = (position, player)
+        native = getattr(self._encoding, "native_encoder", None)
+        if native is not None and isinstance(position, NativeState):
+            native(position).observe_into(position, player, self.tensor[: self._size], self.tensor[self._size :])
+            return
+        planes, vector = self._encoding.observe(position, player)
         self.tensor[: self._size] = np.frombuffer(planes, np.float32)
         self.tensor[self._size :] = np.frombuffer(vector, np.float32)
 

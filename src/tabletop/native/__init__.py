@@ -24,6 +24,7 @@ import dataclasses
 import importlib
 import json
 import operator
+from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -503,6 +504,19 @@ class _NativeEncoding:
         self._inner = inner
         self._moves = moves
         self._size = inner.num_distinct_actions
+        spec = inner.spec
+        self._planes_bytes = 4 * len(spec.planes) * spec.plane_size
+        self._vector_bytes = 4 * len(spec.vector)
+        self._encoder: Any = None  # tabletop._native.NativeEncoder, made for the first native state
+
+    def native_encoder(self, state: NativeState) -> Any:
+        """The ``tabletop._native.NativeEncoder`` of this encoding's game and board: the
+        observation and the mask of a native state written by Rust into the caller's
+        buffers (``native/src/vector.rs``), value for value the Python encoding's."""
+        encoder = self._encoder
+        if encoder is None:
+            encoder = self._encoder = native_module().NativeEncoder(state)  # type: ignore[union-attr]
+        return encoder
 
     @property
     def num_distinct_actions(self) -> int:
@@ -535,10 +549,19 @@ class _NativeEncoding:
 
     def action_mask(self, state: State) -> bytearray:
         if isinstance(state, NativeState):
-            return bytearray(state.native.legal_mask())
+            mask = bytearray(self._size)
+            self.native_encoder(state).mask_into(state, mask)
+            return mask
         return self._inner.action_mask(state)
 
     def observe(self, state: State, seat: PlayerId) -> Any:
+        """The Python encoding's observation; of a native state, written by Rust (the
+        same values: ``tests/envs/test_native_encoding.py``) without its Python state."""
+        if isinstance(state, NativeState):
+            planes = array("f", bytes(self._planes_bytes))
+            vector = array("f", bytes(self._vector_bytes))
+            self.native_encoder(state).observe_into(state, seat, planes, vector)
+            return planes, vector
         return self._inner.observe(python_state(state), seat)
 
     def action_to_str(self, action: int) -> str:

@@ -1,0 +1,238 @@
+//! Medina's observation in Rust: the planes and the vector of
+//! `src/tabletop/games/medina/encoding.py` (`MedinaEncoding.observe`), value for value,
+//! written into buffers the caller owns. The Python encoding stays the readable
+//! definition; `tests/envs/test_native_encoding.py` compares the two on random positions.
+//!
+//! Reads the position through the fields named in [`write_planes`] and [`write_vector`]
+//! and the functions `State::palace_pieces`, `state::palace_stables`, `State::scores`.
+
+use super::board::{Bits, BUILDING, NUM_SQUARES, TOWERS, WALL_SPACES};
+use super::state::{palace_stables, Phase, State, NUM_SLOTS};
+use crate::common::kept::Kept;
+
+/// Score planes hold `score / SCORE_SCALE` (`encoding.SCORE_SCALE`).
+pub const SCORE_SCALE: f64 = 100.0;
+/// Planes (`encoding.PLANES`).
+pub const NUM_PLANES: usize = 29;
+/// Floats of the planes.
+pub const PLANES_LEN: usize = NUM_PLANES * NUM_SQUARES;
+/// Entries of the vector (`encoding.VECTOR`).
+pub const VECTOR_LEN: usize = 90;
+
+// Plane indices, in `encoding.PLANES` order.
+const BUILDING_PLANE: usize = 0;
+const WALL_SPACE_PLANE: usize = 1;
+const TOWER_PLANE: usize = 2;
+const PALACE0: usize = 3;
+/// The planes before `PALACE0` never change.
+const FIXED_PLANES: usize = PALACE0;
+const STABLE_PLANE: usize = 7;
+const MERCHANT_PLANE: usize = 8;
+const WALL_PLANE: usize = 9;
+const START_PLANE: usize = 10;
+const OWNED0: usize = 11;
+const DOME0: usize = 15;
+const UNFINISHED_PLANE: usize = 19;
+const EXTENSION_PLANE: usize = 20;
+const ABANDONED_PLANE: usize = 21;
+const CHAIN_PLANE: usize = 22;
+const CHAIN_ENDS_PLANE: usize = 23;
+const PLACEMENTS_PLANE: usize = 24;
+const SCORE0: usize = 25;
+
+// Vector indices, in `encoding.VECTOR` order.
+const V_TO_MOVE0: usize = 3;
+const V_PLACEMENTS: usize = 7;
+const V_OBLIGATION: usize = 8;
+const V_SUPPLY0: usize = 9;
+const V_PALACE_TILE0: usize = V_SUPPLY0 + 4 * NUM_SLOTS;
+const V_TOWER_TILE0: usize = V_PALACE_TILE0 + 20;
+const V_SCORE0: usize = V_TOWER_TILE0 + 20;
+const V_RETIRED0: usize = V_SCORE0 + 4;
+const V_NUM_PLAYERS: usize = V_RETIRED0 + 4;
+
+/// `(player - seat) % n`: seats counted from the observer.
+#[inline]
+fn relative(player: usize, seat: usize, n: usize) -> usize {
+    (player + n - seat % n) % n
+}
+
+fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
+    let base = plane * NUM_SQUARES;
+    for sq in squares.iter() {
+        kept.set(out, base + sq);
+    }
+}
+
+fn fill(out: &mut [f32], plane: usize, value: f64) {
+    crate::common::kept::fill(&mut out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES], value as f32);
+}
+
+/// The fixed planes (`building`, `wall_space`, `tower`), which no move changes.
+fn fixed_planes() -> Vec<f32> {
+    let mut out = vec![0.0; FIXED_PLANES * NUM_SQUARES];
+    for (plane, squares) in [
+        (BUILDING_PLANE, BUILDING),
+        (WALL_SPACE_PLANE, WALL_SPACES),
+        (TOWER_PLANE, TOWERS),
+    ] {
+        for sq in squares.iter() {
+            out[plane * NUM_SQUARES + sq] = 1.0;
+        }
+    }
+    out
+}
+
+static FIXED: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+
+/// Placements left this turn as the encoding counts them (0 once over).
+fn placements(s: &State) -> u8 {
+    if s.phase == Phase::Over {
+        0
+    } else {
+        s.placements_left
+    }
+}
+
+/// Writes the planes of `s` seen by `seat` into `out` ([`PLANES_LEN`] floats, every one).
+/// Reads `palaces`, `num_palaces`, `unfinished`, `ext`, `stables`, `merchants`, `walls`,
+/// `start_square`, `chain`, `chain_ends`, `phase`, `placements_left` and the scores.
+pub fn write_planes(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
+    write_planes_kept(s, seat, scores, out, &mut Kept::Full);
+}
+
+/// [`write_planes`], or with `Kept::Update` only what changed since the write that filled
+/// `out` (`common::kept`).
+pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32], kept: &mut Kept<'_>) {
+    let out = &mut out[..PLANES_LEN];
+    let fixed = FIXED.get_or_init(fixed_planes);
+    kept.start(out, fixed.len(), fixed);
+    let k = kept;
+    let n = s.num_players as usize;
+    for pid in 0..s.num_palaces as usize {
+        let palace = s.palaces[pid];
+        let pieces = s.palace_pieces(pid);
+        set(out, k, PALACE0 + palace.color as usize, pieces);
+        if palace.owner >= 0 {
+            let components = pieces.or(palace_stables(s, pid));
+            let rel = relative(palace.owner as usize, seat, n);
+            set(out, k, OWNED0 + rel, components);
+            if palace.dome != u8::MAX {
+                k.set(out, (DOME0 + rel) * NUM_SQUARES + palace.dome as usize);
+            }
+        } else if palace.abandoned {
+            set(out, k, ABANDONED_PLANE, pieces.or(palace_stables(s, pid)));
+        }
+    }
+    for (color, &pid) in s.unfinished.iter().enumerate() {
+        if pid >= 0 {
+            let pid = pid as usize;
+            set(
+                out,
+                k,
+                UNFINISHED_PLANE,
+                s.palace_pieces(pid).or(palace_stables(s, pid)),
+            );
+        }
+        set(out, k, EXTENSION_PLANE, s.ext[color]);
+    }
+    set(out, k, STABLE_PLANE, s.stables);
+    set(out, k, MERCHANT_PLANE, s.merchants);
+    set(out, k, WALL_PLANE, s.walls);
+    if s.start_square != u8::MAX {
+        k.set(out, START_PLANE * NUM_SQUARES + s.start_square as usize);
+    }
+    set(out, k, CHAIN_PLANE, s.chain);
+    set(out, k, CHAIN_ENDS_PLANE, s.chain_ends);
+    fill(out, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
+    let mut relative_scores = [0.0f64; 4];
+    for (player, &score) in scores[..n].iter().enumerate() {
+        relative_scores[relative(player, seat, n)] = score as f64 / SCORE_SCALE;
+    }
+    for (rel, &score) in relative_scores.iter().enumerate() {
+        fill(out, SCORE0 + rel, score);
+    }
+    k.finish(out);
+}
+
+/// Writes the vector of `s` seen by `seat` into `out` ([`VECTOR_LEN`] floats, every one).
+/// Reads `phase`, `current_player`, `placements_left`, `obligation`, `supply`,
+/// `palace_tiles`, `tower_tiles`, `retired` and the scores.
+pub fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
+    let out = &mut out[..VECTOR_LEN];
+    out.fill(0.0);
+    let n = s.num_players as usize;
+    out[match s.phase {
+        Phase::Start => 0,
+        Phase::Play => 1,
+        Phase::Over => 2,
+    }] = 1.0;
+    if s.phase != Phase::Over {
+        out[V_TO_MOVE0 + relative(s.current_player as usize, seat, n)] = 1.0;
+    }
+    out[V_PLACEMENTS] = f32::from(placements(s));
+    out[V_OBLIGATION] = if s.obligation { 1.0 } else { 0.0 };
+    for (player, &score) in scores[..n].iter().enumerate() {
+        let rel = relative(player, seat, n);
+        let supply = &s.supply[player * NUM_SLOTS..(player + 1) * NUM_SLOTS];
+        for (slot, &count) in supply.iter().enumerate() {
+            out[V_SUPPLY0 + rel * NUM_SLOTS + slot] = f32::from(count);
+        }
+        out[V_SCORE0 + rel] = score as f32;
+    }
+    for (base, holders) in [(V_PALACE_TILE0, &s.palace_tiles), (V_TOWER_TILE0, &s.tower_tiles)] {
+        for (i, &holder) in holders.iter().enumerate() {
+            let h = if holder < 0 {
+                0
+            } else {
+                1 + relative(holder as usize, seat, n)
+            };
+            out[base + 5 * i + h] = 1.0;
+        }
+    }
+    for (color, &count) in s.retired.iter().enumerate() {
+        out[V_RETIRED0 + color] = f32::from(count);
+    }
+    out[V_NUM_PLAYERS] = n as f32;
+}
+
+/// The legal actions of `s` into `out` (cleared first), ascending.
+pub fn legal_actions_into(s: &State, out: &mut Vec<u32>) {
+    out.clear();
+    s.legal().for_each(|a| out.push(a as u32));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::rng::Rng;
+    use crate::medina::state::Rules;
+
+    #[test]
+    fn vector_one_hots_hold_through_a_game() {
+        let mut s = State::new(3, 0, Rules::preset("default").expect("the default preset"));
+        let mut rng = Rng::new(5);
+        let mut planes = vec![0.0; PLANES_LEN];
+        let mut vector = vec![0.0; VECTOR_LEN];
+        while let Some(action) = s.random_action(&mut |n| rng.below(n)) {
+            s.apply_legal(action);
+            let scores = s.scores();
+            write_planes(&s, 2, &scores, &mut planes);
+            write_vector(&s, 2, &scores, &mut vector);
+            assert_eq!(vector[..3].iter().sum::<f32>(), 1.0);
+            for tile in 0..8 {
+                assert_eq!(
+                    vector[V_PALACE_TILE0 + 5 * tile..V_PALACE_TILE0 + 5 * tile + 5]
+                        .iter()
+                        .sum::<f32>(),
+                    1.0
+                );
+            }
+            let merchants: f32 = planes[MERCHANT_PLANE * NUM_SQUARES..(MERCHANT_PLANE + 1) * NUM_SQUARES]
+                .iter()
+                .sum();
+            assert_eq!(merchants, s.merchants.count() as f32);
+        }
+        assert_eq!(vector[V_NUM_PLAYERS], 3.0);
+    }
+}

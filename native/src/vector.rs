@@ -1,0 +1,970 @@
+//! Research at engine speed (`docs/research.md`, "The native encoder and the vector
+//! env"): `NativeEncoder` writes a position's observation planes, vector and legal-action
+//! mask into buffers the caller owns, and `VectorGames` steps `N` games in one call,
+//! writing every game's observation, mask, rewards and flags into NumPy arrays the
+//! Python wrapper (`tabletop.envs.vector`) made once, with worker threads and the GIL
+//! released.
+//!
+//! The observations are `terranova::encode` and `medina::encode`, the Python encodings
+//! value for value. What this file needs of the games is in the [`Engine`] impls (and
+//! the accessors `TerraNovaState::parts`, `MedinaState::position`, `NativeState::core`).
+
+use crate::common::kept::Kept;
+use crate::common::outcome;
+use crate::common::pyrandom::PyRandom;
+use crate::common::rng::Rng;
+use crate::medina::encode as me;
+use crate::medina::py::MedinaState;
+use crate::medina::state::State as MedinaPosition;
+use crate::protocol::NativeState;
+use crate::terranova::encode::{self as te, Layout};
+use crate::terranova::py::TerraNovaState;
+use crate::terranova::state::{Game, State as TerraNovaPosition};
+use pyo3::buffer::{Element, PyBuffer};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+/// A Terra Nova game and position of either bitset size (`TerraNovaState::parts`).
+pub enum TerraNovaParts<'a> {
+    Small(&'a Arc<Game<4>>, &'a TerraNovaPosition<4>),
+    Large(&'a Arc<Game<16>>, &'a TerraNovaPosition<16>),
+}
+
+/// The position inside any Python object that holds one.
+enum Held<'a> {
+    TerraNova(TerraNovaParts<'a>),
+    Medina(&'a MedinaPosition),
+}
+
+/// Runs `f` on the position held by `obj` (a `NativeState`, `TerraNovaState` or
+/// `MedinaState`).
+fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(Held<'_>) -> R) -> PyResult<R> {
+    if let Ok(state) = obj.cast::<NativeState>() {
+        let any = state.get().core().as_any();
+        if let Some(p) = any.downcast_ref::<TerraNovaState>() {
+            return Ok(f(Held::TerraNova(p.parts())));
+        }
+        if let Some(p) = any.downcast_ref::<MedinaState>() {
+            return Ok(f(Held::Medina(p.position())));
+        }
+    }
+    if let Ok(p) = obj.cast::<TerraNovaState>() {
+        return Ok(f(Held::TerraNova(p.get().parts())));
+    }
+    if let Ok(p) = obj.cast::<MedinaState>() {
+        return Ok(f(Held::Medina(p.get().position())));
+    }
+    Err(PyTypeError::new_err(format!(
+        "not a native engine's position: {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// A writable, C-contiguous buffer of `len` items of `T`, held (the exporter keeps its
+/// memory where it is while it is held).
+struct Out<T: Element> {
+    buffer: PyBuffer<T>,
+}
+
+impl<T: Element> Out<T> {
+    fn get(obj: &Bound<'_, PyAny>, len: usize, what: &str) -> PyResult<Out<T>> {
+        let buffer = PyBuffer::<T>::get(obj)
+            .map_err(|e| PyValueError::new_err(format!("{what}: not a buffer of the right item type ({e})")))?;
+        if buffer.readonly() {
+            return Err(PyValueError::new_err(format!("{what}: the buffer is read-only")));
+        }
+        if !buffer.is_c_contiguous() {
+            return Err(PyValueError::new_err(format!("{what}: the buffer is not C-contiguous")));
+        }
+        if buffer.item_count() != len {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} items, {len} expected",
+                buffer.item_count()
+            )));
+        }
+        Ok(Out { buffer })
+    }
+
+    fn ptr(&self) -> Ptr<T> {
+        Ptr(self.buffer.buf_ptr() as *mut T)
+    }
+
+    /// The items, for writing (the caller holds the GIL, or holds `self` across a
+    /// detached section in which no Python code touches the exporter).
+    fn slice(&mut self) -> &mut [T] {
+        // SAFETY: checked writable, C-contiguous, `item_count` items of `T`; `&mut self`
+        // makes this the only slice made from it.
+        unsafe { std::slice::from_raw_parts_mut(self.buffer.buf_ptr() as *mut T, self.buffer.item_count()) }
+    }
+}
+
+/// A raw pointer into a held buffer, sent to worker threads that write disjoint parts.
+struct Ptr<T>(*mut T);
+
+impl<T> Clone for Ptr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Ptr<T> {}
+// SAFETY: every thread writes the items of its own games only (`Outputs::of`).
+unsafe impl<T> Send for Ptr<T> {}
+unsafe impl<T> Sync for Ptr<T> {}
+
+impl<T> Ptr<T> {
+    /// Items `i * len .. (i + 1) * len`.
+    ///
+    /// # Safety
+    /// The buffer has at least `(i + 1) * len` items and no one else uses these ones.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part<'a>(self, i: usize, len: usize) -> &'a mut [T] {
+        std::slice::from_raw_parts_mut(self.0.add(i * len), len)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The games, as the vector env sees them.
+
+/// What the vector env needs of a game.
+trait Engine: Send + Sync + 'static {
+    type S: Clone + Send + Sync;
+    fn num_players(&self) -> usize;
+    fn num_actions(&self) -> usize;
+    fn planes_len(&self) -> usize;
+    fn vector_len(&self) -> usize;
+    /// The initial position of the game of this seed, as the Python engine draws it.
+    fn start(&self, game_seed: i64) -> Self::S;
+    /// The seat to act, -1 once over.
+    fn to_play(&self, s: &Self::S) -> i32;
+    fn legal(&self, s: &Self::S, out: &mut Vec<u32>);
+    fn is_legal(&self, s: &Self::S, action: u32) -> bool;
+    /// Plays a legal action.
+    fn play(&self, s: &mut Self::S, action: u32);
+    /// The `random` bot's action (kind first, then a move of it), `None` once over.
+    fn bot_action(&self, s: &Self::S, rng: &mut Rng, scratch: &mut Vec<(u16, u16)>) -> Option<u32>;
+    fn scores(&self, s: &Self::S) -> [f64; 4];
+    /// Win shares once over.
+    fn returns(&self, s: &Self::S) -> [f64; 4];
+    /// The observation; the planes written as `kept` says (`common::kept`).
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>);
+}
+
+/// The start among `starts` that a game seed draws: the start player, as the Python
+/// engine draws it (`random.Random(seed).randrange(n)`), where there are several.
+fn drawn<S: Clone>(starts: &[S], game_seed: i64) -> S {
+    if starts.len() == 1 {
+        return starts[0].clone();
+    }
+    starts[PyRandom::new(game_seed).randrange(starts.len() as u32) as usize].clone()
+}
+
+struct TerraNovaEngine<const W: usize> {
+    game: Arc<Game<W>>,
+    layout: Layout,
+    starts: Vec<TerraNovaPosition<W>>,
+}
+
+impl<const W: usize> Engine for TerraNovaEngine<W> {
+    type S = TerraNovaPosition<W>;
+    fn num_players(&self) -> usize {
+        self.game.num_players
+    }
+    fn num_actions(&self) -> usize {
+        self.game.board.num_actions()
+    }
+    fn planes_len(&self) -> usize {
+        self.layout.planes_len()
+    }
+    fn vector_len(&self) -> usize {
+        te::VECTOR_LEN
+    }
+    fn start(&self, game_seed: i64) -> Self::S {
+        drawn(&self.starts, game_seed)
+    }
+    fn to_play(&self, s: &Self::S) -> i32 {
+        if s.is_terminal() {
+            -1
+        } else {
+            s.current_player
+        }
+    }
+    fn legal(&self, s: &Self::S, out: &mut Vec<u32>) {
+        te::legal_actions_into(&self.game, s, out);
+    }
+    fn is_legal(&self, s: &Self::S, action: u32) -> bool {
+        te::is_legal(&self.game, s, action)
+    }
+    fn play(&self, s: &mut Self::S, action: u32) {
+        te::play_legal(&self.game, s, action);
+    }
+    fn bot_action(&self, s: &Self::S, rng: &mut Rng, scratch: &mut Vec<(u16, u16)>) -> Option<u32> {
+        s.random_move(&self.game, rng, scratch)
+            .map(|mv| self.game.encode(mv) as u32)
+    }
+    fn scores(&self, s: &Self::S) -> [f64; 4] {
+        s.points.map(f64::from)
+    }
+    fn returns(&self, s: &Self::S) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        for (o, r) in out
+            .iter_mut()
+            .zip(outcome::returns(self.game.num_players, &s.winners(&self.game)))
+        {
+            *o = r;
+        }
+        out
+    }
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        self.layout.write_planes_kept(&self.game, s, seat, planes, kept);
+        te::write_vector(&self.game, s, seat, vector);
+    }
+}
+
+struct MedinaEngine {
+    num_players: usize,
+    starts: Vec<MedinaPosition>,
+}
+
+impl Engine for MedinaEngine {
+    type S = MedinaPosition;
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+    fn num_actions(&self) -> usize {
+        crate::medina::state::NUM_ACTIONS
+    }
+    fn planes_len(&self) -> usize {
+        me::PLANES_LEN
+    }
+    fn vector_len(&self) -> usize {
+        me::VECTOR_LEN
+    }
+    fn start(&self, game_seed: i64) -> Self::S {
+        drawn(&self.starts, game_seed)
+    }
+    fn to_play(&self, s: &Self::S) -> i32 {
+        if s.is_terminal() {
+            -1
+        } else {
+            i32::from(s.current_player)
+        }
+    }
+    fn legal(&self, s: &Self::S, out: &mut Vec<u32>) {
+        me::legal_actions_into(s, out);
+    }
+    fn is_legal(&self, s: &Self::S, action: u32) -> bool {
+        !s.is_terminal() && s.is_legal(action as usize)
+    }
+    fn play(&self, s: &mut Self::S, action: u32) {
+        s.apply_legal(action as usize);
+    }
+    fn bot_action(&self, s: &Self::S, rng: &mut Rng, _scratch: &mut Vec<(u16, u16)>) -> Option<u32> {
+        s.random_action(&mut |n| rng.below(n)).map(|a| a as u32)
+    }
+    fn scores(&self, s: &Self::S) -> [f64; 4] {
+        s.scores().map(|v| v as f64)
+    }
+    fn returns(&self, s: &Self::S) -> [f64; 4] {
+        s.returns()
+    }
+    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        let scores = s.scores();
+        me::write_planes_kept(s, seat, &scores, planes, kept);
+        me::write_vector(s, seat, &scores, vector);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The batched environment.
+
+/// One game of the batch.
+#[derive(Clone)]
+struct Slot<S> {
+    state: S,
+    /// The bots' and `sample_actions`' draws.
+    rng: Rng,
+    /// The seeds of this slot's next games.
+    seeds: Rng,
+    game_seed: i64,
+    /// The legal actions of `state` (what the mask shows).
+    legal: Vec<u32>,
+    /// The cells that are 1 in the planes of the last observation, and a scratch bitset
+    /// (`common::kept`).
+    shadow: Vec<u64>,
+    fresh: Vec<u64>,
+    scratch: Vec<(u16, u16)>,
+}
+
+/// Where every game's results go: the held buffers' items, game after game.
+#[derive(Clone, Copy)]
+struct Outputs {
+    planes: Ptr<f32>,
+    vector: Ptr<f32>,
+    mask: Ptr<i8>,
+    rewards: Ptr<f64>,
+    terminated: Ptr<u8>,
+    to_play: Ptr<i64>,
+    game_seeds: Ptr<i64>,
+    final_scores: Ptr<f64>,
+}
+
+/// One game's part of [`Outputs`].
+struct SlotOut<'a> {
+    planes: &'a mut [f32],
+    vector: &'a mut [f32],
+    mask: &'a mut [i8],
+    rewards: &'a mut [f64],
+    terminated: &'a mut u8,
+    to_play: &'a mut i64,
+    game_seed: &'a mut i64,
+    final_scores: &'a mut [f64],
+}
+
+struct Sizes {
+    planes: usize,
+    vector: usize,
+    actions: usize,
+    players: usize,
+}
+
+impl Outputs {
+    /// Game `i`'s part.
+    ///
+    /// # Safety
+    /// The buffers hold every game's items (checked when they were taken), and no one
+    /// else uses game `i`'s.
+    unsafe fn of(&self, i: usize, z: &Sizes) -> SlotOut<'_> {
+        SlotOut {
+            planes: self.planes.part(i, z.planes),
+            vector: self.vector.part(i, z.vector),
+            mask: self.mask.part(i, z.actions),
+            rewards: self.rewards.part(i, z.players),
+            terminated: &mut self.terminated.part(i, 1)[0],
+            to_play: &mut self.to_play.part(i, 1)[0],
+            game_seed: &mut self.game_seeds.part(i, 1)[0],
+            final_scores: self.final_scores.part(i, z.players),
+        }
+    }
+}
+
+/// A seed for Python's `random.Random` and `GameConfig.seed`: `0 .. 2^31`.
+fn next_game_seed(seeds: &mut Rng) -> i64 {
+    (seeds.next_u64() >> 33) as i64
+}
+
+/// SplitMix64's finaliser: independent streams from (seed, game index, purpose).
+fn mix(seed: u64, i: u64, purpose: u64) -> u64 {
+    let mut z = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+struct Vector<E: Engine> {
+    engine: E,
+    slots: Vec<Slot<E::S>>,
+    /// The seats the caller plays (bit per seat); the others are `random` bots.
+    learners: u32,
+    score_reward: bool,
+}
+
+impl<E: Engine> Vector<E> {
+    fn sizes(&self) -> Sizes {
+        Sizes {
+            planes: self.engine.planes_len(),
+            vector: self.engine.vector_len(),
+            actions: self.engine.num_actions(),
+            players: self.engine.num_players(),
+        }
+    }
+
+    /// The bots play until a learner is to act or the game is over.
+    fn settle(engine: &E, learners: u32, slot: &mut Slot<E::S>) {
+        loop {
+            let seat = engine.to_play(&slot.state);
+            if seat < 0 || learners & (1 << seat) != 0 {
+                return;
+            }
+            match engine.bot_action(&slot.state, &mut slot.rng, &mut slot.scratch) {
+                Some(action) => engine.play(&mut slot.state, action),
+                None => return,
+            }
+        }
+    }
+
+    /// A new game from the slot's next seed, played by the bots to a learner's turn.
+    fn new_game(engine: &E, learners: u32, slot: &mut Slot<E::S>) {
+        for _ in 0..1000 {
+            slot.game_seed = next_game_seed(&mut slot.seeds);
+            slot.state = engine.start(slot.game_seed);
+            Self::settle(engine, learners, slot);
+            if engine.to_play(&slot.state) >= 0 {
+                return;
+            }
+        }
+    }
+
+    /// Writes the slot's observation (seen by the seat to act), mask and seat: all of
+    /// it if `whole`, else over the slot's last write, changing what differs.
+    fn write(engine: &E, slot: &mut Slot<E::S>, out: &mut SlotOut<'_>, whole: bool) {
+        let seat = engine.to_play(&slot.state);
+        *out.to_play = i64::from(seat);
+        *out.game_seed = slot.game_seed;
+        if whole {
+            out.mask.fill(0);
+        } else {
+            for &a in &slot.legal {
+                out.mask[a as usize] = 0;
+            }
+        }
+        engine.legal(&slot.state, &mut slot.legal);
+        for &a in &slot.legal {
+            out.mask[a as usize] = 1;
+        }
+        let mut kept = if whole {
+            Kept::Track(&mut slot.shadow)
+        } else {
+            Kept::Update(&mut slot.shadow, &mut slot.fresh)
+        };
+        engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
+    }
+
+    fn step_slot(engine: &E, learners: u32, score: bool, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
+        let n = engine.num_players();
+        let before = if score { engine.scores(&slot.state) } else { [0.0; 4] };
+        engine.play(&mut slot.state, action);
+        Self::settle(engine, learners, slot);
+        let over = engine.to_play(&slot.state) < 0;
+        if score {
+            let after = engine.scores(&slot.state);
+            for p in 0..n {
+                out.rewards[p] = after[p] - before[p];
+            }
+        } else if over {
+            out.rewards.copy_from_slice(&engine.returns(&slot.state)[..n]);
+        } else {
+            out.rewards.fill(0.0);
+        }
+        *out.terminated = u8::from(over);
+        if over {
+            out.final_scores.copy_from_slice(&engine.scores(&slot.state)[..n]);
+            Self::new_game(engine, learners, slot);
+        }
+        Self::write(engine, slot, out, false);
+    }
+}
+
+/// Runs `f(i, slot)` for every slot, on `threads` threads (contiguous shares).
+fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) + Sync) {
+    let threads = threads.clamp(1, slots.len().max(1));
+    if threads == 1 {
+        for (i, slot) in slots.iter_mut().enumerate() {
+            f(i, slot);
+        }
+        return;
+    }
+    let share = slots.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut chunks = slots.chunks_mut(share).enumerate();
+        let first = chunks.next();
+        for (c, chunk) in chunks {
+            let f = &f;
+            scope.spawn(move || {
+                for (k, slot) in chunk.iter_mut().enumerate() {
+                    f(c * share + k, slot);
+                }
+            });
+        }
+        if let Some((_, chunk)) = first {
+            for (k, slot) in chunk.iter_mut().enumerate() {
+                f(k, slot);
+            }
+        }
+    });
+}
+
+/// The batch of either game, for the Python class.
+trait AnyVector: Send + Sync {
+    fn sizes(&self) -> Sizes;
+    fn num_envs(&self) -> usize;
+    fn reset(&mut self, seed: u64, out: Outputs, threads: usize);
+    fn check(&self, actions: &[i64]) -> Result<(), String>;
+    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize);
+    fn sample(&mut self, out: &mut [i64]);
+}
+
+impl<E: Engine> AnyVector for Vector<E> {
+    fn sizes(&self) -> Sizes {
+        Vector::sizes(self)
+    }
+
+    fn num_envs(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn reset(&mut self, seed: u64, out: Outputs, threads: usize) {
+        let z = self.sizes();
+        let (engine, learners) = (&self.engine, self.learners);
+        par_for(&mut self.slots, threads, |i, slot| {
+            slot.seeds = Rng::new(mix(seed, i as u64, 1));
+            slot.rng = Rng::new(mix(seed, i as u64, 2));
+            Self::new_game(engine, learners, slot);
+            // SAFETY: slot `i` is this call's alone.
+            let mut o = unsafe { out.of(i, &z) };
+            o.rewards.fill(0.0);
+            o.final_scores.fill(0.0);
+            *o.terminated = 0;
+            Self::write(engine, slot, &mut o, true);
+        });
+    }
+
+    fn check(&self, actions: &[i64]) -> Result<(), String> {
+        if actions.len() != self.slots.len() {
+            return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
+        }
+        for (i, (&a, slot)) in actions.iter().zip(&self.slots).enumerate() {
+            let ok = u32::try_from(a).is_ok_and(|a| self.engine.is_legal(&slot.state, a));
+            if !ok {
+                return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize) {
+        let z = self.sizes();
+        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
+        par_for(&mut self.slots, threads, |i, slot| {
+            // SAFETY: slot `i` is this call's alone.
+            let mut o = unsafe { out.of(i, &z) };
+            Self::step_slot(engine, learners, score, slot, actions[i] as u32, &mut o);
+        });
+    }
+
+    fn sample(&mut self, out: &mut [i64]) {
+        for (slot, o) in self.slots.iter_mut().zip(out.iter_mut()) {
+            *o = if slot.legal.is_empty() {
+                -1
+            } else {
+                i64::from(slot.legal[slot.rng.below(slot.legal.len() as u32) as usize])
+            };
+        }
+    }
+}
+
+fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
+    let slot = Slot {
+        state: start.clone(),
+        rng: Rng::new(0),
+        seeds: Rng::new(0),
+        game_seed: 0,
+        legal: Vec::new(),
+        shadow: Vec::new(),
+        fresh: Vec::new(),
+        scratch: Vec::new(),
+    };
+    vec![slot; num_envs]
+}
+
+fn terra_nova<const W: usize>(
+    game: &Arc<Game<W>>,
+    starts: Vec<TerraNovaPosition<W>>,
+    num_envs: usize,
+    learners: u32,
+    score_reward: bool,
+) -> Box<dyn AnyVector> {
+    let slots = slots(&starts[0], num_envs);
+    Box::new(Vector {
+        engine: TerraNovaEngine {
+            game: game.clone(),
+            layout: Layout::new(&game.board),
+            starts,
+        },
+        slots,
+        learners,
+        score_reward,
+    })
+}
+
+/// Whether two Terra Nova games are one: board, rules and player count.
+fn same_game<const W: usize>(a: &Game<W>, b: &Game<W>) -> bool {
+    a.num_players == b.num_players
+        && a.rules == b.rules
+        && a.board.coords == b.board.coords
+        && a.board.land == b.board.land
+}
+
+/// The batch over `starts` (positions of one game and board).
+fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score: bool) -> PyResult<Box<dyn AnyVector>> {
+    let mismatch = || PyValueError::new_err("the starts must be positions of one game and board");
+    let first = starts
+        .first()
+        .ok_or_else(|| PyValueError::new_err("no start position"))?;
+    with_position(first, |held| -> PyResult<Box<dyn AnyVector>> {
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => {
+                let mut all = Vec::new();
+                for obj in starts {
+                    all.push(
+                        with_position(obj, |h| match h {
+                            Held::TerraNova(TerraNovaParts::Small(g2, s)) if same_game(g, g2) => Some(*s),
+                            _ => None,
+                        })?
+                        .ok_or_else(mismatch)?,
+                    );
+                }
+                Ok(terra_nova(g, all, num_envs, learners, score))
+            }
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => {
+                let mut all = Vec::new();
+                for obj in starts {
+                    all.push(
+                        with_position(obj, |h| match h {
+                            Held::TerraNova(TerraNovaParts::Large(g2, s)) if same_game(g, g2) => Some(*s),
+                            _ => None,
+                        })?
+                        .ok_or_else(mismatch)?,
+                    );
+                }
+                Ok(terra_nova(g, all, num_envs, learners, score))
+            }
+            Held::Medina(s0) => {
+                let mut all = Vec::new();
+                for obj in starts {
+                    all.push(
+                        with_position(obj, |h| match h {
+                            Held::Medina(s) if s.num_players == s0.num_players && s.rules == s0.rules => Some(*s),
+                            _ => None,
+                        })?
+                        .ok_or_else(mismatch)?,
+                    );
+                }
+                let slots = slots(&all[0], num_envs);
+                Ok(Box::new(Vector {
+                    engine: MedinaEngine {
+                        num_players: s0.num_players as usize,
+                        starts: all,
+                    },
+                    slots,
+                    learners,
+                    score_reward: score,
+                }))
+            }
+        }
+    })?
+}
+
+/// `N` games stepped together (`tabletop.envs.vector.VectorGames` wraps it): the results
+/// of every call are written into the arrays given to the constructor.
+#[pyclass(module = "tabletop._native", name = "VectorGames")]
+pub struct VectorGames {
+    inner: Box<dyn AnyVector>,
+    threads: usize,
+    planes: Out<f32>,
+    vector: Out<f32>,
+    mask: Out<i8>,
+    rewards: Out<f64>,
+    terminated: Out<u8>,
+    to_play: Out<i64>,
+    game_seeds: Out<i64>,
+    final_scores: Out<f64>,
+}
+
+impl VectorGames {
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            planes: self.planes.ptr(),
+            vector: self.vector.ptr(),
+            mask: self.mask.ptr(),
+            rewards: self.rewards.ptr(),
+            terminated: self.terminated.ptr(),
+            to_play: self.to_play.ptr(),
+            game_seeds: self.game_seeds.ptr(),
+            final_scores: self.final_scores.ptr(),
+        }
+    }
+}
+
+#[pymethods]
+impl VectorGames {
+    /// `num_envs` games from `starts` (initial positions of one game and board: one, or
+    /// one per start player, which each game's seed then draws as the Python engine
+    /// does); `learners` the seats the caller plays (the others: the `random` bot in
+    /// Rust); `reward` `"win"` or `"score"`; the output arrays (C-contiguous, float32
+    /// planes and vector, int8 mask, float64 rewards and final scores (`N × players`),
+    /// uint8 terminated, int64 seat to play and game seed).
+    #[new]
+    #[pyo3(signature = (starts, num_envs, learners, reward, threads, planes, vector, mask, rewards, terminated, to_play, game_seeds, final_scores))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        starts: Vec<Bound<'_, PyAny>>,
+        num_envs: usize,
+        learners: Vec<usize>,
+        reward: &str,
+        threads: usize,
+        planes: &Bound<'_, PyAny>,
+        vector: &Bound<'_, PyAny>,
+        mask: &Bound<'_, PyAny>,
+        rewards: &Bound<'_, PyAny>,
+        terminated: &Bound<'_, PyAny>,
+        to_play: &Bound<'_, PyAny>,
+        game_seeds: &Bound<'_, PyAny>,
+        final_scores: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        if num_envs == 0 {
+            return Err(PyValueError::new_err("num_envs must be at least 1"));
+        }
+        let score = match reward {
+            "win" => false,
+            "score" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "reward must be win or score, not {other:?}"
+                )))
+            }
+        };
+        let mut seats = 0u32;
+        for &s in &learners {
+            if s >= 4 {
+                return Err(PyValueError::new_err(format!("learner seat {s} is not a seat")));
+            }
+            seats |= 1 << s;
+        }
+        let inner = vector_of(&starts, num_envs, seats, score)?;
+        let z = inner.sizes();
+        if learners.iter().any(|&s| s >= z.players) || seats == 0 {
+            return Err(PyValueError::new_err(
+                "learners must be seats of the game, at least one",
+            ));
+        }
+        Ok(VectorGames {
+            threads: threads.max(1),
+            planes: Out::get(planes, num_envs * z.planes, "planes")?,
+            vector: Out::get(vector, num_envs * z.vector, "vector")?,
+            mask: Out::get(mask, num_envs * z.actions, "mask")?,
+            rewards: Out::get(rewards, num_envs * z.players, "rewards")?,
+            terminated: Out::get(terminated, num_envs, "terminated")?,
+            to_play: Out::get(to_play, num_envs, "to_play")?,
+            game_seeds: Out::get(game_seeds, num_envs, "game_seeds")?,
+            final_scores: Out::get(final_scores, num_envs * z.players, "final_scores")?,
+            inner,
+        })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.inner.num_envs()
+    }
+
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// New games everywhere: game `i`'s seeds from `(seed, i)`.
+    fn reset(&mut self, py: Python<'_>, seed: u64) {
+        let out = self.outputs();
+        let threads = self.threads;
+        let inner = &mut self.inner;
+        py.detach(|| inner.reset(seed, out, threads));
+    }
+
+    /// Plays `actions[i]` (int64, one per game) in every game; a finished game starts
+    /// the next at once. `ValueError` (and nothing played) if an action is not legal.
+    fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        let n = self.inner.num_envs();
+        let buffer = PyBuffer::<i64>::get(actions)
+            .map_err(|e| PyValueError::new_err(format!("actions: an int64 array is needed ({e})")))?;
+        if !buffer.is_c_contiguous() || buffer.item_count() != n {
+            return Err(PyValueError::new_err(format!(
+                "actions: {n} contiguous int64 values are needed"
+            )));
+        }
+        // SAFETY: checked C-contiguous with `n` items of i64; only read while held.
+        let actions = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const i64, n) };
+        self.inner.check(actions).map_err(PyValueError::new_err)?;
+        let out = self.outputs();
+        let threads = self.threads;
+        let inner = &mut self.inner;
+        py.detach(|| inner.step(actions, out, threads));
+        Ok(())
+    }
+
+    /// A uniformly random legal action of every game into `out` (int64, one per game).
+    fn sample_actions(&mut self, out: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut out = Out::<i64>::get(out, self.inner.num_envs(), "out")?;
+        self.inner.sample(out.slice());
+        Ok(())
+    }
+}
+
+/// Terra Nova's plane layout, the address of the game it was made for, and its board's
+/// cells (another game of the same board may use it).
+type BoardLayout = (Layout, usize, Vec<(i32, i32)>);
+
+/// A position's observation and mask written into the caller's buffers
+/// (`tabletop.native`'s encoding of native states uses it).
+#[pyclass(module = "tabletop._native", name = "NativeEncoder", frozen)]
+pub struct NativeEncoder {
+    /// Terra Nova's plane layout of one board (`None` for Medina), with the game it was
+    /// made for.
+    layout: Option<BoardLayout>,
+    planes_len: usize,
+    vector_len: usize,
+    num_actions: usize,
+}
+
+fn game_key<const W: usize>(g: &Arc<Game<W>>) -> usize {
+    Arc::as_ptr(g) as usize
+}
+
+impl NativeEncoder {
+    /// The layout for `g`'s board, checked to be the one this encoder was made for.
+    fn layout_for<const W: usize>(&self, g: &Arc<Game<W>>) -> PyResult<&Layout> {
+        match &self.layout {
+            Some((layout, key, coords)) if *key == game_key(g) || *coords == g.board.coords => Ok(layout),
+            _ => Err(PyValueError::new_err(
+                "the position is not of this encoder's game and board",
+            )),
+        }
+    }
+}
+
+#[pymethods]
+impl NativeEncoder {
+    /// The encoder of `state`'s game and board (any native position).
+    #[new]
+    fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
+        with_position(state, |held| match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
+            Held::Medina(_) => NativeEncoder {
+                layout: None,
+                planes_len: me::PLANES_LEN,
+                vector_len: me::VECTOR_LEN,
+                num_actions: crate::medina::state::NUM_ACTIONS,
+            },
+        })
+    }
+
+    #[getter]
+    fn planes_len(&self) -> usize {
+        self.planes_len
+    }
+
+    #[getter]
+    fn vector_len(&self) -> usize {
+        self.vector_len
+    }
+
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.num_actions
+    }
+
+    /// Writes `state` seen by `seat` into `planes` (float32, the planes in C order) and
+    /// `vector` (float32), every item of both.
+    fn observe_into(
+        &self,
+        state: &Bound<'_, PyAny>,
+        seat: usize,
+        planes: &Bound<'_, PyAny>,
+        vector: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
+        let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
+        with_position(state, |held| -> PyResult<()> {
+            let players = match &held {
+                Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
+                Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
+                Held::Medina(s) => s.num_players as usize,
+            };
+            if seat >= players {
+                return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
+            }
+            match held {
+                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
+                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
+                    te::write_vector(g, s, seat, vector.slice());
+                }
+                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
+                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
+                    te::write_vector(g, s, seat, vector.slice());
+                }
+                Held::Medina(s) => {
+                    if self.layout.is_some() {
+                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
+                    }
+                    let scores = s.scores();
+                    me::write_planes(s, seat, &scores, planes.slice());
+                    me::write_vector(s, seat, &scores, vector.slice());
+                }
+            }
+            Ok(())
+        })?
+    }
+
+    /// Writes `state`'s legal-action mask into `mask` (one byte per action: 1 legal, 0
+    /// not; a bytearray or an int8/uint8 array).
+    fn mask_into(&self, state: &Bound<'_, PyAny>, mask: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut out = match Out::<u8>::get(mask, self.num_actions, "mask") {
+            Ok(out) => out,
+            Err(_) => {
+                let mut signed = Out::<i8>::get(mask, self.num_actions, "mask")?;
+                // SAFETY: i8 and u8 have one size and alignment; 0 and 1 read the same.
+                let bytes = signed.slice();
+                let len = bytes.len();
+                let ptr = bytes.as_mut_ptr() as *mut u8;
+                return self.mark(state, unsafe { std::slice::from_raw_parts_mut(ptr, len) });
+            }
+        };
+        self.mark(state, out.slice())
+    }
+}
+
+impl NativeEncoder {
+    fn terra_nova<const W: usize>(g: &Arc<Game<W>>) -> NativeEncoder {
+        let layout = Layout::new(&g.board);
+        NativeEncoder {
+            planes_len: layout.planes_len(),
+            vector_len: te::VECTOR_LEN,
+            num_actions: g.board.num_actions(),
+            layout: Some((layout, game_key(g), g.board.coords.clone())),
+        }
+    }
+
+    fn mark(&self, state: &Bound<'_, PyAny>, mask: &mut [u8]) -> PyResult<()> {
+        mask.fill(0);
+        let mut legal = Vec::new();
+        with_position(state, |held| -> PyResult<()> {
+            match held {
+                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
+                    self.layout_for(g)?;
+                    te::legal_actions_into(g, s, &mut legal);
+                }
+                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
+                    self.layout_for(g)?;
+                    te::legal_actions_into(g, s, &mut legal);
+                }
+                Held::Medina(s) => {
+                    if self.layout.is_some() {
+                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
+                    }
+                    me::legal_actions_into(s, &mut legal);
+                }
+            }
+            Ok(())
+        })??;
+        for a in legal {
+            mask[a as usize] = 1;
+        }
+        Ok(())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeEncoder>()?;
+    m.add_class::<VectorGames>()?;
+    Ok(())
+}
