@@ -151,3 +151,45 @@ class NativeState:
     def step_batch(
         states: Sequence[NativeState], actions: Sequence[int]
     ) -> tuple[list[NativeState | None], bytes, list[list[float]], bytes]: ...
+
+class NativeEncoder:
+    """A game's observation planes, vector and legal-action mask written by Rust into the
+    caller's buffers (``native/src/vector.rs``; the Python ``Encoding`` is the definition)."""
+
+    def __init__(self, state: Any) -> None: ...
+    @property
+    def planes_len(self) -> int: ...
+    @property
+    def vector_len(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    def observe_into(self, state: Any, seat: int, planes: Any, vector: Any) -> None: ...
+    def mask_into(self, state: Any, mask: Any) -> None: ...
+
+class VectorGames:
+    """The vector env's Rust side (``tabletop.envs.vector.VectorGames`` wraps it): ``num_envs``
+    games stepped by one call, written into the caller's arrays."""
+
+    def __init__(
+        self,
+        starts: Sequence[Any],
+        num_envs: int,
+        learners: Sequence[int],
+        reward: str,
+        threads: int,
+        planes: Any,
+        vector: Any,
+        mask: Any,
+        rewards: Any,
+        terminated: Any,
+        to_play: Any,
+        game_seeds: Any,
+        final_scores: Any,
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
+    def reset(self, seed: int) -> None: ...
+    def step(self, actions: Any) -> None: ...
+    def sample_actions(self, out: Any) -> None: ...

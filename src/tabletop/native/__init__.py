@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from tabletop._native import MoveTable
+    from tabletop._native import MoveTable, NativeEncoder
     from tabletop._native import NativeState as _RustNativeState
 
 from tabletop.core.encoding import Encoding, ObservationSpec, encoding_of
@@ -507,15 +507,18 @@ class _NativeEncoding:
         spec = inner.spec
         self._planes_bytes = 4 * len(spec.planes) * spec.plane_size
         self._vector_bytes = 4 * len(spec.vector)
-        self._encoder: Any = None  # tabletop._native.NativeEncoder, made for the first native state
+        self._encoder: NativeEncoder | None = None  # made for the first native state
 
-    def native_encoder(self, state: NativeState) -> Any:
+    def native_encoder(self, state: NativeState) -> NativeEncoder:
         """The ``tabletop._native.NativeEncoder`` of this encoding's game and board: the
         observation and the mask of a native state written by Rust into the caller's
         buffers (``native/src/vector.rs``), value for value the Python encoding's."""
         encoder = self._encoder
         if encoder is None:
-            encoder = self._encoder = native_module().NativeEncoder(state)  # type: ignore[union-attr]
+            module = native_module()
+            if module is None:  # a native state exists, so the extension is built
+                raise NativeEngineError("the extension tabletop._native is not built (`make native`)")
+            encoder = self._encoder = module.NativeEncoder(state)
         return encoder
 
     @property
