@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tabletop import make
 from tabletop.core.encoding import encoding_of
+from tabletop.core.registry import player_counts
 from tabletop.native import has_native, python_state
 from tests.envs.test_encoding import CONFIGS, _config
 
@@ -73,7 +74,7 @@ def test_bad_buffers_and_seats_are_refused(game_id: str) -> None:
     from array import array
 
     game = make(game_id, engine="native")
-    config = _config(game_id, game.min_players, None, 0)
+    config = _config(game_id, player_counts(game)[0], None, 0)
     encoding = encoding_of(game, config)
     state = game.new_initial_state(config)
     encoder = encoding.native_encoder(state)  # type: ignore[attr-defined]
