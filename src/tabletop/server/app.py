@@ -23,8 +23,9 @@ from tabletop.server import ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
-from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
+from tabletop.server.guard import MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.lobby import Lobby
+from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import accounts as account_routes
 from tabletop.server.routes import analysis, games, matches, records
@@ -88,7 +89,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     index = settings.static_dir / "index.html"
-    app.add_middleware(RequestGuard, settings=settings)
+    # The request budget per address: the guard counts each request, and an expensive
+    # answer (a replay) counts several (``deps.charge``).
+    app.state.requests = SlidingWindow(settings.requests_per_minute)
+    app.state.replays = TextCache(REPLAY_CACHE_CHARS)
+    app.add_middleware(RequestGuard, settings=settings, requests=app.state.requests)
 
     @app.exception_handler(RoomError)
     async def room_error(_request: Request, exc: RoomError) -> JSONResponse:

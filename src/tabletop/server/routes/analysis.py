@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -24,7 +25,7 @@ import os
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -33,6 +34,7 @@ from tabletop.ai.agent import make_agent
 from tabletop.ai.analysis import analyse_record, hint
 from tabletop.core.errors import ConfigError, RecordError
 from tabletop.core.record import GameRecord
+from tabletop.server.accounts import OptionalAccountDep
 from tabletop.server.bots import die_with_parent, rebuild_state
 from tabletop.server.config import Settings
 from tabletop.server.deps import ClientDep, RoomsDep
@@ -91,6 +93,8 @@ class AnalysisService:
         self._analyses = SlidingWindow(settings.analyses_per_minute)
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._running: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._backlog: dict[str, int] = {}
+        """Jobs (hints and analyses) waiting or running, per client address."""
 
     def shutdown(self) -> None:
         """Stops the workers without waiting for searches in progress."""
@@ -99,6 +103,43 @@ class AnalysisService:
     async def run(self, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
         """Runs a job in the pool."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    @contextlib.contextmanager
+    def queued(self, client: str) -> Iterator[None]:
+        """Holds one place in the workers' backlog for ``client`` while the block runs.
+
+        A budget per minute alone would let one address queue many minutes of searches
+        (six analyses of 90 s in one minute); the backlog bounds what waits at any moment.
+
+        Raises:
+            RoomError: 429 ``analysis_backlog`` when ``client`` has as many jobs waiting
+                or running as ``analysis_backlog_per_client``; 503 ``analysis_busy`` when
+                the server has ``analysis_backlog``.
+        """
+        mine = self._backlog.get(client, 0)
+        if mine >= self.settings.analysis_backlog_per_client:
+            raise RoomError(
+                429,
+                "analysis_backlog",
+                "this address has as many hints and analyses under way as the server allows; wait for them",
+                retry_after=self.settings.hint_time_per_action_s,
+            )
+        if sum(self._backlog.values()) >= self.settings.analysis_backlog:
+            raise RoomError(
+                503,
+                "analysis_busy",
+                "the server is busy with other hints and analyses; try again shortly",
+                retry_after=self.settings.hint_time_per_action_s,
+            )
+        self._backlog[client] = mine + 1
+        try:
+            yield
+        finally:
+            left = self._backlog[client] - 1
+            if left:
+                self._backlog[client] = left
+            else:
+                del self._backlog[client]
 
     def charge_hint(self, client: str) -> None:
         """Counts a hint for ``client``, or refuses with 429 past its budget."""
@@ -112,12 +153,23 @@ class AnalysisService:
             return cached
         running = self._running.get(key)
         if running is None:
-            _charge(self._analyses, client, "too_many_analyses", "too many analyses started from this address")
-            running = asyncio.ensure_future(self._compute(key, compute))
+            place = self.queued(client)
+            place.__enter__()  # released when the computation ends, even if the asker left
+            try:
+                _charge(self._analyses, client, "too_many_analyses", "too many analyses started from this address")
+            except RoomError:
+                place.__exit__(None, None, None)
+                raise
+            running = asyncio.ensure_future(self._compute(key, compute, place))
             self._running[key] = running
         return await asyncio.shield(running)
 
-    async def _compute(self, key: str, compute: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    async def _compute(
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, Any]]],
+        place: contextlib.AbstractContextManager[None],
+    ) -> dict[str, Any]:
         try:
             timeout = self.settings.analysis_budget_s + GRACE_S
             try:
@@ -130,6 +182,7 @@ class AnalysisService:
             return result
         finally:
             self._running.pop(key, None)
+            place.__exit__(None, None, None)
 
 
 def _charge(window: SlidingWindow, client: str, code: str, detail: str) -> None:
@@ -168,11 +221,16 @@ def is_rated(room: Room) -> bool:
 
 @router.post("/matches/{match_id}/hint", responses=errors(403, 404, 409, 410, 503))
 async def post_hint(
-    match_id: str, body: HintBody, rooms: RoomsDep, client: ClientDep, service: AnalysisDep
+    match_id: str,
+    body: HintBody,
+    rooms: RoomsDep,
+    client: ClientDep,
+    service: AnalysisDep,
+    account: OptionalAccountDep,
 ) -> HintAnswer:
-    """The bot's suggested turn for the seat to act (its token only), with its estimated value."""
+    """The bot's suggested turn for the seat to act (its token, and its account's session if bound)."""
     room = await rooms.get(match_id)
-    seat = rooms.seat_for_token(room, body.token, client)
+    seat = rooms.seat_for_token(room, body.token, client, account.id if account else None)
     if is_rated(room):
         raise RoomError(403, "hints_off", "hints are off in rated games")
     state = room.state
@@ -185,12 +243,13 @@ async def post_hint(
             409, "stale_version", f"the hint was asked on version {body.version}, the match is at {room.version}"
         )
     level = check_level(body.level)
-    service.charge_hint(client)
-    version, texts = room.version, list(room.texts)
-    seed = zlib.crc32(f"{room.config_json.get('seed')}:{len(texts)}:hint".encode())
-    answer = await service.run(
-        hint_job, room.game.id, room.config_json, texts, level, seed, service.settings.hint_time_per_action_s
-    )
+    with service.queued(client):
+        service.charge_hint(client)
+        version, texts = room.version, list(room.texts)
+        seed = zlib.crc32(f"{room.config_json.get('seed')}:{len(texts)}:hint".encode())
+        answer = await service.run(
+            hint_job, room.game.id, room.config_json, texts, level, seed, service.settings.hint_time_per_action_s
+        )
     return HintAnswer(version=version, **answer)
 
 
