@@ -9,6 +9,8 @@ two ``tabletop serve`` processes would.
 
 from __future__ import annotations
 
+import concurrent.futures
+import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +21,8 @@ from fastapi.testclient import TestClient
 from tabletop.server.app import create_app
 from tabletop.server.bus import is_postgres, parse_notice
 from tabletop.server.config import Settings
+from tabletop.server.lobby_store import insert_chat, load_chat
+from tabletop.server.store import SeatRow, Store
 
 from .conftest import create_toy
 
@@ -102,3 +106,25 @@ def test_a_socket_on_either_process_hears_every_update(pair: tuple[TestClient, T
                 while (update := ws.receive_json()).get("type") != "state":
                     assert time.monotonic() < deadline
                 assert update["version"] == version + 1, update
+
+
+def test_chat_numbers_come_from_the_database(settings: Settings) -> None:
+    """Two stores (two processes) writing one match's chat never hand out the same number."""
+    stores = [Store(settings.db_url), Store(settings.db_url)]
+    try:
+        match_id = f"chat{secrets.token_hex(6)}"
+        stores[0].create_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None)])
+        engines = [s.engine for s in stores]
+        if is_postgres(settings.db_url):  # a real race: both read the same highest number at times
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                numbers = list(
+                    pool.map(lambda i: insert_chat(engines[i % 2], match_id, 0, f"line {i}", "t"), range(40))
+                )
+        else:
+            numbers = [insert_chat(engines[i % 2], match_id, 0, f"line {i}", "t") for i in range(40)]
+        assert sorted(numbers) == list(range(40))
+        rows, next_n = load_chat(engines[1], match_id, 100)
+        assert [r[0] for r in rows] == list(range(40)) and next_n == 40
+    finally:
+        for store in stores:
+            store.close()
