@@ -10,6 +10,7 @@ two ``tabletop serve`` processes would.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import secrets
 import time
 from collections.abc import Iterator
@@ -128,3 +129,25 @@ def test_chat_numbers_come_from_the_database(settings: Settings) -> None:
     finally:
         for store in stores:
             store.close()
+
+
+def test_a_bot_turn_left_by_a_dead_process_is_played_by_another(settings: Settings) -> None:
+    if not is_postgres(settings.db_url):
+        pytest.skip("the bus between processes needs PostgreSQL (TABLETOP_TEST_DB); .ci/run sets it")
+    slow = dataclasses.replace(settings, bot_delay_s=60.0)  # it will not move before it "dies"
+    quick = dataclasses.replace(settings, bot_time_budget_s=0.5)
+    with TestClient(create_app(quick)) as survivor:
+        with TestClient(create_app(slow)) as doomed:
+            m = create_toy(doomed, ("human", "random"))
+            survivor.get(f"/api/matches/{m['id']}")  # the survivor caches the match and hears of it
+            token = m["seats"][0]["token"]
+            for version, cell in enumerate("ab"):
+                body = {"token": token, "version": version, "action": cell}
+                assert doomed.post(f"/api/matches/{m['id']}/actions", json=body).status_code == 200
+        # The doomed process stopped with the bot's turn unplayed; the survivor plays it once.
+        deadline = time.monotonic() + 20
+        while (view := survivor.get(f"/api/matches/{m['id']}").json())["version"] < 4:
+            assert time.monotonic() < deadline, view["version"]
+            time.sleep(0.1)
+        log = [(e["ply"], e["seat"]) for e in view["log"]]
+        assert log == [(0, 0), (1, 0), (2, 1), (3, 1)]

@@ -441,6 +441,8 @@ class RoomManager:
     async def close(self) -> None:
         """Stops bot tasks and the database thread."""
         self._closing = True
+        for task in list(self._catching_up):
+            task.cancel()
         for room in self._rooms.values():
             if room.bot_task is not None:
                 room.bot_task.cancel()
@@ -762,6 +764,44 @@ class RoomManager:
             return
         if changed:
             self.broadcast(room)
+            self._watch_bot(room)
+
+    @property
+    def bot_stall_s(self) -> float:
+        """How long a bot turn another process is playing may take before this one plays it:
+        twice the thinking budget, plus the pause before a bot's move."""
+        return 2 * self.bots.budget_s + self.bot_delay_s
+
+    def _watch_bot(self, room: Room) -> None:
+        """A bot is to move in a match another process moved on: that process plays it.
+
+        If the match has not moved after :attr:`bot_stall_s` (that process died, say),
+        this one plays the turn, so a bot never stalls; the compare-and-set on the version
+        keeps a turn from being played twice even if both try.
+        """
+        state = room.state
+        if self._closing or room.ended is not None or state.is_terminal():
+            return
+        if not room.seats[state.current_player].is_bot:
+            return
+        if room.bot_task is not None and not room.bot_task.done():
+            return
+        version = room.version
+
+        async def take_over_if_stalled() -> None:
+            await asyncio.sleep(self.bot_stall_s)
+            async with room.lock:
+                changed = await self.refresh_from_store(room)
+            if room.version == version:
+                log.warning("the bot turn of match %s stalled elsewhere; playing it here", room.id)
+                self._schedule_bot(room)
+            elif changed:  # moved on, and the bus has not said so yet: as _catch_up does
+                self.broadcast(room)
+                self._watch_bot(room)
+
+        task = asyncio.get_running_loop().create_task(take_over_if_stalled())
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
 
     @staticmethod
     def _check_version(room: Room, version: int) -> None:
