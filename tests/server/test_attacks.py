@@ -265,3 +265,23 @@ def test_trusted_proxies_are_checked() -> None:
         Settings(trusted_proxies=("not an address",))
     with pytest.raises(ConfigError, match="trusted_proxies"):
         Settings(trusted_proxies="10.0.0.1")  # type: ignore[arg-type]
+
+
+def test_serve_leaves_x_forwarded_for_to_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """uvicorn's own reading of the header (from any local process) is off under ``tabletop serve``."""
+    from unittest.mock import Mock
+
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+    from tabletop.server.local import free_port
+
+    run = Mock()
+    monkeypatch.setattr("uvicorn.run", run)
+    monkeypatch.setenv("TABLETOP_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8")
+    result = CliRunner().invoke(app, ["serve", "--port", str(free_port()), "--db", f"sqlite:///{tmp_path / 'x.db'}"])
+    assert result.exit_code == 0, result.output
+    assert run.call_args.kwargs["proxy_headers"] is False
+    monkeypatch.setenv("TABLETOP_TRUSTED_PROXIES", "10.0.0.300")
+    result = CliRunner().invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2 and "trusted_proxies" in result.output
