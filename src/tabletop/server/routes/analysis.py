@@ -9,6 +9,8 @@ or threads where the bots use threads), never on the event loop; each client add
 has a budget per minute (``hints_per_minute``, ``analyses_per_minute``); a hint's bot
 thinks at most ``hint_time_per_action_s`` per action and an analysis takes about
 ``analysis_budget_s`` at most; the same analysis asked twice at once is computed once.
+What waits for the workers is bounded too: ``analysis_backlog_per_client`` jobs per
+address (429) and ``analysis_backlog`` in all (503).
 Hints are off in rated matches (``Room.rated``, set by the accounts feature; a room
 without that attribute is unrated).
 """
