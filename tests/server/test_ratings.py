@@ -166,6 +166,23 @@ def test_a_guest_seat_makes_the_match_unrated(client: TestClient) -> None:
     assert alice.get("/api/me/matches").json()["matches"][0]["rated"] is False
 
 
+def test_claiming_ones_own_seat_again_keeps_the_match_rated(client: TestClient) -> None:
+    """The rating dodge: a player about to lose re-claims their own bound seat midway."""
+    alice, bob = register(client), register(client)
+    m = create_toy_match(client, alice)
+    a, b = m["seats"][0]["token"], _claim(bob, m, 1)
+    assert act(client, m["id"], a, 0, "a", alice).status_code == 200
+    assert act(client, m["id"], a, 1, "b", alice).status_code == 200
+    assert _claim(bob, {**m, "seats": [m["seats"][0], {"token": b}]}, 1) == b  # the same token back
+    rest = [(b, bob, "c"), (b, bob, "d"), (a, alice, "e"), (a, alice, "f")]
+    for version, (token, person, cell) in enumerate(rest, start=2):
+        assert act(client, m["id"], token, version, cell, person).status_code == 200
+    assert client.get(f"/api/matches/{m['id']}").json()["terminal"]
+    assert bob.get("/api/me/matches").json()["matches"][0]["rated"] is True
+    lost = _rating(bob)
+    assert lost is not None and lost["games"] == 1
+
+
 def test_an_unrated_game_changes_nothing(client: TestClient) -> None:
     alice, bob = register(client), register(client)
     m = create_toy_match(client, alice, rated=False)

@@ -53,6 +53,9 @@ def serve(
         port=port,
         log_level=log_level.lower(),
         ws_max_size=4 * settings.max_ws_message_bytes,
+        # uvicorn would believe X-Forwarded-For from any local process; the app reads it
+        # itself, from the proxies named in TABLETOP_TRUSTED_PROXIES only.
+        proxy_headers=False,
     )
 
 

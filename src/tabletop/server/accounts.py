@@ -48,7 +48,7 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection
 
 from tabletop.server.config import Settings
-from tabletop.server.guard import SlidingWindow
+from tabletop.server.guard import Backoff, SlidingWindow
 from tabletop.server.rooms import Room, RoomError, RoomManager, hash_token
 from tabletop.server.store import accounts, matches, now, rating_events, seats, sessions
 
@@ -267,7 +267,8 @@ class Accounts:
         self.engine = engine
         self.settings = settings
         self._logins = SlidingWindow(settings.login_attempts_per_minute)
-        self._login_failures = SlidingWindow(settings.login_attempts_per_minute)
+        # Per address, never per name: a lock on a name would let anyone lock its owner out.
+        self._login_backoff = Backoff()
         self._registrations = SlidingWindow(settings.registrations_per_minute)
         # Each hash holds 64 MiB for ~50 ms: a burst of log-ins must not exhaust memory.
         self._hashing = asyncio.Semaphore(2)
@@ -305,22 +306,23 @@ class Accounts:
 
         Raises:
             RoomError: 401 ``bad_login`` (the same for an unknown name and a wrong
-                password), 429 after too many attempts from ``client`` or failures for
-                ``name``.
+                password), 429 after too many attempts from ``client``, or while
+                ``client`` backs off after failing several times in a row.  Failures are
+                never counted per name, so nobody can lock an account's owner out.
         """
-        key = name_key(name)[:64]
-        wait = self._logins.allow(client) or self._login_failures.retry_after(key)
+        wait = self._login_backoff.retry_after(client) or self._logins.allow(client)
         if wait is not None:
-            raise RoomError(429, "too_many_logins", "too many log-in attempts; wait a minute", retry_after=wait)
+            raise RoomError(429, "too_many_logins", "too many log-in attempts; wait a little", retry_after=wait)
         found = await asyncio.to_thread(find_account, self.engine, name) if len(name) <= 64 else None
         if found is None or not 1 <= len(password) <= self.settings.password_max_length:
             await self._verify(_DUMMY_HASH, password[: self.settings.password_max_length])
-            self._login_failures.hit(key)
+            self._login_backoff.failed(client)
             raise RoomError(401, "bad_login", "wrong name or password")
         account, password_hash = found
         if not await self._verify(password_hash, password):
-            self._login_failures.hit(key)
+            self._login_backoff.failed(client)
             raise RoomError(401, "bad_login", "wrong name or password")
+        self._login_backoff.succeeded(client)
         if HASHER.check_needs_rehash(password_hash):
             await asyncio.to_thread(set_password_hash, self.engine, account.id, await self._hash(password))
         return account
@@ -350,10 +352,14 @@ class Accounts:
             await asyncio.to_thread(delete_session, self.engine, hash_token(token))
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
 
-    async def session_of(self, conn: HTTPConnection) -> Session | None:
-        """The live session of the request's or websocket's cookie (looked up once per request)."""
+    async def session_of(self, conn: HTTPConnection, *, fresh: bool = False) -> Session | None:
+        """The live session of the request's or websocket's cookie (looked up once per request).
+
+        ``fresh`` looks it up again: a websocket lives on after its handshake, and a
+        log-out (on any server process) must end what it may do at once.
+        """
         cached = conn.scope.setdefault("state", {}).get("tabletop_session", False)
-        if cached is not False:
+        if cached is not False and not fresh:
             return cached  # type: ignore[no-any-return]
         token = conn.cookies.get(COOKIE)
         session = None
@@ -417,11 +423,15 @@ OptionalAccountDep = Annotated[Account | None, Depends(optional_account)]
 AccountDep = Annotated[Account, Depends(required_account)]
 
 
-async def socket_account(ws: WebSocket) -> Account | None:
-    """The websocket's account: its cookie's session, honoured only from this site's pages."""
+async def socket_account(ws: WebSocket, *, fresh: bool = False) -> Account | None:
+    """The websocket's account: its cookie's session, honoured only from this site's pages.
+
+    ``fresh``: asked again (each action of a socket that had a session), so a socket
+    opened before a log-out does not act for the account after it.
+    """
     if not is_same_origin(ws):
         return None
-    session = await get_accounts(ws).session_of(ws)
+    session = await get_accounts(ws).session_of(ws, fresh=fresh)
     return None if session is None else session.account
 
 
@@ -433,7 +443,8 @@ async def bind_seat(rooms: RoomManager, room: Room, seat: int, account: Account,
 
     The seat takes the account's name.  Binding after the first action clears the
     match's ``rated`` flag: nobody joins or claims a rated game midway (``at_creation``:
-    the creator's own seat, bound while a bot may already have moved).
+    the creator's own seat, bound while a bot may already have moved).  A seat already
+    bound to ``account`` is left as it is: its token again, the match as rated as it was.
 
     Raises:
         RoomError: 409 ``already_seated`` if the account holds another seat of the
@@ -449,6 +460,10 @@ async def bind_seat(rooms: RoomManager, room: Room, seat: int, account: Account,
         if current.account_id not in (None, account.id):
             raise RoomError(403, "seat_bound", "this seat belongs to another account")
         token = seat_token(account, room.id, seat)
+        if current.account_id == account.id:
+            # Already the caller's: the same derived token, nothing changes (and a player
+            # who is losing cannot make a rated match unrated by claiming their own seat).
+            return token
         unrate = room.rated and bool(room.moves) and not at_creation
         await rooms.run_db(
             store_binding, rooms.store.engine, room.id, seat, account.id, account.name, hash_token(token), unrate

@@ -7,6 +7,7 @@ never echoes more than a short prefix of what the client sent.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -22,9 +23,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tabletop.server import ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
+from tabletop.server.bus import PostgresListener, is_postgres
 from tabletop.server.config import Settings
-from tabletop.server.guard import MAX_QUOTE, RequestGuard, clip, retry_after_header
+from tabletop.server.guard import MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.lobby import Lobby
+from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import accounts as account_routes
 from tabletop.server.routes import analysis, games, matches, records
@@ -60,6 +63,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.accounts = Accounts(store.engine, settings)
         await ratings.install(rooms, forfeits=lobby.forfeited_seats)
         app.state.analysis = analysis.AnalysisService(settings)
+        # Several processes on one PostgreSQL database hear each other's changes.
+        listener = None
+        if is_postgres(settings.db_url):
+            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected)
+            await asyncio.to_thread(listener.start)
         resumed = await rooms.resume_bots()
         if resumed:
             log.info("resumed %d matches with bots", resumed)
@@ -71,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await lobby.close()
+            if listener is not None:
+                await asyncio.to_thread(listener.close)
             await rooms.close()
             bots.shutdown()
             app.state.analysis.shutdown()
@@ -88,7 +98,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     index = settings.static_dir / "index.html"
-    app.add_middleware(RequestGuard, settings=settings)
+    # The request budget per address: the guard counts each request, and an expensive
+    # answer (a replay) counts several (``deps.charge``).
+    app.state.requests = SlidingWindow(settings.requests_per_minute)
+    app.state.replays = TextCache(REPLAY_CACHE_CHARS)
+    app.add_middleware(RequestGuard, settings=settings, requests=app.state.requests)
 
     @app.exception_handler(RoomError)
     async def room_error(_request: Request, exc: RoomError) -> JSONResponse:

@@ -94,11 +94,11 @@ class Chat:
         self._windows.hit(key)
         await self.load(table)
         assert table.chat is not None
-        message = ChatMessage(table.chat_next, seat, line, iso_now())
-        table.chat_next += 1
+        at = iso_now()
+        # The number comes from the database, so processes sharing it never repeat one.
+        n = await self.lobby.rooms.run_db(db.insert_chat, self.lobby.rooms.store.engine, match_id, seat, line, at)
+        message = ChatMessage(n, seat, line, at)
+        table.chat_next = max(table.chat_next, n + 1)
         table.chat.append(message)
-        await self.lobby.rooms.run_db(
-            db.insert_chat, self.lobby.rooms.store.engine, match_id, message.n, seat, message.text, message.at
-        )
         self.lobby.send_all(room, json.dumps({"type": "chat", "match": match_id, "messages": [message.to_json()]}))
         return message.to_json()

@@ -10,6 +10,8 @@ environment of ``tabletop serve`` (each field's name in capitals, prefixed
 from __future__ import annotations
 
 import dataclasses
+import functools
+import ipaddress
 import math
 import os
 from dataclasses import dataclass, field
@@ -28,6 +30,18 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 DEFAULT_DB_URL = "sqlite:///tabletop.db"
 
 ENV_PREFIX = "TABLETOP_"
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(texts: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    """Addresses or networks (``10.0.0.1``, ``10.0.0.0/8``, ``::1``) as networks.
+
+    Raises:
+        ValueError: for a text that is neither.
+    """
+    return tuple(ipaddress.ip_network(text.strip(), strict=False) for text in texts)
+
 
 LIMIT_FIELDS = (
     "max_body_bytes",
@@ -57,6 +71,8 @@ LIMIT_FIELDS = (
     "chat_history",
     "hints_per_minute",
     "analyses_per_minute",
+    "analysis_backlog_per_client",
+    "analysis_backlog",
     # Accounts (server/accounts.py, docs/server.md "Accounts"):
     "login_attempts_per_minute",
     "registrations_per_minute",
@@ -126,8 +142,11 @@ class Settings:
         clock_poll_s: how often the clock keeper looks for timed-out and dropped seats
             (a flag falls at most this late).
         clock: the time source of the clocks (seconds since the epoch); tests pass a fake.
-        login_attempts_per_minute: log-in attempts from one client address in any 60 s,
-            and failed ones for one account name (from anywhere); beyond it 429.
+        login_attempts_per_minute: log-in attempts from one client address in any 60 s;
+            beyond it 429.  An address whose attempts keep failing also backs off (after
+            3 failures in a row it waits 1 s, then 2, 4, ... up to 60 s; ``docs/security.md``).
+            Nothing is counted per account name: wrong passwords from someone else never
+            lock the owner out.
         registrations_per_minute: accounts one client address may register in any 60 s.
         name_max_length: longest account name (3 characters at least; ASCII letters,
             digits, ``_`` and ``-``).
@@ -145,6 +164,14 @@ class Settings:
             action in a long game; ``docs/analysis.md``).
         analysis_workers: processes (or threads) that compute hints and analyses, apart
             from the bots' workers.
+        analysis_backlog_per_client: hints and analyses one client address may have
+            waiting or running at once; beyond it 429.
+        analysis_backlog: hints and analyses waiting or running on the server at once;
+            beyond it 503 (so the queue in front of the workers stays short).
+        trusted_proxies: addresses or networks (``127.0.0.1``, ``10.0.0.0/8``) of the
+            operator's proxies (env ``TABLETOP_TRUSTED_PROXIES``, comma-separated).  Only
+            a connection from one of them may name its client in ``X-Forwarded-For``; by
+            default nobody may, and every limit counts the connection's own address.
     """
 
     db_url: str = DEFAULT_DB_URL
@@ -194,6 +221,9 @@ class Settings:
     hint_time_per_action_s: float = 1.0
     analysis_budget_s: float = 90.0
     analysis_workers: int = 1
+    analysis_backlog_per_client: int = 2
+    analysis_backlog: int = 8
+    trusted_proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_time_budget_s < math.inf:
@@ -225,6 +255,17 @@ class Settings:
             raise ConfigError(f"name_max_length must be between 3 and 64, got {self.name_max_length}")
         if self.password_min_length > self.password_max_length:
             raise ConfigError("password_min_length must not exceed password_max_length")
+        if isinstance(self.trusted_proxies, str):
+            raise ConfigError("trusted_proxies must be a sequence of addresses or networks, not one string")
+        try:
+            parse_networks(self.trusted_proxies)
+        except ValueError as exc:
+            raise ConfigError(f"trusted_proxies: {exc}") from None
+
+    @functools.cached_property
+    def trusted_networks(self) -> tuple[IPNetwork, ...]:
+        """:attr:`trusted_proxies` as networks."""
+        return parse_networks(self.trusted_proxies)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -258,6 +299,8 @@ class Settings:
                     values[name] = kind(text)
                 except ValueError:
                     raise ConfigError(f"{variable} must be a number, got {text[:40]!r}") from None
+        if (proxies := os.environ.get("TABLETOP_TRUSTED_PROXIES")) is not None:
+            values["trusted_proxies"] = tuple(p.strip() for p in proxies.split(",") if p.strip())
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 

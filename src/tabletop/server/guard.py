@@ -24,7 +24,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tabletop.core.errors import SHORT_REPR_LENGTH
-from tabletop.server.config import Settings
+from tabletop.server.config import IPNetwork, Settings
 
 MAX_QUOTE = SHORT_REPR_LENGTH
 """Characters of a client's value that an error message may quote (``core.errors.short_repr``)."""
@@ -130,6 +130,55 @@ def _check_tree(value: Any, max_depth: int) -> None:
             stack.extend((child, depth + 1) for child in children)
 
 
+CLIENT_STATE = "tabletop_client"
+"""Where a connection's limits key is kept in its ASGI scope, so it is worked out once."""
+
+
+def forwarded_client(peer: str, forwarded_for: Iterable[str], trusted: tuple[IPNetwork, ...]) -> str:
+    """The address a request came from, believing ``X-Forwarded-For`` only from ``trusted`` proxies.
+
+    Each proxy appends the address it heard from, so the list is read from the right: while
+    the hop that handed the request on is a trusted proxy, the address it names is the
+    next one back.  The first untrusted hop is the client; whatever it wrote further left
+    is its own claim and ignored.  With no trusted proxies the header is never read.
+    """
+    hops = [hop.strip() for value in forwarded_for for hop in value.split(",") if hop.strip()]
+    current = peer
+    while hops and _is_in(current, trusted):
+        current = hops.pop()
+    return current
+
+
+def _is_in(host: str, networks: tuple[IPNetwork, ...]) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in network for network in networks)
+
+
+def client_of(scope: Scope, trusted: tuple[IPNetwork, ...]) -> str:
+    """The limits key (:func:`client_key`) of an HTTP request's or websocket's client.
+
+    ``X-Forwarded-For`` counts only when the connection comes from one of ``trusted``
+    (the operator's proxies, setting ``trusted_proxies``); otherwise any local process
+    could choose its own address and escape every per-address limit.
+    """
+    state = scope.setdefault("state", {})
+    cached = state.get(CLIENT_STATE)
+    if isinstance(cached, str):
+        return cached
+    peer = scope.get("client")
+    host = peer[0] if peer else None
+    if host is not None and trusted:
+        host = forwarded_client(host, Headers(scope=scope).getlist("x-forwarded-for"), trusted)
+    key = client_key(host)
+    state[CLIENT_STATE] = key
+    return key
+
+
 def client_key(host: str | None) -> str:
     """The key a client's limits are counted under: its IPv4 address or its IPv6 /64.
 
@@ -183,8 +232,8 @@ class SlidingWindow:
             return None
         return events[0] + self.window_s - now
 
-    def hit(self, key: str) -> None:
-        """Counts one event for ``key``."""
+    def hit(self, key: str, count: int = 1) -> None:
+        """Counts ``count`` events for ``key`` (an expensive request counts as several)."""
         events = self._events.get(key)
         if events is None:
             events = self._events[key] = deque(maxlen=self.limit)
@@ -192,7 +241,7 @@ class SlidingWindow:
                 self._events.popitem(last=False)
         else:
             self._events.move_to_end(key)
-        events.append(self.clock())
+        events.extend([self.clock()] * min(count, self.limit))
 
     def allow(self, key: str) -> float | None:
         """Counts an event if ``key`` is within its limit; else the seconds to wait."""
@@ -200,6 +249,63 @@ class SlidingWindow:
         if wait is None:
             self.hit(key)
         return wait
+
+
+class Backoff:
+    """Consecutive failures per key, answered with a growing wait rather than a lock.
+
+    The first ``free`` failures cost nothing (typos); after that each attempt must wait
+    ``first_s``, then twice as long after each further failure, up to ``max_s``, counted
+    from the last failure.  A success, or ``forget_s`` without failures, clears the key.
+    Memory is bounded as in :class:`SlidingWindow`.
+    """
+
+    def __init__(
+        self,
+        *,
+        free: int = 3,
+        first_s: float = 1.0,
+        max_s: float = 60.0,
+        forget_s: float = 900.0,
+        max_keys: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.free = free
+        self.first_s = first_s
+        self.max_s = max_s
+        self.forget_s = forget_s
+        self.max_keys = max_keys
+        self.clock = clock
+        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+
+    def retry_after(self, key: str) -> float | None:
+        """Seconds until ``key`` may try again, or ``None`` if it may now."""
+        entry = self._failures.get(key)
+        if entry is None:
+            return None
+        failures, last = entry
+        now = self.clock()
+        if now - last >= self.forget_s:
+            del self._failures[key]
+            return None
+        if failures <= self.free:
+            return None
+        wait = min(self.max_s, self.first_s * 2 ** (failures - self.free - 1))
+        due = last + wait
+        return due - now if due > now else None
+
+    def failed(self, key: str) -> None:
+        """Counts one failure for ``key``."""
+        failures, last = self._failures.pop(key, (0, 0.0))
+        if failures and self.clock() - last >= self.forget_s:
+            failures = 0
+        self._failures[key] = (failures + 1, self.clock())
+        if len(self._failures) > self.max_keys:
+            self._failures.popitem(last=False)
+
+    def succeeded(self, key: str) -> None:
+        """Clears ``key``'s failures."""
+        self._failures.pop(key, None)
 
 
 def retry_after_header(seconds: float) -> str:
@@ -215,19 +321,19 @@ def error_body(code: str, detail: str) -> bytes:
 class RequestGuard:
     """The outermost HTTP layer: body limit, strict JSON, request rate, security headers."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings, requests: SlidingWindow | None = None) -> None:
         self.app = app
         self.max_body = settings.max_body_bytes
         self.max_depth = settings.max_json_depth
-        self.requests = SlidingWindow(settings.requests_per_minute)
+        self.requests = requests if requests is not None else SlidingWindow(settings.requests_per_minute)
+        self.trusted = settings.trusted_networks
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         send = _with_security_headers(send)
-        client = scope.get("client")
-        wait = self.requests.allow(client_key(client[0] if client else None))
+        wait = self.requests.allow(client_of(scope, self.trusted))
         if wait is not None:
             await _answer(send, 429, "too_many_requests", "too many requests from this address", wait)
             return

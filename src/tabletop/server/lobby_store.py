@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from tabletop.server.store import chat_messages, lobby_games, match_tables, matches, now, seats
 
@@ -164,10 +165,31 @@ def public_games_in_progress(
     return [(r.id, r.game, r.created) for r in rows], int(total)
 
 
-def insert_chat(engine: Engine, match_id: str, n: int, seat: int, text: str, at: str) -> None:
-    """Stores chat message ``n`` of a match."""
-    with engine.begin() as conn:
-        conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+CHAT_INSERT_TRIES = 8
+"""Attempts to take the next chat number before giving up (each lost race is one)."""
+
+
+def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) -> int:
+    """Stores the next chat message of a match and returns its number.
+
+    The number comes from the database (one more than the highest stored), taken while
+    the match's row is locked (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a
+    time), so two processes never hand out the same number; the primary key
+    ``(match_id, n)`` would refuse a repeat anyway, and the insert is then tried again.
+    """
+    for _ in range(CHAT_INSERT_TRIES):
+        try:
+            with engine.begin() as conn:
+                conn.execute(select(matches.c.id).where(matches.c.id == match_id).with_for_update())
+                highest = conn.execute(
+                    select(func.max(chat_messages.c.n)).where(chat_messages.c.match_id == match_id)
+                ).scalar_one()
+                n = 0 if highest is None else int(highest) + 1
+                conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+            return n
+        except IntegrityError:
+            continue
+    raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
 
 
 def load_chat(engine: Engine, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:

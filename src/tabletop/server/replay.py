@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from tabletop.core.errors import RecordError
@@ -14,6 +15,47 @@ MAX_REPLAY_ACTIONS = 5000
 
 BOARD_HISTORY = 64
 """Actions passed to a board drawing: more than one round of either game (4 seats × 3 actions)."""
+
+
+REPLAY_CACHE_CHARS = 64 * 1024 * 1024
+"""Characters of replay answers (steps, records, drawings) the server keeps at most."""
+
+
+class TextCache:
+    """Answers that cost a replay, by key; the least recently asked is forgotten first.
+
+    Bounded by the characters held, so a few huge replays cannot take the memory.  Keys
+    carry the match's version: a finished match's answer never changes, so every later
+    request for it is served from here.
+    """
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self._entries: OrderedDict[str, str] = OrderedDict()
+        self._chars = 0
+
+    def get(self, key: str) -> str | None:
+        """The cached text, or ``None``."""
+        text = self._entries.get(key)
+        if text is not None:
+            self._entries.move_to_end(key)
+        return text
+
+    def put(self, key: str, text: str) -> None:
+        """Keeps ``text`` (unless it alone is over the bound)."""
+        if len(text) > self.max_chars:
+            return
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._chars -= len(old)
+        self._entries[key] = text
+        self._chars += len(text)
+        while self._chars > self.max_chars:
+            _, dropped = self._entries.popitem(last=False)
+            self._chars -= len(dropped)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def replay_steps(record: GameRecord) -> dict[str, Any]:

@@ -384,6 +384,7 @@ class RoomManager:
         # one writer at a time (no "database is locked" retries).
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
         self._closing = False
+        self._catching_up: set[asyncio.Task[None]] = set()
         self._creations = SlidingWindow(matches_per_minute)
         self._token_failures = SlidingWindow(token_failures_per_minute)
         self.max_sockets_per_match = max_sockets_per_match
@@ -440,6 +441,8 @@ class RoomManager:
     async def close(self) -> None:
         """Stops bot tasks and the database thread."""
         self._closing = True
+        for task in list(self._catching_up):
+            task.cancel()
         for room in self._rooms.values():
             if room.bot_task is not None:
                 room.bot_task.cancel()
@@ -608,6 +611,7 @@ class RoomManager:
         room = await self.get(match_id)
         async with room.lock:
             seat = self.seat_for_token(room, token, client, account_id)
+            await self._catch_up_to(room, version)
             self._check_version(room, version)
             if room.seats[seat].is_bot:
                 raise RoomError(409, "bot_plays", "a bot plays this seat now: take it back first")
@@ -634,6 +638,7 @@ class RoomManager:
         room = await self.get(match_id)
         async with room.lock:
             seat = self.seat_for_token(room, token, client, account_id)
+            await self._catch_up_to(room, version)
             self._check_version(room, version)
             if room.undoable_by() != seat:
                 raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
@@ -641,6 +646,7 @@ class RoomManager:
             try:
                 await self._run_db(self.store.remove_last_action, room.id, ply, room.version)
             except StaleVersionError:
+                await self._stale(room)
                 raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
             room.pop()
             room.version += 1
@@ -690,6 +696,113 @@ class RoomManager:
             raise RoomError(403, "seat_bound", "this seat belongs to an account: log in as it to play")
         return seat
 
+    # ----- the database is the authority ---------------------------------------
+
+    async def refresh_from_store(self, room: Room) -> bool:
+        """Brings a cached room up to its stored match (another process moved it on).
+
+        New actions are applied to the cached position; anything else (an undo among
+        them) rebuilds the room.  Its sockets, lock and bot task stay.  The caller holds
+        ``room.lock``.  Returns whether the room changed.
+        """
+        row = await self._run_db(self.store.load_match, room.id)
+        if row is None or row.version == room.version:
+            return False
+        texts = [text for _, text in row.actions]
+        known = len(room.texts)
+        if len(texts) >= known and texts[:known] == room.texts:
+            new = row.actions[known:]
+            steps = await asyncio.to_thread(_replay_further, room.state, new)
+            for (seat, text), (state, move) in zip(new, steps, strict=True):
+                room.push(state, move, text, seat)
+        else:
+            fresh = await asyncio.to_thread(_rebuild_room, room.game, row)
+            room.initial, room.states = fresh.initial, fresh.states
+            room.moves, room.texts, room.actors, room.turns = fresh.moves, fresh.texts, fresh.actors, fresh.turns
+            room._log = []
+            room._sent = None  # the log was rewritten: the next update is a full view
+        room.seats = tuple(Seat(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in row.seats)
+        room.version = row.version
+        room.rated = row.rated
+        room._view_cache = None
+        room._board_cache = None
+        return True
+
+    async def _catch_up_to(self, room: Room, version: int) -> None:
+        # A client that names a version this process has not seen acted through another
+        # process: the stored match is ahead of the cache.
+        if version > room.version:
+            await self.refresh_from_store(room)
+
+    async def _stale(self, room: Room) -> None:
+        """After a refused compare-and-set: reload, and tell this process's sockets."""
+        if await self.refresh_from_store(room):
+            asyncio.get_running_loop().call_soon(self.broadcast, room)
+
+    def heard(self, match_id: str, version: int) -> None:
+        """The bus: ``match_id`` is at ``version`` in the database (any process wrote it)."""
+        room = self._rooms.get(match_id)
+        if room is None or room.version >= version or self._closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._catch_up(room))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    def reconnected(self) -> None:
+        """The bus (re)connected: what it missed meanwhile is caught up for every cached room."""
+        for room in list(self._rooms.values()):
+            task = asyncio.get_running_loop().create_task(self._catch_up(room))
+            self._catching_up.add(task)
+            task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self, room: Room) -> None:
+        try:
+            async with room.lock:
+                changed = await self.refresh_from_store(room)
+        except Exception:
+            log.exception("match %s could not be reloaded", room.id)
+            return
+        if changed:
+            self.broadcast(room)
+            self._watch_bot(room)
+
+    @property
+    def bot_stall_s(self) -> float:
+        """How long a bot turn another process is playing may take before this one plays it:
+        twice the thinking budget, plus the pause before a bot's move."""
+        return 2 * self.bots.budget_s + self.bot_delay_s
+
+    def _watch_bot(self, room: Room) -> None:
+        """A bot is to move in a match another process moved on: that process plays it.
+
+        If the match has not moved after :attr:`bot_stall_s` (that process died, say),
+        this one plays the turn, so a bot never stalls; the compare-and-set on the version
+        keeps a turn from being played twice even if both try.
+        """
+        state = room.state
+        if self._closing or room.ended is not None or state.is_terminal():
+            return
+        if not room.seats[state.current_player].is_bot:
+            return
+        if room.bot_task is not None and not room.bot_task.done():
+            return
+        version = room.version
+
+        async def take_over_if_stalled() -> None:
+            await asyncio.sleep(self.bot_stall_s)
+            async with room.lock:
+                changed = await self.refresh_from_store(room)
+            if room.version == version:
+                log.warning("the bot turn of match %s stalled elsewhere; playing it here", room.id)
+                self._schedule_bot(room)
+            elif changed:  # moved on, and the bus has not said so yet: as _catch_up does
+                self.broadcast(room)
+                self._watch_bot(room)
+
+        task = asyncio.get_running_loop().create_task(take_over_if_stalled())
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
     @staticmethod
     def _check_version(room: Room, version: int) -> None:
         if version != room.version:
@@ -727,6 +840,7 @@ class RoomManager:
                 outcome.to_json() if outcome is not None else None,
             )
         except StaleVersionError:
+            await self._stale(room)
             raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
         room.push(new_state, move, text, seat)
         room.version += 1
@@ -859,6 +973,16 @@ def _set_up(game: Game, config: GameConfig) -> tuple[GameConfig, State]:
     """The canonical config and the initial state of a new match."""
     canonical = game.canonical_config(config)
     return canonical, game.new_initial_state(canonical)
+
+
+def _replay_further(state: State, actions: Sequence[tuple[int, str]]) -> list[tuple[State, Move]]:
+    """The positions and moves after ``state`` of the stored ``(seat, notation)`` actions."""
+    steps = []
+    for _, text in actions:
+        move = state.parse_move(text)
+        state = state.apply(move)
+        steps.append((state, move))
+    return steps
 
 
 def _rebuild_room(game: Game, row: MatchRow) -> Room:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    Connection,
     Engine,
     Float,
     ForeignKey,
@@ -38,6 +39,7 @@ from sqlalchemy import (
     delete,
     event,
     false,
+    func,
     insert,
     select,
     update,
@@ -46,6 +48,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
 from tabletop.server import migrate
+from tabletop.server.bus import CHANNEL
 
 metadata = MetaData()
 
@@ -252,6 +255,8 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.engine = make_engine(url)
+        self.notifies = self.engine.dialect.name == "postgresql"
+        """Whether each committed change is announced on the bus (``server/bus.py``)."""
         try:
             migrate.upgrade(self.engine)
         except BaseException:
@@ -340,6 +345,7 @@ class Store:
             if bumped.rowcount != 1:
                 raise StaleVersionError(match_id)
             conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=now()))
+            self._announce(conn, match_id, version + 1)
 
     def remove_last_action(self, match_id: str, ply: int, version: int) -> None:
         """Deletes action ``ply`` (an undo) and bumps the version.
@@ -356,6 +362,12 @@ class Store:
             if bumped.rowcount != 1:
                 raise StaleVersionError(match_id)
             conn.execute(delete(actions).where(actions.c.match_id == match_id, actions.c.ply == ply))
+            self._announce(conn, match_id, version + 1)
+
+    def _announce(self, conn: Connection, match_id: str, version: int) -> None:
+        # Inside the transaction: PostgreSQL delivers the notification on commit only.
+        if self.notifies:
+            conn.execute(select(func.pg_notify(CHANNEL, f"{match_id} {version}")))
 
     def unfinished_bot_matches(self) -> list[str]:
         """Ids of unfinished matches with at least one bot seat (to resume after a restart)."""

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -37,7 +37,7 @@ from starlette.websockets import WebSocketState
 
 from tabletop.server.accounts import socket_account
 from tabletop.server.config import Settings
-from tabletop.server.guard import MAX_INT, BadJSON, SlidingWindow, client_key, strict_json
+from tabletop.server.guard import MAX_INT, BadJSON, SlidingWindow, client_of, strict_json
 from tabletop.server.rooms import RoomError, RoomManager
 
 router = APIRouter()
@@ -63,7 +63,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     """Serves one client of one match until it disconnects."""
     rooms: RoomManager = ws.app.state.rooms
     settings: Settings = ws.app.state.settings
-    client = client_key(ws.client.host if ws.client else None)
+    client = client_of(ws.scope, settings.trusted_networks)
     await ws.accept()
     try:
         room = await rooms.get(match_id)
@@ -99,8 +99,16 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         await ws.close(code=TRY_AGAIN_LATER)
         return
     # The cookie's account, for seats bound to one (only from this site's own pages).
-    account = await socket_account(ws)
-    account_id = account.id if account is not None else None
+    had_session = await socket_account(ws) is not None
+
+    async def account_now() -> int | None:
+        # Asked again at each action: a log-out after the handshake ends what the socket
+        # may do for the account.  A socket that came without a session never gains one.
+        if not had_session:
+            return None
+        account = await socket_account(ws, fresh=True)
+        return account.id if account is not None else None
+
     writer_task = asyncio.create_task(writer())
     messages = SlidingWindow(settings.ws_messages_per_minute)
     try:
@@ -117,7 +125,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
             if wait is not None:
                 reply = _error(None, 429, "too_many_messages", "too many messages on this connection", retry_after=wait)
             else:
-                reply = await _handle(rooms, match_id, frame, settings, client, send, account_id)
+                reply = await _handle(rooms, match_id, frame, settings, client, send, account_now)
             if reply is not None:
                 send(json.dumps(reply))
     except asyncio.QueueFull:
@@ -151,7 +159,7 @@ async def _handle(
     settings: Settings,
     client: str,
     origin: Any,
-    account_id: int | None = None,
+    account_of: Callable[[], Awaitable[int | None]],
 ) -> dict[str, Any] | None:
     raw = frame.get("text")
     if raw is None:
@@ -171,7 +179,7 @@ async def _handle(
     if kind == "ping":
         return {"type": "pong", "req": req}
     if kind == "hello":
-        return await _hello(rooms, match_id, msg.get("token"), req, client, origin, account_id)
+        return await _hello(rooms, match_id, msg.get("token"), req, client, origin, await account_of())
     if kind == "explain":
         action = msg.get("action")
         if not isinstance(action, str) or not action:
@@ -187,6 +195,7 @@ async def _handle(
     if not isinstance(token, str) or not isinstance(version, int) or isinstance(version, bool):
         return _error(req, 400, "bad_message", "'token' (string) and 'version' (integer) are required")
     try:
+        account_id = await account_of()
         if kind == "act":
             action = msg.get("action")
             if not isinstance(action, str) or not action:

@@ -9,6 +9,8 @@ or threads where the bots use threads), never on the event loop; each client add
 has a budget per minute (``hints_per_minute``, ``analyses_per_minute``); a hint's bot
 thinks at most ``hint_time_per_action_s`` per action and an analysis takes about
 ``analysis_budget_s`` at most; the same analysis asked twice at once is computed once.
+What waits for the workers is bounded too: ``analysis_backlog_per_client`` jobs per
+address (429) and ``analysis_backlog`` in all (503).
 Hints are off in rated matches (``Room.rated``, set by the accounts feature; a room
 without that attribute is unrated).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -24,7 +27,7 @@ import os
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -92,6 +95,8 @@ class AnalysisService:
         self._analyses = SlidingWindow(settings.analyses_per_minute)
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._running: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._backlog: dict[str, int] = {}
+        """Jobs (hints and analyses) waiting or running, per client address."""
 
     def shutdown(self) -> None:
         """Stops the workers without waiting for searches in progress."""
@@ -100,6 +105,43 @@ class AnalysisService:
     async def run(self, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
         """Runs a job in the pool."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    @contextlib.contextmanager
+    def queued(self, client: str) -> Iterator[None]:
+        """Holds one place in the workers' backlog for ``client`` while the block runs.
+
+        A budget per minute alone would let one address queue many minutes of searches
+        (six analyses of 90 s in one minute); the backlog bounds what waits at any moment.
+
+        Raises:
+            RoomError: 429 ``analysis_backlog`` when ``client`` has as many jobs waiting
+                or running as ``analysis_backlog_per_client``; 503 ``analysis_busy`` when
+                the server has ``analysis_backlog``.
+        """
+        mine = self._backlog.get(client, 0)
+        if mine >= self.settings.analysis_backlog_per_client:
+            raise RoomError(
+                429,
+                "analysis_backlog",
+                "this address has as many hints and analyses under way as the server allows; wait for them",
+                retry_after=self.settings.hint_time_per_action_s,
+            )
+        if sum(self._backlog.values()) >= self.settings.analysis_backlog:
+            raise RoomError(
+                503,
+                "analysis_busy",
+                "the server is busy with other hints and analyses; try again shortly",
+                retry_after=self.settings.hint_time_per_action_s,
+            )
+        self._backlog[client] = mine + 1
+        try:
+            yield
+        finally:
+            left = self._backlog[client] - 1
+            if left:
+                self._backlog[client] = left
+            else:
+                del self._backlog[client]
 
     def charge_hint(self, client: str) -> None:
         """Counts a hint for ``client``, or refuses with 429 past its budget."""
@@ -113,12 +155,23 @@ class AnalysisService:
             return cached
         running = self._running.get(key)
         if running is None:
-            _charge(self._analyses, client, "too_many_analyses", "too many analyses started from this address")
-            running = asyncio.ensure_future(self._compute(key, compute))
+            place = self.queued(client)
+            place.__enter__()  # released when the computation ends, even if the asker left
+            try:
+                _charge(self._analyses, client, "too_many_analyses", "too many analyses started from this address")
+            except RoomError:
+                place.__exit__(None, None, None)
+                raise
+            running = asyncio.ensure_future(self._compute(key, compute, place))
             self._running[key] = running
         return await asyncio.shield(running)
 
-    async def _compute(self, key: str, compute: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    async def _compute(
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, Any]]],
+        place: contextlib.AbstractContextManager[None],
+    ) -> dict[str, Any]:
         try:
             timeout = self.settings.analysis_budget_s + GRACE_S
             try:
@@ -131,6 +184,7 @@ class AnalysisService:
             return result
         finally:
             self._running.pop(key, None)
+            place.__exit__(None, None, None)
 
 
 def _charge(window: SlidingWindow, client: str, code: str, detail: str) -> None:
@@ -192,12 +246,13 @@ async def post_hint(
             409, "stale_version", f"the hint was asked on version {body.version}, the match is at {room.version}"
         )
     level = check_level(body.level)
-    service.charge_hint(client)
-    version, texts = room.version, list(room.texts)
-    seed = zlib.crc32(f"{room.config_json.get('seed')}:{len(texts)}:hint".encode())
-    answer = await service.run(
-        hint_job, room.game.id, room.config_json, texts, level, seed, service.settings.hint_time_per_action_s
-    )
+    with service.queued(client):
+        service.charge_hint(client)
+        version, texts = room.version, list(room.texts)
+        seed = zlib.crc32(f"{room.config_json.get('seed')}:{len(texts)}:hint".encode())
+        answer = await service.run(
+            hint_job, room.game.id, room.config_json, texts, level, seed, service.settings.hint_time_per_action_s
+        )
     return HintAnswer(version=version, **answer)
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 
 from tabletop.core.errors import RecordError
+from tabletop.core.protocol import Move
 from tabletop.server.accounts import OptionalAccountDep, bind_seat
-from tabletop.server.deps import ClientDep, RoomsDep
-from tabletop.server.replay import replay_board, replay_steps
-from tabletop.server.rooms import RoomError
+from tabletop.server.deps import ClientDep, RoomsDep, charge, replay_cost
+from tabletop.server.replay import TextCache, replay_board, replay_steps
+from tabletop.server.rooms import Room, RoomError
 from tabletop.server.schemas import (
     ActionBody,
     CreateMatch,
@@ -127,24 +129,45 @@ async def who_am_i(
     return SeatOfToken(seat=rooms.seat_for_token(room, body.token, client, account.id if account else None))
 
 
-@router.get("/{match_id}/record", responses=errors(404, 410))
-async def get_record(match_id: str, rooms: RoomsDep) -> Response:
+async def _replayed(
+    request: Request, client: str, room: Room, kind: str, compute: Callable[[list[Move]], str | None]
+) -> str | None:
+    """``compute(moves)``'s answer for the room as it is now, from the cache if asked before.
+
+    Computed off the event loop, and only then counted against the caller's request budget
+    by its cost (:func:`~tabletop.server.deps.replay_cost`).  The key holds the version and
+    the players' names, so a finished match is replayed once, whoever asks.
+    """
+    cache: TextCache = request.app.state.replays
+    names = ",".join(s.name for s in room.seats)
+    key = f"{kind}:{room.id}:{room.version}:{names}"
+    text = cache.get(key)
+    if text is None:
+        charge(request, client, replay_cost(len(room.moves)))
+        text = await asyncio.to_thread(compute, list(room.moves))
+        if text is not None:
+            cache.put(key, text)
+    return text
+
+
+@router.get("/{match_id}/record", responses=errors(404, 410, 429))
+async def get_record(match_id: str, rooms: RoomsDep, request: Request, client: ClientDep) -> Response:
     """The match in the JSON record format, as a download."""
     room = await rooms.get(match_id)
-    record = await asyncio.to_thread(room.record, list(room.moves))  # replays every move: off the event loop
+    text = await _replayed(request, client, room, "record", lambda moves: room.record(moves).dumps())
     return Response(
-        content=record.dumps(),
+        content=text,
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="{room.game.id}-{match_id}.json"'},
     )
 
 
-@router.get("/{match_id}/replay", responses=errors(404, 410))
-async def get_replay(match_id: str, rooms: RoomsDep) -> Response:
+@router.get("/{match_id}/replay", responses=errors(404, 410, 429))
+async def get_replay(match_id: str, rooms: RoomsDep, request: Request, client: ClientDep) -> Response:
     """Every position of the match, for stepping through a replay."""
     room = await rooms.get(match_id)
-    moves = list(room.moves)
-    text = await asyncio.to_thread(lambda: json.dumps(replay_steps(room.record(moves))))
+    text = await _replayed(request, client, room, "replay", lambda moves: json.dumps(replay_steps(room.record(moves))))
+    assert text is not None
     return _json(text)
 
 
@@ -157,16 +180,22 @@ async def get_svg(match_id: str, rooms: RoomsDep) -> Response:
     return Response(content=str(svg), media_type="image/svg+xml")
 
 
-@router.get("/{match_id}/board", responses=errors(404, 410, 422))
-async def get_board(match_id: str, rooms: RoomsDep, ply: int | None = None) -> Response:
+@router.get("/{match_id}/board", responses=errors(404, 410, 422, 429))
+async def get_board(
+    match_id: str, rooms: RoomsDep, request: Request, client: ClientDep, ply: int | None = None
+) -> Response:
     """The board as the page draws it (the game's ``render_board``), now or after ``ply`` actions."""
     room = await rooms.get(match_id)
     if ply is None:
         svg = await asyncio.to_thread(room.board_svg)
     else:
-        record = room.record(list(room.moves))
+        if not 0 <= ply <= len(room.moves):
+            raise RoomError(422, "bad_ply", f"ply {ply} is not a position of this match (0 to {len(room.moves)})")
+        at = ply
         try:
-            svg = await asyncio.to_thread(replay_board, record, ply)
+            svg = await _replayed(
+                request, client, room, f"board{at}", lambda moves: replay_board(room.record(moves), at)
+            )
         except RecordError as exc:
             raise RoomError(422, "bad_ply", str(exc)) from None
     if svg is None:

@@ -1,0 +1,95 @@
+"""The bus between server processes: every committed change of a match, heard by all.
+
+On PostgreSQL the store sends ``NOTIFY tabletop_matches, '<match id> <version>'`` inside
+the transaction that commits an action or an undo (so it is delivered on commit, and
+only then), and each process LISTENs on one connection of its own in a thread.  A
+process that hears of a version newer than its cached room reloads the room from the
+database and sends the change to its sockets, so a socket on any process hears every
+update of its match, whichever process accepted the action.  On SQLite there is one
+process and nothing to hear: the bus is not started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+
+from sqlalchemy.engine import make_url
+
+log = logging.getLogger("tabletop.server")
+
+CHANNEL = "tabletop_matches"
+"""The PostgreSQL notification channel of match changes."""
+
+RECONNECT_S = 1.0
+"""Pause before the listener connects again after losing its connection."""
+
+
+def is_postgres(url: str) -> bool:
+    """Whether ``url`` names a PostgreSQL database (the bus works there only)."""
+    return make_url(url).get_backend_name() == "postgresql"
+
+
+def parse_notice(payload: str) -> tuple[str, int] | None:
+    """``(match_id, version)`` from a notification's payload, or ``None`` if malformed."""
+    match_id, _, version = payload.partition(" ")
+    if not match_id or not version.isdigit():
+        return None
+    return match_id, int(version)
+
+
+class PostgresListener:
+    """LISTENs for match changes in a thread and hands each to the event loop.
+
+    ``heard(match_id, version)`` runs on the loop for every notification;
+    ``reconnected()`` runs on the loop after each (re)connection, since notifications
+    sent while the listener was away are lost and the caller must catch up.
+    """
+
+    def __init__(
+        self,
+        db_url: str,
+        loop: asyncio.AbstractEventLoop,
+        heard: Callable[[str, int], None],
+        reconnected: Callable[[], None],
+    ) -> None:
+        self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        self.loop = loop
+        self.heard = heard
+        self.reconnected = reconnected
+        self.listening = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="bus-listener", daemon=True)
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        """Starts listening; returns once the first LISTEN is in place (or after ``timeout_s``)."""
+        self._thread.start()
+        if not self.listening.wait(timeout_s):
+            log.warning("the bus listener is not connected yet; updates from other processes wait for it")
+
+    def close(self) -> None:
+        """Stops the thread (within about a second)."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        import psycopg  # the ``postgres`` extra
+
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
+                    self.loop.call_soon_threadsafe(self.reconnected)
+                    while not self._stop.is_set():
+                        for notice in conn.notifies(timeout=1.0):
+                            parsed = parse_notice(notice.payload)
+                            if parsed is not None:
+                                self.loop.call_soon_threadsafe(self.heard, *parsed)
+            except Exception:
+                if self._stop.is_set():
+                    return
+                log.exception("the bus listener lost its connection; connecting again")
+                self._stop.wait(RECONNECT_S)
