@@ -8,6 +8,7 @@ import { t, tm } from "./i18n.js";
 import { analyseMoves, cellFreeMoves, clickCell, explainCandidates, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 import { endActions, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
 import { createTable } from "./table.js";
+import { rulesLink } from "./learn.js";
 
 /** Tokens come from the #t=... fragment (and are remembered for reloads without it). */
 function readTokens(matchId) {
@@ -401,7 +402,7 @@ export function showGame(main, matchId) {
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
           view.terminal ? analysis.panel(view.players) : null,
-          h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
+          h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) }), rulesLink(view.game)))),
     ].filter(Boolean));
     if (focusedCell) drawn.cells.get(focusedCell)?.focus();
     table.render();
