@@ -56,7 +56,7 @@ export function showRules(main, game) {
     const options = games.find((g) => g.id === game)?.options ?? [];
     const toc = h("nav.rules-toc", {}, h("ol", {}, doc.sections.map((s) => h("li", {}, h("a", { href: `#${s.id}`, text: s.title }))),
       h("li", {}, h("a", { href: "#variants", text: doc.variants_title }))));
-    root.replaceChildren(
+    root.replaceChildren(...[
       h("h1", { text: doc.title }),
       h("p.rules-links", {},
         h("a", { id: "learn-from-rules", href: `/learn/${game}`, text: lt("learn.offer_game", { game: TUTORIALS[game] }) }), " · ",
@@ -70,11 +70,11 @@ export function showRules(main, game) {
       h("section.rules-section", { id: "variants" },
         h("h2", { text: doc.variants_title }),
         paragraph(doc.variants_intro),
-        h("dl.variant-list", {}, options.map((o) => [
+        h("dl.variant-list", {}, options.flatMap((o) => [
           h("dt", { id: `variant-${o.name}` }, doc.variants[o.name]?.name ?? o.name),
           h("dd", {}, doc.variants[o.name]?.text ?? o.help,
             h("small.spec", {}, " ", h("code", { text: `${o.name} · ${doc.variants[o.name]?.spec ?? ""}`.replace(/ · $/, "") })))]))),
-    );
+    ].flat());
     // The address's #anchor (a variant's link from the lobby) now exists: go there.
     if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   }
