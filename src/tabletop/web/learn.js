@@ -50,8 +50,8 @@ export function learnOffer() {
   const box = h("aside.learn-offer", { id: "learn-offer" });
   const fill = () =>
     box.replaceChildren(
-      h("strong", { text: lt("learn.offer") }), " ",
-      open.map((g) => h("a.learn-link", { href: `/learn/${g}`, "data-game": g, text: lt("learn.offer_game", { game: TUTORIALS[g] }) })),
+      h("strong", { text: lt("learn.offer") }),
+      ...open.map((g) => h("a.learn-link", { href: `/learn/${g}`, "data-game": g, text: lt("learn.offer_game", { game: TUTORIALS[g] }) })),
       h("span.rules-links", {}, Object.keys(TUTORIALS).map((g) => h("a", { href: `/rules/${g}`, text: lt("rules.link", { game: TUTORIALS[g] }) }))));
   fill();
   loadLearnTexts().then(fill);
