@@ -31,6 +31,7 @@ from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import accounts as account_routes
 from tabletop.server.routes import analysis, games, matches, records
+from tabletop.server.routes import learn as learn_routes
 from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.routes import ratings as rating_routes
 from tabletop.server.store import Store
@@ -140,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ws_router)
     app.include_router(account_routes.router)
     app.include_router(rating_routes.router)
+    app.include_router(learn_routes.router)  # the tutorials and the rules pages
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

@@ -7,6 +7,8 @@ import { showReplay } from "./replay.js";
 import { showLobbyGame } from "./lobbygame.js";
 import { loadSession, mountAccountNav, showAccount } from "./account.js";
 import { showLeaderboard, showProfile } from "./profile.js";
+import { showLearn } from "./learn.js";
+import { showRules } from "./rules.js";
 
 let rerender = () => {};
 
@@ -28,12 +30,14 @@ async function start() {
   const player = location.pathname.match(/^\/players\/([^/]+)$/);
   const ratings = location.pathname.match(/^\/ratings\/([\w-]+)$/);
   const lobbyGame = location.pathname.match(/^\/lobby\/([\w-]+)/);
+  const learn = location.pathname.match(/^\/(learn|rules)\/([\w-]+)$/);
   if (play) rerender = showGame(main, play[1]);
   else if (lobbyGame) rerender = showLobbyGame(main, lobbyGame[1]);
   else if (location.pathname === "/account") rerender = showAccount(main);
   else if (player) rerender = showProfile(main, safeDecode(player[1]));
   else if (ratings) rerender = showLeaderboard(main, ratings[1]);
   else if (location.pathname === "/replay") rerender = showReplay(main);
+  else if (learn) rerender = (learn[1] === "learn" ? showLearn : showRules)(main, learn[2]);
   else {
     // Any other address: the server answered 404 with this page; say so, then offer the lobby.
     if (location.pathname !== "/") toast(t("error.no_such_page", { path: location.pathname }), "error", 8000);

@@ -10,6 +10,7 @@ import { levelName } from "./ladder.js";
 import { analyseMoves, cellFreeMoves, clickCell, explainCandidates, flatLegal, nextTargets, pieceChoices } from "./moves.js";
 import { endActions, endReason, endScreen, lastChanges, moveList, playerList, scoreEvents, scoreFeed } from "./panel.js";
 import { createTable } from "./table.js";
+import { rulesLink } from "./learn.js";
 
 /** Words as a list in the page's language: "a, b or c" ("disjunction") or "a, b and c". */
 function listOf(words, type) {
@@ -444,7 +445,7 @@ export function showGame(main, matchId) {
             h("a", { id: "download", href: `/api/matches/${view.match}/record`, download: `${view.game}-${view.match}.json`, text: t("game.download") }),
             view.terminal ? h("a", { id: "replay-link", href: `/replay?match=${view.match}`, text: t("game.replay") }) : null),
           view.terminal ? analysis.panel(view.players) : null,
-          h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) })))),
+          h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${view.game}`) }), rulesLink(view.game)))),
     ].filter(Boolean));
     if (mine) markTargets(drawn.cells);
     labelCells(drawn.cells);

@@ -1,4 +1,5 @@
 // The start page: create a game (seats, ruleset, map, variants, hotseat) or upload a record.
+import { learnOffer, rulesLink } from "./learn.js";
 import { api } from "./api.js";
 import { applySeatColors, h, toast } from "./dom.js";
 import { gameName, t } from "./i18n.js";
@@ -113,9 +114,9 @@ export function showLobby(main) {
             else form.variants[o.name] = isText ? e.target.value : Number(e.target.value);
           },
         });
-        return h("label.variant", { title: o.name }, h("span", { text: describe(o) }), inp);
+        return h("label.variant", { title: o.name }, h("span", { text: describe(o) }, " ", rulesLink(g.id, `variant-${o.name}`)), inp);
       }
-      return h("label.variant", { title: o.name }, h("span", { text: describe(o) }), sel);
+      return h("label.variant", { title: o.name }, h("span", { text: describe(o) }, " ", rulesLink(g.id, `variant-${o.name}`)), sel);
     });
   }
 
@@ -211,6 +212,7 @@ export function showLobby(main) {
       },
     });
     main.append(
+      learnOffer() ?? "",
       h("section.lobby", {},
         h("h1", { text: t("lobby.heading") }),
         h("div.row", {},
@@ -232,7 +234,7 @@ export function showLobby(main) {
         ratedSwitch(form),
         h("button.primary", { id: "create", onclick: create, text: t("lobby.create") }),
         created ? createdLinks(created) : null,
-        h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) })),
+        h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) }), rulesLink(g.id)),
       ),
       openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents,
         (a) => botLabel(a, g), { levels, raw, defaultBot }),
