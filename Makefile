@@ -23,7 +23,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml setup.py
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e '.[dev,rl,cluster]'
+	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e '.[dev,rl,cluster,postgres]'
 	touch $@
 
 install: $(VENV)/.installed
