@@ -16,7 +16,7 @@ import pytest
 
 from tabletop.core.record import GameRecord, replay
 
-from .driver import play_my_turns, view_of, wait_version
+from .driver import choose_seat, play_my_turns, view_of, wait_version
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,7 @@ def test_a_two_player_second_edition_game_against_a_bot(page: Any, server: str, 
     assert "Rules edition" in (page.text_content("#ruleset-flags") or "")
     page.fill("#seat-0-name", "Ann")
     page.select_option("#seat-0-agent", "human")
-    page.select_option("#seat-1-agent", "greedy")
+    choose_seat(page, 1, "greedy")
     page.click("summary:has-text('Variants')")
     page.fill("#seed", "7")
     page.click("#create")
@@ -53,7 +53,7 @@ def test_a_two_player_second_edition_game_against_a_bot(page: Any, server: str, 
     # The board shows the well with its plaza, the panel the tea tiles and neutral domes.
     assert page.locator('#board g.well[data-on="{}"]'.format(view["state"]["well"]["square"])).count() == 1
     assert page.locator("#board .well-plaza g.plaza.red").count() == 8
-    assert page.locator("#supplies th[title='tea tile']").count() == 1
+    assert page.locator("#supplies tr[data-slot='tea']").count() == 1
     assert page.text_content("#tea-pool") == "Tea tiles left: 6"
     rng = random.Random(7)
     view = play_my_turns(page, server, match_id, {0}, rng, stop_after=30)
