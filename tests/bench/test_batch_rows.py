@@ -37,7 +37,7 @@ def test_local_rows_are_well_formed_against_the_yardstick() -> None:
     assert base.name == YARDSTICK.name and base.wall_ratio == 1.0 and base.cpu_ratio == 1.0
     for row in result.rows:
         _well_formed(row, base, runs=2)
-    assert result.ray_start is None and result.ray_stop is None and result.notes == ()
+    assert result.ray_start is None and result.ray_stop_wall_s is None and result.notes == ()
 
 
 def test_bad_settings_are_refused_before_any_game() -> None:

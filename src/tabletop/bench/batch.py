@@ -7,8 +7,9 @@ wall-clock seconds and in CPU seconds of the arena itself: this process and ever
 process under it (pool workers; Ray's raylet, GCS and workers), read from ``/proc``
 while they live and from ``getrusage`` once reaped.  A row keeps the best of its runs
 and its ratios to one local process (the yardstick, measured in the same run).  Ray's
-start and stop are timed apart: they are paid once per command, not per game.  Without Ray (the
-``cluster`` extra) the Ray rows are left out.
+start (wall clock and CPU) and stop (wall clock only: Ray's processes end unreaped, so
+their CPU cannot be read after) are timed apart: they are paid once per command, not per
+game.  Without Ray (the ``cluster`` extra) the Ray rows are left out.
 """
 
 from __future__ import annotations
@@ -101,13 +102,15 @@ class BatchBench:
     Attributes:
         rows: one per backend measured, the yardstick first.
         ray_start: the best start of a Ray instance here (``None``: no Ray row ran).
-        ray_stop: the best stop of it (``None``: no Ray row ran).
+        ray_stop_wall_s: the best stop of it in wall-clock seconds (``None``: no Ray row
+            ran).  Its CPU is not measured: Ray's processes exit without this process
+            reaping them, so what they spent leaves the count with them.
         notes: why rows were left out (e.g. Ray not installed).
     """
 
     rows: tuple[BatchRow, ...]
     ray_start: Timing | None
-    ray_stop: Timing | None
+    ray_stop_wall_s: float | None
     notes: tuple[str, ...] = ()
 
 
@@ -189,7 +192,7 @@ def bench_batch(config: TournamentConfig, repeat: int = 2, backends: tuple[Backe
         raise ValueError("the first backend is the yardstick and must be local processes")
     runs: dict[str, list[Timing]] = {spec.name: [] for spec in backends}
     starts: list[Timing] = []
-    stops: list[Timing] = []
+    stops: list[float] = []
     for _ in range(repeat):
         for spec in backends:
             backend: Backend
@@ -202,10 +205,10 @@ def bench_batch(config: TournamentConfig, repeat: int = 2, backends: tuple[Backe
             try:
                 runs[spec.name].append(_timed_arena(config, backend))
             finally:
-                cpu, wall = arena_cpu_seconds(), time.perf_counter()
+                wall = time.perf_counter()
                 backend.close()
                 if spec.ray:
-                    stops.append(Timing(time.perf_counter() - wall, arena_cpu_seconds() - cpu))
+                    stops.append(time.perf_counter() - wall)
     base = _best(runs[backends[0].name])
     rows = []
     for spec in backends:
@@ -221,7 +224,7 @@ def bench_batch(config: TournamentConfig, repeat: int = 2, backends: tuple[Backe
                 runs=len(runs[spec.name]),
             )
         )
-    return BatchBench(tuple(rows), _best(starts) if starts else None, _best(stops) if stops else None, tuple(notes))
+    return BatchBench(tuple(rows), _best(starts) if starts else None, min(stops) if stops else None, tuple(notes))
 
 
 def _best(timings: list[Timing]) -> Timing:

@@ -432,7 +432,9 @@ def batch(
             f"{row.cpu_ratio:.2f}",
             f"{row.cpu_ms_per_game:.1f}",
         )
-    for label, timing in (("starting Ray here", result.ray_start), ("stopping Ray", result.ray_stop)):
-        if timing is not None:
-            table.add_row(f"{label} (once per command)", f"{timing.wall_s:.2f}", "", "", f"{timing.cpu_s:.2f}", "", "")
+    if result.ray_start is not None:
+        start = result.ray_start
+        table.add_row("starting Ray here (once per command)", f"{start.wall_s:.2f}", "", "", f"{start.cpu_s:.2f}")
+    if result.ray_stop_wall_s is not None:
+        table.add_row("stopping Ray (once per command)", f"{result.ray_stop_wall_s:.2f}", "", "", "-")
     console.print(table)
