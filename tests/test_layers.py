@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"core", "render", "ai", "arena", "compute"},
     "server": {"core", "ai", "server"},
     "envs": {"core", "ai", "native", "envs", "compute"},  # the vector env steps the native engines (envs/vector.py)
-    "bench": {"core", "ai", "server", "envs", "bench"},
+    "bench": {"core", "ai", "server", "envs", "arena", "compute", "bench"},  # bench/batch.py: arenas per backend
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)
     # tabletop/__init__.py: the public API re-exports core, and composes the engines: it

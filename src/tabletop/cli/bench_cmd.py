@@ -1,4 +1,4 @@
-"""``tabletop bench engine|search|server``: every benchmark behind one command.
+"""``tabletop bench engine|search|env|server|batch``: every benchmark behind one command.
 
 Each prints its figures as a table; ``docs/benchmarks.md`` records results with the
 commands that produced them (as ratios against a yardstick run in the same session).
@@ -17,7 +17,8 @@ from tabletop.cli.output import console, fail, say_err
 from tabletop.core.protocol import Game
 
 bench_app = typer.Typer(
-    help="Benchmarks: engine speed (random games), search speed (MCTS), research environments, the web server.",
+    help="Benchmarks: engine speed (random games), search speed (MCTS), research environments, the web server, "
+    "batches of games (local processes against Ray).",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -375,3 +376,65 @@ def server(
         bar += ", clock drift <= 1 s"
         ok = ok and max(result.clock_drift_ms or 0.0, result.wall_drift_ms or 0.0) <= 1000
     console.print(f"bar ({bar}): " + ("met" if ok else "NOT met"), markup=False)
+
+
+@bench_app.command()
+def batch(
+    game_id: Annotated[str, typer.Option("--game", help="The game of the arena.")] = "medina",
+    bots: Annotated[
+        str, typer.Option("--bots", help="Comma-separated bot specs, one per seat (cheap bots show Ray's cost).")
+    ] = "random,random,random",
+    games: Annotated[int, typer.Option("--games", min=1, help="Games per arena.")] = 200,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Rounds over the backends; a row keeps its best.")] = 2,
+    seed: Annotated[int, typer.Option("--seed", help="The arena's master seed.")] = 1,
+) -> None:
+    """One arena on one and two local processes and on Ray with one and two workers.
+
+    Wall-clock and CPU seconds of the arena (worker processes and Ray's own processes
+    included), and their ratios to one local process measured in the same run; Ray's
+    start and stop are timed apart (once per command, not per game).  Without Ray (the
+    cluster extra) the Ray rows are left out.
+    """
+    from tabletop.arena.tournament import TournamentConfig
+    from tabletop.bench.batch import bench_batch, spec_text
+    from tabletop.core.errors import ConfigError, TabletopError
+
+    load_game(game_id)
+    entries = tuple(b.strip() for b in bots.split(","))
+    if len(entries) < 2 or not all(entries):
+        fail(f"--bots: at least two comma-separated bot specs, got {bots!r}")
+    config = TournamentConfig(game_id, entries, games, seed=seed)
+    try:
+        result = bench_batch(config, repeat)
+    except ConfigError as exc:
+        fail(f"bench batch: {exc}")
+    except TabletopError as exc:  # Ray could not start
+        fail(f"bench batch: {exc}", code=1)
+    for note in result.notes:
+        say_err(f"bench batch: {note}")
+    table = Table(
+        "backend",
+        "wall s",
+        "games/s",
+        "x wall",
+        "CPU s",
+        "x CPU",
+        "CPU ms/game",
+        title=f"{spec_text(config)}, best of {repeat}; ratios to one local process",
+    )
+    for row in result.rows:
+        table.add_row(
+            row.name,
+            f"{row.wall_s:.2f}",
+            f"{row.games_per_second:,.1f}",
+            f"{row.wall_ratio:.2f}",
+            f"{row.cpu_s:.2f}",
+            f"{row.cpu_ratio:.2f}",
+            f"{row.cpu_ms_per_game:.1f}",
+        )
+    if result.ray_start is not None:
+        start = result.ray_start
+        table.add_row("starting Ray here (once per command)", f"{start.wall_s:.2f}", "", "", f"{start.cpu_s:.2f}")
+    if result.ray_stop_wall_s is not None:
+        table.add_row("stopping Ray (once per command)", f"{result.ray_stop_wall_s:.2f}", "", "", "-")
+    console.print(table)
