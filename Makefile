@@ -72,7 +72,7 @@ test: install-dev native-check
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
-	TABLETOP_REQUIRE_NATIVE=$(if $(CARGO),1,0) $(BIN)/pytest
+	TABLETOP_REQUIRE_NATIVE=$(if $(CARGO),1,0) $(BIN)/pytest --durations=15
 
 format: install-dev
 	$(BIN)/ruff format src tests
