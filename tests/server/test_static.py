@@ -57,3 +57,12 @@ def test_js_imports_resolve_and_nothing_is_loaded_from_other_hosts() -> None:
         assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text, path
         for target in re.findall(r'from "(\.[^"]+)"', text):
             assert (path.parent / target).resolve().is_file(), f"{path.name} imports missing {target}"
+
+
+def test_swedish_speaks_of_a_piece_as_the_page_does() -> None:
+    """A piece is a "pjäs" on the Swedish page (its supplies table's heading): the end of a
+    Medina game once read "ingen kan längre placera en del" ("a part"), which no player says."""
+    sv = strings("sv")
+    assert sv["game.piece"].lower() == "pjäs"
+    reason = sv["end.medina.no_legal_placements"]
+    assert "pjäs" in reason and " en del" not in reason
