@@ -1,5 +1,9 @@
 """Arena and SPRT through ``--ray``: the same records and results as local processes, and a
-worker killed mid-run replayed (a local Ray instance of two worker processes)."""
+worker killed mid-run replayed (a local Ray instance of two worker processes).
+
+Ray is a service here, as PostgreSQL is for the server tests: ``.ci/run`` starts these with
+``TABLETOP_RAY_TESTS=1`` in its Ray step, beside the two-node cluster, and ``make test``
+leaves them out (starting Ray and its workers costs about a minute of the 2-core budget)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,9 @@ HERE = Path(__file__).resolve().parent
 PLUGIN_PATH = [str(HERE.parent / "ai"), str(HERE)]
 """Where the workers find the plugins (toy_game, dying_bot): given to Ray's workers as PYTHONPATH."""
 
+pytestmark = pytest.mark.skipif(
+    os.environ.get("TABLETOP_RAY_TESTS") != "1", reason="starts a local Ray: .ci/run's Ray step (TABLETOP_RAY_TESTS=1)"
+)
 ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install 'tabletop[cluster]'")
 
 
