@@ -24,7 +24,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from tabletop.ai.agent import make_agent
-from tabletop.ai.analysis import DEFAULT_REPLIES, Analysis, Thresholds, analyse_record
+from tabletop.ai.analysis import DEFAULT_REPLIES, Analysis, SeatSummary, Thresholds, analyse_record
 from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
 from tabletop.cli.output import console, err_console, fail, note
 from tabletop.core.errors import TabletopError
@@ -32,6 +32,24 @@ from tabletop.core.record import GameRecord
 
 DEFAULT_LEVEL = "greedy"
 """The judging bot when ``--level`` is not given: the fastest that looks a turn ahead."""
+
+
+SEAT_COLUMNS = ("seat", "player", "turns", "?!", "?", "??", "avg loss", "accuracy")
+"""The columns of a seat's line in the analysis tables (one record, or many)."""
+
+
+def _seat_cells(s: SeatSummary, names: list[str]) -> list[str]:
+    """A seat's line under :data:`SEAT_COLUMNS`."""
+    return [
+        str(s.seat + 1),
+        names[s.seat],
+        str(s.turns),
+        str(s.inaccuracies),
+        str(s.mistakes),
+        str(s.blunders),
+        f"{s.average_loss:.1f}",
+        f"{s.accuracy:.0f}%",
+    ]
 
 
 def _thresholds(text: str | None) -> Thresholds | None:
@@ -126,18 +144,9 @@ def print_analysis(result: Analysis, record: GameRecord, *, every_turn: bool = F
         highlight=False,
         soft_wrap=True,
     )
-    table = Table("seat", "player", "turns", "?!", "?", "??", "avg loss", "accuracy")
+    table = Table(*SEAT_COLUMNS)
     for s in result.seats:
-        table.add_row(
-            str(s.seat + 1),
-            names[s.seat],
-            str(s.turns),
-            str(s.inaccuracies),
-            str(s.mistakes),
-            str(s.blunders),
-            f"{s.average_loss:.1f}",
-            f"{s.accuracy:.0f}%",
-        )
+        table.add_row(*_seat_cells(s, names))
     console.print(table)
     if not result.complete:
         note(f"time ran out: the turns from action {result.judged_until} of {result.actions} on are not judged")
@@ -230,22 +239,12 @@ def analyse_batch(
         return
     table = Table(title=f"Judged by {level}")
     table.add_column("record", no_wrap=True)
-    for heading in ("seat", "player", "turns", "?!", "?", "??", "avg loss", "accuracy"):
+    for heading in SEAT_COLUMNS:
         table.add_column(heading)
     for i, path in enumerate(paths):
         names = [p.name for p in records[i].players]
         for s in results[i].seats:
-            table.add_row(
-                path.name,
-                str(s.seat + 1),
-                names[s.seat],
-                str(s.turns),
-                str(s.inaccuracies),
-                str(s.mistakes),
-                str(s.blunders),
-                f"{s.average_loss:.1f}",
-                f"{s.accuracy:.0f}%",
-            )
+            table.add_row(path.name, *_seat_cells(s, names))
     console.print(table)
     console.print(f"Run: {settings.describe()}", markup=False, highlight=False)
     if out is not None:
