@@ -221,6 +221,15 @@ impl<const W: usize> Engine for TerraNovaEngine<W> {
     }
 }
 
+/// The native Medina observation is the first edition's (`encode.rs`): a second-edition
+/// position (`SecondEditionEncoding`, 2,342 actions) is observed by the Python encoding.
+fn second_edition_refused() -> PyErr {
+    PyValueError::new_err(
+        "the native encoder and vector env write Medina's first-edition observation only; \
+         the second edition is observed by the Python encoding",
+    )
+}
+
 struct MedinaEngine {
     num_players: usize,
     starts: Vec<MedinaPosition>,
@@ -629,6 +638,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                 }
                 Ok(terra_nova(g, all, num_envs, learners, score))
             }
+            Held::Medina(s0) if s0.rules.second() => Err(second_edition_refused()),
             Held::Medina(s0) => {
                 let mut all = Vec::new();
                 for obj in starts {
@@ -837,15 +847,16 @@ impl NativeEncoder {
     #[new]
     fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
         with_position(state, |held| match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
-            Held::Medina(_) => NativeEncoder {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => Ok(Self::terra_nova(g)),
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => Ok(Self::terra_nova(g)),
+            Held::Medina(s) if s.rules.second() => Err(second_edition_refused()),
+            Held::Medina(_) => Ok(NativeEncoder {
                 layout: None,
                 planes_len: me::PLANES_LEN,
                 vector_len: me::VECTOR_LEN,
                 num_actions: crate::medina::state::NUM_ACTIONS,
-            },
-        })
+            }),
+        })?
     }
 
     #[getter]

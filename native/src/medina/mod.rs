@@ -39,6 +39,7 @@
 pub mod board;
 pub mod encode;
 pub mod load;
+pub mod second_edition;
 pub mod state;
 
 #[cfg(feature = "python")]
