@@ -320,6 +320,8 @@ def medina_position(
         s.chain = chain
         crowded = two_or_more_neighbors(merchants)
         s.chain_ends = chain & ~crowded
+    else:
+        s.chain = s.chain_ends = 0  # no merchant, no active chain (not the new game's starting merchant)
     # Wall runs.
     runs = [0] * len(s.runs)
     for sq in squares_of(walls):

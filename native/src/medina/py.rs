@@ -244,6 +244,15 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
             state: state_from_setup(setup_json)?,
         })
     }
+
+    /// The state of a hand-made position of this game (a Python engine state, or
+    /// `export()`'s fields): as `load`, without the accounting of a game played from the
+    /// start (`load::load_position`), for the spec scenarios' test positions.
+    fn load_position(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Medina");
+        let state = super::load::read_position(self.state.rules, self.state.num_players as usize, &fields)?;
+        Ok(MedinaState { state })
+    }
 });
 
 /// Adds `MedinaState` to the module.

@@ -153,33 +153,6 @@ class MedinaGame:
         }
         return _Setup(rules_, variants)
 
-    def native_refusal(self, config: GameConfig) -> str | None:
-        """Why the native engine cannot play ``config`` (``None`` if it can): it plays the
-        first edition's rules without the flags added with the second edition, which
-        change play there too (an optional hook read by ``tabletop.native``).
-
-        Raises:
-            ConfigError: as :meth:`canonical_config`.
-        """
-        rules_ = self.ruleset(config)
-        if rules_.edition != 1:
-            return "the native engine plays Medina's first edition only (the second edition runs on engine='python')"
-        unsupported = [
-            name
-            for name, value in (
-                ("obligation_recheck", rules_.obligation_recheck),
-                ("last_player_dome_obligation", not rules_.last_player_dome_obligation),
-                ("tie_break", rules_.tie_break != "none"),
-            )
-            if value
-        ]
-        if unsupported:
-            return (
-                f"the native engine does not implement Medina's {', '.join(unsupported)} (set in ruleset "
-                f"{config.ruleset!r} or its variants); play it with engine='python'"
-            )
-        return None
-
     def rating_pool(self, config: GameConfig) -> str:
         """The rating pool of ``config`` (an optional hook read by ``server.ratings``): the
         second edition is rated apart from the first (``"2e"``; ``""`` the first edition).
