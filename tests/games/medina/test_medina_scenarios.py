@@ -212,7 +212,6 @@ STEPS: dict[str, StepFunction] = {
 """Medina's own step words (``scenarios.py`` describes them)."""
 
 
-
 def _plain(value: object) -> object:
     """Tuples (and named tuples) as lists, for comparing Python fields with ``export()``."""
     if isinstance(value, tuple | list):

@@ -16,9 +16,9 @@ from tabletop.core.errors import ConfigError, InvalidMoveError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make, player_counts
-from tabletop.native import has_native
 from tabletop.games.medina import MedinaGame, State
 from tabletop.games.medina.moves import MERCHANT, NUM_SLOTS
+from tabletop.native import has_native
 
 GAME = make("medina", engine="python")
 
