@@ -4,10 +4,10 @@ Random games over every player count (2 to 4), every preset of both editions and
 variant flag (the first edition's, ``obligation_recheck`` and the other flags the second
 edition added, each on and off), compared at every step: the legal actions in order, the
 legal kinds and the moves of each kind, the seat to move, ply and turn, scores, returns,
-the outcome and the exported fields (``export()`` against the Python ``State``'s fields of the same names).  Half the games
-pick moves kind-first (as the bots' rollouts do), half uniformly among all moves, which
-reaches other positions.  The 10,000-game run is ``python -m tabletop.native.check medina``
-(``docs/native.md``).
+the outcome and the exported fields (``export()`` against the Python ``State``'s fields
+of the same names).  Half the games pick moves kind-first (as the bots' rollouts do),
+half uniformly among all moves, which reaches other positions.  The 10,000-game run is
+``python -m tabletop.native.check medina`` (``docs/native.md``).
 """
 
 from __future__ import annotations
