@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from tabletop import make
 from tabletop.core.encoding import encoding_of
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import player_counts
-from tabletop.native import has_native, python_state
+from tabletop.native import has_native, native_module, python_state
 from tests.envs.test_encoding import CONFIGS, _config
 
 pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the extension tabletop._native is not built")
@@ -88,3 +90,31 @@ def test_bad_buffers_and_seats_are_refused(game_id: str) -> None:
         encoder.observe_into(state, 0, bytes(4 * encoder.planes_len), vector)
     with pytest.raises(TypeError, match="native"):
         encoder.mask_into(object(), bytearray(encoder.num_actions))
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_second_edition_is_observed_through_the_python_encoding(players: int) -> None:
+    # Rust writes the first edition's observation only: a native 2e state's observation
+    # and mask are the Python encoding's (2,342 actions), never first-edition data.
+    config = GameConfig(num_players=players, ruleset="second_edition", seed=players)
+    game = make("medina", engine="native")
+    native = encoding_of(game, config)
+    oracle = encoding_of(make("medina", engine="python"), config)
+    assert native.native_encoder is None  # type: ignore[attr-defined]
+    state = game.new_initial_state(config)
+    rng = random.Random(players)
+    for _ in range(40):
+        py = python_state(state)
+        assert native.observe(state, 0) == oracle.observe(py, 0)
+        assert native.action_mask(state) == oracle.action_mask(py)
+        assert sum(native.action_mask(state)) == len(state.legal_moves())
+        state = state.apply(rng.choice(state.legal_moves()))
+    with pytest.raises(ValueError, match="first-edition observation only"):
+        native_module().NativeEncoder(state)  # type: ignore[union-attr]
+
+
+def test_the_vector_env_refuses_the_second_edition() -> None:
+    from tabletop.envs.vector import VectorGames
+
+    with pytest.raises(ConfigError, match="first edition only"):
+        VectorGames("medina", 2, num_players=2, ruleset="second_edition", variants={"well": "F6", "start_square": "E5"})

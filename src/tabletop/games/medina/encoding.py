@@ -324,6 +324,11 @@ class SecondEditionEncoding(MedinaEncoding):
     """The second edition: the first edition's actions plus ``neutral@SQ`` and ``tea``, its
     observations plus the well, neutral palaces, tea tiles and tower merchants."""
 
+    native_observation: Final = False
+    """The native encoder (``native/src/medina/encode.rs``) and vector env write the first
+    edition's observation only: a native second-edition state is observed through its
+    Python state, and the vector env refuses the second edition (``tabletop.native``)."""
+
     def __init__(self, num_players: int, max_game_length: int, geo: Geometry) -> None:
         super().__init__(num_players, max_game_length, geo)
         self._spec = ObservationSpec((*PLANES, *PLANES_2E), HEIGHT, WIDTH, (*VECTOR, *VECTOR_2E))
