@@ -542,7 +542,11 @@ const fn geometry(columns: usize, rows: usize) -> Geometry {
         square(0, rows - 1),
         square(columns - 1, rows - 1),
     ];
-    let tower_mask = Bits::EMPTY.with(towers[0]).with(towers[1]).with(towers[2]).with(towers[3]);
+    let tower_mask = Bits::EMPTY
+        .with(towers[0])
+        .with(towers[1])
+        .with(towers[2])
+        .with(towers[3]);
     let horizontal = rect(1, columns - 1, 0, 1).or(rect(1, columns - 1, rows - 1, rows));
     let vertical = rect(0, 1, 1, rows - 1).or(rect(columns - 1, columns, 1, rows - 1));
     let wall_spaces = horizontal.or(vertical);

@@ -12,8 +12,7 @@
 use super::board::{flood, geometry_for, ortho_dilate, touch_dilate, Bits, MAX_RUN, NUM_RUNS, NUM_SQUARES, WIDTH};
 use super::second_edition::well_squares;
 use super::state::{
-    supply_for, Palace, Phase, Rules, State, DOME, MAX_PALACES, MERCHANT, NEUTRAL, NUM_SLOTS, STABLE, TEA_TILES,
-    WALL,
+    supply_for, Palace, Phase, Rules, State, DOME, MAX_PALACES, MERCHANT, NEUTRAL, NUM_SLOTS, STABLE, TEA_TILES, WALL,
 };
 
 /// One palace as the Python `state.Palace` holds it.
@@ -199,7 +198,9 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
     let well = in_range("well", p.well, -1, NUM_SQUARES as i64 - 1)?;
     let (well_bit, red, yellow) = if well >= 0 {
         if !rules.second() || !geo.inner.has(well as usize) {
-            return Err(format!("a well on square {well} (only an inner square, in the second edition)"));
+            return Err(format!(
+                "a well on square {well} (only an inner square, in the second edition)"
+            ));
         }
         let (red, yellow) = well_squares(well as usize, rules.well_bonus_plaza_ring, geo.building);
         (Bits::single(well as usize), red, yellow)
@@ -301,7 +302,9 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
     for (order, &pid) in p.claims.iter().enumerate() {
         let pid = in_range("claims", pid, 0, p.palaces.len() as i64 - 1)? as usize;
         if claim_of[pid] != u8::MAX || p.palaces[pid].owner == -1 || !rules.second() {
-            return Err(format!("claims names palace {pid} twice, unclaimed, or in the first edition"));
+            return Err(format!(
+                "claims names palace {pid} twice, unclaimed, or in the first edition"
+            ));
         }
         claim_of[pid] = order as u8;
     }
@@ -336,7 +339,9 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
         }
         let is_unfinished = unfinished[color] == pid as i64;
         if (owner != -1) != (claim_of[pid] != u8::MAX) && rules.second() {
-            return Err(format!("palace {pid} is claimed, but claims does not say so (or the reverse)"));
+            return Err(format!(
+                "palace {pid} is claimed, but claims does not say so (or the reverse)"
+            ));
         }
         if owner == i64::from(NEUTRAL) {
             neutral_palaces += 1;
@@ -351,8 +356,8 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
         }
         // Abandoned and then domed only where abandoned palaces are claimable (A1).
         let claimed_abandoned = pal.abandoned && owner != -1;
-        let may_claim_abandoned = rules.abandoned_palace_claimable
-            || (owner == i64::from(NEUTRAL) && rules.neutral_dome_any_unowned);
+        let may_claim_abandoned =
+            rules.abandoned_palace_claimable || (owner == i64::from(NEUTRAL) && rules.neutral_dome_any_unowned);
         if (owner == -1 && !pal.abandoned) != is_unfinished || (claimed_abandoned && !may_claim_abandoned) {
             return Err(format!(
                 "palace {pid} is not exactly one of owned, unfinished and abandoned"
@@ -484,7 +489,9 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
                 seat => s.owned[seat as usize * 4 + col] >= 0,
             };
             if !fits {
-                return Err(format!("the palace tile of colour {col} is with a holder of no such palace"));
+                return Err(format!(
+                    "the palace tile of colour {col} is with a holder of no such palace"
+                ));
             }
         } else {
             // The tile goes to a colour's first domed palace, then to a strictly larger one.
@@ -507,7 +514,8 @@ fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool)
         }
         // A colour every seat owns is retired from the supplies (§3.2.3), and only then.
         let all_own = (0..n).all(|q| s.owned[q * 4 + col] >= 0);
-        let misretired = (all_own && (0..n).any(|q| s.supply[q * NUM_SLOTS + col] > 0)) || (s.retired[col] > 0 && !all_own);
+        let misretired =
+            (all_own && (0..n).any(|q| s.supply[q * NUM_SLOTS + col] > 0)) || (s.retired[col] > 0 && !all_own);
         if reachable && misretired {
             return Err(format!(
                 "colour {col} is retired where not every seat owns one, or left in a supply"

@@ -218,8 +218,8 @@ fn action_of(state: &State, action: i64) -> Option<usize> {
 
 /// Plays `action` on `state`; why not (and no change) if it is not legal there.
 fn apply_in_place(state: &mut State, action: i64) -> Result<(), String> {
-    let a = action_of(state, action)
-        .ok_or_else(|| format!("action {action} is not in range({})", state.num_actions()))?;
+    let a =
+        action_of(state, action).ok_or_else(|| format!("action {action} is not in range({})", state.num_actions()))?;
     state.apply(a)
 }
 
@@ -408,7 +408,10 @@ impl Position for MedinaState {
         d.set_item("tea", s.tea[..n].iter().map(|&c| c as u32).collect::<Vec<_>>())?;
         d.set_item("tea_pool", s.tea_pool)?;
         d.set_item("tea_fresh", s.tea_fresh)?;
-        d.set_item("tower_merchants", s.tower_merchants.iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item(
+            "tower_merchants",
+            s.tower_merchants.iter().map(|&c| c as u32).collect::<Vec<_>>(),
+        )?;
         d.set_item("second_step", s.second_step)?;
         d.set_item("claims", s.claims())?;
         Ok(d)

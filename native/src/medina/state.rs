@@ -14,8 +14,8 @@
 //! side), so a run is its length.
 
 use super::board::{
-    flood, geometry_for, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits,
-    Geometry, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_TOWER, TOUCH_CLOSED, WALL_SPACES, WIDTH,
+    flood, geometry_for, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, Geometry,
+    NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_TOWER, TOUCH_CLOSED, WALL_SPACES, WIDTH,
 };
 
 /// Supply slots per player: the four palace colours, then the other pieces.
@@ -798,6 +798,11 @@ impl State {
             Phase::Play => self.placement_sources(self.current_player as usize),
             Phase::Start | Phase::Over => Sources::default(),
         };
+        // Without the obligation the kept sources are the legal moves, tea included (2e).
+        if self.phase == Phase::Play && !self.obligation && self.tea_legal() {
+            self.sources.tea = true;
+            self.sources.any = true;
+        }
     }
 
     /// Where the starting merchant may go (§2.1, A10).
@@ -1717,11 +1722,18 @@ mod tests {
             (4, "boardspace"),
             (3, "boardspace_legacy"),
             (4, "default"),
+            (2, "second_edition"),
+            (3, "boardspace_v2"),
+            (4, "second_edition"),
         ] {
             let mut rules = Rules::preset(preset).expect("a preset");
             rules.new_chain_may_touch_one = players == 4;
-            for _ in 0..6 {
+            for game in 0..6 {
                 let mut s = State::new(players, 0, rules);
+                if rules.second() {
+                    s.place_well(2 * WIDTH + 4 + game);
+                    s.place_start(5 * WIDTH + 3);
+                }
                 while let Some(action) = s.random_action(&mut |k| rng.below(k)) {
                     s.apply_legal(action);
                     let mut recomputed = s;
