@@ -84,6 +84,9 @@ class TerraNovaState(_GameState):
 class MedinaState(_GameState):
     def apply(self, action: int) -> MedinaState: ...
     def mutable_copy(self) -> MedinaMutableState: ...
+    def load_position(self, fields: Any) -> MedinaState:
+        """A hand-made position (the spec scenarios'): ``load`` without the accounting of
+        a game played from the start."""
 
 class _MutableState:
     @property
