@@ -15,7 +15,7 @@
 
 use super::board::{
     flood, geometry_for, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, Geometry,
-    NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_TOWER, TOUCH_CLOSED, WALL_SPACES, WIDTH,
+    NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_TOWER, TOUCH_CLOSED, WIDTH,
 };
 
 /// Supply slots per player: the four palace colours, then the other pieces.
@@ -1499,7 +1499,7 @@ impl State {
                 let owner = self.palaces[pid].owner;
                 if self.tile_events(owner) {
                     self.check_palace_tile(pid);
-                    if (ORTHO_MASK[sq] & WALL_SPACES & self.walls).any() && !self.claim_only() {
+                    if (ORTHO_MASK[sq] & self.walls).any() && !self.claim_only() {
                         let comps = pieces | self.stables_of(pieces);
                         let before = self.connection_keys(comps.andnot(bit));
                         let after = self.connection_keys(comps);

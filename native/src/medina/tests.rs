@@ -373,3 +373,14 @@ fn loading_a_second_edition_position_gives_it_back() {
         }
     }
 }
+
+#[test]
+fn a_stable_next_to_a_wall_of_the_two_player_board_connects_its_palace() {
+    // C12 is a wall space of the 2-player board (a building square of the big one).
+    let mut s = second_edition(2, "second_edition");
+    play(&mut s, &["gray@D11", "dome@D11", "wall@B12", "wall@C12", "stable@C11"]);
+    // Tower A12 (worth 1, 3 merchants on it) to seat 1, its merchants to seat 1's supply.
+    assert_eq!(s.tower_tiles, [-1, -1, 1, -1]);
+    assert_eq!(s.tower_merchants[2], 0);
+    assert_eq!(s.supply[NUM_SLOTS + MERCHANT], 12 + 3);
+}
