@@ -184,3 +184,17 @@ def test_the_command_line_benches_and_checks_the_second_edition() -> None:
     assert "second_edition" in result.output and "no_legal_placements" in result.output
     result = runner.invoke(app, ["bench", "engine", "medina", "-n", "2", "--seconds", "0.05"])
     assert result.exit_code == 2 and "ruleset 'default' is for 3 to 4 players" in result.stderr
+
+
+@pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built")
+def test_the_native_bench_has_rows_for_both_editions() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    args = ["bench", "engine", "medina", "--engine", "native", "-n", "3", "--seconds", "0.02", "--no-yardstick"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    # The first line of each row: ruleset, players, the loop's first word (cells wrap).
+    rows = [[c.strip() for c in line.split("│")[1:4]] for line in result.output.splitlines() if "│ 3 " in line]
+    assert [ruleset for ruleset, _, loop in rows if loop == "whole"] == ["default", "second_edition"]

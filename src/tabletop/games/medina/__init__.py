@@ -62,6 +62,9 @@ class MedinaGame:
     options: Final[tuple[OptionSpec, ...]] = OPTIONS
     rulesets: Final[Mapping[str, Mapping[str, OptionValue]]] = PRESETS
     bench_player_counts: Final = (3, 4)
+    bench_rulesets: Final[Mapping[str, tuple[int, ...]]] = {"default": (3, 4), "second_edition": (2, 3, 4)}
+    """The rulesets ``tabletop bench engine`` measures side by side, each with its player
+    counts (an optional hook read by ``cli.bench_cmd``): both editions."""
     rollout_horizon: Final = 160
     """The longest rest of a game that the MCTS levels value by random rollouts (longer
     rests get the evaluation): an optional hook read by ``ai.evaluators.AdaptiveRollout``,
