@@ -84,6 +84,9 @@ class TerraNovaState(_GameState):
 class MedinaState(_GameState):
     def apply(self, action: int) -> MedinaState: ...
     def mutable_copy(self) -> MedinaMutableState: ...
+    def with_draw(self, draw: tuple[str, str]) -> MedinaState:
+        """This initial state's rules and start player with another second-edition draw
+        (the well's and the starting merchant's square names)."""
     def load_position(self, fields: Any) -> MedinaState:
         """A hand-made position (the spec scenarios'): ``load`` without the accounting of
         a game played from the start."""

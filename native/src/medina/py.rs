@@ -245,6 +245,34 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
         })
     }
 
+    /// The initial state of another seed of this state's config (this state being an
+    /// initial one): the Python game's second-edition draw `(well, start square)` (names;
+    /// `"none"`, `""`: none) placed on a fresh position of the same rules and start player
+    /// (`MedinaGame.initial_draw`; the native adapter's start without a Python state).
+    fn with_draw(&self, draw: (String, String)) -> PyResult<Self> {
+        let template = &self.state;
+        let mut state = State::new(
+            template.num_players as usize,
+            template.current_player.max(0) as usize,
+            template.rules,
+        );
+        let (well, start) = draw;
+        if well != "none" {
+            let sq = parse_square(&well)
+                .filter(|&sq| state.rules.second() && state.geo().inner.has(sq))
+                .ok_or_else(|| bad(format!("medina draw: bad well square {well:?}")))?;
+            state.place_well(sq);
+        }
+        if !start.is_empty() {
+            let sq = parse_square(&start)
+                .filter(|&sq| state.start_squares().andnot(state.occupied).has(sq))
+                .ok_or_else(|| bad(format!("medina draw: bad start square {start:?}")))?;
+            state.place_start(sq);
+            state.ply = 0;
+        }
+        Ok(MedinaState { state })
+    }
+
     /// The state of a hand-made position of this game (a Python engine state, or
     /// `export()`'s fields): as `load`, without the accounting of a game played from the
     /// start (`load::load_position`), for the spec scenarios' test positions.

@@ -32,6 +32,7 @@ from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.core.setups import SetupCache
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
+from tabletop.games.medina.board import SQUARE_NAMES
 from tabletop.games.medina.encoding import MedinaEncoding, encoding_for
 from tabletop.games.medina.moves import (
     PALACE_COLORS,
@@ -105,12 +106,16 @@ class MedinaGame:
 
     def initial_draw(self, config: GameConfig) -> tuple[GameConfig, Hashable] | None:
         """The config that the initial state of ``config`` holds, and what its seed draws
-        there: nothing, unless the starting merchant's square is drawn (then ``None``:
-        every seed has its own position).  Configs with the same seedless key
-        (``core.setups``) and the same draw start from equal positions.
+        there: nothing, unless the starting merchant's square is drawn.  A first-edition
+        draw is ``None`` (every seed has its own position); the second edition's config
+        records its draws (the well and the starting merchant's square), which are the
+        draw: the names of the well (``"none"`` without one) and of the starting
+        merchant's square (``""`` before it is placed).  Configs with the same seedless
+        key (``core.setups``) and the same draw start from equal positions.
 
         An optional hook: the native engine starts a game whose draw it has seen
-        without building this engine's initial state (``tabletop.native``).
+        without building this engine's initial state, and a second-edition draw from a
+        kept start of the same config (``MedinaState.with_draw``, ``tabletop.native``).
 
         Raises:
             ConfigError: as :meth:`canonical_config`.
@@ -119,7 +124,11 @@ class MedinaGame:
         r = setup.rules
         if r.edition == 2:
             if r.well == "random" or (r.start_merchant == "random" and not r.start_square):
-                return None
+                drawn: dict[str, str] = {}
+                well, start = rules.setup_squares(r, config.num_players, config.seed, drawn)
+                canonical = setup.canonical(config)
+                held = replace(canonical, variants={**canonical.variants, **drawn})
+                return held, (SQUARE_NAMES[well] if well >= 0 else "none", SQUARE_NAMES[start] if start >= 0 else "")
         elif r.start_merchant == "random":
             return None
         return setup.canonical(config), None

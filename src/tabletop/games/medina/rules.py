@@ -14,6 +14,7 @@ ever go).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 from typing import Any
@@ -147,31 +148,17 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     s.tower_merchants = tower_merchant_counts(rules.tower_value_tuple()) if second else (0, 0, 0, 0)
     s.second_step = False
     s.claims = ()
-    # The engine stays deterministic: no seed means seed 0.  Draws: the well, then the
-    # starting merchant (2e §2.1), so the merchant never lands on the well.
-    rng = random.Random(config.seed if config.seed is not None else 0)
     drawn: dict[str, str] = {}
-    if second and rules.well != "none":
-        if rules.well == "random":
-            inner = squares_of(geo.inner)
-            well = inner[rng.randrange(len(inner))]
-            drawn["well"] = SQUARE_NAMES[well]
-        else:
-            well = well_square(rules.well, n)
+    well, start = setup_squares(rules, n, config.seed, drawn)
+    if well >= 0:
         s.well = well
         s.red, s.yellow = well_squares(rules, well, geo.building)
         s.occupied = 1 << well  # never empty, for every rule
         # No palace piece or stable may ever go on a red square: the street-rule sets say so.
         s.forbid = s.contested = s.red
-    if second and rules.start_square:
-        s = _place_start(build(s), start_square(rules, n))
+    if start >= 0:
+        s = _place_start(build(s), start)
         s.ply = 0
-    elif rules.start_merchant == "random":
-        squares = squares_of(start_squares(rules, geo) & ~s.occupied)
-        s = _place_start(build(s), squares[rng.randrange(len(squares))])
-        s.ply = 0
-        if second:
-            drawn["start_square"] = SQUARE_NAMES[s.start_square]
     if drawn:
         # The config records what was drawn, so that a game record replays it whatever
         # the random generator (and a Boardspace record can name its squares).
@@ -180,6 +167,41 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
             rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
         )
     return build(s)
+
+
+def setup_squares(rules: RuleSet, num_players: int, seed: int | None, drawn: dict[str, str]) -> tuple[int, int]:
+    """The squares of the well (2e) and the starting merchant placed at setup (-1: none),
+    drawn from ``seed`` where the rules say so (and, in the second edition, the drawn
+    squares' names added to ``drawn``, which a new game's config records).
+
+    The engine stays deterministic: no seed means seed 0.  Draws: the well, then the
+    starting merchant (2e §2.1), so the merchant never lands on the well.
+    """
+    second = rules.edition == 2
+    geo = geometry_for(num_players)
+    rng = random.Random(seed if seed is not None else 0)
+    well = -1
+    if second and rules.well != "none":
+        if rules.well == "random":
+            inner = _inner_squares(num_players)
+            well = inner[rng.randrange(len(inner))]
+            drawn["well"] = SQUARE_NAMES[well]
+        else:
+            well = well_square(rules.well, num_players)
+    start = -1
+    if second and rules.start_square:
+        start = start_square(rules, num_players)
+    elif rules.start_merchant == "random":
+        squares = squares_of(start_squares(rules, geo) & ~(1 << well if well >= 0 else 0))
+        start = squares[rng.randrange(len(squares))]
+        if second:
+            drawn["start_square"] = SQUARE_NAMES[start]
+    return well, start
+
+
+@functools.lru_cache(maxsize=4)
+def _inner_squares(num_players: int) -> list[int]:
+    return squares_of(geometry_for(num_players).inner)
 
 
 def start_square(rules: RuleSet, num_players: int) -> int:
