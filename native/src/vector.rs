@@ -23,6 +23,7 @@ use crate::terranova::state::{Game, State as TerraNovaPosition};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyList};
 use std::sync::Arc;
 
 /// A Terra Nova game and position of either bitset size (`TerraNovaState::parts`).
@@ -874,52 +875,78 @@ impl NativeEncoder {
     ) -> PyResult<()> {
         let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
         let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
-        with_position(state, |held| -> PyResult<()> {
-            let players = match &held {
-                Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
-                Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
-                Held::Medina(s) => s.num_players as usize,
-            };
-            if seat >= players {
-                return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
-            }
-            match held {
-                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
-                    te::write_vector(g, s, seat, vector.slice());
-                }
-                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
-                    te::write_vector(g, s, seat, vector.slice());
-                }
-                Held::Medina(s) => {
-                    if self.layout.is_some() {
-                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
-                    }
-                    let scores = s.scores();
-                    me::write_planes(s, seat, &scores, planes.slice());
-                    me::write_vector(s, seat, &scores, vector.slice());
-                }
-            }
-            Ok(())
-        })?
+        with_position(state, |held| self.observe(&held, seat, planes.slice(), vector.slice()))?
     }
 
     /// Writes `state`'s legal-action mask into `mask` (one byte per action: 1 legal, 0
     /// not; a bytearray or an int8/uint8 array).
     fn mask_into(&self, state: &Bound<'_, PyAny>, mask: &Bound<'_, PyAny>) -> PyResult<()> {
-        let mut out = match Out::<u8>::get(mask, self.num_actions, "mask") {
-            Ok(out) => out,
-            Err(_) => {
-                let mut signed = Out::<i8>::get(mask, self.num_actions, "mask")?;
-                // SAFETY: i8 and u8 have one size and alignment; 0 and 1 read the same.
-                let bytes = signed.slice();
-                let len = bytes.len();
-                let ptr = bytes.as_mut_ptr() as *mut u8;
-                return self.mark(state, unsafe { std::slice::from_raw_parts_mut(ptr, len) });
+        let mut mask = ByteOut::get(mask, self.num_actions)?;
+        let mut legal = Vec::new();
+        with_position(state, |held| self.mark(&held, &mut legal, mask.slice()))?
+    }
+
+    /// `observe_into` and, unless `mask` is `None`, `mask_into` in one call (what an
+    /// environment's step asks for: one crossing into Rust, one reading of the position).
+    #[pyo3(signature = (state, seat, planes, vector, mask = None))]
+    fn encode_into(
+        &self,
+        state: &Bound<'_, PyAny>,
+        seat: usize,
+        planes: &Bound<'_, PyAny>,
+        vector: &Bound<'_, PyAny>,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
+        let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
+        let mut mask = mask.map(|m| ByteOut::get(m, self.num_actions)).transpose()?;
+        with_position(state, |held| -> PyResult<()> {
+            self.observe(&held, seat, planes.slice(), vector.slice())?;
+            if let Some(mask) = &mut mask {
+                self.mark(&held, &mut Vec::new(), mask.slice())?;
             }
-        };
-        self.mark(state, out.slice())
+            Ok(())
+        })?
+    }
+
+    /// The legal action ids of `state`, ascending, as a list (OpenSpiel's
+    /// `legal_actions()`; `Encoding.legal_actions`).
+    fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let mut legal = Vec::new();
+        with_position(state, |held| self.legal(&held, &mut legal))??;
+        legal.sort_unstable();
+        PyList::new(state.py(), legal)
+    }
+}
+
+/// A writable byte buffer: a bytearray or an int8/uint8 array (`u8` and `i8` have one
+/// size and alignment, and 0 and 1 read the same in both).
+enum ByteOut {
+    Unsigned(Out<u8>),
+    Signed(Out<i8>),
+}
+
+impl ByteOut {
+    fn get(obj: &Bound<'_, PyAny>, len: usize) -> PyResult<ByteOut> {
+        // The int8 array (the spaces' mask) is tried first where it is not a bytearray:
+        // a failed try costs an exception.
+        if !obj.is_instance_of::<PyByteArray>() {
+            if let Ok(out) = Out::<i8>::get(obj, len, "mask") {
+                return Ok(ByteOut::Signed(out));
+            }
+        }
+        Out::<u8>::get(obj, len, "mask").map(ByteOut::Unsigned)
+    }
+
+    fn slice(&mut self) -> &mut [u8] {
+        match self {
+            ByteOut::Unsigned(out) => out.slice(),
+            ByteOut::Signed(out) => {
+                let bytes = out.slice();
+                // SAFETY: i8 and u8 have one size and alignment; the slice is `out`'s alone.
+                unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr() as *mut u8, bytes.len()) }
+            }
+        }
     }
 }
 
@@ -934,29 +961,61 @@ impl NativeEncoder {
         }
     }
 
-    fn mark(&self, state: &Bound<'_, PyAny>, mask: &mut [u8]) -> PyResult<()> {
-        mask.fill(0);
-        let mut legal = Vec::new();
-        with_position(state, |held| -> PyResult<()> {
-            match held {
-                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                    self.layout_for(g)?;
-                    te::legal_actions_into(g, s, &mut legal);
-                }
-                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                    self.layout_for(g)?;
-                    te::legal_actions_into(g, s, &mut legal);
-                }
-                Held::Medina(s) => {
-                    if self.layout.is_some() {
-                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
-                    }
-                    me::legal_actions_into(s, &mut legal);
-                }
+    /// Checks that `held` is of this encoder's game and board.
+    fn check(&self, held: &Held<'_>) -> PyResult<()> {
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => self.layout_for(g).map(|_| ()),
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => self.layout_for(g).map(|_| ()),
+            Held::Medina(_) if self.layout.is_some() => {
+                Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"))
             }
-            Ok(())
-        })??;
-        for a in legal {
+            Held::Medina(_) => Ok(()),
+        }
+    }
+
+    fn observe(&self, held: &Held<'_>, seat: usize, planes: &mut [f32], vector: &mut [f32]) -> PyResult<()> {
+        self.check(held)?;
+        let players = match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
+            Held::Medina(s) => s.num_players as usize,
+        };
+        if seat >= players {
+            return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
+        }
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, s)) => {
+                self.layout_for(g)?.write_planes(g, s, seat, planes);
+                te::write_vector(g, s, seat, vector);
+            }
+            Held::TerraNova(TerraNovaParts::Large(g, s)) => {
+                self.layout_for(g)?.write_planes(g, s, seat, planes);
+                te::write_vector(g, s, seat, vector);
+            }
+            Held::Medina(s) => {
+                let scores = s.scores();
+                me::write_planes(s, seat, &scores, planes);
+                me::write_vector(s, seat, &scores, vector);
+            }
+        }
+        Ok(())
+    }
+
+    /// The legal actions of `held` into `legal` (in the engine's order).
+    fn legal(&self, held: &Held<'_>, legal: &mut Vec<u32>) -> PyResult<()> {
+        self.check(held)?;
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_into(g, s, legal),
+            Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_into(g, s, legal),
+            Held::Medina(s) => me::legal_actions_into(s, legal),
+        }
+        Ok(())
+    }
+
+    fn mark(&self, held: &Held<'_>, legal: &mut Vec<u32>, mask: &mut [u8]) -> PyResult<()> {
+        self.legal(held, legal)?;
+        mask.fill(0);
+        for &a in legal.iter() {
             mask[a as usize] = 1;
         }
         Ok(())

@@ -9,6 +9,9 @@ for about ``seconds`` each, one step = one action applied:
 * ``encoding``: the game's encoding without a library: legal actions, a choice, ``decode``,
   ``apply``, and the acting seat's observation (planes, vector, mask);
 * ``pettingzoo``: ``env.last()`` (the observation dict with its mask) and ``env.step``;
+  the action is drawn from ``np.flatnonzero(mask.view(np.bool_))`` (NumPy finds the
+  nonzero bytes of a bool array some 8× faster than of the int8 mask itself: 2.5 µs
+  against 21 µs for Terra Nova's 14,449 actions, more than the environment's step);
 * ``gymnasium``: ``env.step`` for the learner against ``random`` bots; its bots' actions
   count as steps too (``info["plies"]``), since they are applied in the step;
 * ``openspiel``: ``state.legal_actions()``, ``state.apply_action``, and
@@ -150,7 +153,7 @@ def _pettingzoo(game: Game, players: int, seed: int) -> Callable[[int], int]:
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
         return steps
@@ -171,7 +174,7 @@ def _gymnasium(game: Game, players: int, seed: int) -> Callable[[int], int]:
         steps = int(info["plies"])
         terminated = False
         while not terminated:
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             obs, _, terminated, _, info = env.step(int(legal[rng.integers(len(legal))]))
             steps += int(info["plies"])
         return steps
