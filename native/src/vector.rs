@@ -814,6 +814,10 @@ pub struct NativeEncoder {
     planes_len: usize,
     vector_len: usize,
     num_actions: usize,
+    /// The Python int of every action id, made once: a list of legal actions then holds
+    /// references to them (a Terra Nova list has hundreds, most above Python's cached
+    /// small ints).
+    ints: Vec<Py<PyAny>>,
 }
 
 fn game_key<const W: usize>(g: &Arc<Game<W>>) -> usize {
@@ -837,7 +841,7 @@ impl NativeEncoder {
     /// The encoder of `state`'s game and board (any native position).
     #[new]
     fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        with_position(state, |held| match held {
+        let mut encoder = with_position(state, |held| match held {
             Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
             Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
             Held::Medina(_) => NativeEncoder {
@@ -845,8 +849,14 @@ impl NativeEncoder {
                 planes_len: me::PLANES_LEN,
                 vector_len: me::VECTOR_LEN,
                 num_actions: crate::medina::state::NUM_ACTIONS,
+                ints: Vec::new(),
             },
-        })
+        })?;
+        let py = state.py();
+        encoder.ints = (0..encoder.num_actions)
+            .map(|a| Ok(a.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<_>>()?;
+        Ok(encoder)
     }
 
     #[getter]
@@ -886,6 +896,14 @@ impl NativeEncoder {
         with_position(state, |held| self.mark(&held, &mut legal, mask.slice()))?
     }
 
+    /// `observe_into` into one buffer of `planes_len + vector_len` floats: the planes,
+    /// then the vector (OpenSpiel's flat observation tensor).
+    fn observe_flat_into(&self, state: &Bound<'_, PyAny>, seat: usize, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut tensor = Out::<f32>::get(tensor, self.planes_len + self.vector_len, "tensor")?;
+        let (planes, vector) = tensor.slice().split_at_mut(self.planes_len);
+        with_position(state, |held| self.observe(&held, seat, planes, vector))?
+    }
+
     /// `observe_into` and, unless `mask` is `None`, `mask_into` in one call (what an
     /// environment's step asks for: one crossing into Rust, one reading of the position).
     #[pyo3(signature = (state, seat, planes, vector, mask = None))]
@@ -910,12 +928,15 @@ impl NativeEncoder {
     }
 
     /// The legal action ids of `state`, ascending, as a list (OpenSpiel's
-    /// `legal_actions()`; `Encoding.legal_actions`).
+    /// `legal_actions()`; `Encoding.legal_actions`); none once the game is over.
     fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        let mut legal = Vec::new();
+        let mut legal = Vec::with_capacity(256);
         with_position(state, |held| self.legal(&held, &mut legal))??;
-        legal.sort_unstable();
-        PyList::new(state.py(), legal)
+        if !legal.is_sorted() {
+            legal.sort_unstable();
+        }
+        let py = state.py();
+        PyList::new(py, legal.iter().map(|&a| self.ints[a as usize].clone_ref(py)))
     }
 }
 
@@ -958,6 +979,7 @@ impl NativeEncoder {
             vector_len: te::VECTOR_LEN,
             num_actions: g.board.num_actions(),
             layout: Some((layout, game_key(g), g.board.coords.clone())),
+            ints: Vec::new(),
         }
     }
 
@@ -1001,10 +1023,14 @@ impl NativeEncoder {
         Ok(())
     }
 
-    /// The legal actions of `held` into `legal` (in the engine's order).
+    /// The legal actions of `held` into `legal` (in the engine's order; none once over).
     fn legal(&self, held: &Held<'_>, legal: &mut Vec<u32>) -> PyResult<()> {
         self.check(held)?;
+        legal.clear();
         match held {
+            Held::TerraNova(TerraNovaParts::Small(_, s)) if s.is_terminal() => {}
+            Held::TerraNova(TerraNovaParts::Large(_, s)) if s.is_terminal() => {}
+            Held::Medina(s) if s.is_terminal() => {}
             Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_into(g, s, legal),
             Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_into(g, s, legal),
             Held::Medina(s) => me::legal_actions_into(s, legal),

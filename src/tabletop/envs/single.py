@@ -77,6 +77,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         self.render_mode = common.check_render_mode(render_mode)
         self.observation_space = common.observation_space(self._setup.encoding)  # type: ignore[assignment]
         self.action_space = gymnasium.spaces.Discrete(self._setup.encoding.num_distinct_actions)
+        self._observer = common.Observer(self._setup.encoding)
         self._bots: dict[int, Agent] = {}
         self._state: State | None = None
         self._done = False
@@ -111,20 +112,21 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         before = self.state_now
-        encoding = self._setup.encoding
-        move = common.legal_move(encoding, before, action)
-        if move is None:
+        state = common.apply_action(self._setup.encoding, before, action)
+        if state is None:
             if self._illegal == "raise":
                 raise ValueError(f"action {action!r} is not legal now (see the action_mask)")
             self._done = True
             info = self._info(before, before)
             info["illegal_action"] = True
             return self._observe(before), ILLEGAL_REWARD, True, False, info
-        state = before.apply(move)
         state = self._play_bots(state)
         self._state = state
         self._done = state.is_terminal()
-        reward = common.rewards(self._reward, before, state)[self.seat]
+        if self._reward == "score":
+            reward = float(state.scores()[self.seat] - before.scores()[self.seat])
+        else:
+            reward = float(state.returns()[self.seat]) if self._done else 0.0
         return self._observe(state), reward, self._done, False, self._info(before, state)
 
     def _play_bots(self, state: State) -> State:
@@ -135,7 +137,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         return state
 
     def _observe(self, state: State) -> common.Observation:
-        return common.observe(self._setup.encoding, state, self.seat, mask=not state.is_terminal())
+        return self._observer(state, self.seat, mask=not state.is_terminal())
 
     def _info(self, before: State, after: State) -> dict[str, Any]:
         return {"scores": after.scores(), "plies": after.ply - before.ply}
