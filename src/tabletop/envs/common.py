@@ -89,6 +89,17 @@ def check_reward(reward: str) -> str:
     return reward
 
 
+def check_max_steps(max_steps: int | None) -> int | None:
+    """``max_steps`` if it is ``None`` (no truncation) or a positive integer.
+
+    Raises:
+        ConfigError: otherwise.
+    """
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+        raise ConfigError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+    return max_steps
+
+
 def check_render_mode(mode: str | None) -> str | None:
     """``mode`` if it is ``None`` or one of :data:`RENDER_MODES`.
 
