@@ -288,6 +288,8 @@ struct Slot<S> {
     /// The seeds of this slot's next games.
     seeds: Rng,
     game_seed: i64,
+    /// The steps of the game so far (the caller's actions: what `max_steps` counts).
+    steps: u64,
     /// The legal actions of `state` (what the mask shows).
     legal: Vec<u32>,
     /// The cells that are 1 in the planes of the last observation, and a scratch bitset
@@ -305,9 +307,12 @@ struct Outputs {
     mask: Ptr<i8>,
     rewards: Ptr<f64>,
     terminated: Ptr<u8>,
+    truncated: Ptr<u8>,
     to_play: Ptr<i64>,
     game_seeds: Ptr<i64>,
     final_scores: Ptr<f64>,
+    final_planes: Ptr<f32>,
+    final_vector: Ptr<f32>,
 }
 
 /// One game's part of [`Outputs`].
@@ -317,9 +322,12 @@ struct SlotOut<'a> {
     mask: &'a mut [i8],
     rewards: &'a mut [f64],
     terminated: &'a mut u8,
+    truncated: &'a mut u8,
     to_play: &'a mut i64,
     game_seed: &'a mut i64,
     final_scores: &'a mut [f64],
+    final_planes: &'a mut [f32],
+    final_vector: &'a mut [f32],
 }
 
 struct Sizes {
@@ -342,9 +350,12 @@ impl Outputs {
             mask: self.mask.part(i, z.actions),
             rewards: self.rewards.part(i, z.players),
             terminated: &mut self.terminated.part(i, 1)[0],
+            truncated: &mut self.truncated.part(i, 1)[0],
             to_play: &mut self.to_play.part(i, 1)[0],
             game_seed: &mut self.game_seeds.part(i, 1)[0],
             final_scores: self.final_scores.part(i, z.players),
+            final_planes: self.final_planes.part(i, z.planes),
+            final_vector: self.final_vector.part(i, z.vector),
         }
     }
 }
@@ -368,6 +379,8 @@ struct Vector<E: Engine> {
     /// The seats the caller plays (bit per seat); the others are `random` bots.
     learners: u32,
     score_reward: bool,
+    /// A game is truncated after this many steps (0: never).
+    max_steps: u64,
 }
 
 impl<E: Engine> Vector<E> {
@@ -399,6 +412,7 @@ impl<E: Engine> Vector<E> {
         for _ in 0..1000 {
             slot.game_seed = next_game_seed(&mut slot.seeds);
             slot.state = engine.start(slot.game_seed);
+            slot.steps = 0;
             Self::settle(engine, learners, slot);
             if engine.to_play(&slot.state) >= 0 {
                 return;
@@ -431,12 +445,19 @@ impl<E: Engine> Vector<E> {
         engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
     }
 
-    fn step_slot(engine: &E, learners: u32, score: bool, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
+    /// Plays `action` for the seat to act, then the bots; a game that ends (over, or
+    /// truncated at `max_steps`) leaves its last position, seen by the seat that acted,
+    /// in the final observation, and the next game starts.
+    fn step_slot(&self, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
+        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
         let n = engine.num_players();
         let before = if score { engine.scores(&slot.state) } else { [0.0; 4] };
+        let acted = engine.to_play(&slot.state).max(0) as usize;
         engine.play(&mut slot.state, action);
         Self::settle(engine, learners, slot);
+        slot.steps += 1;
         let over = engine.to_play(&slot.state) < 0;
+        let truncated = !over && self.max_steps > 0 && slot.steps >= self.max_steps;
         if score {
             let after = engine.scores(&slot.state);
             for p in 0..n {
@@ -448,8 +469,10 @@ impl<E: Engine> Vector<E> {
             out.rewards.fill(0.0);
         }
         *out.terminated = u8::from(over);
-        if over {
+        *out.truncated = u8::from(truncated);
+        if over || truncated {
             out.final_scores.copy_from_slice(&engine.scores(&slot.state)[..n]);
+            engine.observe(&slot.state, acted, out.final_planes, out.final_vector, &mut Kept::Full);
             Self::new_game(engine, learners, slot);
         }
         Self::write(engine, slot, out, false);
@@ -493,6 +516,8 @@ trait AnyVector: Send + Sync {
     fn check(&self, actions: &[i64]) -> Result<(), String>;
     fn step(&mut self, actions: &[i64], out: Outputs, threads: usize);
     fn sample(&mut self, out: &mut [i64]);
+    /// Games are truncated after `max_steps` steps (0: never).
+    fn set_max_steps(&mut self, max_steps: u64);
 }
 
 impl<E: Engine> AnyVector for Vector<E> {
@@ -516,6 +541,7 @@ impl<E: Engine> AnyVector for Vector<E> {
             o.rewards.fill(0.0);
             o.final_scores.fill(0.0);
             *o.terminated = 0;
+            *o.truncated = 0;
             Self::write(engine, slot, &mut o, true);
         });
     }
@@ -535,12 +561,18 @@ impl<E: Engine> AnyVector for Vector<E> {
 
     fn step(&mut self, actions: &[i64], out: Outputs, threads: usize) {
         let z = self.sizes();
-        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
-        par_for(&mut self.slots, threads, |i, slot| {
+        let mut slots = std::mem::take(&mut self.slots);
+        let this = &*self;
+        par_for(&mut slots, threads, |i, slot| {
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
-            Self::step_slot(engine, learners, score, slot, actions[i] as u32, &mut o);
+            this.step_slot(slot, actions[i] as u32, &mut o);
         });
+        self.slots = slots;
+    }
+
+    fn set_max_steps(&mut self, max_steps: u64) {
+        self.max_steps = max_steps;
     }
 
     fn sample(&mut self, out: &mut [i64]) {
@@ -560,6 +592,7 @@ fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
         rng: Rng::new(0),
         seeds: Rng::new(0),
         game_seed: 0,
+        steps: 0,
         legal: Vec::new(),
         shadow: Vec::new(),
         fresh: Vec::new(),
@@ -585,6 +618,7 @@ fn terra_nova<const W: usize>(
         slots,
         learners,
         score_reward,
+        max_steps: 0,
     })
 }
 
@@ -650,6 +684,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                     slots,
                     learners,
                     score_reward: score,
+                    max_steps: 0,
                 }))
             }
         }
@@ -667,9 +702,12 @@ pub struct VectorGames {
     mask: Out<i8>,
     rewards: Out<f64>,
     terminated: Out<u8>,
+    truncated: Out<u8>,
     to_play: Out<i64>,
     game_seeds: Out<i64>,
     final_scores: Out<f64>,
+    final_planes: Out<f32>,
+    final_vector: Out<f32>,
 }
 
 impl VectorGames {
@@ -680,9 +718,12 @@ impl VectorGames {
             mask: self.mask.ptr(),
             rewards: self.rewards.ptr(),
             terminated: self.terminated.ptr(),
+            truncated: self.truncated.ptr(),
             to_play: self.to_play.ptr(),
             game_seeds: self.game_seeds.ptr(),
             final_scores: self.final_scores.ptr(),
+            final_planes: self.final_planes.ptr(),
+            final_vector: self.final_vector.ptr(),
         }
     }
 }
@@ -692,11 +733,13 @@ impl VectorGames {
     /// `num_envs` games from `starts` (initial positions of one game and board: one, or
     /// one per start player, which each game's seed then draws as the Python engine
     /// does); `learners` the seats the caller plays (the others: the `random` bot in
-    /// Rust); `reward` `"win"` or `"score"`; the output arrays (C-contiguous, float32
-    /// planes and vector, int8 mask, float64 rewards and final scores (`N × players`),
-    /// uint8 terminated, int64 seat to play and game seed).
+    /// Rust); `reward` `"win"` or `"score"`; `max_steps` the steps after which a game is
+    /// truncated (0: never); the output arrays (C-contiguous, float32 planes and vector,
+    /// int8 mask, float64 rewards and final scores (`N × players`), uint8 terminated and
+    /// truncated, int64 seat to play and game seed, float32 final planes and vector: the
+    /// ended game's last position seen by the seat that acted, where a game ended).
     #[new]
-    #[pyo3(signature = (starts, num_envs, learners, reward, threads, planes, vector, mask, rewards, terminated, to_play, game_seeds, final_scores))]
+    #[pyo3(signature = (starts, num_envs, learners, reward, threads, max_steps, planes, vector, mask, rewards, terminated, truncated, to_play, game_seeds, final_scores, final_planes, final_vector))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         starts: Vec<Bound<'_, PyAny>>,
@@ -704,14 +747,18 @@ impl VectorGames {
         learners: Vec<usize>,
         reward: &str,
         threads: usize,
+        max_steps: u64,
         planes: &Bound<'_, PyAny>,
         vector: &Bound<'_, PyAny>,
         mask: &Bound<'_, PyAny>,
         rewards: &Bound<'_, PyAny>,
         terminated: &Bound<'_, PyAny>,
+        truncated: &Bound<'_, PyAny>,
         to_play: &Bound<'_, PyAny>,
         game_seeds: &Bound<'_, PyAny>,
         final_scores: &Bound<'_, PyAny>,
+        final_planes: &Bound<'_, PyAny>,
+        final_vector: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         if num_envs == 0 {
             return Err(PyValueError::new_err("num_envs must be at least 1"));
@@ -732,7 +779,8 @@ impl VectorGames {
             }
             seats |= 1 << s;
         }
-        let inner = vector_of(&starts, num_envs, seats, score)?;
+        let mut inner = vector_of(&starts, num_envs, seats, score)?;
+        inner.set_max_steps(max_steps);
         let z = inner.sizes();
         if learners.iter().any(|&s| s >= z.players) || seats == 0 {
             return Err(PyValueError::new_err(
@@ -746,9 +794,12 @@ impl VectorGames {
             mask: Out::get(mask, num_envs * z.actions, "mask")?,
             rewards: Out::get(rewards, num_envs * z.players, "rewards")?,
             terminated: Out::get(terminated, num_envs, "terminated")?,
+            truncated: Out::get(truncated, num_envs, "truncated")?,
             to_play: Out::get(to_play, num_envs, "to_play")?,
             game_seeds: Out::get(game_seeds, num_envs, "game_seeds")?,
             final_scores: Out::get(final_scores, num_envs * z.players, "final_scores")?,
+            final_planes: Out::get(final_planes, num_envs * z.planes, "final_planes")?,
+            final_vector: Out::get(final_vector, num_envs * z.vector, "final_vector")?,
             inner,
         })
     }
