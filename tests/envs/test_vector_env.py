@@ -188,6 +188,8 @@ def test_bad_actions_and_configs_are_refused() -> None:
         VectorGames("medina", 2, num_players=3, opponents=("greedy",))
     with pytest.raises(ConfigError, match="num_envs"):
         VectorGames("medina", 0)
+    with pytest.raises(ConfigError, match="max_steps"):
+        VectorGames("medina", 2, num_players=3, max_steps=0)
     with pytest.raises(ConfigError, match="random"):
         VectorGames("medina", 2, num_players=3, variants={"start_merchant": "random"})
 
