@@ -1014,12 +1014,21 @@ impl ByteOut {
     fn get(obj: &Bound<'_, PyAny>, len: usize) -> PyResult<ByteOut> {
         // The int8 array (the spaces' mask) is tried first where it is not a bytearray:
         // a failed try costs an exception.
-        if !obj.is_instance_of::<PyByteArray>() {
-            if let Ok(out) = Out::<i8>::get(obj, len, "mask") {
-                return Ok(ByteOut::Signed(out));
+        let signed = if obj.is_instance_of::<PyByteArray>() {
+            None
+        } else {
+            match Out::<i8>::get(obj, len, "mask") {
+                Ok(out) => return Ok(ByteOut::Signed(out)),
+                Err(e) => Some(e),
             }
-        }
-        Out::<u8>::get(obj, len, "mask").map(ByteOut::Unsigned)
+        };
+        Out::<u8>::get(obj, len, "mask").map(ByteOut::Unsigned).map_err(|unsigned| {
+            // An int8 buffer refused for another reason (read-only, its length) says so.
+            match signed {
+                Some(e) if PyBuffer::<i8>::get(obj).is_ok() => e,
+                _ => unsigned,
+            }
+        })
     }
 
     fn slice(&mut self) -> &mut [u8] {
