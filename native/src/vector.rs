@@ -1022,13 +1022,15 @@ impl ByteOut {
                 Err(e) => Some(e),
             }
         };
-        Out::<u8>::get(obj, len, "mask").map(ByteOut::Unsigned).map_err(|unsigned| {
-            // An int8 buffer refused for another reason (read-only, its length) says so.
-            match signed {
-                Some(e) if PyBuffer::<i8>::get(obj).is_ok() => e,
-                _ => unsigned,
-            }
-        })
+        Out::<u8>::get(obj, len, "mask")
+            .map(ByteOut::Unsigned)
+            .map_err(|unsigned| {
+                // An int8 buffer refused for another reason (read-only, its length) says so.
+                match signed {
+                    Some(e) if PyBuffer::<i8>::get(obj).is_ok() => e,
+                    _ => unsigned,
+                }
+            })
     }
 
     fn slice(&mut self) -> &mut [u8] {
