@@ -23,6 +23,7 @@ use crate::terranova::state::{Game, State as TerraNovaPosition};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyList};
 use std::sync::Arc;
 
 /// A Terra Nova game and position of either bitset size (`TerraNovaState::parts`).
@@ -296,6 +297,8 @@ struct Slot<S> {
     /// The seeds of this slot's next games.
     seeds: Rng,
     game_seed: i64,
+    /// The steps of the game so far (the caller's actions: what `max_steps` counts).
+    steps: u64,
     /// The legal actions of `state` (what the mask shows).
     legal: Vec<u32>,
     /// The cells that are 1 in the planes of the last observation, and a scratch bitset
@@ -313,9 +316,12 @@ struct Outputs {
     mask: Ptr<i8>,
     rewards: Ptr<f64>,
     terminated: Ptr<u8>,
+    truncated: Ptr<u8>,
     to_play: Ptr<i64>,
     game_seeds: Ptr<i64>,
     final_scores: Ptr<f64>,
+    final_planes: Ptr<f32>,
+    final_vector: Ptr<f32>,
 }
 
 /// One game's part of [`Outputs`].
@@ -325,9 +331,12 @@ struct SlotOut<'a> {
     mask: &'a mut [i8],
     rewards: &'a mut [f64],
     terminated: &'a mut u8,
+    truncated: &'a mut u8,
     to_play: &'a mut i64,
     game_seed: &'a mut i64,
     final_scores: &'a mut [f64],
+    final_planes: &'a mut [f32],
+    final_vector: &'a mut [f32],
 }
 
 struct Sizes {
@@ -350,9 +359,12 @@ impl Outputs {
             mask: self.mask.part(i, z.actions),
             rewards: self.rewards.part(i, z.players),
             terminated: &mut self.terminated.part(i, 1)[0],
+            truncated: &mut self.truncated.part(i, 1)[0],
             to_play: &mut self.to_play.part(i, 1)[0],
             game_seed: &mut self.game_seeds.part(i, 1)[0],
             final_scores: self.final_scores.part(i, z.players),
+            final_planes: self.final_planes.part(i, z.planes),
+            final_vector: self.final_vector.part(i, z.vector),
         }
     }
 }
@@ -376,6 +388,8 @@ struct Vector<E: Engine> {
     /// The seats the caller plays (bit per seat); the others are `random` bots.
     learners: u32,
     score_reward: bool,
+    /// A game is truncated after this many steps (0: never).
+    max_steps: u64,
 }
 
 impl<E: Engine> Vector<E> {
@@ -407,6 +421,7 @@ impl<E: Engine> Vector<E> {
         for _ in 0..1000 {
             slot.game_seed = next_game_seed(&mut slot.seeds);
             slot.state = engine.start(slot.game_seed);
+            slot.steps = 0;
             Self::settle(engine, learners, slot);
             if engine.to_play(&slot.state) >= 0 {
                 return;
@@ -439,12 +454,19 @@ impl<E: Engine> Vector<E> {
         engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
     }
 
-    fn step_slot(engine: &E, learners: u32, score: bool, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
+    /// Plays `action` for the seat to act, then the bots; a game that ends (over, or
+    /// truncated at `max_steps`) leaves its last position, seen by the seat that acted,
+    /// in the final observation, and the next game starts.
+    fn step_slot(&self, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
+        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
         let n = engine.num_players();
         let before = if score { engine.scores(&slot.state) } else { [0.0; 4] };
+        let acted = engine.to_play(&slot.state).max(0) as usize;
         engine.play(&mut slot.state, action);
         Self::settle(engine, learners, slot);
+        slot.steps += 1;
         let over = engine.to_play(&slot.state) < 0;
+        let truncated = !over && self.max_steps > 0 && slot.steps >= self.max_steps;
         if score {
             let after = engine.scores(&slot.state);
             for p in 0..n {
@@ -456,8 +478,10 @@ impl<E: Engine> Vector<E> {
             out.rewards.fill(0.0);
         }
         *out.terminated = u8::from(over);
-        if over {
+        *out.truncated = u8::from(truncated);
+        if over || truncated {
             out.final_scores.copy_from_slice(&engine.scores(&slot.state)[..n]);
+            engine.observe(&slot.state, acted, out.final_planes, out.final_vector, &mut Kept::Full);
             Self::new_game(engine, learners, slot);
         }
         Self::write(engine, slot, out, false);
@@ -501,6 +525,8 @@ trait AnyVector: Send + Sync {
     fn check(&self, actions: &[i64]) -> Result<(), String>;
     fn step(&mut self, actions: &[i64], out: Outputs, threads: usize);
     fn sample(&mut self, out: &mut [i64]);
+    /// Games are truncated after `max_steps` steps (0: never).
+    fn set_max_steps(&mut self, max_steps: u64);
 }
 
 impl<E: Engine> AnyVector for Vector<E> {
@@ -524,6 +550,7 @@ impl<E: Engine> AnyVector for Vector<E> {
             o.rewards.fill(0.0);
             o.final_scores.fill(0.0);
             *o.terminated = 0;
+            *o.truncated = 0;
             Self::write(engine, slot, &mut o, true);
         });
     }
@@ -543,12 +570,18 @@ impl<E: Engine> AnyVector for Vector<E> {
 
     fn step(&mut self, actions: &[i64], out: Outputs, threads: usize) {
         let z = self.sizes();
-        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
-        par_for(&mut self.slots, threads, |i, slot| {
+        let mut slots = std::mem::take(&mut self.slots);
+        let this = &*self;
+        par_for(&mut slots, threads, |i, slot| {
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
-            Self::step_slot(engine, learners, score, slot, actions[i] as u32, &mut o);
+            this.step_slot(slot, actions[i] as u32, &mut o);
         });
+        self.slots = slots;
+    }
+
+    fn set_max_steps(&mut self, max_steps: u64) {
+        self.max_steps = max_steps;
     }
 
     fn sample(&mut self, out: &mut [i64]) {
@@ -568,6 +601,7 @@ fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
         rng: Rng::new(0),
         seeds: Rng::new(0),
         game_seed: 0,
+        steps: 0,
         legal: Vec::new(),
         shadow: Vec::new(),
         fresh: Vec::new(),
@@ -593,6 +627,7 @@ fn terra_nova<const W: usize>(
         slots,
         learners,
         score_reward,
+        max_steps: 0,
     })
 }
 
@@ -659,6 +694,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                     slots,
                     learners,
                     score_reward: score,
+                    max_steps: 0,
                 }))
             }
         }
@@ -676,9 +712,12 @@ pub struct VectorGames {
     mask: Out<i8>,
     rewards: Out<f64>,
     terminated: Out<u8>,
+    truncated: Out<u8>,
     to_play: Out<i64>,
     game_seeds: Out<i64>,
     final_scores: Out<f64>,
+    final_planes: Out<f32>,
+    final_vector: Out<f32>,
 }
 
 impl VectorGames {
@@ -689,9 +728,12 @@ impl VectorGames {
             mask: self.mask.ptr(),
             rewards: self.rewards.ptr(),
             terminated: self.terminated.ptr(),
+            truncated: self.truncated.ptr(),
             to_play: self.to_play.ptr(),
             game_seeds: self.game_seeds.ptr(),
             final_scores: self.final_scores.ptr(),
+            final_planes: self.final_planes.ptr(),
+            final_vector: self.final_vector.ptr(),
         }
     }
 }
@@ -701,11 +743,13 @@ impl VectorGames {
     /// `num_envs` games from `starts` (initial positions of one game and board: one, or
     /// one per start player, which each game's seed then draws as the Python engine
     /// does); `learners` the seats the caller plays (the others: the `random` bot in
-    /// Rust); `reward` `"win"` or `"score"`; the output arrays (C-contiguous, float32
-    /// planes and vector, int8 mask, float64 rewards and final scores (`N × players`),
-    /// uint8 terminated, int64 seat to play and game seed).
+    /// Rust); `reward` `"win"` or `"score"`; `max_steps` the steps after which a game is
+    /// truncated (0: never); the output arrays (C-contiguous, float32 planes and vector,
+    /// int8 mask, float64 rewards and final scores (`N × players`), uint8 terminated and
+    /// truncated, int64 seat to play and game seed, float32 final planes and vector: the
+    /// ended game's last position seen by the seat that acted, where a game ended).
     #[new]
-    #[pyo3(signature = (starts, num_envs, learners, reward, threads, planes, vector, mask, rewards, terminated, to_play, game_seeds, final_scores))]
+    #[pyo3(signature = (starts, num_envs, learners, reward, threads, max_steps, planes, vector, mask, rewards, terminated, truncated, to_play, game_seeds, final_scores, final_planes, final_vector))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         starts: Vec<Bound<'_, PyAny>>,
@@ -713,14 +757,18 @@ impl VectorGames {
         learners: Vec<usize>,
         reward: &str,
         threads: usize,
+        max_steps: u64,
         planes: &Bound<'_, PyAny>,
         vector: &Bound<'_, PyAny>,
         mask: &Bound<'_, PyAny>,
         rewards: &Bound<'_, PyAny>,
         terminated: &Bound<'_, PyAny>,
+        truncated: &Bound<'_, PyAny>,
         to_play: &Bound<'_, PyAny>,
         game_seeds: &Bound<'_, PyAny>,
         final_scores: &Bound<'_, PyAny>,
+        final_planes: &Bound<'_, PyAny>,
+        final_vector: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         if num_envs == 0 {
             return Err(PyValueError::new_err("num_envs must be at least 1"));
@@ -741,7 +789,8 @@ impl VectorGames {
             }
             seats |= 1 << s;
         }
-        let inner = vector_of(&starts, num_envs, seats, score)?;
+        let mut inner = vector_of(&starts, num_envs, seats, score)?;
+        inner.set_max_steps(max_steps);
         let z = inner.sizes();
         if learners.iter().any(|&s| s >= z.players) || seats == 0 {
             return Err(PyValueError::new_err(
@@ -755,9 +804,12 @@ impl VectorGames {
             mask: Out::get(mask, num_envs * z.actions, "mask")?,
             rewards: Out::get(rewards, num_envs * z.players, "rewards")?,
             terminated: Out::get(terminated, num_envs, "terminated")?,
+            truncated: Out::get(truncated, num_envs, "truncated")?,
             to_play: Out::get(to_play, num_envs, "to_play")?,
             game_seeds: Out::get(game_seeds, num_envs, "game_seeds")?,
             final_scores: Out::get(final_scores, num_envs * z.players, "final_scores")?,
+            final_planes: Out::get(final_planes, num_envs * z.planes, "final_planes")?,
+            final_vector: Out::get(final_vector, num_envs * z.vector, "final_vector")?,
             inner,
         })
     }
@@ -823,6 +875,10 @@ pub struct NativeEncoder {
     planes_len: usize,
     vector_len: usize,
     num_actions: usize,
+    /// The Python int of every action id, made once: a list of legal actions then holds
+    /// references to them (a Terra Nova list has hundreds, most above Python's cached
+    /// small ints).
+    ints: Vec<Py<PyAny>>,
 }
 
 fn game_key<const W: usize>(g: &Arc<Game<W>>) -> usize {
@@ -846,7 +902,7 @@ impl NativeEncoder {
     /// The encoder of `state`'s game and board (any native position).
     #[new]
     fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        with_position(state, |held| match held {
+        let mut encoder = with_position(state, |held| match held {
             Held::TerraNova(TerraNovaParts::Small(g, _)) => Ok(Self::terra_nova(g)),
             Held::TerraNova(TerraNovaParts::Large(g, _)) => Ok(Self::terra_nova(g)),
             Held::Medina(s) if s.rules.second() => Err(second_edition_refused()),
@@ -855,8 +911,14 @@ impl NativeEncoder {
                 planes_len: me::PLANES_LEN,
                 vector_len: me::VECTOR_LEN,
                 num_actions: crate::medina::state::NUM_ACTIONS,
+                ints: Vec::new(),
             }),
-        })?
+        })??;
+        let py = state.py();
+        encoder.ints = (0..encoder.num_actions)
+            .map(|a| Ok(a.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<_>>()?;
+        Ok(encoder)
     }
 
     #[getter]
@@ -885,52 +947,112 @@ impl NativeEncoder {
     ) -> PyResult<()> {
         let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
         let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
-        with_position(state, |held| -> PyResult<()> {
-            let players = match &held {
-                Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
-                Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
-                Held::Medina(s) => s.num_players as usize,
-            };
-            if seat >= players {
-                return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
-            }
-            match held {
-                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
-                    te::write_vector(g, s, seat, vector.slice());
-                }
-                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                    self.layout_for(g)?.write_planes(g, s, seat, planes.slice());
-                    te::write_vector(g, s, seat, vector.slice());
-                }
-                Held::Medina(s) => {
-                    if self.layout.is_some() {
-                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
-                    }
-                    let scores = s.scores();
-                    me::write_planes(s, seat, &scores, planes.slice());
-                    me::write_vector(s, seat, &scores, vector.slice());
-                }
-            }
-            Ok(())
-        })?
+        with_position(state, |held| self.observe(&held, seat, planes.slice(), vector.slice()))?
     }
 
     /// Writes `state`'s legal-action mask into `mask` (one byte per action: 1 legal, 0
     /// not; a bytearray or an int8/uint8 array).
     fn mask_into(&self, state: &Bound<'_, PyAny>, mask: &Bound<'_, PyAny>) -> PyResult<()> {
-        let mut out = match Out::<u8>::get(mask, self.num_actions, "mask") {
-            Ok(out) => out,
-            Err(_) => {
-                let mut signed = Out::<i8>::get(mask, self.num_actions, "mask")?;
-                // SAFETY: i8 and u8 have one size and alignment; 0 and 1 read the same.
-                let bytes = signed.slice();
-                let len = bytes.len();
-                let ptr = bytes.as_mut_ptr() as *mut u8;
-                return self.mark(state, unsafe { std::slice::from_raw_parts_mut(ptr, len) });
+        let mut mask = ByteOut::get(mask, self.num_actions)?;
+        let mut legal = Vec::new();
+        with_position(state, |held| self.mark(&held, &mut legal, mask.slice()))?
+    }
+
+    /// `observe_into` into one buffer of `planes_len + vector_len` floats: the planes,
+    /// then the vector (OpenSpiel's flat observation tensor).
+    fn observe_flat_into(&self, state: &Bound<'_, PyAny>, seat: usize, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut tensor = Out::<f32>::get(tensor, self.planes_len + self.vector_len, "tensor")?;
+        let (planes, vector) = tensor.slice().split_at_mut(self.planes_len);
+        with_position(state, |held| self.observe(&held, seat, planes, vector))?
+    }
+
+    /// `observe_into` and, unless `mask` is `None`, `mask_into` in one call (what an
+    /// environment's step asks for: one crossing into Rust, one reading of the position).
+    #[pyo3(signature = (state, seat, planes, vector, mask = None))]
+    fn encode_into(
+        &self,
+        state: &Bound<'_, PyAny>,
+        seat: usize,
+        planes: &Bound<'_, PyAny>,
+        vector: &Bound<'_, PyAny>,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
+        let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
+        let mut mask = mask.map(|m| ByteOut::get(m, self.num_actions)).transpose()?;
+        with_position(state, |held| -> PyResult<()> {
+            self.observe(&held, seat, planes.slice(), vector.slice())?;
+            if let Some(mask) = &mut mask {
+                self.mark(&held, &mut Vec::new(), mask.slice())?;
+            }
+            Ok(())
+        })?
+    }
+
+    /// The legal action ids of `state`, ascending, as a list (OpenSpiel's
+    /// `legal_actions()`; `Encoding.legal_actions`); none once the game is over.
+    fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let mut legal = Vec::with_capacity(256);
+        with_position(state, |held| self.legal(&held, &mut legal))??;
+        // Ascending through a bitset of the ids (a pass over `num_actions / 64` words):
+        // the engine lists them kind by kind, and sorting a few hundred cost more.
+        let mut bits = vec![0u64; self.num_actions.div_ceil(64)];
+        for &a in &legal {
+            bits[a as usize / 64] |= 1 << (a % 64);
+        }
+        let py = state.py();
+        let ints = &self.ints;
+        let ascending = bits.iter().enumerate().flat_map(|(w, &word)| {
+            std::iter::successors((word != 0).then_some(word), |&rest| {
+                let next = rest & (rest - 1);
+                (next != 0).then_some(next)
+            })
+            .map(move |rest| w * 64 + rest.trailing_zeros() as usize)
+        });
+        let items: Vec<&Py<PyAny>> = ascending.map(|a| &ints[a]).collect();
+        PyList::new(py, items.into_iter().map(|i| i.clone_ref(py)))
+    }
+}
+
+/// A writable byte buffer: a bytearray or an int8/uint8 array (`u8` and `i8` have one
+/// size and alignment, and 0 and 1 read the same in both).
+enum ByteOut {
+    Unsigned(Out<u8>),
+    Signed(Out<i8>),
+}
+
+impl ByteOut {
+    fn get(obj: &Bound<'_, PyAny>, len: usize) -> PyResult<ByteOut> {
+        // The int8 array (the spaces' mask) is tried first where it is not a bytearray:
+        // a failed try costs an exception.
+        let signed = if obj.is_instance_of::<PyByteArray>() {
+            None
+        } else {
+            match Out::<i8>::get(obj, len, "mask") {
+                Ok(out) => return Ok(ByteOut::Signed(out)),
+                Err(e) => Some(e),
             }
         };
-        self.mark(state, out.slice())
+        Out::<u8>::get(obj, len, "mask")
+            .map(ByteOut::Unsigned)
+            .map_err(|unsigned| {
+                // An int8 buffer refused for another reason (read-only, its length) says so.
+                match signed {
+                    Some(e) if PyBuffer::<i8>::get(obj).is_ok() => e,
+                    _ => unsigned,
+                }
+            })
+    }
+
+    fn slice(&mut self) -> &mut [u8] {
+        match self {
+            ByteOut::Unsigned(out) => out.slice(),
+            ByteOut::Signed(out) => {
+                let bytes = out.slice();
+                // SAFETY: i8 and u8 have one size and alignment; the slice is `out`'s alone.
+                unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr() as *mut u8, bytes.len()) }
+            }
+        }
     }
 }
 
@@ -942,32 +1064,69 @@ impl NativeEncoder {
             vector_len: te::VECTOR_LEN,
             num_actions: g.board.num_actions(),
             layout: Some((layout, game_key(g), g.board.coords.clone())),
+            ints: Vec::new(),
         }
     }
 
-    fn mark(&self, state: &Bound<'_, PyAny>, mask: &mut [u8]) -> PyResult<()> {
-        mask.fill(0);
-        let mut legal = Vec::new();
-        with_position(state, |held| -> PyResult<()> {
-            match held {
-                Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                    self.layout_for(g)?;
-                    te::legal_actions_into(g, s, &mut legal);
-                }
-                Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                    self.layout_for(g)?;
-                    te::legal_actions_into(g, s, &mut legal);
-                }
-                Held::Medina(s) => {
-                    if self.layout.is_some() {
-                        return Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"));
-                    }
-                    me::legal_actions_into(s, &mut legal);
-                }
+    /// Checks that `held` is of this encoder's game and board.
+    fn check(&self, held: &Held<'_>) -> PyResult<()> {
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => self.layout_for(g).map(|_| ()),
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => self.layout_for(g).map(|_| ()),
+            Held::Medina(_) if self.layout.is_some() => {
+                Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"))
             }
-            Ok(())
-        })??;
-        for a in legal {
+            Held::Medina(_) => Ok(()),
+        }
+    }
+
+    fn observe(&self, held: &Held<'_>, seat: usize, planes: &mut [f32], vector: &mut [f32]) -> PyResult<()> {
+        self.check(held)?;
+        let players = match held {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
+            Held::Medina(s) => s.num_players as usize,
+        };
+        if seat >= players {
+            return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
+        }
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(g, s)) => {
+                self.layout_for(g)?.write_planes(g, s, seat, planes);
+                te::write_vector(g, s, seat, vector);
+            }
+            Held::TerraNova(TerraNovaParts::Large(g, s)) => {
+                self.layout_for(g)?.write_planes(g, s, seat, planes);
+                te::write_vector(g, s, seat, vector);
+            }
+            Held::Medina(s) => {
+                let scores = s.scores();
+                me::write_planes(s, seat, &scores, planes);
+                me::write_vector(s, seat, &scores, vector);
+            }
+        }
+        Ok(())
+    }
+
+    /// The legal actions of `held` into `legal` (in the engine's order; none once over).
+    fn legal(&self, held: &Held<'_>, legal: &mut Vec<u32>) -> PyResult<()> {
+        self.check(held)?;
+        legal.clear();
+        match held {
+            Held::TerraNova(TerraNovaParts::Small(_, s)) if s.is_terminal() => {}
+            Held::TerraNova(TerraNovaParts::Large(_, s)) if s.is_terminal() => {}
+            Held::Medina(s) if s.is_terminal() => {}
+            Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_into(g, s, legal),
+            Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_into(g, s, legal),
+            Held::Medina(s) => me::legal_actions_into(s, legal),
+        }
+        Ok(())
+    }
+
+    fn mark(&self, held: &Held<'_>, legal: &mut Vec<u32>, mask: &mut [u8]) -> PyResult<()> {
+        self.legal(held, legal)?;
+        mask.fill(0);
+        for &a in legal.iter() {
             mask[a as usize] = 1;
         }
         Ok(())

@@ -1,4 +1,5 @@
-"""The vector env rows and the yardsticks of ``tabletop bench env`` run and count steps."""
+"""The vector env rows, the parallel env row and the yardsticks of ``tabletop bench env``
+run and count steps."""
 
 from __future__ import annotations
 
@@ -25,3 +26,9 @@ def test_amazons_yardstick_and_pgx_without_a_python() -> None:
     assert result.steps > 0 and result.games >= 1
     with pytest.raises(ImportError, match="pgx-python"):
         bench_env(make("terranova"), 2, "pgx-64", seconds=0.01)
+
+
+def test_the_parallel_env_row_plays_whole_games() -> None:
+    pytest.importorskip("pettingzoo")
+    result = bench_env(make("medina"), 3, "pettingzoo-parallel", seconds=0.01)
+    assert result.games >= 1 and result.steps > result.games  # a game is many steps

@@ -20,14 +20,15 @@ for entry in (str(HERE), str(HERE.parent / "ai")):
     if entry not in sys.path:
         sys.path.insert(0, entry)
 
-collect_ignore = ["dying_bot.py"]
-"""Not imported for its doctests: importing it registers a bot that kills its process."""
+collect_ignore = ["dying_bot.py", "unhurried_bot.py"]
+"""Not imported for their doctests: importing them registers test bots (one kills its process)."""
 
 
 @pytest.fixture(autouse=True)
-def forget_the_dying_bot() -> Iterator[None]:
-    """A test that loads the ``dying_bot`` plugin here unregisters it afterwards, so no
-    later test (the server's bot list, say) meets a bot that kills its process."""
+def forget_the_test_bots() -> Iterator[None]:
+    """A test that loads this directory's bot plugins unregisters them afterwards, so no
+    later test (the server's bot list, say) meets a bot that kills its process or dawdles."""
     yield
-    agent._AGENTS.pop("dieonce", None)  # the registry has no public way to unregister
-    sys.modules.pop("dying_bot", None)
+    for name, module in (("dieonce", "dying_bot"), ("unhurried", "unhurried_bot")):
+        agent._AGENTS.pop(name, None)  # the registry has no public way to unregister
+        sys.modules.pop(module, None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -31,7 +32,10 @@ pytestmark = pytest.mark.skipif(
 
 RAY = str(Path(sys.executable).with_name("ray"))
 LAUNCH = "import sys; from tabletop.cli.main import app; sys.argv[0] = 'tabletop'; app()"
-ARENA = ["arena", "coins", "--plugin", "toy_game", "--bots", "mcts:1,greedy,random", "--players", "2"]
+# The unhurried bot pauses half a second a game (unhurried_bot.py), so the games outlast
+# the start of the second node's workers and both nodes play.
+ARENA = ["arena", "coins", "--plugin", "toy_game", "--plugin", "unhurried_bot"]
+ARENA += ["--bots", "mcts:1,unhurried:0.5,random", "--players", "2"]
 ARENA += ["--games", "24", "--seed", "11", "--bootstrap", "0"]
 
 
@@ -63,8 +67,10 @@ def _summary(out: Path) -> dict[str, object]:
 def test_an_arena_on_a_two_node_cluster_plays_on_both_nodes(tmp_path: Path) -> None:
     env = {
         **os.environ,
-        # Ray authenticates a cluster's members with a token (~/.ray/auth_token, made by the head).
+        # Ray authenticates a cluster's members with a token: one of this test's own, so it
+        # neither needs nor touches ~/.ray/auth_token.
         "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
         "PYTHONPATH": os.pathsep.join([*PLUGIN_PATH, os.environ.get("PYTHONPATH", "")]),
     }
     address = f"127.0.0.1:{_free_port()}"
@@ -84,7 +90,7 @@ def test_an_arena_on_a_two_node_cluster_plays_on_both_nodes(tmp_path: Path) -> N
     assert f"Run: ray (cluster at {address}), 2 nodes, 2 cores" in joined.stdout
     lines = (tmp_path / "cluster" / "games.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["index"] for line in lines) == list(range(24))
-    assert len({json.loads(line)["node"] for line in lines}) == 2
+    assert len({json.loads(line)["node"] for line in lines}) == 2, joined.stdout + joined.stderr
     local = CliRunner().invoke(app, [*ARENA, "--out", str(tmp_path / "local")])
     assert local.exit_code == 0, local.output
     assert _summary(tmp_path / "cluster") == _summary(tmp_path / "local")

@@ -64,6 +64,26 @@ def test_an_illegal_action_loses_or_raises() -> None:
         strict.step(2106)
 
 
+def test_max_steps_truncates() -> None:
+    env = gym_env("terranova", opponents=("random",), max_steps=4)
+    untruncated = gym_env("terranova", opponents=("random",))
+    obs, _ = env.reset(seed=2)
+    same, _ = untruncated.reset(seed=2)
+    for step in range(4):
+        action = int(np.flatnonzero(obs["action_mask"])[0])
+        obs, _, terminated, truncated, _ = env.step(action)
+        same, _, _, _, _ = untruncated.step(action)
+        assert np.array_equal(obs["observation"], same["observation"])  # the game itself is not changed
+        assert (terminated, truncated) == (False, step == 3)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    obs, _ = env.reset(seed=2)
+    _, _, _, truncated, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not truncated  # counted from the reset
+    with pytest.raises(ConfigError, match="max_steps"):
+        gym_env("medina", max_steps=0)
+
+
 def test_vector_env_plays_many_games() -> None:
     envs = gym_vector_env("medina", 3, opponents=("random",))
     obs, _ = envs.reset(seed=0)

@@ -1,7 +1,8 @@
 """The native encoder (``native/src/vector.rs``, ``terranova/encode.rs``, ``medina/encode.rs``)
 against the Python encodings, its oracle: for random positions of both games at every
 player count (Terra Nova also on small custom maps), mid-turn included, every seat's
-planes and vector and the mask are the same, value for value.  Needs no NumPy."""
+planes and vector, the mask and the ascending list of legal actions are the same, value
+for value.  Needs no NumPy."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ def test_native_observation_and_mask_equal_the_python_encoding(
             for seat in range(players):
                 assert native.observe(state, seat) == oracle.observe(py, seat), (ply, seat)
             assert native.action_mask(state) == oracle.action_mask(py)
+            listed = native.native_encoder(state).legal_actions(state)  # type: ignore[attr-defined]
+            assert listed == ([] if py.is_terminal() else oracle.legal_actions(py))
             mid_turn += _mid_turn(game_id, state)
         if state.is_terminal() or ply == plies:
             break

@@ -75,3 +75,40 @@ def test_the_moves_so_far_in_notation_and_through_serialization(game_id: str) ->
     assert str(state).endswith(" ".join(texts))  # a clone's moves are its own
     _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
     assert again.history() == state.history() and str(again) == str(state)
+
+
+@pytest.mark.parametrize(("game_id", "players"), CASES, ids=IDS)
+def test_python_calls_answer_as_pyspiel_does(game_id: str, players: int) -> None:
+    """``legal_actions`` and ``observation_tensor`` called from Python are answered by the
+    adapter itself (a NumPy array, not pyspiel's list); pyspiel's own methods, which C++
+    callers such as ``random_sim_test`` use, give the same values, and the same errors."""
+    game = pyspiel.load_game(f"python_tabletop_{game_id}(players={players})")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(players)
+    for _ in range(30):
+        for player in range(players):
+            tensor = state.observation_tensor(player)
+            assert isinstance(tensor, np.ndarray) and tensor.dtype == np.float32
+            assert tensor.tolist() == pyspiel.State.observation_tensor(state, player)
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        assert np.array_equal(state.observation_tensor(), state.observation_tensor(state.current_player()))
+        legal = state.legal_actions()
+        assert legal == pyspiel.State.legal_actions(state) and legal == sorted(legal)
+        state.apply_action(int(rng.choice(legal)))
+    for bad in (-3, players):
+        with pytest.raises(pyspiel.SpielError):
+            state.observation_tensor(bad)
+    with pytest.raises(pyspiel.SpielError, match="pseudo-player"):
+        state.legal_actions(-2)
+
+
+def test_a_finished_game_has_no_actions_and_no_default_observation() -> None:
+    game = pyspiel.load_game("python_tabletop_medina(players=3)")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert state.legal_actions() == state.legal_actions(0) == pyspiel.State.legal_actions(state) == []
+    assert state.observation_tensor(1).tolist() == pyspiel.State.observation_tensor(state, 1)
+    with pytest.raises(pyspiel.SpielError):
+        state.observation_tensor()

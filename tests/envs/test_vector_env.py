@@ -1,7 +1,8 @@
 """The vector env (``tabletop.envs.vector``, ``native/src/vector.rs``) against the Python
 engine and encoding, its oracle: every game of the batch is replayed on the Python engine
 from its seed and actions, and at every step (auto-resets included) its observation,
-mask, seat to act, rewards and termination are the Python encoding's and outcome's."""
+mask, seat to act, rewards, termination and truncation are the Python encoding's and
+outcome's, and an ended game's final observation is its last position's."""
 
 from __future__ import annotations
 
@@ -45,13 +46,15 @@ def _map(name: str | None) -> Any:
 class Replay:
     """Each game of a batch on the Python engine, from its seed and the batch's actions."""
 
-    def __init__(self, games: VectorGames, game_id: str, players: int, map_: Any) -> None:
+    def __init__(self, games: VectorGames, game_id: str, players: int, map_: Any, max_steps: int | None = None) -> None:
         self.game = make(game_id, engine="python")
         self.players = players
         self.map = map_
         self.encoding = encoding_of(self.game, GameConfig(num_players=players, map=map_))
         self.states = [self._new(int(s)) for s in games.game_seeds]
-        self.resets = 0
+        self.steps = [0] * games.num_envs
+        self.max_steps = max_steps
+        self.resets = self.truncations = 0
 
     def _new(self, seed: int) -> Any:
         return self.game.new_initial_state(GameConfig(num_players=self.players, map=self.map, seed=seed))
@@ -67,17 +70,26 @@ class Replay:
 
     def step(self, games: VectorGames, i: int, action: int, reward: str) -> None:
         before = self.states[i]
+        acted = before.current_player
         after = before.apply(self.encoding.decode(action))
+        self.steps[i] += 1
+        truncated = not after.is_terminal() and self.max_steps is not None and self.steps[i] >= self.max_steps
         if reward == "score":
             expected = [float(b - a) for a, b in zip(before.scores(), after.scores(), strict=True)]
         else:
             expected = [float(r) for r in after.returns()] if after.is_terminal() else [0.0] * self.players
         assert list(games.rewards[i]) == pytest.approx(expected)
         assert bool(games.terminated[i]) == after.is_terminal()
-        if after.is_terminal():
+        assert bool(games.truncated[i]) == truncated
+        if after.is_terminal() or truncated:
             assert list(games.final_scores[i]) == [float(s) for s in after.scores()]
+            planes, vector = self.encoding.observe(after, acted)
+            assert np.array_equal(games.final_observation[i].ravel(), np.frombuffer(planes, np.float32))
+            assert np.array_equal(games.final_vector[i], np.frombuffer(vector, np.float32))
             after = self._new(int(games.game_seeds[i]))
+            self.steps[i] = 0
             self.resets += 1
+            self.truncations += truncated
         self.states[i] = after
 
 
@@ -99,6 +111,21 @@ def test_self_play_batch_is_the_python_engine_step_by_step(
             replay.step(games, i, int(actions[i]), reward)
     if map_name == "d37" or (game_id == "medina" and players == 3):
         assert replay.resets > 0, "the run met no auto-reset"
+
+
+@pytest.mark.parametrize(("game_id", "players", "max_steps"), [("terranova", 2, 15), ("medina", 3, 25)])
+def test_max_steps_truncates_with_the_final_observation(game_id: str, players: int, max_steps: int) -> None:
+    games = VectorGames(game_id, 3, num_players=players, reward="score", max_steps=max_steps)
+    games.reset(seed=9)
+    replay = Replay(games, game_id, players, None, max_steps)
+    for _ in range(2 * max_steps + 3):
+        for i in range(games.num_envs):
+            replay.check(games, i)
+        actions = games.sample_actions()
+        games.step(actions)
+        for i in range(games.num_envs):
+            replay.step(games, i, int(actions[i]), "score")
+    assert replay.truncations >= games.num_envs  # every game was cut at least once
 
 
 def test_threads_and_seeds_make_the_same_run() -> None:
@@ -161,6 +188,8 @@ def test_bad_actions_and_configs_are_refused() -> None:
         VectorGames("medina", 2, num_players=3, opponents=("greedy",))
     with pytest.raises(ConfigError, match="num_envs"):
         VectorGames("medina", 0)
+    with pytest.raises(ConfigError, match="max_steps"):
+        VectorGames("medina", 2, num_players=3, max_steps=0)
     with pytest.raises(ConfigError, match="random"):
         VectorGames("medina", 2, num_players=3, variants={"start_merchant": "random"})
 
@@ -181,6 +210,18 @@ def test_gymnasium_vector_env(game_id: str, players: int) -> None:
         obs, rewards, terminated, truncated, info = env.step(actions)
         assert rewards.shape == (4,) and terminated.shape == truncated.shape == (4,)
         assert np.array_equal(rewards, info["rewards"][np.arange(4), acting])
+    truncating = NativeVectorEnv(game_id, 4, num_players=players, max_steps=3)
+    obs, _ = truncating.reset(seed=5)
+    for _ in range(3):
+        last = {key: value.copy() for key, value in obs.items()}
+        actions = np.array([np.flatnonzero(m)[0] for m in truncating.action_masks()])
+        obs, _, terminated, truncated, info = truncating.step(actions)
+    assert truncated.all() and not terminated.any() and info["_final_obs"].all()
+    for i in range(4):
+        final = info["final_obs"][i]
+        assert truncating.single_observation_space.contains(final)
+        assert not final["action_mask"].any()
+        assert not np.array_equal(final["observation"], last["observation"][i])  # the position after the action
     again = NativeVectorEnv(game_id, 4, num_players=players)
     first, _ = again.reset(seed=5)
     env.reset(seed=5)

@@ -9,6 +9,11 @@ for about ``seconds`` each, one step = one action applied:
 * ``encoding``: the game's encoding without a library: legal actions, a choice, ``decode``,
   ``apply``, and the acting seat's observation (planes, vector, mask);
 * ``pettingzoo``: ``env.last()`` (the observation dict with its mask) and ``env.step``;
+  the action is drawn from ``np.flatnonzero(mask.view(np.bool_))`` (NumPy finds the
+  nonzero bytes of a bool array some 8× faster than of the int8 mask itself: 2.5 µs
+  against 21 µs for Terra Nova's 14,449 actions, more than the environment's step);
+* ``pettingzoo-parallel``: the parallel env's ``step`` with the acting agent's action
+  (drawn as above from its mask), which returns every agent's observation;
 * ``gymnasium``: ``env.step`` for the learner against ``random`` bots; its bots' actions
   count as steps too (``info["plies"]``), since they are applied in the step;
 * ``openspiel``: ``state.legal_actions()``, ``state.apply_action``, and
@@ -58,6 +63,7 @@ ADAPTERS = (
     "engine",
     "encoding",
     "pettingzoo",
+    "pettingzoo-parallel",
     "gymnasium",
     "openspiel",
     "native-steps",
@@ -150,8 +156,30 @@ def _pettingzoo(game: Game, players: int, seed: int) -> Callable[[int], int]:
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+        return steps
+
+    return run
+
+
+def _pettingzoo_parallel(game: Game, players: int, seed: int) -> Callable[[int], int]:
+    import numpy as np
+
+    from tabletop.envs import parallel_env
+
+    env = parallel_env(game.id, num_players=players)
+    rng = np.random.default_rng(seed)
+
+    def run(i: int) -> int:
+        observations, _ = env.reset(seed=seed + i)
+        steps = 0
+        while env.agents:
+            acting = env.agent_to_act
+            assert acting is not None  # agents remain: the game is not over
+            legal = np.flatnonzero(observations[acting]["action_mask"].view(np.bool_))
+            observations, _, _, _, _ = env.step({acting: int(legal[rng.integers(len(legal))])})
             steps += 1
         return steps
 
@@ -171,7 +199,7 @@ def _gymnasium(game: Game, players: int, seed: int) -> Callable[[int], int]:
         steps = int(info["plies"])
         terminated = False
         while not terminated:
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             obs, _, terminated, _, info = env.step(int(legal[rng.integers(len(legal))]))
             steps += int(info["plies"])
         return steps
@@ -378,6 +406,7 @@ _RUNNERS = {
     "engine": _engine,
     "encoding": _encoding,
     "pettingzoo": _pettingzoo,
+    "pettingzoo-parallel": _pettingzoo_parallel,
     "gymnasium": _gymnasium,
     "openspiel": _openspiel,
     "native-steps": _native_steps,

@@ -310,7 +310,7 @@ def env(
         str,
         typer.Option(
             "--adapters",
-            help="Comma-separated: engine, encoding, pettingzoo, gymnasium, openspiel, "
+            help="Comma-separated: engine, encoding, pettingzoo, pettingzoo-parallel, gymnasium, openspiel, "
             "native-steps, native-batch (64 native games stepped one by one, or in one call), "
             "vector-1, vector-64, vector-1024 (-t2: two threads), amazons-obs, pgx-64, pgx-1024.",
         ),

@@ -394,7 +394,9 @@ class RayBackend(Backend):
         # Two games per core in flight: a worker that finishes one starts the next at
         # once instead of waiting for the driver's round trip.
         self.window = QUEUED_PER_CORE * self.cores
-        self._remote = ray.remote(num_cpus=1, max_retries=0)(_run_on_ray)
+        # SPREAD: Ray's default packs the driver's node first, and a batch of short games
+        # can finish there before another node's workers have started.
+        self._remote = ray.remote(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")(_run_on_ray)
 
     @property
     def settings(self) -> RunSettings:

@@ -4,6 +4,7 @@ Needs the ``rl`` extra (``pip install 'tabletop[rl]'``: NumPy, PettingZoo, Gymna
 OpenSpiel).  The entry points import their library only when called:
 
 * :func:`aec_env`: a PettingZoo ``AECEnv`` (``tabletop.envs.aec``);
+* :func:`parallel_env`: a PettingZoo ``ParallelEnv`` (``tabletop.envs.parallel``);
 * :func:`gym_env` / :func:`gym_vector_env`: a Gymnasium ``Env`` for one learner against
   tabletop's bots, and many of them at once (``tabletop.envs.single``);
 * :func:`register_openspiel`: the games as OpenSpiel Python games
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     import gymnasium
 
     from tabletop.envs.aec import TabletopAECEnv
+    from tabletop.envs.parallel import TabletopParallelEnv
     from tabletop.envs.single import TabletopGymEnv
     from tabletop.envs.vector import NativeVectorEnv, VectorGames
 
@@ -67,6 +69,23 @@ def aec_env(game_id: str, **config: Any) -> TabletopAECEnv:
     from tabletop.envs.aec import TabletopAECEnv
 
     return TabletopAECEnv(game_id, **config)
+
+
+def parallel_env(game_id: str, **config: Any) -> TabletopParallelEnv:
+    """A PettingZoo ``ParallelEnv`` of ``game_id``: each step plays the action of the agent
+    to act (the others' are ignored) and returns every agent's observation.
+
+    Keyword arguments as :func:`aec_env`, plus ``max_steps`` (truncation; ``None``: never).
+
+    Raises:
+        MissingExtraError: without the rl extra.
+        ConfigError: for a bad game or configuration.
+    """
+    for module in ("numpy", "gymnasium", "pettingzoo"):
+        require(module)
+    from tabletop.envs.parallel import TabletopParallelEnv
+
+    return TabletopParallelEnv(game_id, **config)
 
 
 def gym_env(game_id: str, opponents: Sequence[str] = ("random",), seat: int = 0, **config: Any) -> TabletopGymEnv:
@@ -157,6 +176,7 @@ __all__ = [
     "gym_env",
     "gym_vector_env",
     "native_vector_env",
+    "parallel_env",
     "register_openspiel",
     "require",
     "vector_games",

@@ -57,6 +57,9 @@ class TabletopAECEnv(AECEnv[str, common.Observation, int]):  # type: ignore[misc
         self.action_spaces = dict.fromkeys(self.possible_agents, action)
         self._np_random, _ = seeding.np_random(None)
         self._state: State | None = None
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._observer = common.Observer(self._setup.encoding)
+        self._acting = -1  # the seat to act, -1 once the game is over
 
     @property
     def state_now(self) -> State:
@@ -86,14 +89,19 @@ class TabletopAECEnv(AECEnv[str, common.Observation, int]):  # type: ignore[misc
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._acting = -1 if state.is_terminal() else state.current_player
         self.agent_selection = self.possible_agents[state.current_player]
 
     def observe(self, agent: str) -> common.Observation:
         """``agent``'s observation (its mask is empty unless it is to act)."""
-        seat = self.possible_agents.index(agent)
-        state = self.state_now
-        acting = not state.is_terminal() and state.current_player == seat
-        return common.observe(self._setup.encoding, state, seat, mask=acting)
+        state = self._state
+        if state is None:
+            raise RuntimeError("call reset() first")
+        try:
+            seat = self._seats[agent]
+        except KeyError:
+            raise ValueError(f"{agent!r} is not an agent of this game") from None
+        return self._observer(state, seat, mask=seat == self._acting)
 
     def step(self, action: int | None) -> None:
         """Applies ``action`` for the agent to act.
@@ -106,20 +114,24 @@ class TabletopAECEnv(AECEnv[str, common.Observation, int]):  # type: ignore[misc
             self._was_dead_step(action)
             return
         before = self.state_now
-        encoding = self._setup.encoding
-        move = None if action is None else common.legal_move(encoding, before, action)
-        if move is None:
+        after = None if action is None else common.apply_action(self._setup.encoding, before, action)
+        if after is None:
             raise ValueError(f"action {action!r} is not legal for {agent} (see the action_mask)")
-        after = before.apply(move)
         self._state = after
         self._cumulative_rewards[agent] = 0.0
-        for name, value in zip(self.possible_agents, common.rewards(self._reward, before, after), strict=True):
-            self.rewards[name] = value
-        if after.is_terminal():
+        over = after.is_terminal()
+        # Under "win" the rewards stay 0 until the end (reset set them): only the last
+        # step writes them.
+        if self._reward == "score" or over:
+            for name, value in zip(self.possible_agents, common.rewards(self._reward, before, after), strict=True):
+                self.rewards[name] = value
+        if over:
+            self._acting = -1
             self.terminations = dict.fromkeys(self.agents, True)
             # The dead agents are stepped with None in seat order from the last mover on.
         else:
-            self.agent_selection = self.possible_agents[after.current_player]
+            self._acting = after.current_player
+            self.agent_selection = self.possible_agents[self._acting]
         self._accumulate_rewards()
 
     def render(self) -> Any:

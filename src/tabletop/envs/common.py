@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.core.encoding import Encoding, encoding_of
-from tabletop.core.errors import ConfigError
+from tabletop.core.errors import ConfigError, IllegalMoveError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.registry import make, player_counts
 from tabletop.native import NativeState
@@ -89,6 +89,17 @@ def check_reward(reward: str) -> str:
     return reward
 
 
+def check_max_steps(max_steps: int | None) -> int | None:
+    """``max_steps`` if it is ``None`` (no truncation) or a positive integer.
+
+    Raises:
+        ConfigError: otherwise.
+    """
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+        raise ConfigError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+    return max_steps
+
+
 def check_render_mode(mode: str | None) -> str | None:
     """``mode`` if it is ``None`` or one of :data:`RENDER_MODES`.
 
@@ -116,34 +127,56 @@ def observation_space(encoding: Encoding) -> gymnasium.spaces.Dict:
     )
 
 
-def observe(encoding: Encoding, state: State, seat: int, *, mask: bool) -> Observation:
-    """The observation dict of ``seat`` (new arrays); the mask is all zeros unless ``mask``.
+class Observer:
+    """The observation dicts of one encoding (``{"observation", "vector", "action_mask"}``),
+    each of new arrays (a caller may keep them); the mask is all zeros unless asked for.
 
-    A native state's arrays are written by Rust straight into new NumPy arrays (the
-    native encoding's ``native_encoder``); any other state's through ``encoding.observe``.
+    A native state's three arrays are written by Rust in one call (the native encoding's
+    ``native_encoder``, ``encode_into``); any other state's through ``encoding.observe``
+    and ``encoding.action_mask``: the same values (``tests/envs/test_engines_agree.py``).
     """
-    spec = encoding.spec
-    size = encoding.num_distinct_actions
-    native = getattr(encoding, "native_encoder", None)
-    if native is not None and isinstance(state, NativeState):
-        encoder = native(state)
-        out: Observation = {
-            "observation": np.empty(spec.shape, np.float32),
-            "vector": np.empty(len(spec.vector), np.float32),
-            "action_mask": np.zeros(size, np.int8),
+
+    __slots__ = ("_encoder", "_encoding", "_native_of", "_shape", "_size", "_vector_len")
+
+    def __init__(self, encoding: Encoding) -> None:
+        self._encoding = encoding
+        spec = encoding.spec
+        self._shape = spec.shape
+        self._vector_len = len(spec.vector)
+        self._size = encoding.num_distinct_actions
+        self._native_of = getattr(encoding, "native_encoder", None)
+        self._encoder: Any = None  # the native encoder, made for the first native state
+
+    def __call__(self, state: State, seat: int, *, mask: bool) -> Observation:
+        """``seat``'s observation of ``state``, with its legal-action mask if ``mask``."""
+        if self._native_of is not None and isinstance(state, NativeState):
+            encoder = self._encoder
+            if encoder is None:
+                encoder = self._encoder = self._native_of(state)
+            planes = np.empty(self._shape, np.float32)
+            vector = np.empty(self._vector_len, np.float32)
+            if mask:
+                action_mask = np.empty(self._size, np.int8)
+                encoder.encode_into(state, seat, planes, vector, action_mask)
+            else:
+                action_mask = np.zeros(self._size, np.int8)
+                encoder.encode_into(state, seat, planes, vector)
+            return {"observation": planes, "vector": vector, "action_mask": action_mask}
+        encoding = self._encoding
+        planes_bytes, vector_bytes = encoding.observe(state, seat)
+        return {
+            "observation": np.frombuffer(planes_bytes, dtype=np.float32).reshape(self._shape),
+            "vector": np.frombuffer(vector_bytes, dtype=np.float32),
+            "action_mask": (
+                np.frombuffer(encoding.action_mask(state), dtype=np.int8) if mask else np.zeros(self._size, np.int8)
+            ),
         }
-        encoder.observe_into(state, seat, out["observation"], out["vector"])
-        if mask:
-            encoder.mask_into(state, out["action_mask"])
-        return out
-    planes, vector = encoding.observe(state, seat)
-    return {
-        "observation": np.frombuffer(planes, dtype=np.float32).reshape(spec.shape),
-        "vector": np.frombuffer(vector, dtype=np.float32),
-        "action_mask": (
-            np.frombuffer(encoding.action_mask(state), dtype=np.int8) if mask else np.zeros(size, dtype=np.int8)
-        ),
-    }
+
+
+def observe(encoding: Encoding, state: State, seat: int, *, mask: bool) -> Observation:
+    """The observation dict of ``seat`` (new arrays); the mask is all zeros unless ``mask``
+    (an :class:`Observer` made for the one call: an environment keeps one)."""
+    return Observer(encoding)(state, seat, mask=mask)
 
 
 def legal_move(encoding: Encoding, state: State, action: Any) -> Move | None:
@@ -154,6 +187,28 @@ def legal_move(encoding: Encoding, state: State, action: Any) -> Move | None:
     except (ValueError, TypeError):
         return None
     return move if not state.is_terminal() and state.is_legal(move) else None
+
+
+def apply_action(encoding: Encoding, state: State, action: Any) -> State | None:
+    """The state after ``action`` if it is legal in ``state``, else ``None``.
+
+    A native state plays the action id itself (its ``apply_action``: the native
+    encoding's ids are the engine's), making no ``Move``; any other state decodes it
+    (:func:`legal_move`).  Either refuses the same actions: what ``int()`` refuses, ids
+    out of range, and ids not legal here (none once the game is over).
+    """
+    if isinstance(state, NativeState):
+        try:
+            action_id = int(action)
+        except (TypeError, ValueError):
+            return None
+        try:
+            after: State = state.apply_action(action_id)
+        except IllegalMoveError:
+            return None
+        return after
+    move = legal_move(encoding, state, action)
+    return None if move is None else state.apply(move)
 
 
 def rewards(reward: str, before: State, after: State) -> tuple[float, ...]:

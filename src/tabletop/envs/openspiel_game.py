@@ -16,9 +16,10 @@ when loaded.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
@@ -30,6 +31,7 @@ from tabletop.native import NativeState
 
 GAMES: Final = ("terranova", "medina")
 UTILITIES: Final = ("win", "score")
+_TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 MAX_SCORE: Final = 1000.0
 """OpenSpiel's ``max_utility`` under ``utility=score``: a bound no game reaches."""
 
@@ -83,6 +85,7 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc]
         self.config: GameConfig = self.setup.config(int(merged["seed"]))
         self.initial: State = self.setup.game.new_initial_state(self.config)
         encoding = self.setup.encoding
+        self.reader = _Reader(encoding, self.initial)
         info = pyspiel.GameInfo(
             num_distinct_actions=encoding.num_distinct_actions,
             max_chance_outcomes=0,
@@ -108,6 +111,54 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc]
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return TabletopObserver(self.encoding, params)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class _Reader:
+    """What every state of one game reads: its encoding, and how its positions list
+    their legal actions, play an action and give an observation tensor.  On the native
+    engine these are Rust calls (the native encoder's ``legal_actions`` and
+    ``observe_flat_into``, the state's ``apply_action``: no ``Move`` is made); on the
+    Python engine the encoding's.  Both give the same values
+    (``tests/envs/test_engines_agree.py``)."""
+
+    __slots__ = ("_native", "_size", "apply", "encoding", "legal_actions")
+
+    legal_actions: Callable[[State], list[int]]
+    """A position's legal actions, ascending; none once the game is over."""
+    apply: Callable[[State, int], State]
+    """The position after a legal action."""
+
+    def __init__(self, encoding: Encoding, initial: State) -> None:
+        self.encoding = encoding
+        spec = encoding.spec
+        self._size = len(spec.planes) * spec.plane_size + len(spec.vector)
+        native_encoder = getattr(encoding, "native_encoder", None)
+        self._native: Any = None
+        if native_encoder is not None and isinstance(initial, NativeState):
+            self._native = native = native_encoder(initial)
+            self.legal_actions = native.legal_actions
+            self.apply = cast(Callable[[State, int], State], NativeState.apply_action)
+        else:
+            self.legal_actions = self._python_legal_actions
+            self.apply = self._python_apply
+
+    def _python_legal_actions(self, state: State) -> list[int]:
+        return [] if state.is_terminal() else self.encoding.legal_actions(state)
+
+    def _python_apply(self, state: State, action: int) -> State:
+        return state.apply(self.encoding.decode(action))
+
+    def observation(self, state: State, player: int) -> npt.NDArray[np.float32]:
+        """``player``'s observation tensor of ``state`` (planes, then vector), a new array."""
+        tensor = np.empty(self._size, np.float32)
+        if self._native is not None:
+            self._native.observe_flat_into(state, player, tensor)
+            return tensor
+        planes, vector = self.encoding.observe(state, player)
+        split = len(planes)
+        tensor[:split] = np.frombuffer(planes, np.float32)
+        tensor[split:] = np.frombuffer(vector, np.float32)
+        return tensor
 
 
 class _Actions:
@@ -156,14 +207,16 @@ class _Actions:
 
 
 class _Position:
-    """The tabletop state of an OpenSpiel state and the actions that led to it; pickles
-    as (game id, config, actions).  The actions keep no earlier state alive."""
+    """The tabletop state of an OpenSpiel state, the actions that led to it and its
+    game's :class:`_Reader`; pickles as (game id, config, actions).  The actions keep no
+    earlier state alive."""
 
-    __slots__ = ("actions", "state")
+    __slots__ = ("actions", "reader", "state")
 
-    def __init__(self, state: State, actions: _Actions) -> None:
+    def __init__(self, state: State, actions: _Actions, reader: _Reader) -> None:
         self.state = state
         self.actions = actions
+        self.reader = reader
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
         return self  # immutable: OpenSpiel's clone shares it
@@ -178,12 +231,12 @@ def _replay(game_id: str, config: dict[str, Any], actions: tuple[int, ...]) -> _
     game = make(game_id)
     config_ = GameConfig.from_json(config)
     state = game.new_initial_state(config_)
-    encoding = game.encoding(config_)  # type: ignore[attr-defined]
+    reader = _Reader(game.encoding(config_), state)  # type: ignore[attr-defined]
     played = _Actions()
     for action in actions:
-        state = state.apply(encoding.decode(action))
+        state = reader.apply(state, action)
         played = played.then(action)
-    return _Position(state, played)
+    return _Position(state, played, reader)
 
 
 class TabletopState(pyspiel.State):  # type: ignore[misc]
@@ -191,7 +244,7 @@ class TabletopState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: TabletopGame) -> None:
         super().__init__(game)
-        self._position = _Position(game.initial, _Actions())
+        self._position = _Position(game.initial, _Actions(), game.reader)
         self._utility = game.utility
 
     @property
@@ -200,24 +253,49 @@ class TabletopState(pyspiel.State):  # type: ignore[misc]
         return self._position.state
 
     def _encoding(self) -> Encoding:
-        encoding: Encoding = self.get_game().encoding
-        return encoding
+        return self._position.reader.encoding
 
     def current_player(self) -> int:
         """The seat to act, or ``pyspiel.PlayerId.TERMINAL``."""
         state = self._position.state
-        return int(pyspiel.PlayerId.TERMINAL) if state.is_terminal() else state.current_player
+        return _TERMINAL if state.is_terminal() else state.current_player
+
+    # ``legal_actions`` and ``observation_tensor`` called from Python are answered here
+    # (pyspiel's own go through C++ and back: the trampoline to ``_legal_actions`` and a
+    # list converted twice; the observer, then a Python list of thousands of floats).
+    # Called from C++ (``random_sim_test``, C++ algorithms), pyspiel's own run, through
+    # ``_legal_actions`` and the observer of ``make_py_observer``: the same values.
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of the player to act (of ``player``: none unless it is
+        to act), ascending; none once the game is over."""
+        position = self._position
+        if player is not None and player != self.current_player():
+            if player < 0 and not position.state.is_terminal():  # pyspiel's error for a pseudo-player
+                actions: list[int] = pyspiel.State.legal_actions(self, player)
+                return actions
+            return []
+        return position.reader.legal_actions(position.state)
+
+    def observation_tensor(self, player: int | None = None) -> npt.NDArray[np.float32]:
+        """``player``'s (default: the player to act's) observation tensor, the planes then
+        the vector, as a new float32 array (pyspiel's own gives the same values as a list)."""
+        position = self._position
+        state = position.state
+        if player is None:
+            player = _TERMINAL if state.is_terminal() else state.current_player
+        if not 0 <= player < state.num_players:  # pyspiel's error for a pseudo-player
+            return np.asarray(pyspiel.State.observation_tensor(self, player), np.float32)
+        return position.reader.observation(state, player)
 
     def _legal_actions(self, player: int) -> list[int]:
         state = self._position.state
-        if state.is_terminal() or player != state.current_player:
-            return []
-        return self._encoding().legal_actions(state)
+        return self._position.reader.legal_actions(state) if player == state.current_player else []
 
     def _apply_action(self, action: int) -> None:
         position = self._position
-        state = position.state.apply(self._encoding().decode(action))
-        self._position = _Position(state, position.actions.then(int(action)))
+        reader = position.reader
+        self._position = _Position(reader.apply(position.state, action), position.actions.then(action), reader)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self._encoding().action_to_str(action)
@@ -258,8 +336,11 @@ class TabletopObserver:
         spec = encoding.spec
         size = len(spec.planes) * spec.plane_size
         self.tensor = np.zeros(size + len(spec.vector), np.float32)
-        self.dict = {"planes": self.tensor[:size].reshape(spec.shape), "vector": self.tensor[size:]}
-        self._size = size
+        self._planes = self.tensor[:size]
+        self._vector = self.tensor[size:]
+        self.dict = {"planes": self._planes.reshape(spec.shape), "vector": self._vector}
+        self._native_of = getattr(encoding, "native_encoder", None)
+        self._native: Any = None  # the native encoder, made for the first native state
         # The (immutable) position and player the tensor was last filled from.
         self._filled_from: tuple[object, int] = (None, -1)
 
@@ -267,16 +348,19 @@ class TabletopObserver:
         """Fills the tensor with ``state`` seen by ``player`` (a native state's by Rust,
         straight into the tensor)."""
         position = state.tabletop_state
-        if position is self._filled_from[0] and player == self._filled_from[1]:
+        filled = self._filled_from
+        if position is filled[0] and player == filled[1]:
             return  # pyspiel's observation_tensor() calls this twice for one position
         self._filled_from = (position, player)
-        native = getattr(self._encoding, "native_encoder", None)
-        if native is not None and isinstance(position, NativeState):
-            native(position).observe_into(position, player, self.tensor[: self._size], self.tensor[self._size :])
+        if self._native_of is not None and isinstance(position, NativeState):
+            native = self._native
+            if native is None:
+                native = self._native = self._native_of(position)
+            native.observe_flat_into(position, player, self.tensor)
             return
         planes, vector = self._encoding.observe(position, player)
-        self.tensor[: self._size] = np.frombuffer(planes, np.float32)
-        self.tensor[self._size :] = np.frombuffer(vector, np.float32)
+        self._planes[:] = np.frombuffer(planes, np.float32)
+        self._vector[:] = np.frombuffer(vector, np.float32)
 
     def string_from(self, state: TabletopState, player: int) -> str:
         """The moves so far in the game's notation (the same for every player: perfect

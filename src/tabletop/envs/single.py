@@ -4,7 +4,8 @@ The learner sits in ``seat``; the other seats are bots (``tabletop.ai.agent.make
 seeded from the reset seed, which play their turns inside :meth:`TabletopGymEnv.step`
 (and in :meth:`~TabletopGymEnv.reset` when they start).  Observations are the dict of
 ``common.observation_space`` from the learner's seat; each step is one action of the
-learner (a multi-action turn is several steps).
+learner (a multi-action turn is several steps).  ``max_steps`` truncates an episode
+after that many of the learner's steps (off by default).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         illegal_action: ``"lose"``: an illegal action ends the episode with reward -1 and
             ``info["illegal_action"] = True`` (what ``check_env``'s unmasked samples meet);
             ``"raise"``: ``ValueError``.
+        max_steps: end the episode by truncation after this many of the learner's
+            steps (``truncated`` true; ``None``: never).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"svg"``.
         ruleset, variants, map: as in :class:`~tabletop.core.protocol.GameConfig`.
     """
@@ -51,6 +54,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         *,
         reward: str = "win",
         illegal_action: str = "lose",
+        max_steps: int | None = None,
         render_mode: str | None = None,
         ruleset: str = "default",
         variants: Mapping[str, OptionValue] | None = None,
@@ -74,9 +78,12 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         self.seat = seat
         self._reward = common.check_reward(reward)
         self._illegal = illegal_action
+        self._max_steps = common.check_max_steps(max_steps)
+        self._steps = 0
         self.render_mode = common.check_render_mode(render_mode)
         self.observation_space = common.observation_space(self._setup.encoding)  # type: ignore[assignment]
         self.action_space = gymnasium.spaces.Discrete(self._setup.encoding.num_distinct_actions)
+        self._observer = common.Observer(self._setup.encoding)
         self._bots: dict[int, Agent] = {}
         self._state: State | None = None
         self._done = False
@@ -102,6 +109,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         }
         self._state = state
         self._done = False
+        self._steps = 0
         start = state
         state = self._play_bots(state)
         return self._observe(state), self._info(start, state)
@@ -111,21 +119,25 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         before = self.state_now
-        encoding = self._setup.encoding
-        move = common.legal_move(encoding, before, action)
-        if move is None:
+        state = common.apply_action(self._setup.encoding, before, action)
+        if state is None:
             if self._illegal == "raise":
                 raise ValueError(f"action {action!r} is not legal now (see the action_mask)")
             self._done = True
             info = self._info(before, before)
             info["illegal_action"] = True
             return self._observe(before), ILLEGAL_REWARD, True, False, info
-        state = before.apply(move)
         state = self._play_bots(state)
         self._state = state
-        self._done = state.is_terminal()
-        reward = common.rewards(self._reward, before, state)[self.seat]
-        return self._observe(state), reward, self._done, False, self._info(before, state)
+        terminated = state.is_terminal()
+        self._steps += 1
+        truncated = not terminated and self._max_steps is not None and self._steps >= self._max_steps
+        self._done = terminated or truncated
+        if self._reward == "score":
+            reward = float(state.scores()[self.seat] - before.scores()[self.seat])
+        else:
+            reward = float(state.returns()[self.seat]) if terminated else 0.0
+        return self._observe(state), reward, terminated, truncated, self._info(before, state)
 
     def _play_bots(self, state: State) -> State:
         while not state.is_terminal() and state.current_player != self.seat:
@@ -135,7 +147,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         return state
 
     def _observe(self, state: State) -> common.Observation:
-        return common.observe(self._setup.encoding, state, self.seat, mask=not state.is_terminal())
+        return self._observer(state, self.seat, mask=not state.is_terminal())
 
     def _info(self, before: State, after: State) -> dict[str, Any]:
         return {"scores": after.scores(), "plies": after.ply - before.ply}

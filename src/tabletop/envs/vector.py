@@ -45,6 +45,8 @@ class VectorGames:
             (:data:`BOTS`) for the seats but ``seat``, cycled.
         seat: the caller's seat when there are opponents.
         reward: ``"win"`` (win shares at the end) or ``"score"`` (score changes).
+        max_steps: a game is truncated after this many steps (``None``: never); like
+            a game that ends, the next one starts in the same step.
         threads: worker threads (the GIL is released while they step).
         ruleset, variants, map: as in :class:`~tabletop.core.protocol.GameConfig`.
 
@@ -55,8 +57,11 @@ class VectorGames:
       by the seat to act; ``action_mask`` (``N × actions`` int8);
     * ``rewards`` (``N × players`` float64, every seat's for the step; the bots' actions
       in it count), ``terminated`` (``N`` bool: the step ended a game, and the
-      observation is already the next game's), ``final_scores`` (``N × players``: the
-      ended game's scores where ``terminated``);
+      observation is already the next game's), ``truncated`` (``N`` bool: the step was
+      the game's ``max_steps``-th, and the next game started), ``final_scores``
+      (``N × players``: the ended game's scores where ``terminated`` or ``truncated``),
+      ``final_observation`` and ``final_vector`` (the ended game's last position seen
+      by the seat that acted, where ``terminated`` or ``truncated``; stale elsewhere);
     * ``to_play`` (``N`` int64: the seat to act), ``game_seeds`` (``N``: each game's
       ``GameConfig.seed``, so that the Python engine can replay it).
 
@@ -75,6 +80,7 @@ class VectorGames:
         opponents: Sequence[str] | None = None,
         seat: int = 0,
         reward: str = "win",
+        max_steps: int | None = None,
         threads: int = 1,
         ruleset: str = "default",
         variants: Mapping[str, OptionValue] | None = None,
@@ -86,6 +92,7 @@ class VectorGames:
             raise ConfigError(f"threads must be a positive integer, not {threads!r}")
         self.setup = common.setup(game_id, num_players, ruleset=ruleset, variants=variants, map=map)
         self.reward = common.check_reward(reward)
+        self.max_steps = common.check_max_steps(max_steps)
         players = self.setup.num_players
         if opponents is None:
             learners = list(range(players))
@@ -111,9 +118,12 @@ class VectorGames:
         self.action_mask = np.zeros((num_envs, self.num_actions), np.int8)
         self.rewards = np.zeros((num_envs, players), np.float64)
         self.terminated = np.zeros(num_envs, np.bool_)
+        self.truncated = np.zeros(num_envs, np.bool_)
         self.to_play = np.zeros(num_envs, np.int64)
         self.game_seeds = np.zeros(num_envs, np.int64)
         self.final_scores = np.zeros((num_envs, players), np.float64)
+        self.final_observation = np.zeros((num_envs, *spec.shape), np.float32)
+        self.final_vector = np.zeros((num_envs, len(spec.vector)), np.float32)
         module = native_module()
         assert module is not None  # _starts found the native game
         self._core = module.VectorGames(
@@ -122,14 +132,18 @@ class VectorGames:
             learners,
             reward,
             threads,
+            self.max_steps or 0,
             self.observation,
             self.vector,
             self.action_mask,
             self.rewards,
             self.terminated.view(np.uint8),
+            self.truncated.view(np.uint8),
             self.to_play,
             self.game_seeds,
             self.final_scores,
+            self.final_observation,
+            self.final_vector,
         )
         outputs: tuple[npt.NDArray[Any], ...] = (
             self.observation,
@@ -137,9 +151,12 @@ class VectorGames:
             self.action_mask,
             self.rewards,
             self.terminated,
+            self.truncated,
             self.to_play,
             self.game_seeds,
             self.final_scores,
+            self.final_observation,
+            self.final_vector,
         )
         for array in outputs:
             array.flags.writeable = False
@@ -221,9 +238,11 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv[dict[str, Any], Any, Any]):
     Observations are the batched dict of ``common.observation_space`` (``observation``,
     ``vector``, ``action_mask``) from the seat to act; ``reward[i]`` is that of the seat
     that acted in game ``i`` (with opponents: the learner's, bots' actions included);
-    ``infos`` has ``rewards`` (every seat's), ``to_play`` and, for games that ended,
-    ``final_scores`` (the ended game's; the ended game's last observation is not
-    returned: its result is in the rewards).
+    ``infos`` has ``rewards`` (every seat's), ``to_play`` and, for games that ended
+    (terminated, or truncated at ``max_steps``), ``final_scores`` and ``final_obs``
+    (Gymnasium's same-step form: an object array with the ended game's last
+    observation dict, seen by the seat that acted, where ``_final_obs`` is true; its
+    mask is all zeros: the game is over).
     Arguments as :class:`VectorGames`.
     """
 
@@ -260,11 +279,22 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv[dict[str, Any], Any, Any]):
         g.step(actions)
         rewards = g.rewards[self._rows, acting]
         terminated = g.terminated.copy()
+        truncated = g.truncated.copy()
         infos: dict[str, Any] = {"rewards": g.rewards.copy(), "to_play": g.to_play.copy()}
-        if terminated.any():
+        ended = terminated | truncated
+        if ended.any():
             infos["final_scores"] = g.final_scores.copy()
-            infos["_final_scores"] = terminated
-        return self._obs(), rewards, terminated, np.zeros(self.num_envs, np.bool_), infos
+            infos["_final_scores"] = ended
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final_obs[i] = {
+                    "observation": g.final_observation[i].copy(),
+                    "vector": g.final_vector[i].copy(),
+                    "action_mask": np.zeros(g.num_actions, np.int8),
+                }
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = ended
+        return self._obs(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions of every game as booleans (``N × actions``)."""
