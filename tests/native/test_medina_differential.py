@@ -277,7 +277,7 @@ def test_any_mix_of_second_edition_flags_matches(
 @pytest.mark.parametrize("ruleset", ["second_edition", "boardspace_v2"])
 def test_the_native_engine_plays_the_second_edition(num_players: int, ruleset: str) -> None:
     # Through the registry: the native engine's own state, its Python state the same game.
-    native_medina = make("medina", engine="native")
+    native_medina: Any = make("medina", engine="native")
     state: Any = native_medina.new_initial_state(GameConfig(num_players=num_players, ruleset=ruleset, seed=5))
     assert state.native.num_distinct_actions == 2342
     rng = random.Random(num_players)

@@ -233,7 +233,7 @@ def native_agrees(state: Any) -> None:
 def native_position(state: Any) -> Any:
     """The native state of a scenario's hand-made Python position (``MedinaState.load_position``:
     ``load``'s checks without the accounting of a game played from the start)."""
-    initial = make("medina", engine="native").new_initial_state(state.config)
+    initial: Any = make("medina", engine="native").new_initial_state(state.config)
     return type(initial)(initial.context, initial.native.load_position(state), state)
 
 
