@@ -222,13 +222,10 @@ impl<const W: usize> Engine for TerraNovaEngine<W> {
     }
 }
 
-/// The native Medina observation is the first edition's (`encode.rs`): a second-edition
-/// position (`SecondEditionEncoding`, 2,342 actions) is observed by the Python encoding.
+/// The vector env plays Medina's first edition only (its starts are the drawn start
+/// players', not a second-edition seed's well and starting merchant).
 fn second_edition_refused() -> PyErr {
-    PyValueError::new_err(
-        "the native encoder and vector env write Medina's first-edition observation only; \
-         the second edition is observed by the Python encoding",
-    )
+    PyValueError::new_err("the vector env plays Medina's first edition only")
 }
 
 struct MedinaEngine {
@@ -903,17 +900,16 @@ impl NativeEncoder {
     #[new]
     fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut encoder = with_position(state, |held| match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => Ok(Self::terra_nova(g)),
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => Ok(Self::terra_nova(g)),
-            Held::Medina(s) if s.rules.second() => Err(second_edition_refused()),
-            Held::Medina(_) => Ok(NativeEncoder {
+            Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
+            Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
+            Held::Medina(s) => NativeEncoder {
                 layout: None,
-                planes_len: me::PLANES_LEN,
-                vector_len: me::VECTOR_LEN,
-                num_actions: crate::medina::state::NUM_ACTIONS,
+                planes_len: me::planes_len(s),
+                vector_len: me::vector_len(s),
+                num_actions: s.num_actions(),
                 ints: Vec::new(),
-            }),
-        })??;
+            },
+        })?;
         let py = state.py();
         encoder.ints = (0..encoder.num_actions)
             .map(|a| Ok(a.into_pyobject(py)?.into_any().unbind()))
@@ -1076,6 +1072,10 @@ impl NativeEncoder {
             Held::Medina(_) if self.layout.is_some() => {
                 Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"))
             }
+            // An edition's encoding has its own sizes (the second edition's more planes and actions).
+            Held::Medina(s) if me::planes_len(s) != self.planes_len || s.num_actions() != self.num_actions => Err(
+                PyValueError::new_err("the Medina position is not of this encoder's edition"),
+            ),
             Held::Medina(_) => Ok(()),
         }
     }

@@ -95,25 +95,41 @@ def test_bad_buffers_and_seats_are_refused(game_id: str) -> None:
         encoder.mask_into(object(), bytearray(encoder.num_actions))
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_the_second_edition_is_observed_through_the_python_encoding(players: int) -> None:
-    # Rust writes the first edition's observation only: a native 2e state's observation
-    # and mask are the Python encoding's (2,342 actions), never first-edition data.
-    config = GameConfig(num_players=players, ruleset="second_edition", seed=players)
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("ruleset", ["second_edition", "boardspace_v2"])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), plies=st.integers(0, 300))
+def test_the_second_edition_observation_and_mask_equal_the_python_encoding(
+    players: int, ruleset: str, seed: int, plies: int
+) -> None:
+    # SecondEditionEncoding (2,342 actions, the well's and neutral planes, tea and tower
+    # merchants in the vector), the 2-player board's fixed planes included.
+    config = GameConfig(num_players=players, ruleset=ruleset, seed=seed)
     game = make("medina", engine="native")
     native = encoding_of(game, config)
     oracle = encoding_of(make("medina", engine="python"), config)
-    assert native.native_encoder is None  # type: ignore[attr-defined]
+    assert native.num_distinct_actions == 2342
     state = game.new_initial_state(config)
-    rng = random.Random(players)
-    for _ in range(40):
-        py = python_state(state)
-        assert native.observe(state, 0) == oracle.observe(py, 0)
-        assert native.action_mask(state) == oracle.action_mask(py)
-        assert sum(native.action_mask(state)) == len(state.legal_moves())
+    encoder = native.native_encoder(state)  # type: ignore[attr-defined]
+    rng = random.Random(seed)
+    for ply in range(plies + 1):
+        if ply % 5 == 0 or ply == plies or state.is_terminal():
+            py = python_state(state)
+            for seat in range(players):
+                assert native.observe(state, seat) == oracle.observe(py, seat), (ply, seat)
+            assert native.action_mask(state) == oracle.action_mask(py)
+            assert encoder.legal_actions(state) == oracle.legal_actions(py)
+        if state.is_terminal() or ply == plies:
+            break
         state = state.apply(rng.choice(state.legal_moves()))
-    with pytest.raises(ValueError, match="first-edition observation only"):
-        native_module().NativeEncoder(state)  # type: ignore[union-attr]
+
+
+def test_an_encoder_refuses_a_position_of_the_other_edition() -> None:
+    first = make("medina", engine="native").new_initial_state(GameConfig(num_players=3))
+    second = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, ruleset="second_edition"))
+    encoder = native_module().NativeEncoder(first)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="edition"):
+        encoder.mask_into(second, bytearray(encoder.num_actions))
 
 
 def test_the_vector_env_refuses_the_second_edition() -> None:

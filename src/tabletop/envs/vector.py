@@ -214,10 +214,10 @@ def _starts(setup: common.Setup) -> list[Any]:
         native = native_game(setup.game)
     except NativeEngineError as exc:
         raise NativeEngineError(f"the vector env runs on the native engine: {exc}") from None
-    if not getattr(setup.encoding, "native_observation", True):
+    if not getattr(setup.encoding, "native_vector_env", True):  # an encoding's optional flag
         raise ConfigError(
-            f"the vector env cannot play this {setup.game.id} config: Rust writes the observation of "
-            "Medina's first edition only (use the Python encoding's environments for the second)"
+            f"the vector env cannot play this {setup.game.id} config: it plays Medina's first edition only "
+            "(the other environments play the second)"
         )
     config = setup.config(0)
     drawn = native.python.initial_draw(config) if hasattr(native.python, "initial_draw") else None

@@ -515,9 +515,7 @@ def step_batch(states: Sequence[NativeState], actions: Sequence[int]) -> BatchSt
 class _NativeEncoding:
     """A game's encoding that reads native states through their Python states, and
     decodes through the game's ``MoveTable`` (the same ``Move`` objects its native
-    states hand out, so applying a decoded move finds its id at once).  Rust writes the
-    observation unless the encoding says it cannot (its ``native_observation``, false for
-    Medina's second edition: then the Python encoding observes the Python state)."""
+    states hand out, so applying a decoded move finds its id at once)."""
 
     def __init__(self, inner: Encoding, moves: MoveTable) -> None:
         self._inner = inner
@@ -527,17 +525,11 @@ class _NativeEncoding:
         self._planes_bytes = 4 * len(spec.planes) * spec.plane_size
         self._vector_bytes = 4 * len(spec.vector)
         self._encoder: NativeEncoder | None = None  # made for the first native state
-        self._native_observation: bool = getattr(inner, "native_observation", True)
 
-    @property
-    def native_encoder(self) -> Callable[[NativeState], NativeEncoder] | None:
-        """The ``tabletop._native.NativeEncoder`` of a native state of this encoding's game
-        and board (``native_encoder(state)``): the observation and the mask of a native
-        state written by Rust into the caller's buffers (``native/src/vector.rs``), value
-        for value the Python encoding's; ``None`` where Rust does not write this encoding."""
-        return self._encoder_of if self._native_observation else None
-
-    def _encoder_of(self, state: NativeState) -> NativeEncoder:
+    def native_encoder(self, state: NativeState) -> NativeEncoder:
+        """The ``tabletop._native.NativeEncoder`` of this encoding's game and board: the
+        observation and the mask of a native state written by Rust into the caller's
+        buffers (``native/src/vector.rs``), value for value the Python encoding's."""
         encoder = self._encoder
         if encoder is None:
             module = native_module()
@@ -578,21 +570,17 @@ class _NativeEncoding:
     def action_mask(self, state: State) -> bytearray:
         if isinstance(state, NativeState):
             mask = bytearray(self._size)
-            if self._native_observation:
-                self._encoder_of(state).mask_into(state, mask)
-            else:
-                for action in state.native.legal_actions():
-                    mask[action] = 1
+            self.native_encoder(state).mask_into(state, mask)
             return mask
         return self._inner.action_mask(state)
 
     def observe(self, state: State, seat: PlayerId) -> Any:
         """The Python encoding's observation; of a native state, written by Rust (the
         same values: ``tests/envs/test_native_encoding.py``) without its Python state."""
-        if isinstance(state, NativeState) and self._native_observation:
+        if isinstance(state, NativeState):
             planes = array("f", bytes(self._planes_bytes))
             vector = array("f", bytes(self._vector_bytes))
-            self._encoder_of(state).observe_into(state, seat, planes, vector)
+            self.native_encoder(state).observe_into(state, seat, planes, vector)
             return planes, vector
         return self._inner.observe(python_state(state), seat)
 
