@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from tabletop.core.errors import Message, short_repr
 from tabletop.core.moves import LazyMoves
@@ -73,12 +73,8 @@ SLOT_NAMES: Final = (*PALACE_COLORS, "dome", "stable", "merchant", "wall")
 class StartMerchant:
     """The setup placement of the starting merchant (from the box) by the start player."""
 
+    kind: ClassVar[str] = "merchant_start"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"merchant_start"``."""
-        return "merchant_start"
 
     def __str__(self) -> str:
         return f"start@{SQUARE_NAMES[self.square]}"
@@ -88,13 +84,9 @@ class StartMerchant:
 class PalacePiece:
     """A palace piece of colour ``color`` (index into :data:`PALACE_COLORS`) on a building square."""
 
+    kind: ClassVar[str] = "palace"
     color: int
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"palace"`` (every colour is one kind)."""
-        return "palace"
 
     def __str__(self) -> str:
         return f"{PALACE_COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
@@ -104,12 +96,8 @@ class PalacePiece:
 class Dome:
     """A dome on the palace piece at ``square``: claims that piece's palace."""
 
+    kind: ClassVar[str] = "dome"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"dome"``."""
-        return "dome"
 
     def __str__(self) -> str:
         return f"dome@{SQUARE_NAMES[self.square]}"
@@ -119,12 +107,8 @@ class Dome:
 class Stable:
     """A stable on a building square next to a palace piece."""
 
+    kind: ClassVar[str] = "stable"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"stable"``."""
-        return "stable"
 
     def __str__(self) -> str:
         return f"stable@{SQUARE_NAMES[self.square]}"
@@ -134,12 +118,8 @@ class Stable:
 class Merchant:
     """A merchant from the player's supply on a building square."""
 
+    kind: ClassVar[str] = "merchant"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"merchant"``."""
-        return "merchant"
 
     def __str__(self) -> str:
         return f"merchant@{SQUARE_NAMES[self.square]}"
@@ -149,12 +129,8 @@ class Merchant:
 class Wall:
     """A wall piece on a wall space."""
 
+    kind: ClassVar[str] = "wall"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"wall"``."""
-        return "wall"
 
     def __str__(self) -> str:
         return f"wall@{SQUARE_NAMES[self.square]}"
@@ -164,12 +140,8 @@ class Wall:
 class NeutralDome:
     """A neutral dome (2e) on the palace piece at ``square``: the palace is finished for nobody."""
 
+    kind: ClassVar[str] = "neutral"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"neutral"``."""
-        return "neutral"
 
     def __str__(self) -> str:
         return f"neutral@{SQUARE_NAMES[self.square]}"
@@ -179,10 +151,7 @@ class NeutralDome:
 class Tea:
     """Returning a tea tile to the box instead of the turn's second placement (2e §2.2)."""
 
-    @property
-    def kind(self) -> str:
-        """Always ``"tea"``."""
-        return "tea"
+    kind: ClassVar[str] = "tea"
 
     def __str__(self) -> str:
         return "tea"
@@ -192,10 +161,7 @@ class Tea:
 class Pass:
     """The only move of a player who cannot place anything while the game goes on."""
 
-    @property
-    def kind(self) -> str:
-        """Always ``"pass"``."""
-        return "pass"
+    kind: ClassVar[str] = "pass"
 
     def __str__(self) -> str:
         return "pass"
