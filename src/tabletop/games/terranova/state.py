@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
-from tabletop.core.state_base import FrozenState, blank, build
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.ruleset import RuleSet
 from tabletop.games.terranova.scoring import ScoredArea
@@ -93,10 +93,11 @@ class Context:
         return hash(self._key())
 
 
-class State(FrozenState):
+class State(FrozenState, StateDefaults):
     """A Terra Nova position (see the module docstring for the fields).
 
-    Immutable (:class:`~tabletop.core.state_base.FrozenState`): ``rules.py`` builds each
+    Immutable (:class:`~tabletop.core.state_base.FrozenState`; ``returns`` is
+    :class:`~tabletop.core.state_base.StateDefaults`'s): ``rules.py`` builds each
     successor by naming the fields that change on a draft of the previous state;
     :func:`initial` builds a state from its public fields.
     """
@@ -223,11 +224,6 @@ class State(FrozenState):
     def outcome(self) -> Outcome | None:
         """The result once over, else ``None``."""
         return self.result
-
-    def returns(self) -> tuple[float, ...]:
-        """Win share per seat once over (1/k to each of k winners), zeros before."""
-        result = self.result
-        return result.returns() if result is not None else (0.0,) * self.context.num_players
 
     def scores(self) -> tuple[int, ...]:
         """Current score per seat."""
