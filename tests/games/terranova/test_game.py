@@ -243,7 +243,14 @@ def test_foreign_objects_are_illegal_not_crashes() -> None:
     with pytest.raises(InvalidMoveError, match="'zz99'"):
         state.parse_move("zz99")
     play = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
-    for bad in (Slide("a", 3), Slide(18, 99), Stone(-1), Place(500), Slide(18, None)):  # type: ignore[arg-type]
+    bad_moves = (
+        Slide("a", 3, "a-3"),  # type: ignore[arg-type]
+        Slide(18, 99, "@18-@99"),
+        Stone(-1, "#@-1"),
+        Place(500, "@500"),
+        Slide(18, None, "@18-"),  # type: ignore[arg-type]
+    )
+    for bad in bad_moves:
         assert not play.is_legal(bad)
         with pytest.raises(IllegalMoveError, match=r"there is no cell|pioneers are already|first action"):
             play.apply(bad)
