@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
 
 from tabletop.core.errors import ConfigError, IllegalMoveError
-from tabletop.core.protocol import TERMINAL, GameConfig
+from tabletop.core.protocol import TERMINAL
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import blank, build, draft, freeze
 from tabletop.games.medina.board import (
@@ -66,7 +65,7 @@ from tabletop.games.medina.moves import (
 )
 from tabletop.games.medina.placement import dome_targets, start_squares
 from tabletop.games.medina.ruleset import RuleSet
-from tabletop.games.medina.state import OVER, PLAY, START, TEA_TILES, Palace, State
+from tabletop.games.medina.state import OVER, PLAY, START, TEA_TILES, Context, Palace, State
 
 SUPPLY = {
     3: (6, 6, 6, 6, 4, 4, 8, 10),
@@ -110,16 +109,17 @@ BOX = (20, 20, 20, 20, 16, 12, 25, 32)
 # --- setup -----------------------------------------------------------------------------
 
 
-def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
-    """The position before the starting merchant (or after it, with ``start_merchant="random"``)."""
-    n = config.num_players
+def initial_state(context: Context) -> State:
+    """The position before the starting merchant (or after it, with ``start_merchant="random"``),
+    in the game of ``context`` (its config, with what the setup draws filled in, is the
+    returned state's)."""
+    config = context.config
+    rules = context.rules
+    geo = context.geo
+    n = context.num_players
     second = rules.edition == 2
     s = blank(State)
-    s.game = game
-    s.config = config
-    s.rules = rules
-    s.geo = geo = geometry_for(n)
-    s.num_players = n
+    s.context = context
     s.phase = START
     s.current_player = config.start_player or 0
     s.placements_left = 1
@@ -175,9 +175,12 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     if drawn:
         # The config records what was drawn, so that a game record replays it whatever
         # the random generator (and a Boardspace record can name its squares).
-        s.config = replace(config, variants={**config.variants, **drawn})
-        s.rules = replace(
-            rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
+        s.context = replace(
+            context,
+            config=replace(config, variants={**config.variants, **drawn}),
+            rules=replace(
+                rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
+            ),
         )
     return build(s)
 
