@@ -12,7 +12,7 @@ and the legal moves it found while ending the turn.  Read them through the prope
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -20,7 +20,7 @@ from tabletop.core.errors import InvalidMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
 from tabletop.core.protocol import Move as ProtocolMove
-from tabletop.core.state_base import FrozenState, StateDefaults, set_memo
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, set_memo
 from tabletop.games.medina.board import Geometry, Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
@@ -270,6 +270,25 @@ class State(FrozenState, StateDefaults):
         """Where a merchant may go (``placement.merchant_squares``)."""
         return _placement.merchant_squares(self)
 
+    @classmethod
+    def from_fields(cls, context: Context, fields: Mapping[str, Any]) -> State:
+        """The state of ``context``'s game whose fields are ``fields`` (by name, lists for
+        tuples: ``export()`` of the native engine's position, or test positions); a field
+        ``fields`` does not name has its value in the initial position
+        (``rules.initial_state``).  Other names are ignored."""
+        base = _rules.initial_state(context)
+        s = blank(State)
+        s.context = context
+        for name in PUBLIC_FIELDS:
+            if name not in fields:
+                value = getattr(base, name)
+            elif name == "palaces":
+                value = tuple(Palace(*palace) for palace in fields[name])
+            else:
+                value = _tupled(fields[name])
+            setattr(s, name, value)
+        return build(s)
+
     # -- static context -------------------------------------------------------------
 
     @property
@@ -381,6 +400,17 @@ class State(FrozenState, StateDefaults):
     def to_json(self) -> dict[str, Any]:
         """Everything a client needs to draw and play the position (see ``docs/medina.md``)."""
         return _notation.state_to_json(self)
+
+
+PUBLIC_FIELDS: Final = tuple(name for name in State.FIELDS if name != "context")
+"""The fields :meth:`State.from_fields` reads: every field but the context."""
+
+
+def _tupled(value: Any) -> Any:
+    """A list (``export()`` writes them) as the tuple a field holds, items too."""
+    if isinstance(value, list | tuple):
+        return tuple(_tupled(item) for item in value)
+    return value
 
 
 # Late imports: these modules build and read States, and State delegates to them.
