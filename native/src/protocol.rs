@@ -12,8 +12,10 @@
 //! engine's `Move` objects, `to_json`, rendering, a game's own fields) comes from the
 //! Python side: a [`NativeContext`] shared by every state of one game holds the game,
 //! the config and the move table (action id -> `Move`, made by `tabletop.native`), and
-//! each state can build its equal Python engine state on first use by replaying the
-//! moves since the nearest state that has one.
+//! each state builds its equal Python engine state on first use from the fields its
+//! Rust position exports (`NativeGame.python_state_of`), or, where the export lacks one
+//! (Terra Nova's scored areas), by replaying the moves since the nearest state that has
+//! one.
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
@@ -424,6 +426,17 @@ impl NativeState {
         if let Some(python) = state.history.python.get() {
             return Ok(python.bind(py).clone());
         }
+        // Built from the fields the Rust position exports (`NativeGame.python_state_of`),
+        // where the game's Python state can be; else (`None`) replayed.
+        let context = state.context.get();
+        if let Ok(build) = context.game.bind(py).getattr(intern!(py, "python_state_of")) {
+            let python = build.call1((slf,))?;
+            if !python.is_none() {
+                let _ = state.history.python.set(python.clone().unbind());
+                *state.history.before.lock().map_err(|_| poisoned())? = None;
+                return Ok(python);
+            }
+        }
         // The steps since the nearest one with a Python state, newest first.
         let mut chain: Vec<Arc<Step>> = Vec::new();
         let mut step = state.history.clone();
@@ -439,7 +452,6 @@ impl NativeState {
                 }
                 None => {
                     // A game started without its Python state (`NativeState.__new__`).
-                    let context = state.context.get();
                     let initial = context
                         .game
                         .bind(py)
@@ -634,8 +646,8 @@ impl NativeState {
 
     // -- what the Python state answers ----------------------------------------------
 
-    /// The Python engine's equal state (built on first use by replaying the moves since
-    /// the nearest state that has one, then kept).
+    /// The Python engine's equal state (built on first use from the exported fields, or
+    /// by replaying the moves since the nearest state that has one; then kept).
     fn python_state<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::python_of(slf)
     }
