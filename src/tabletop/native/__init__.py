@@ -280,6 +280,9 @@ class NativeGame:
             return None
         fields = state.native.export()
         fields["result"] = state.outcome()  # a state keeping its outcome as a field (Terra Nova's)
+        for name in getattr(initial, "FIELDS", ()):  # what the export lacks, as in the initial position
+            if name not in fields:
+                fields[name] = getattr(initial, name)
         try:
             python: State = build(context, fields)
         except ValueError:

@@ -173,12 +173,13 @@ class State(FrozenState, StateDefaults):
         Raises:
             ValueError: if ``num_areas`` is not the number of ``areas``.
         """
-        base = _rules.initial_state(context)
+        num_areas = fields.get("num_areas")
+        if num_areas is not None and num_areas != len(fields.get("areas", ())):
+            raise ValueError(f"{num_areas} areas were scored, but the fields have {len(fields.get('areas', ()))}")
+        # The initial position only where a field is missing (it costs a layout).
+        base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
         values = {name: _tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
         values["areas"] = tuple(area if isinstance(area, ScoredArea) else ScoredArea(*area) for area in values["areas"])
-        num_areas = fields.get("num_areas")
-        if num_areas is not None and num_areas != len(values["areas"]):
-            raise ValueError(f"{num_areas} areas were scored, but the fields have {len(values['areas'])}")
         return assemble(context, values)
 
     # -- static context -------------------------------------------------------------
