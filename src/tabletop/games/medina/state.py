@@ -20,7 +20,7 @@ from tabletop.core.errors import InvalidMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
 from tabletop.core.protocol import Move as ProtocolMove
-from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, set_memo
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, set_memo, tupled
 from tabletop.games.medina.board import Geometry, Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
@@ -286,7 +286,7 @@ class State(FrozenState, StateDefaults):
             elif name == "palaces":
                 value = tuple(Palace(*palace) for palace in fields[name])
             else:
-                value = _tupled(fields[name])
+                value = tupled(fields[name])
             setattr(s, name, value)
         return build(s)
 
@@ -405,13 +405,6 @@ class State(FrozenState, StateDefaults):
 
 PUBLIC_FIELDS: Final = tuple(name for name in State.FIELDS if name != "context")
 """The fields :meth:`State.from_fields` reads: every field but the context."""
-
-
-def _tupled(value: Any) -> Any:
-    """A list (``export()`` writes them) as the tuple a field holds, items too."""
-    if isinstance(value, list | tuple):
-        return tuple(_tupled(item) for item in value)
-    return value
 
 
 # Late imports: these modules build and read States, and State delegates to them.

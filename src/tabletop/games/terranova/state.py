@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
-from tabletop.core.state_base import FrozenState, StateDefaults, blank, build
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, tupled
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.ruleset import RuleSet
 from tabletop.games.terranova.scoring import ScoredArea
@@ -178,7 +178,7 @@ class State(FrozenState, StateDefaults):
             raise ValueError(f"{num_areas} areas were scored, but the fields have {len(fields.get('areas', ()))}")
         # The initial position only where a field is missing (it costs a layout).
         base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
-        values = {name: _tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
+        values = {name: tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
         values["areas"] = tuple(area if isinstance(area, ScoredArea) else ScoredArea(*area) for area in values["areas"])
         return assemble(context, values)
 
@@ -329,13 +329,6 @@ PUBLIC_FIELDS: Final = (
 )
 """The fields :meth:`State.from_fields` reads: every field but the context and the
 engine caches derived from them."""
-
-
-def _tupled(value: Any) -> Any:
-    """A list (``export()`` writes them) as the tuple a field holds, items too."""
-    if isinstance(value, list | tuple):
-        return tuple(_tupled(item) for item in value)
-    return value
 
 
 def assemble(context: Context, fields: Mapping[str, Any]) -> State:
