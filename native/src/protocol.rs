@@ -13,9 +13,9 @@
 //! Python side: a [`NativeContext`] shared by every state of one game holds the game,
 //! the config and the move table (action id -> `Move`, made by `tabletop.native`), and
 //! each state builds its equal Python engine state on first use from the fields its
-//! Rust position exports (`NativeGame.python_state_of`), or, where the export lacks one
-//! (Terra Nova's scored areas), by replaying the moves since the nearest state that has
-//! one.
+//! Rust position exports, what they lack taken from the nearest earlier state that has a
+//! Python state (`NativeGame.python_state_of`), or, where a lacking field has changed
+//! since (Terra Nova's scored areas), by replaying the moves since that state.
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
@@ -426,18 +426,8 @@ impl NativeState {
         if let Some(python) = state.history.python.get() {
             return Ok(python.bind(py).clone());
         }
-        // Built from the fields the Rust position exports (`NativeGame.python_state_of`),
-        // where the game's Python state can be; else (`None`) replayed.
-        let context = state.context.get();
-        if let Ok(build) = context.game.bind(py).getattr(intern!(py, "python_state_of")) {
-            let python = build.call1((slf,))?;
-            if !python.is_none() {
-                let _ = state.history.python.set(python.clone().unbind());
-                *state.history.before.lock().map_err(|_| poisoned())? = None;
-                return Ok(python);
-            }
-        }
         // The steps since the nearest one with a Python state, newest first.
+        let context = state.context.get();
         let mut chain: Vec<Arc<Step>> = Vec::new();
         let mut step = state.history.clone();
         let mut python = loop {
@@ -462,6 +452,17 @@ impl NativeState {
                 }
             }
         };
+        // Built from the fields the Rust position exports, what it lacks taken from that
+        // nearest Python state (`NativeGame.python_state_of`); replayed only where that
+        // cannot be done (`None`).
+        if let Ok(build) = context.game.bind(py).getattr(intern!(py, "python_state_of")) {
+            let direct = build.call1((slf, &python))?;
+            if !direct.is_none() {
+                let _ = state.history.python.set(direct.clone().unbind());
+                *state.history.before.lock().map_err(|_| poisoned())? = None;
+                return Ok(direct);
+            }
+        }
         let moves = state.context.get().moves.get();
         for link in chain.iter().rev() {
             let action = u32::try_from(link.action).map_err(|_| poisoned())?;

@@ -7,7 +7,8 @@ engines with the same moves; at positions along the way the state built directly
 native fields must equal the Python engine's state that the moves reached (the replayed
 one): equal, the same ``to_json`` and the same legal moves.  Where the export lacks a
 field (Terra Nova's scored ``areas``: the Rust engine keeps only their count) the direct
-build declines and the state replays; that must happen only then.
+build declines where that field has changed since the state built against (then the state
+replays); that must happen only then.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from tabletop.native.check import native_plays
 from tests.native import needs_native
 
 pytestmark = needs_native("terranova", "medina")
+
+CONFIGS = {"terranova": GameConfig(2, seed=3), "medina": GameConfig(3, seed=5)}
 
 
 def _preset_configs(game: Game) -> list[GameConfig]:
@@ -73,11 +76,12 @@ def test_the_state_built_from_native_fields_is_the_replayed_one(game_id: str, co
         step = max(1, len(positions) // 15)
         built = 0
         for state, replayed in [*positions[::step], positions[-1]]:
-            direct = native.python_state_of(state)
+            direct = native.python_state_of(state)  # against the initial state
             if direct is None:
-                # Only where an exported field is missing: Terra Nova's areas.
+                # Only where a field the export lacks has changed since: Terra Nova's areas.
                 assert game_id == "terranova" and _scored_areas(state) > 0, state
-                continue
+                direct = native.python_state_of(state, replayed)  # against itself: nothing changed
+                assert direct is not None
             built += 1
             assert direct == replayed
             assert direct.to_json() == replayed.to_json()
@@ -97,11 +101,53 @@ def test_a_medina_state_never_replays() -> None:
         assert native.python_state_of(state) is not None
 
 
-def test_a_terra_nova_state_is_built_directly_until_an_area_is_scored() -> None:
+def test_a_terra_nova_state_replays_only_the_move_that_scores_an_area() -> None:
+    # The export counts the scored areas (`num_areas`) but lacks them: they are taken from
+    # the Python state it is built against, which must have as many.
     native = native_game(make("terranova", engine="python"))
-    kinds = set()
+    seen = set()
+    previous = None
     for state, replayed in _play_both("terranova", GameConfig(2, seed=3), 3):
-        direct = native.python_state_of(state)
-        kinds.add(direct is None)
-        assert (direct is None) == (_scored_areas(state) > 0) == (len(replayed.areas) > 0)
-    assert kinds == {True, False}  # the game scored an area: both cases were seen
+        from_start = native.python_state_of(state)
+        assert (from_start is None) == (_scored_areas(state) > 0)
+        if previous is not None:
+            from_previous = native.python_state_of(state, previous)
+            scored_now = len(replayed.areas) > len(previous.areas)
+            seen.add(scored_now)
+            assert (from_previous is None) == scored_now
+            if from_previous is not None:
+                assert from_previous == replayed and from_previous.to_json() == replayed.to_json()
+        previous = replayed
+    assert seen == {True, False}  # the game scored an area: both cases were seen
+
+
+@pytest.mark.parametrize("game_id", ["terranova", "medina"])
+def test_python_state_replays_no_move_but_those_that_score_an_area(
+    game_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The protocol's `python_state()` (native/src/protocol.rs) after every move: the
+    # Python engine applies a move only to rebuild a Terra Nova state whose move scored
+    # an area since the previous Python state; Medina's never.
+    state_class = type(make(game_id, engine="python").new_initial_state(CONFIGS[game_id]))
+    replays = []
+    python_apply = state_class.apply
+
+    def counted_apply(self: Any, move: Any) -> Any:
+        replays.append(move)
+        return python_apply(self, move)
+
+    native = native_game(make(game_id, engine="python"))
+    rng = random.Random(11)
+    state = native.new_initial_state(CONFIGS[game_id])
+    areas = 0
+    scoring_moves = 0
+    monkeypatch.setattr(state_class, "apply", counted_apply)
+    while not state.is_terminal():
+        state = state.apply(rng.choice(list(state.legal_moves_of_kind(rng.choice(list(state.legal_kinds()))))))
+        python = state.python_state()
+        scored = len(getattr(python, "areas", ()))
+        scoring_moves += scored > areas
+        areas = scored
+        assert python.to_json() == state.to_json()
+    assert len(replays) == scoring_moves
+    assert (scoring_moves > 0) == (game_id == "terranova")

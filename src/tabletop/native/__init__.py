@@ -11,9 +11,10 @@ difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
 Python state, built on first use from the fields the Rust position exports
 (:meth:`NativeGame.python_state_of`: ``export()``, then the game's
-``State.from_fields``), or by replaying the moves since the nearest state that has one
-where the export lacks a field (Terra Nova's scored ``areas``: the Rust engine keeps
-only their count).  A Python engine state at any position becomes the equal
+``State.from_fields``; what the export lacks is the nearest earlier Python state's), or
+by replaying the moves since that state where a field the export lacks has changed
+(Terra Nova's scored ``areas``, when one was scored since: the Rust engine keeps only
+their count).  A Python engine state at any position becomes the equal
 native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
 ``export``), which keeps it as the native state's Python state.
 
@@ -263,26 +264,30 @@ class NativeGame:
             raise InvalidPositionError(str(exc)) from None
         return _new_state(initial.context, core, state)
 
-    def python_state_of(self, state: NativeState) -> State | None:
+    def python_state_of(self, state: NativeState, known: State | None = None) -> State | None:
         """The Python engine's state equal to the native ``state``, built from the fields
-        its Rust position exports (``export()``) by the game's ``State.from_fields`` in
-        the context of its config's Python initial state (what the export leaves out,
-        such as Medina's second-edition fields, which the native engine does not play,
-        is as in that initial position); ``None`` where that cannot be done: the game's
-        state has no ``from_fields``, or the export lacks a field that has changed
-        (``from_fields`` raises ``ValueError``: Terra Nova's scored ``areas``).  What
-        ``NativeState.python_state`` builds first (``native/src/protocol.rs``); on
-        ``None`` it replays the moves since the nearest state that has a Python state."""
-        initial = self._python_initial(state.config)
-        build = getattr(type(initial), "from_fields", None)
-        context = getattr(initial, "context", None)
+        its Rust position exports (``export()``, the outcome) by the game's
+        ``State.from_fields``, in the context of ``known``: a Python state of the same
+        game at ``state`` or before it (default: its config's initial state).  What the
+        export lacks is ``known``'s: Medina's second-edition fields (the native engine
+        plays the first edition, where they never change), Terra Nova's scored ``areas``
+        (the Rust engine keeps only their count; areas are only ever added, so the same
+        count means the same areas).  ``None`` where that cannot be done: the game's state
+        has no ``from_fields``, or a lacking field changed since ``known`` (``from_fields``
+        raises ``ValueError``: an area scored since).  ``NativeState.python_state`` calls
+        this with the nearest earlier state that has a Python state
+        (``native/src/protocol.rs``), and replays the moves since that one on ``None``."""
+        if known is None:
+            known = self._python_initial(state.config)
+        build = getattr(type(known), "from_fields", None)
+        context = getattr(known, "context", None)
         if build is None or context is None:
             return None
         fields = state.native.export()
         fields["result"] = state.outcome()  # a state keeping its outcome as a field (Terra Nova's)
-        for name in getattr(initial, "FIELDS", ()):  # what the export lacks, as in the initial position
+        for name in getattr(known, "FIELDS", ()):
             if name not in fields:
-                fields[name] = getattr(initial, name)
+                fields[name] = getattr(known, name)
         try:
             python: State = build(context, fields)
         except ValueError:
