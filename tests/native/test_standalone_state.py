@@ -2,7 +2,8 @@
 (``NativeGame.python_state_of``: the Rust position's ``export()``, then the game's
 ``State.from_fields``; ``docs/native.md``, "The protocol state").
 
-Random games of every preset and player count the native engine plays run on both
+Random games of every preset and player count the native engine plays (and random flag
+mixes) run on both
 engines with the same moves; at positions along the way the state built directly from the
 native fields must equal the Python engine's state that the moves reached (the replayed
 one): equal, the same ``to_json`` and the same legal moves.  Where the export lacks a
@@ -21,7 +22,7 @@ import pytest
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import make
 from tabletop.native import NativeGame, NativeState, native_game
-from tabletop.native.check import native_plays
+from tabletop.native.check import configs, native_plays
 from tests.native import needs_native
 
 pytestmark = needs_native("terranova", "medina")
@@ -42,7 +43,11 @@ def _preset_configs(game: Game) -> list[GameConfig]:
 CASES = [
     (game_id, config)
     for game_id in ("terranova", "medina")
-    for config in _preset_configs(make(game_id, engine="python"))
+    for config in [
+        *_preset_configs(make(game_id, engine="python")),
+        # Flag values and random mixes of them (`tabletop.native.check.configs`).
+        *configs(make(game_id, engine="python"), 4, seed=900),
+    ]
 ]
 
 
@@ -67,7 +72,10 @@ def _scored_areas(state: NativeState) -> int:
     return int(state.native.export().get("num_areas", 0))
 
 
-@pytest.mark.parametrize(("game_id", "config"), CASES, ids=[f"{g}-{c.ruleset}-{c.num_players}p" for g, c in CASES])
+CASE_IDS = [f"{g}-{c.ruleset}-{c.num_players}p-{i}" for i, (g, c) in enumerate(CASES)]
+
+
+@pytest.mark.parametrize(("game_id", "config"), CASES, ids=CASE_IDS)
 def test_the_state_built_from_native_fields_is_the_replayed_one(game_id: str, config: GameConfig) -> None:
     assert any(c.ruleset == "default" for g, c in CASES if g == game_id)  # every game has cases
     for seed in range(2):
