@@ -560,7 +560,8 @@ impl NativeState {
         Ok(self.core.actions(Some(kind), table).listed_by(self.serial))
     }
 
-    fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn is_legal(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         Ok(match self.action_of(py, mv)? {
             Some(action) => self.core.action_is_legal(action),
             None => false,
@@ -569,7 +570,8 @@ impl NativeState {
 
     /// The state after `move`; `IllegalMoveError` (with the Python engine's reason where
     /// it gives one) if it is not legal here.
-    fn apply(slf: &Bound<'_, Self>, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn apply(slf: &Bound<'_, Self>, r#move: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         let py = slf.py();
         let state = slf.get();
         let listed = state.context.get().moves.get().listed_action(mv);
@@ -658,7 +660,8 @@ impl NativeState {
         Self::python_of(slf)?.call_method1("parse_move", (text,))
     }
 
-    fn move_to_str<'py>(slf: &Bound<'py, Self>, mv: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn move_to_str<'py>(slf: &Bound<'py, Self>, r#move: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         Self::python_of(slf)?.call_method1("move_to_str", (mv,))
     }
 
