@@ -18,7 +18,7 @@ class ActionSeq(Sequence[_Item], Generic[_Item]):
     def __getitem__(self, index: slice) -> tuple[_Item, ...]: ...
     def __iter__(self) -> Iterator[_Item]: ...
     def __contains__(self, value: object) -> bool: ...
-    def index(self, value: Any, start: int = 0, stop: int = ...) -> int: ...
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int: ...
     def count(self, value: Any) -> int: ...
     def ascending_ids(self) -> list[int]:
         """The action ids, ascending (``Encoding.legal_actions``)."""
@@ -186,14 +186,18 @@ class VectorGames:
         learners: Sequence[int],
         reward: str,
         threads: int,
+        max_steps: int,
         planes: Any,
         vector: Any,
         mask: Any,
         rewards: Any,
         terminated: Any,
+        truncated: Any,
         to_play: Any,
         game_seeds: Any,
         final_scores: Any,
+        final_planes: Any,
+        final_vector: Any,
     ) -> None: ...
     @property
     def num_envs(self) -> int: ...

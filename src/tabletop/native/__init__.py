@@ -9,8 +9,12 @@ Python loop through the protocol calls Rust directly.  Moves are the Python engi
 hook (the move table made here), so records, notation and every layer above see no
 difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
-Python state, built on first use by replaying the moves since the nearest state that has
-one through the Python engine.  A Python engine state at any position becomes the equal
+Python state, built on first use from the fields the Rust position exports
+(:meth:`NativeGame.python_state_of`: ``export()``, then the game's
+``State.from_fields``; what the export lacks is the nearest earlier Python state's), or
+by replaying the moves since that state where a field the export lacks has changed
+(Terra Nova's scored ``areas``, when one was scored since: the Rust engine keeps only
+their count).  A Python engine state at any position becomes the equal
 native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
 ``export``), which keeps it as the native state's Python state.
 
@@ -119,6 +123,7 @@ class NativeGame:
         self._drawn: dict[object, _Shared] = {}  # by (seedless_key, draw) (`initial_draw`)
         self._with_draw: dict[object, _Shared] = {}  # by the asked config's seedless_key (`with_draw`)
         self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
+        self._python_initials: dict[int, tuple[GameConfig, State]] = {}  # by id(config), `_python_initial`
         Draw = Callable[[GameConfig], tuple[GameConfig, Hashable] | None]
         self._initial_draw: Draw | None = getattr(python, "initial_draw", None)
         # The Rust class's own, where it has one: the same draw without Python's
@@ -275,6 +280,47 @@ class NativeGame:
         except ValueError as exc:
             raise InvalidPositionError(str(exc)) from None
         return _new_state(initial.context, core, state)
+
+    def python_state_of(self, state: NativeState, known: State | None = None) -> State | None:
+        """The Python engine's state equal to the native ``state``, built from the fields
+        its Rust position exports (``export()``, the outcome) by the game's
+        ``State.from_fields``, in the context of ``known``: a Python state of the same
+        game at ``state`` or before it (default: its config's initial state).  What the
+        export lacks is ``known``'s: Terra Nova's scored ``areas`` (the Rust engine keeps
+        only their count; areas are only ever added, so the same count means the same
+        areas); Medina's export has every field, the second edition's included.  ``None`` where that cannot be done: the game's state
+        has no ``from_fields``, or a lacking field changed since ``known`` (``from_fields``
+        raises ``ValueError``: an area scored since).  ``NativeState.python_state`` calls
+        this with the nearest earlier state that has a Python state
+        (``native/src/protocol.rs``), and replays the moves since that one on ``None``."""
+        if known is None:
+            known = self._python_initial(state.config)
+        build = getattr(type(known), "from_fields", None)
+        context = getattr(known, "context", None)
+        if build is None or context is None:
+            return None
+        fields = state.native.export()
+        fields["result"] = state.outcome()  # a state keeping its outcome as a field (Terra Nova's)
+        for name in getattr(known, "FIELDS", ()):
+            if name not in fields:
+                fields[name] = getattr(known, name)
+        try:
+            python: State = build(context, fields)
+        except ValueError:
+            return None
+        return python
+
+    def _python_initial(self, config: GameConfig) -> State:
+        """The Python engine's initial state of ``config`` (a native state's config, which
+        names what was drawn), kept per config object: the states of one game share theirs."""
+        kept = self._python_initials.get(id(config))
+        if kept is not None and kept[0] is config:
+            return kept[1]
+        if len(self._python_initials) >= 256:
+            self._python_initials.clear()
+        initial = self.python.new_initial_state(config)
+        self._python_initials[id(config)] = (config, initial)
+        return initial
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         return self.python.canonical_config(config)

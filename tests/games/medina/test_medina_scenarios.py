@@ -17,7 +17,7 @@ from tabletop.core.registry import make
 from tabletop.games.medina import State
 from tabletop.games.medina.board import NEUTRAL, SQUARE_NAMES, parse_square, squares_of
 from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, PALACE_COLORS_2E, SLOT_NAMES, color_names
-from tabletop.games.medina.scoring import palace_score, score_sheet
+from tabletop.games.medina.scoring import palace_score, score_breakdown
 from tests.builders import medina_with_turn
 from tests.native import needs_native
 from tests.scenarios import ScenarioRunner, StepFunction, expect, fields
@@ -77,7 +77,7 @@ def palace(state: State, square: str, breakdown: Sequence[int]) -> None:
 
 
 def sheet(state: State, totals: Mapping[str, int]) -> None:
-    s = score_sheet(state)
+    s = score_breakdown(state)
     names = color_names(state.rules.edition)
     expect({names[p.color]: p.total for p in s.palaces}, dict(totals), "score sheet palaces")
     expect(s.totals(), state.scores(), "score sheet totals")

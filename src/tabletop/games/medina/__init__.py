@@ -32,7 +32,7 @@ from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.core.setups import SetupCache
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
-from tabletop.games.medina.board import SQUARE_NAMES
+from tabletop.games.medina.board import SQUARE_NAMES, geometry_for
 from tabletop.games.medina.encoding import MedinaEncoding, encoding_for
 from tabletop.games.medina.moves import (
     PALACE_COLORS,
@@ -47,8 +47,8 @@ from tabletop.games.medina.moves import (
     Tea,
     Wall,
 )
-from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, make_ruleset
-from tabletop.games.medina.state import SEAT_COLORS, State
+from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
+from tabletop.games.medina.state import SEAT_COLORS, Context, State
 from tabletop.render.svg import SvgImage
 
 
@@ -102,7 +102,10 @@ class MedinaGame:
             ConfigError: as :meth:`canonical_config`.
         """
         setup = self._setups.get(config)
-        return rules.initial_state(self, setup.canonical(config), setup.rules)
+        n = config.num_players
+        return rules.initial_state(
+            Context(self, setup.canonical(config), setup.rules, geometry_for(n), n, SEAT_COLORS[:n])
+        )
 
     def initial_draw(self, config: GameConfig) -> tuple[GameConfig, Hashable] | None:
         """The config that the initial state of ``config`` holds, and what its seed draws
@@ -147,7 +150,7 @@ class MedinaGame:
         sp = config.start_player
         if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")
-        rules_ = make_ruleset(config.ruleset, config.variants)
+        rules_ = resolve_ruleset(config.ruleset, config.variants)
         if n == 2 and rules_.edition != 2:
             raise ConfigError(
                 "medina's first edition is for 3 or 4 players; 2 players need the second edition "
@@ -157,7 +160,7 @@ class MedinaGame:
             rules.well_square(rules_.well, n)
         if rules_.edition == 2 and rules_.start_square:
             rules.start_square(rules_, n)
-        preset = make_ruleset(config.ruleset, {})
+        preset = resolve_ruleset(config.ruleset, {})
         variants = {
             spec.name: getattr(rules_, spec.name)
             for spec in OPTIONS
@@ -202,7 +205,7 @@ class MedinaGame:
 
     def score_sheet(self, state: ProtocolState) -> dict[str, Any]:
         """Per-seat totals with tiles, and every owned palace, as tables."""
-        return scoring.score_sheet_tables(_medina(state))
+        return scoring.score_sheet(_medina(state))
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Dome colours in seat order (red, blue, green, yellow)."""
@@ -250,6 +253,7 @@ GAME: Final = register(MedinaGame())
 __all__ = [
     "GAME",
     "PALACE_COLORS",
+    "Context",
     "Dome",
     "MedinaGame",
     "Merchant",
