@@ -83,6 +83,11 @@ def test_random_games_end_keep_the_invariants_and_replay(
         record = GameRecord.from_states(initial, moves, [PlayerInfo(f"p{i}", "random") for i in range(num_players)])
         again = replay(GameRecord.loads(record.dumps()), engine="python")
         assert again == state and again.outcome() == state.outcome()
+        if has_native("medina"):
+            # The record replays on the native engine to the same end (a Rust position).
+            native: Any = replay(GameRecord.loads(record.dumps()), engine="native")
+            assert hasattr(native, "native") and native.python_state() == state
+            assert (native.scores(), native.outcome()) == (state.scores(), state.outcome())
 
 
 def test_the_config_records_the_drawn_well_and_starting_merchant() -> None:
