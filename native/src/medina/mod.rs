@@ -8,7 +8,7 @@
 //!
 //! # How the position is held
 //!
-//! [`state::State`] is a `Copy` value of about 1.7 KB with no heap: square sets are
+//! [`state::State`] is a `Copy` value of about 1.9 KB with no heap: square sets are
 //! [`board::Bits`] (four `u64`), supplies and owners are byte arrays, and palaces are
 //! 7-byte records in a fixed array of 80 (one per palace piece at most).  Two facts of the
 //! rules keep it small:
