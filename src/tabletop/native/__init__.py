@@ -288,9 +288,10 @@ class NativeGame:
         game at ``state`` or before it (default: its config's initial state).  What the
         export lacks is ``known``'s: Terra Nova's scored ``areas`` (the Rust engine keeps
         only their count; areas are only ever added, so the same count means the same
-        areas); Medina's export has every field, the second edition's included.  ``None`` where that cannot be done: the game's state
-        has no ``from_fields``, or a lacking field changed since ``known`` (``from_fields``
-        raises ``ValueError``: an area scored since).  ``NativeState.python_state`` calls
+        areas); Medina's export has every field, the second edition's included.  ``None``
+        where that cannot be done: the game's state has no ``from_fields``, or a lacking
+        field changed since ``known`` (``from_fields`` raises ``ValueError``: an area
+        scored since).  ``NativeState.python_state`` calls
         this with the nearest earlier state that has a Python state
         (``native/src/protocol.rs``), and replays the moves since that one on ``None``."""
         if known is None:
