@@ -20,12 +20,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tabletop.server import ratings
+from tabletop.server import duties, ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
 from tabletop.server.bus import PostgresListener, is_postgres
 from tabletop.server.config import Settings
 from tabletop.server.guard import MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
+from tabletop.server.leader import make_leadership
 from tabletop.server.lobby import Lobby
 from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
@@ -47,6 +48,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.db_url)
+        # Who does the work that must happen once (clocks, stalled bots, ratings): taken
+        # before anything is loaded, so a lone process (SQLite) resumes everything at start.
+        leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))
+        await asyncio.to_thread(leadership.start)
         bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s, settings.engine)
         rooms = RoomManager(
             store,
@@ -57,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_match=settings.max_sockets_per_match,
             max_sockets_per_client=settings.max_sockets_per_client,
             engine=settings.engine,
+            leadership=leadership,
         )
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
@@ -69,22 +75,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if is_postgres(settings.db_url):
             listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected)
             await asyncio.to_thread(listener.start)
-        resumed = await rooms.resume_bots()
-        if resumed:
-            log.info("resumed %d matches with bots", resumed)
+        if leadership.alone:  # among several processes the leader's sweep finds them
+            resumed = await rooms.resume_bots()
+            if resumed:
+                log.info("resumed %d matches with bots", resumed)
         await lobby.start()
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, lobby))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await lobby.close()
             if listener is not None:
                 await asyncio.to_thread(listener.close)
             await rooms.close()
             bots.shutdown()
             app.state.analysis.shutdown()
+            await asyncio.to_thread(leadership.close)
             store.close()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the

@@ -8,7 +8,6 @@ the actions' (an action's commit always comes before the clock written after it)
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,16 @@ from typing import Any
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from tabletop.server.store import chat_messages, lobby_games, match_tables, matches, now, seats
+from tabletop.server.store import (
+    StaleVersionError,
+    announce,
+    chat_messages,
+    lobby_games,
+    match_tables,
+    matches,
+    now,
+    seats,
+)
 
 OPEN = "open"
 STARTED = "started"
@@ -109,19 +117,64 @@ def save_table(
             conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
 
 
+def commit_table(
+    engine: Engine,
+    match_id: str,
+    version: int,
+    *,
+    clock: dict[str, Any] | None,
+    seat_status: list[str],
+    ended: dict[str, Any] | None,
+    rematch: str | None,
+    seat_agent: tuple[int, str] | None = None,
+) -> None:
+    """A change of the table that changes the match (a seat taken over or back, a
+    resignation, the end), as the match's next version: the same compare-and-set as an
+    action's, so a process whose cache is behind is refused, and every process hears the
+    new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
+    who plays that seat from now on.
+
+    Raises:
+        StaleVersionError: if another writer changed the match first (nothing is written).
+    """
+    with engine.begin() as conn:
+        values: dict[str, Any] = {"version": version + 1}
+        if ended is not None:
+            values["finished"] = True
+        bumped = conn.execute(
+            update(matches).where(matches.c.id == match_id, matches.c.version == version).values(**values)
+        )
+        if bumped.rowcount != 1:
+            raise StaleVersionError(match_id)
+        if seat_agent is not None:
+            seat, agent = seat_agent
+            conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
+        conn.execute(
+            update(match_tables)
+            .where(match_tables.c.match_id == match_id)
+            .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
+        )
+        announce(conn, match_id, version + 1)
+
+
 def save_clocks(engine: Engine, clocks: list[tuple[str, dict[str, Any]]]) -> None:
-    """Writes the clocks of several matches in one transaction."""
+    """Writes the clocks of several matches in one transaction, each only over an older one.
+
+    Any process may store a clock it brought up to date; one that reflects an earlier
+    version of the match than the stored one (:attr:`MatchClock.version`) is not written,
+    so a take-over stored by the leader is never overwritten by a lagging copy.
+    """
     if not clocks:
         return
     with engine.begin() as conn:
         for match_id, clock in clocks:
+            stored = conn.execute(
+                select(match_tables.c.clock).where(match_tables.c.match_id == match_id).with_for_update()
+            ).scalar()
+            stored = _json(stored)
+            if stored is not None and int(stored.get("version", 0)) > int(clock.get("version", 0)):
+                continue
             conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
-
-
-def set_seat_agent(engine: Engine, match_id: str, seat: int, agent: str) -> None:
-    """Who plays a seat now (a bot taking over, or a person back)."""
-    with engine.begin() as conn:
-        conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
 
 
 def live_tables(engine: Engine) -> list[str]:
@@ -133,19 +186,6 @@ def live_tables(engine: Engine) -> list[str]:
             .where(matches.c.finished.is_(False))
         ).all()
     return [r.match_id for r in rows]
-
-
-def last_action_ms(engine: Engine, match_id: str) -> int | None:
-    """When the match's last action was stored, in epoch milliseconds (``None``: no action)."""
-    from tabletop.server.store import actions
-
-    with engine.connect() as conn:
-        at = conn.execute(
-            select(actions.c.at).where(actions.c.match_id == match_id).order_by(actions.c.ply.desc()).limit(1)
-        ).scalar()
-    if at is None:
-        return None
-    return int(_dt.datetime.fromisoformat(at).timestamp() * 1000)
 
 
 def public_games_in_progress(
