@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.db_url)
+        store = Store(settings.db_url, settings.clock)
         # Who does the work that must happen once (clocks, stalled bots, ratings): taken
         # before anything is loaded, so a lone process (SQLite) resumes everything at start.
         leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))

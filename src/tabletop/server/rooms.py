@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import secrets
-import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -828,7 +827,7 @@ class RoomManager:
         A turn still being played by a live process is taken only after the stall, and
         then the compare-and-set lets one of the two moves in, once.
         """
-        idle_since = iso_at(time.time() - (self.bot_stall_s if stall_s is None else stall_s))
+        idle_since = iso_at(self.store.clock() - (self.bot_stall_s if stall_s is None else stall_s))
         started = 0
         for match_id, version in await self._run_db(self.store.idle_bot_matches, idle_since):
             if self._closing or not self.leadership.leading:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,8 +267,10 @@ def make_engine(url: str) -> Engine:
 class Store:
     """The repository: every read and write the rooms need, each in its own transaction."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
         self.engine = make_engine(url)
+        self.clock = clock
+        """Stamps each action (the server's time source: the clocks replay switches at these)."""
         self.notifies = self.engine.dialect.name == "postgresql"
         """Whether each committed change is announced on the bus (``server/bus.py``)."""
         try:
@@ -360,7 +363,8 @@ class Store:
             )
             if bumped.rowcount != 1:
                 raise StaleVersionError(match_id)
-            conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=now()))
+            at = iso_at(self.clock())
+            conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=at))
             self._announce(conn, match_id, version + 1)
 
     def remove_last_action(self, match_id: str, ply: int, version: int) -> None:

@@ -1,0 +1,149 @@
+"""Work that must happen once across processes: the leader under a PostgreSQL advisory lock.
+
+Two apps on one PostgreSQL database (two ``tabletop serve`` processes, as in
+``test_two_processes.py``): one leads; the other takes over when the leader goes; a
+stalled bot turn is played once; a timed-out seat is handed to its bot once, whichever
+process started the match; and a clock is charged the same whichever process took the
+actions.  Skipped without ``$TABLETOP_TEST_DB`` naming PostgreSQL (``.ci/run`` sets it).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tabletop.server.app import create_app
+from tabletop.server.bus import is_postgres
+from tabletop.server.config import Settings
+from tabletop.server.leader import AdvisoryLease
+from tabletop.server.store import SeatRow, Store
+
+from .test_lobby import FakeClock, act, check, lobby_of, table, two_player_match
+
+pytestmark = pytest.mark.skipif(
+    not is_postgres(os.environ.get("TABLETOP_TEST_DB") or "sqlite://"), reason="needs PostgreSQL ($TABLETOP_TEST_DB)"
+)
+
+
+def wait_for(what: Callable[[], Any], timeout_s: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while not (got := what()):
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+    return got
+
+
+def leading(client: TestClient) -> bool:
+    return bool(client.app.state.rooms.leadership.leading)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def pair_settings(db_url: str, clock: FakeClock) -> Settings:
+    return Settings(
+        db_url=db_url, bot_executor="thread", bot_workers=1, bot_time_budget_s=0.5, clock=clock, clock_poll_s=60
+    )
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(time.time())
+
+
+@pytest.fixture
+def pair(pair_settings: Settings) -> Iterator[tuple[TestClient, TestClient]]:
+    with TestClient(create_app(pair_settings)) as first:
+        wait_for(lambda: leading(first))
+        with TestClient(create_app(pair_settings)) as second:
+            yield first, second
+
+
+def test_one_process_leads_and_another_takes_over_within_seconds(db_url: str) -> None:
+    first, second = AdvisoryLease(db_url, poll_s=0.2), AdvisoryLease(db_url, poll_s=0.2)
+    try:
+        first.start()
+        wait_for(lambda: first.leading)
+        second.start()
+        time.sleep(0.5)
+        assert not second.leading
+        first.close()  # as a dead process: its session ends and PostgreSQL frees the lock
+        started = time.monotonic()
+        wait_for(lambda: second.leading, timeout_s=5)
+        assert time.monotonic() - started < 5
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_bot_turn_nobody_plays_is_played_once_by_the_leader(
+    pair: tuple[TestClient, TestClient], pair_settings: Settings, clock: FakeClock
+) -> None:
+    first, second = pair
+    assert leading(first) and not leading(second)
+    # A match whose bot is to move, stored by a process that died before playing it.
+    store = Store(pair_settings.db_url)
+    try:
+        match_id = f"stall-{time.monotonic_ns()}"
+        store.create_match(
+            match_id,
+            "toy",
+            {"num_players": 2, "seed": 7, "start_player": 1},
+            False,
+            [SeatRow(0, "Ann", "human", "x" * 64), SeatRow(1, "Bot", "random", None)],
+        )
+        clock.advance(2 * pair_settings.bot_time_budget_s + 1)  # past the stall
+        # The toy game's turn is two actions: the bot plays both, then Ann is to move.
+        wait_for(lambda: store.count_actions(match_id) >= 2, timeout_s=15)
+        time.sleep(2 * pair_settings.bot_time_budget_s + 1.5)  # a second play would be in by now
+        row = store.load_match(match_id)
+        assert row is not None and [seat for seat, _ in row.actions] == [1, 1] and row.version == 2
+    finally:
+        store.close()
+    # Both processes see the one turn.
+    for client in pair:
+        wait_for(lambda c=client: c.get(f"/api/matches/{match_id}").json()["ply"] == 2)
+
+
+def test_a_timed_out_seat_is_taken_over_once_by_the_leader(
+    pair: tuple[TestClient, TestClient], clock: FakeClock
+) -> None:
+    first, second = pair
+    match_id, ann, _bob = two_player_match(second, clock={"kind": "realtime", "base_s": 600})
+    # The leader takes on the table the other process started (its sweep does this).
+    first.portal.call(lobby_of(first).load_live_tables)  # type: ignore[union-attr]
+    clock.advance(601)
+    # (The leader may take over other tests' seats too: PostgreSQL tests share a database.)
+    assert check(first) >= 1
+    assert check(second) == 0  # the take-over is stored: a second try finds the seat a bot's
+    for client in pair:
+        wait_for(lambda c=client: table(c, match_id)["seats"][0]["status"] == "timeout")
+        view = client.get(f"/api/matches/{match_id}").json()
+        assert view["players"][0]["agent"] != "human"
+    # Ann's move from the old version is refused by either process: the take-over is a version.
+    r = second.post(f"/api/matches/{match_id}/actions", json={"token": ann, "version": 0, "action": "a"})
+    assert r.status_code in (403, 409)
+
+
+def test_the_clock_is_charged_the_same_whichever_process_takes_the_action(
+    pair: tuple[TestClient, TestClient], clock: FakeClock
+) -> None:
+    first, second = pair
+    match_id, ann, bob = two_player_match(first, clock={"kind": "realtime", "base_s": 600, "increment_s": 5})
+    second.get(f"/api/matches/{match_id}")  # cached on the second too
+    # The toy game's turn is two actions; they alternate between the processes.
+    steps = [(10, first, ann, "a"), (0, second, ann, "b"), (30, first, bob, "c"), (0, second, bob, "d")]
+    steps.append((20, first, ann, "e"))
+    for version, (seconds, client, token, action) in enumerate(steps):
+        clock.advance(seconds)
+        wait_for(lambda c=client, v=version: c.get(f"/api/matches/{match_id}").json()["version"] == v)
+        act(client, match_id, token, action)
+    # Ann: 10 s in her first turn, 20 s so far in this one; Bob: 30 s; 5 s more per turn ended.
+    expected = [600_000 - 10_000 + 5_000 - 20_000, 600_000 - 30_000 + 5_000]
+    for client in pair:
+        wait_for(lambda c=client: c.get(f"/api/matches/{match_id}").json()["version"] == len(steps))
+        got = table(client, match_id)["clock"]
+        assert got["remaining_ms"] == expected and got["running"] == 0
