@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -36,6 +37,14 @@ def wait_for(what: Callable[[], Any], timeout_s: float = 10.0) -> Any:
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
     return got
+
+
+def view_field_is(client: TestClient, match_id: str, key: str, value: Any) -> bool:
+    return bool(client.get(f"/api/matches/{match_id}").json()[key] == value)
+
+
+def seat_status_is(client: TestClient, match_id: str, seat: int, status: str) -> bool:
+    return bool(table(client, match_id)["seats"][seat]["status"] == status)
 
 
 def leading(client: TestClient) -> bool:
@@ -105,7 +114,7 @@ def test_a_bot_turn_nobody_plays_is_played_once_by_the_leader(
         store.close()
     # Both processes see the one turn.
     for client in pair:
-        wait_for(lambda c=client: c.get(f"/api/matches/{match_id}").json()["ply"] == 2)
+        wait_for(partial(view_field_is, client, match_id, "ply", 2))
 
 
 def test_a_timed_out_seat_is_taken_over_once_by_the_leader(
@@ -120,7 +129,7 @@ def test_a_timed_out_seat_is_taken_over_once_by_the_leader(
     assert check(first) >= 1
     assert check(second) == 0  # the take-over is stored: a second try finds the seat a bot's
     for client in pair:
-        wait_for(lambda c=client: table(c, match_id)["seats"][0]["status"] == "timeout")
+        wait_for(partial(seat_status_is, client, match_id, 0, "timeout"))
         view = client.get(f"/api/matches/{match_id}").json()
         assert view["players"][0]["agent"] != "human"
     # Ann's move from the old version is refused by either process: the take-over is a version.
@@ -139,11 +148,11 @@ def test_the_clock_is_charged_the_same_whichever_process_takes_the_action(
     steps.append((20, first, ann, "e"))
     for version, (seconds, client, token, action) in enumerate(steps):
         clock.advance(seconds)
-        wait_for(lambda c=client, v=version: c.get(f"/api/matches/{match_id}").json()["version"] == v)
+        wait_for(partial(view_field_is, client, match_id, "version", version))
         act(client, match_id, token, action)
     # Ann: 10 s in her first turn, 20 s so far in this one; Bob: 30 s; 5 s more per turn ended.
     expected = [600_000 - 10_000 + 5_000 - 20_000, 600_000 - 30_000 + 5_000]
     for client in pair:
-        wait_for(lambda c=client: c.get(f"/api/matches/{match_id}").json()["version"] == len(steps))
+        wait_for(partial(view_field_is, client, match_id, "version", len(steps)))
         got = table(client, match_id)["clock"]
         assert got["remaining_ms"] == expected and got["running"] == 0
