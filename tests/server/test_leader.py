@@ -9,6 +9,7 @@ actions.  Skipped without ``$TABLETOP_TEST_DB`` naming PostgreSQL (``.ci/run`` s
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -156,3 +157,27 @@ def test_the_clock_is_charged_the_same_whichever_process_takes_the_action(
         wait_for(partial(view_field_is, client, match_id, "version", len(steps)))
         got = table(client, match_id)["clock"]
         assert got["remaining_ms"] == expected and got["running"] == 0
+
+
+def test_two_processes_never_give_out_the_same_lobby_seat(pair: tuple[TestClient, TestClient]) -> None:
+    first, second = pair
+    seats = [{"kind": "me", "name": "Ann"}, {"kind": "open"}, {"kind": "open"}]
+    r = first.post("/api/lobby", json={"game": "toy", "seats": seats, "start_player": 0, "public": True})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    assert second.get(f"/api/lobby/{game_id}").json()["status"] == "open"  # made on the first
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        answers = list(
+            pool.map(
+                lambda args: args[0].post(f"/api/lobby/{game_id}/join", json={"name": args[1], "seat": 1}),
+                [(first, "Bob"), (second, "Cy"), (first, "Dee"), (second, "Eve")],
+            )
+        )
+    assert sorted(a.status_code for a in answers) == [200, 409, 409, 409]
+    answers_name = next(name for a, name in zip(answers, ["Bob", "Cy", "Dee", "Eve"], strict=True) if a.is_success)
+    # The last seat, taken through the second, starts the match once; both processes serve it.
+    assert second.post(f"/api/lobby/{game_id}/join", json={"name": "Fay"}).json()["seat"] == 2
+    for client in pair:
+        view = client.get(f"/api/matches/{game_id}").json()
+        assert [p["name"] for p in view["players"]] == ["Ann", answers_name, "Fay"] and view["version"] == 0
+        assert client.get(f"/api/lobby/{game_id}").json()["match"] == game_id

@@ -9,8 +9,9 @@ the actions' (an action's commit always comes before the clock written after it)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -57,17 +58,89 @@ def insert_lobby_game(engine: Engine, game_id: str, game: str, setup: dict[str, 
         )
 
 
+LobbyRow = tuple[str, str, dict[str, Any], bool, str, str]
+"""A stored lobby game: ``(id, game, setup, public, created, status)``."""
+
+T = TypeVar("T")
+
+
+def _lobby_row(r: Any) -> LobbyRow:
+    return (r.id, r.game, _json(r.setup), bool(r.public), r.created, r.status)
+
+
+def load_lobby_game(engine: Engine, game_id: str) -> LobbyRow | None:
+    """One lobby game (any status), or ``None``."""
+    with engine.connect() as conn:
+        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id)).first()
+    return None if r is None else _lobby_row(r)
+
+
+def change_lobby_game(
+    engine: Engine, game_id: str, change: Callable[[LobbyRow | None], tuple[T, dict[str, Any], str]]
+) -> T:
+    """Reads a lobby game with its row locked, lets ``change`` decide, and writes its answer.
+
+    ``change`` gets the stored game (``None`` if there is none) and returns its result, the
+    new ``setup`` and the new ``status``; whatever it raises leaves the row as it was.  The
+    lock (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a time) means two
+    processes never give out the same seat, or start a game twice.
+    """
+    with engine.begin() as conn:
+        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id).with_for_update()).first()
+        result, setup, status = change(None if r is None else _lobby_row(r))
+        if r is not None:
+            conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
+    return result
+
+
 def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
     """Writes a lobby game's seats and status."""
     with engine.begin() as conn:
         conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
 
 
-def open_lobby_games(engine: Engine) -> list[tuple[str, str, dict[str, Any], bool, str]]:
-    """Every open lobby game: ``(id, game, setup, public, created)`` (loaded on start)."""
+def open_lobby_page(engine: Engine, game: str | None, offset: int, limit: int) -> tuple[list[LobbyRow], int]:
+    """Public open lobby games, newest first, and how many there are."""
+    query = select(lobby_games).where(lobby_games.c.status == OPEN, lobby_games.c.public.is_(True))
+    if game is not None:
+        query = query.where(lobby_games.c.game == game)
     with engine.connect() as conn:
-        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == OPEN)).all()
-    return [(r.id, r.game, _json(r.setup), bool(r.public), r.created) for r in rows]
+        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
+        rows = conn.execute(
+            query.order_by(lobby_games.c.created.desc(), lobby_games.c.id).offset(offset).limit(limit)
+        ).all()
+    return [_lobby_row(r) for r in rows], int(total)
+
+
+def count_open_lobby_games(engine: Engine) -> int:
+    """How many lobby games are open."""
+    with engine.connect() as conn:
+        return int(
+            conn.execute(select(func.count()).select_from(lobby_games).where(lobby_games.c.status == OPEN)).scalar()
+            or 0
+        )
+
+
+def open_lobby_ids(engine: Engine, ids: Collection[str]) -> set[str]:
+    """Those of ``ids`` that are open lobby games."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(lobby_games.c.id).where(lobby_games.c.id.in_(list(ids)), lobby_games.c.status == OPEN)
+        ).all()
+    return {r.id for r in rows}
+
+
+def claim_rematch(engine: Engine, match_id: str, rematch_id: str) -> str:
+    """Names ``rematch_id`` the match's rematch unless one is named already; returns the
+    rematch's id (the first one named, whichever process named it)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(match_tables)
+            .where(match_tables.c.match_id == match_id, match_tables.c.rematch.is_(None))
+            .values(rematch=rematch_id)
+        )
+        named = conn.execute(select(match_tables.c.rematch).where(match_tables.c.match_id == match_id)).scalar()
+    return str(named or rematch_id)
 
 
 def insert_table(engine: Engine, row: TableRow) -> None:
