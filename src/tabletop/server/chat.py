@@ -64,10 +64,16 @@ class Chat:
             table.chat_next = next_n
 
     async def history(self, match_id: str) -> list[dict[str, Any]]:
-        """The match's last ``chat_history`` messages, oldest first."""
-        _, table = await self.lobby.table(match_id)
-        await self.load(table)
-        return [m.to_json() for m in table.chat or ()]
+        """The match's last ``chat_history`` messages, oldest first.
+
+        Read from the database, not this process's copy: a line posted through another
+        process is there too.
+        """
+        await self.lobby.table(match_id)
+        rows, _ = await self.lobby.rooms.run_db(
+            db.load_chat, self.lobby.rooms.store.engine, match_id, self.lobby.settings.chat_history
+        )
+        return [ChatMessage(*r).to_json() for r in rows]
 
     async def say(
         self, match_id: str, token: str, text: str, client: str, account_id: int | None = None
