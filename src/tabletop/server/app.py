@@ -25,7 +25,7 @@ from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
 from tabletop.server.bus import PostgresListener, is_postgres
 from tabletop.server.config import Settings
-from tabletop.server.guard import MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
+from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.leader import make_leadership
 from tabletop.server.lobby import Lobby
 from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
@@ -39,6 +39,9 @@ from tabletop.server.store import Store
 from tabletop.server.ws import router as ws_router
 
 log = logging.getLogger("tabletop.server")
+
+HEALTH_TIMEOUT_S = 2.0
+"""How long ``/health`` waits for the database before answering 503."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -154,6 +157,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(account_routes.router)
     app.include_router(rating_routes.router)
     app.include_router(learn_routes.router)  # the tutorials and the rules pages
+
+    @app.api_route(HEALTH_PATH, methods=["GET", "HEAD"], include_in_schema=False)
+    async def health(request: Request) -> JSONResponse:
+        """For a proxy's health check: 200 while this process serves and reaches its
+        database, else 503 (the proxy sends clients to the other processes)."""
+        rooms = getattr(request.app.state, "rooms", None)
+        if rooms is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(rooms.store.ping), timeout=HEALTH_TIMEOUT_S)
+        except Exception:
+            return JSONResponse({"status": "no database"}, status_code=503)
+        return JSONResponse({"status": "ok", "leader": rooms.leadership.leading})
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

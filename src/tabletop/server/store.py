@@ -279,6 +279,11 @@ class Store:
             self.engine.dispose()
             raise
 
+    def ping(self) -> None:
+        """One round trip to the database (the health check); raises if it cannot be reached."""
+        with self.engine.connect() as conn:
+            conn.execute(select(1))
+
     def close(self) -> None:
         """Releases the connection pool."""
         self.engine.dispose()
