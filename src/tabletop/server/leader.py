@@ -26,8 +26,9 @@ from sqlalchemy.engine import make_url
 
 log = logging.getLogger("tabletop.server")
 
-LEASE_KEY = 0x7461_626C_6574_6F70 & 0x7FFF_FFFF_FFFF_FFFF
-"""The advisory lock's key (``tabletop`` in ASCII, as a positive bigint)."""
+TAKE_LEASE = "SELECT pg_try_advisory_lock(hashtext('tabletop lease ' || current_schema())::bigint)"
+"""Takes the lease if free.  Its key names the schema: the services of two schemas of one
+database (say, a test's own) each have their own leader."""
 
 LEASE_POLL_S = 1.0
 """How often a follower tries to take the lease, and the leader checks it still holds it."""
@@ -112,7 +113,7 @@ class AdvisoryLease:
                         if self._leading.is_set():
                             conn.execute("SELECT 1")  # still connected, so the lock is still ours
                         else:
-                            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (LEASE_KEY,)).fetchone()
+                            row = conn.execute(TAKE_LEASE).fetchone()
                             if row is not None and row[0]:
                                 log.info("this process leads now (clocks, bot take-overs, ratings)")
                                 self._leading.set()
