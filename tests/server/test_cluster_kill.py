@@ -448,8 +448,8 @@ def test_three_processes_behind_haproxy_survive_two_kills(cluster: Cluster) -> N
     jobs += [lambda: lobby_match(base, ledger, base_s=CLOCK_BASE_S, ann=alice, bob=bob)] * RATED
     jobs.append(lambda: lobby_match(base, ledger, base_s=TIMEOUT_BASE_S, idle=True))
     assert len(jobs) == MATCHES >= 50
-    # What the people play (a bot plays half of a person-bot match, and the idle Bob's turn).
-    expected_actions = (PEOPLE + PEOPLE_WS + CLOCKED + RATED) * ACTIONS_PER_MATCH + PERSON_BOT * 3 + 4
+    # What the people play (the bot's one turn of a person-bot match, and the idle Bob's, are not).
+    expected_actions = (PEOPLE + PEOPLE_WS + CLOCKED + RATED) * ACTIONS_PER_MATCH + PERSON_BOT * 4 + 4
     killed: list[int] = []
     new_leader: list[int | None] = []
 
