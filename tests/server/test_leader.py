@@ -181,3 +181,19 @@ def test_two_processes_never_give_out_the_same_lobby_seat(pair: tuple[TestClient
         view = client.get(f"/api/matches/{game_id}").json()
         assert [p["name"] for p in view["players"]] == ["Ann", answers_name, "Fay"] and view["version"] == 0
         assert client.get(f"/api/lobby/{game_id}").json()["match"] == game_id
+
+
+def test_a_chat_line_posted_through_one_process_reaches_the_other_sockets(pair: tuple[TestClient, TestClient]) -> None:
+    first, second = pair
+    match_id, ann, _bob = two_player_match(first)
+    with second.websocket_connect(f"/api/matches/{match_id}/ws") as ws:
+        assert ws.receive_json()["type"] == "state"
+        greeted = [ws.receive_json()["type"] for _ in range(2)]
+        assert sorted(greeted) == ["chat", "table"]  # the second holds the table and its chat now
+        r = first.post(f"/api/matches/{match_id}/chat", json={"token": ann, "text": "hello from the first"})
+        assert r.status_code == 201, r.text
+        frame = ws.receive_json()  # sent by the second, which heard the line on the bus
+        assert frame["type"] == "chat" and [m["text"] for m in frame["messages"]] == ["hello from the first"]
+    assert [m["text"] for m in second.get(f"/api/matches/{match_id}/chat").json()["messages"]] == [
+        "hello from the first"
+    ]

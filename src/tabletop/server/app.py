@@ -76,7 +76,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Several processes on one PostgreSQL database hear each other's changes.
         listener = None
         if is_postgres(settings.db_url):
-            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected)
+            listener = PostgresListener(
+                settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected, lobby.chat.heard
+            )
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them
             resumed = await rooms.resume_bots()

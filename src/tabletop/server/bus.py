@@ -23,6 +23,9 @@ log = logging.getLogger("tabletop.server")
 CHANNEL = "tabletop_matches"
 """The PostgreSQL notification channel of match changes."""
 
+CHAT_CHANNEL = "tabletop_chat"
+"""The channel of chat lines: ``'<match id> <n>'`` once line ``n`` is stored."""
+
 RECONNECT_S = 1.0
 """Pause before the listener connects again after losing its connection."""
 
@@ -45,7 +48,8 @@ class PostgresListener:
 
     ``heard(match_id, version)`` runs on the loop for every notification;
     ``reconnected()`` runs on the loop after each (re)connection, since notifications
-    sent while the listener was away are lost and the caller must catch up.
+    sent while the listener was away are lost and the caller must catch up;
+    ``heard_chat(match_id, n)`` for every chat line stored (by any process).
     """
 
     def __init__(
@@ -54,11 +58,13 @@ class PostgresListener:
         loop: asyncio.AbstractEventLoop,
         heard: Callable[[str, int], None],
         reconnected: Callable[[], None],
+        heard_chat: Callable[[str, int], None] | None = None,
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self.loop = loop
         self.heard = heard
         self.reconnected = reconnected
+        self.heard_chat = heard_chat
         self.listening = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bus-listener", daemon=True)
@@ -81,12 +87,18 @@ class PostgresListener:
             try:
                 with psycopg.connect(self.conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    if self.heard_chat is not None:
+                        conn.execute(f"LISTEN {CHAT_CHANNEL}")
                     self.listening.set()
                     self.loop.call_soon_threadsafe(self.reconnected)
                     while not self._stop.is_set():
                         for notice in conn.notifies(timeout=1.0):
                             parsed = parse_notice(notice.payload)
-                            if parsed is not None:
+                            if parsed is None:
+                                continue
+                            if notice.channel == CHAT_CHANNEL and self.heard_chat is not None:
+                                self.loop.call_soon_threadsafe(self.heard_chat, *parsed)
+                            elif notice.channel == CHANNEL:
                                 self.loop.call_soon_threadsafe(self.heard, *parsed)
             except Exception:
                 if self._stop.is_set():

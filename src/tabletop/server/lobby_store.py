@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from tabletop.server.bus import CHAT_CHANNEL
 from tabletop.server.store import (
     StaleVersionError,
     announce,
@@ -299,10 +300,23 @@ def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) ->
                 ).scalar_one()
                 n = 0 if highest is None else int(highest) + 1
                 conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+                if conn.dialect.name == "postgresql":  # the bus: other processes' sockets hear it
+                    conn.execute(select(func.pg_notify(CHAT_CHANNEL, f"{match_id} {n}")))
             return n
         except IntegrityError:
             continue
     raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
+
+
+def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:
+    """The chat messages ``(n, seat, text, at)`` numbered ``first`` and later, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(chat_messages)
+            .where(chat_messages.c.match_id == match_id, chat_messages.c.n >= first)
+            .order_by(chat_messages.c.n)
+        ).all()
+    return [(r.n, r.seat, r.text, r.at) for r in rows]
 
 
 def load_chat(engine: Engine, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:
