@@ -197,3 +197,53 @@ def test_a_chat_line_posted_through_one_process_reaches_the_other_sockets(pair: 
     assert [m["text"] for m in second.get(f"/api/matches/{match_id}/chat").json()["messages"]] == [
         "hello from the first"
     ]
+
+
+def _say_hello(ws: Any, token: str) -> None:
+    ws.send_json({"type": "hello", "req": 1, "token": token})
+    for _ in range(6):
+        if ws.receive_json()["type"] == "welcome":
+            return
+    raise AssertionError("no welcome")
+
+
+def _leader_table(client: TestClient, match_id: str) -> Any:
+    return lobby_of(client).tables[match_id]
+
+
+def test_the_leader_hears_of_a_seat_dropped_on_another_process(
+    pair: tuple[TestClient, TestClient], clock: FakeClock
+) -> None:
+    first, second = pair
+    match_id, ann, _bob = two_player_match(
+        first, clock={"kind": "realtime", "base_s": 600}, takeover="random", grace_s=30
+    )
+    with second.websocket_connect(f"/api/matches/{match_id}/ws") as ws:  # Ann's page is on the follower
+        _say_hello(ws, ann)
+        wait_for(lambda: 0 in _leader_table(first, match_id).present_elsewhere)
+    wait_for(lambda: 0 in _leader_table(first, match_id).gone_since_ms)
+    clock.advance(30)
+    assert check(first) >= 1
+    assert table(first, match_id)["seats"][0]["status"] == "dropped"
+
+
+def test_a_seat_with_a_socket_left_on_some_process_is_not_dropped(
+    pair: tuple[TestClient, TestClient], clock: FakeClock
+) -> None:
+    first, second = pair
+    match_id, ann, _bob = two_player_match(
+        second, clock={"kind": "realtime", "base_s": 600}, takeover="random", grace_s=30
+    )
+    first.portal.call(lobby_of(first).load_live_tables)  # type: ignore[union-attr]
+    with second.websocket_connect(f"/api/matches/{match_id}/ws") as kept:
+        _say_hello(kept, ann)
+        wait_for(lambda: 0 in _leader_table(first, match_id).present_elsewhere)
+        with first.websocket_connect(f"/api/matches/{match_id}/ws") as closed:  # on the leader
+            _say_hello(closed, ann)
+        # Ann closed her page on the leader, which takes her for gone and says so; the
+        # second still holds her other page and answers that she is here.
+        leader_table = _leader_table(first, match_id)
+        wait_for(lambda: not leader_table.present.get(0) and 0 not in leader_table.gone_since_ms)
+        clock.advance(31)
+        check(first)
+        assert table(first, match_id)["seats"][0]["status"] == "playing"

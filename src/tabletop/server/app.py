@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tabletop.server import duties, ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
-from tabletop.server.bus import PostgresListener, is_postgres
+from tabletop.server.bus import CHANNEL, CHAT_CHANNEL, PRESENCE_CHANNEL, Handler, PostgresListener, is_postgres
 from tabletop.server.config import Settings
 from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.leader import make_leadership
@@ -76,9 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Several processes on one PostgreSQL database hear each other's changes.
         listener = None
         if is_postgres(settings.db_url):
-            listener = PostgresListener(
-                settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected, lobby.chat.heard
-            )
+            handlers: dict[str, Handler] = {
+                CHANNEL: rooms.heard,
+                CHAT_CHANNEL: lobby.chat.heard,
+                PRESENCE_CHANNEL: lobby.heard_presence,
+            }
+            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them
             resumed = await rooms.resume_bots()

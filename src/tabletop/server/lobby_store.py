@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from tabletop.server.bus import CHAT_CHANNEL
+from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
 from tabletop.server.store import (
     StaleVersionError,
     announce,
@@ -306,6 +306,15 @@ def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) ->
         except IntegrityError:
             continue
     raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
+
+
+def announce_presence(engine: Engine, match_id: str, seat: int, here: bool) -> None:
+    """Tells every process that ``seat``'s person is on a socket (``here``) or that one
+    process's last socket of the seat closed, on PostgreSQL (the bus)."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.begin() as conn:
+        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {2 * seat + int(here)}")))
 
 
 def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:

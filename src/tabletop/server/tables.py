@@ -64,6 +64,9 @@ class MatchTable:
     turn_seat: int | None = None
     turn_started_ms: int = 0
     present: dict[int, set[Subscriber]] = field(default_factory=dict)
+    """This process's sockets of each seat (said hello with its token)."""
+    present_elsewhere: set[int] = field(default_factory=set)
+    """Seats another process said were on a socket there (the bus)."""
     gone_since_ms: dict[int, int] = field(default_factory=dict)
     chat: deque[ChatMessage] | None = None
     """The last messages, once loaded (:mod:`tabletop.server.chat`)."""
@@ -253,6 +256,7 @@ class Tables(RoomHooks):
             return
         table.present.setdefault(seat, set()).add(send)
         table.gone_since_ms.pop(seat, None)
+        self._announce_presence(room.id, seat, here=True)
         self._send_table(room, table)
 
     def left(self, room: Room, send: Subscriber) -> None:
@@ -264,11 +268,42 @@ class Tables(RoomHooks):
                 sends.discard(send)
                 if not sends:
                     table.gone_since_ms[seat] = self.now_ms()
+                    self._announce_presence(room.id, seat, here=False)
                     self._send_table(room, table)
         if not room.subscribers and room.state.is_terminal():
             # The rooms forget a finished match nobody watches; its table goes with it
             # (both come back from the store on the next visit).
             self.tables.pop(room.id, None)
+
+    def _announce_presence(self, match_id: str, seat: int, *, here: bool) -> None:
+        if not self.rooms.leadership.alone:  # others hold this table too, the leader among them
+            self._spawn(self.rooms.run_db(db.announce_presence, self.rooms.store.engine, match_id, seat, here))
+
+    def heard_presence(self, match_id: str, code: int) -> None:
+        """The bus: a seat's person said hello on a socket somewhere, or one process's last
+        socket of the seat closed.
+
+        The leader hands a dropped seat to its bot, so it must hear of sockets on every
+        process.  A process that still holds a socket of a seat said to be gone answers
+        that it is here, so a person with a page open on another process is never taken
+        for gone.  A process that dies says nothing: its seats are not taken for gone
+        until one of their sockets opens and closes again somewhere (the clock still runs).
+        """
+        table = self.tables.get(match_id)
+        seat, here = divmod(code, 2)
+        if table is None or not 0 <= seat < len(table.seat_status):
+            return
+        if here:
+            table.present_elsewhere.add(seat)
+            table.gone_since_ms.pop(seat, None)
+        elif table.present.get(seat):
+            self._announce_presence(match_id, seat, here=True)
+        else:
+            table.present_elsewhere.discard(seat)
+            table.gone_since_ms.setdefault(seat, self.now_ms())
+        room = self.rooms.loaded(match_id)
+        if room is not None:
+            self._send_table(room, table)
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
@@ -322,7 +357,7 @@ class Tables(RoomHooks):
             "clock": table.clock.snapshot(now_ms) if table.clock else None,
             "server_now_ms": now_ms,
             "seats": [
-                {"seat": i, "status": status, "present": bool(table.present.get(i))}
+                {"seat": i, "status": status, "present": bool(table.present.get(i)) or i in table.present_elsewhere}
                 for i, status in enumerate(table.seat_status)
             ],
             "to_move": self._seat_to_move(room),
