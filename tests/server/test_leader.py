@@ -25,6 +25,8 @@ from tabletop.server.config import Settings
 from tabletop.server.leader import AdvisoryLease
 from tabletop.server.store import SeatRow, Store
 
+from .accounts_helpers import register
+from .conftest import create_toy
 from .test_lobby import FakeClock, act, check, lobby_of, table, two_player_match
 
 pytestmark = pytest.mark.skipif(
@@ -247,3 +249,24 @@ def test_a_seat_with_a_socket_left_on_some_process_is_not_dropped(
         clock.advance(31)
         check(first)
         assert table(first, match_id)["seats"][0]["status"] == "playing"
+
+
+def test_a_seat_bound_through_one_process_is_bound_on_the_other(pair: tuple[TestClient, TestClient]) -> None:
+    first, second = pair
+    bob = register(first)
+    m = create_toy(first)
+    guest_token = m["seats"][1]["token"]
+    assert second.get(f"/api/matches/{m['id']}").json()["version"] == 0  # cached on the second
+    r = bob.post(f"/api/matches/{m['id']}/claim", {"token": guest_token})
+    assert r.status_code == 200, r.text
+    new_token = r.json()["token"]
+    wait_for(lambda: second.get(f"/api/matches/{m['id']}").json()["players"][1]["name"] == bob.name)
+    # The second no longer takes the seat's link alone, nor the old guest link.
+    body = {"token": m["seats"][0]["token"], "version": 0, "action": "a"}
+    assert second.post(f"/api/matches/{m['id']}/actions", json=body).status_code == 200
+    body = {"token": m["seats"][0]["token"], "version": 1, "action": "b"}
+    assert second.post(f"/api/matches/{m['id']}/actions", json=body).status_code == 200
+    for token, error in ((new_token, "seat_bound"), (guest_token, "bad_token")):
+        body = {"token": token, "version": 2, "action": "c"}
+        r = second.post(f"/api/matches/{m['id']}/actions", json=body)
+        assert r.status_code == 403 and r.json()["error"] == error

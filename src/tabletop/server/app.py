@@ -23,7 +23,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tabletop.server import duties, ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
-from tabletop.server.bus import CHANNEL, CHAT_CHANNEL, PRESENCE_CHANNEL, Handler, PostgresListener, is_postgres
+from tabletop.server.bus import (
+    CHANNEL,
+    CHAT_CHANNEL,
+    PRESENCE_CHANNEL,
+    SEATS_CHANNEL,
+    Handler,
+    PostgresListener,
+    is_postgres,
+)
 from tabletop.server.config import Settings
 from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.leader import make_leadership
@@ -80,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 CHANNEL: rooms.heard,
                 CHAT_CHANNEL: lobby.chat.heard,
                 PRESENCE_CHANNEL: lobby.heard_presence,
+                SEATS_CHANNEL: rooms.seats_changed,
             }
             listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
             await asyncio.to_thread(listener.start)

@@ -26,6 +26,9 @@ CHANNEL = "tabletop_matches"
 CHAT_CHANNEL = "tabletop_chat"
 """The channel of chat lines: ``'<match id> <n>'`` once line ``n`` is stored."""
 
+SEATS_CHANNEL = "tabletop_seats"
+"""The channel of seats bound to an account: ``'<match id> <seat>'`` (the version stays)."""
+
 PRESENCE_CHANNEL = "tabletop_presence"
 """The channel of seats' presence: ``'<match id> <2 * seat + here>'`` when a seat's person
 says hello on a websocket (``here`` 1) or a process's last socket of the seat closes (0)."""

@@ -762,6 +762,27 @@ class RoomManager:
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
+    def seats_changed(self, match_id: str, _seat: int) -> None:
+        """The bus: a seat of ``match_id`` was bound to an account (by any process), which
+        leaves the version as it is: the cached seats are read again."""
+        room = self._rooms.get(match_id)
+        if room is None or self._closing:
+            return
+
+        async def reload_seats() -> None:
+            async with room.lock:
+                row = await self._run_db(self.store.load_match, match_id)
+                if row is None:
+                    return
+                room.seats = tuple(Seat(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in row.seats)
+                room.rated = row.rated
+                room._view_cache = None
+            self.broadcast(room)
+
+        task = asyncio.get_running_loop().create_task(reload_seats())
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
     def reconnected(self) -> None:
         """The bus (re)connected: what it missed meanwhile is caught up for every cached room."""
         for room in list(self._rooms.values()):
