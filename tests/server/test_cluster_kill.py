@@ -24,7 +24,6 @@ import contextlib
 import itertools
 import json
 import os
-import secrets
 import shutil
 import signal
 import ssl
@@ -40,8 +39,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from sqlalchemy import create_engine, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import create_engine, select
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
@@ -104,12 +102,8 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    schema = f"cluster_{secrets.token_hex(4)}"
-    admin = create_engine(TEST_DB)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    db_url = make_url(TEST_DB).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(False)
+def cluster(tmp_path: Path, schema_db_url: str) -> Iterator[Cluster]:
+    db_url = schema_db_url
     cert = tmp_path / "tls.pem"
     subprocess.run(
         [
@@ -160,9 +154,6 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
             proxy.wait(timeout=10)
         for proc in procs.values():
             stop_server(proc)
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 # ----- the clients ------------------------------------------------------------------------

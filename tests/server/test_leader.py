@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import signal
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
@@ -23,6 +29,7 @@ from tabletop.server.app import create_app
 from tabletop.server.bus import is_postgres
 from tabletop.server.config import Settings
 from tabletop.server.leader import AdvisoryLease
+from tabletop.server.local import free_port
 from tabletop.server.store import SeatRow, Store
 
 from .accounts_helpers import register
@@ -270,3 +277,54 @@ def test_a_seat_bound_through_one_process_is_bound_on_the_other(pair: tuple[Test
         body = {"token": token, "version": 2, "action": "c"}
         r = second.post(f"/api/matches/{m['id']}/actions", json=body)
         assert r.status_code == 403 and r.json()["error"] == error
+
+
+def _health(port: int) -> dict[str, Any] | None:
+    try:
+        r = httpx2.get(f"http://127.0.0.1:{port}/health", timeout=2)
+    except httpx2.TransportError:
+        return None
+    return r.json() if r.status_code == 200 else None
+
+
+def _two_free_ports() -> int:
+    """A port that is free, and the next one too."""
+    for _ in range(50):
+        port = free_port()
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+    raise AssertionError("no two free ports in a row")
+
+
+def test_serve_workers_runs_processes_that_share_the_lease_and_come_back(schema_db_url: str) -> None:
+    port = _two_free_ports()
+    cmd = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--workers", "2", "--port", str(port), "--bot-workers", "1"]
+    supervisor = subprocess.Popen(
+        [*cmd, "--db", schema_db_url, "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        ports = [port, port + 1]
+        answers = wait_for(lambda: all(_health(p) for p in ports) and [_health(p) for p in ports], timeout_s=60)
+        assert sorted(bool(a["leader"]) for a in answers) == [False, True]  # one leads
+        children = Path(f"/proc/{supervisor.pid}/task/{supervisor.pid}/children").read_text().split()
+        assert len(children) == 2
+        os.kill(int(children[0]), signal.SIGKILL)
+        # Started again by the supervisor; both answer, and one leads.
+        wait_for(
+            lambda: (
+                len(Path(f"/proc/{supervisor.pid}/task/{supervisor.pid}/children").read_text().split()) == 2
+                and children[0]
+                not in Path(f"/proc/{supervisor.pid}/task/{supervisor.pid}/children").read_text().split()
+            ),
+            timeout_s=30,
+        )
+        answers = wait_for(lambda: all(_health(p) for p in ports) and [_health(p) for p in ports], timeout_s=60)
+        wait_for(lambda: sum(bool((h := _health(p)) and h["leader"]) for p in ports) == 1, timeout_s=10)
+    finally:
+        supervisor.send_signal(signal.SIGTERM)
+        supervisor.wait(timeout=30)
+    assert not any(_health(p) for p in (port, port + 1))  # the processes stopped with it
