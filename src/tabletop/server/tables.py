@@ -5,7 +5,8 @@ the start, a bot that took over a dropped or timed-out seat, a resigned seat), t
 resignation or abort, the rematch's id and the chat.  :class:`Tables` hears the rooms
 through :class:`~tabletop.server.rooms.RoomHooks`, runs its database work on the rooms'
 database thread (after the action it follows) and keeps the clocks: every
-``clock_poll_s`` it hands timed-out and dropped seats to their bot.  Time comes from
+``clock_poll_s`` it hands timed-out and dropped seats to their bot (the leader only, among
+several processes: ``server/leader.py``).  Time comes from
 ``Settings.clock`` (tests pass a fake and call :meth:`Tables.check_clocks`).
 docs/server.md, "Lobby, clocks and takeover", has the rules.
 """
