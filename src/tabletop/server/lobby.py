@@ -40,8 +40,6 @@ T = TypeVar("T")
 SeatState = Literal["open", "taken", "bot", "reserved"]
 """A lobby seat: free, a person's, a bot's, or kept for a person (a rematch)."""
 
-STARTED_KEPT = 10_000
-"""Started lobby games remembered in memory (older ones are matches, found by their id)."""
 
 
 @dataclass(slots=True)
