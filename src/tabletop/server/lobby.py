@@ -41,7 +41,6 @@ SeatState = Literal["open", "taken", "bot", "reserved"]
 """A lobby seat: free, a person's, a bot's, or kept for a person (a rematch)."""
 
 
-
 @dataclass(slots=True)
 class LobbySeat:
     """One seat of a lobby game."""
