@@ -30,8 +30,9 @@ SEATS_CHANNEL = "tabletop_seats"
 """The channel of seats bound to an account: ``'<match id> <seat>'`` (the version stays)."""
 
 PRESENCE_CHANNEL = "tabletop_presence"
-"""The channel of seats' presence: ``'<match id> <2 * seat + here>'`` when a seat's person
-says hello on a websocket (``here`` 1) or a process's last socket of the seat closes (0)."""
+"""The channel of seats' presence: ``'<match id> <code>'`` when a seat's person says hello
+on a websocket or a process's last socket of the seat closes (the code names the process,
+the seat and which: ``tables.presence_code``)."""
 
 RECONNECT_S = 1.0
 """Pause before the listener connects again after losing its connection."""

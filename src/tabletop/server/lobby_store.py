@@ -308,13 +308,13 @@ def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) ->
     raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
 
 
-def announce_presence(engine: Engine, match_id: str, seat: int, here: bool) -> None:
-    """Tells every process that ``seat``'s person is on a socket (``here``) or that one
-    process's last socket of the seat closed, on PostgreSQL (the bus)."""
+def announce_presence(engine: Engine, match_id: str, code: int) -> None:
+    """Tells every process that a seat's person is on a socket or that one process's last
+    socket of the seat closed (``code``: ``tables.presence_code``), on PostgreSQL (the bus)."""
     if engine.dialect.name != "postgresql":
         return
     with engine.begin() as conn:
-        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {2 * seat + int(here)}")))
+        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
 
 
 def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:

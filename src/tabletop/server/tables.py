@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import secrets
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -83,6 +84,20 @@ class MatchTable:
         }
 
 
+PRESENCE_ORIGIN_BITS = 30
+PRESENCE_SEAT_BITS = 7
+
+
+def presence_code(origin: int, seat: int, here: bool) -> int:
+    """A presence notice's number: the sending process, the seat, and here or gone."""
+    return (origin << (PRESENCE_SEAT_BITS + 1)) | (seat << 1) | int(here)
+
+
+def read_presence_code(code: int) -> tuple[int, int, bool]:
+    """:func:`presence_code`'s ``(origin, seat, here)``."""
+    return code >> (PRESENCE_SEAT_BITS + 1), (code >> 1) & ((1 << PRESENCE_SEAT_BITS) - 1), bool(code & 1)
+
+
 class Tables(RoomHooks):
     """The tables of the started lobby matches and the clock keeper."""
 
@@ -94,6 +109,8 @@ class Tables(RoomHooks):
         self.chat = Chat(self)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._keeper: asyncio.Task[None] | None = None
+        self._origin = secrets.randbits(PRESENCE_ORIGIN_BITS)
+        """This process, in the presence notices it sends (it ignores its own)."""
         self._switched: set[str] = set()
         """Tables whose clock switched since the last :meth:`flush_clocks`."""
         rooms.hooks = self
@@ -278,7 +295,8 @@ class Tables(RoomHooks):
 
     def _announce_presence(self, match_id: str, seat: int, *, here: bool) -> None:
         if not self.rooms.leadership.alone:  # others hold this table too, the leader among them
-            self._spawn(self.rooms.run_db(db.announce_presence, self.rooms.store.engine, match_id, seat, here))
+            code = presence_code(self._origin, seat, here)
+            self._spawn(self.rooms.run_db(db.announce_presence, self.rooms.store.engine, match_id, code))
 
     def heard_presence(self, match_id: str, code: int) -> None:
         """The bus: a seat's person said hello on a socket somewhere, or one process's last
@@ -291,9 +309,9 @@ class Tables(RoomHooks):
         until one of their sockets opens and closes again somewhere (the clock still runs).
         """
         table = self.tables.get(match_id)
-        seat, here = divmod(code, 2)
-        if table is None or not 0 <= seat < len(table.seat_status):
-            return
+        origin, seat, here = read_presence_code(code)
+        if origin == self._origin or table is None or not 0 <= seat < len(table.seat_status):
+            return  # this process's own word (heard late, it would undo what happened since)
         if here:
             table.present_elsewhere.add(seat)
             table.gone_since_ms.pop(seat, None)
