@@ -8,8 +8,10 @@ import pytest
 
 from tests.scenarios import SHARED_STEPS, ScenarioFailure, ScenarioRunner
 
-from .medina.test_medina_scenarios import RUNNER as MEDINA
+from .medina.test_medina_scenarios import RUNNERS as MEDINA_RUNNERS
 from .terranova.test_scenarios import RUNNER as TERRANOVA
+
+MEDINA = MEDINA_RUNNERS["python"]
 
 D37_ONE = {"board": "D3-7", "pieces": {"Y": [(0, 0)], "R": [(3, -3)]}}
 
