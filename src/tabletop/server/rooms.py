@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import secrets
+import threading
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.replay import BOARD_HISTORY
-from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
+from tabletop.server.store import AppendAction, MatchRow, RemoveAction, SeatRow, Store
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
@@ -383,6 +384,9 @@ class RoomManager:
         # One writer thread: the event loop never blocks on the database and SQLite sees
         # one writer at a time (no "database is locked" retries).
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
+        self._waiting_writes: list[tuple[AppendAction | RemoveAction, asyncio.Future[bool]]] = []
+        self._waiting_lock = threading.Lock()
+        self._flush_queued = False
         self._closing = False
         self._catching_up: set[asyncio.Task[None]] = set()
         self._creations = SlidingWindow(matches_per_minute)
@@ -408,6 +412,37 @@ class RoomManager:
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
+
+    async def _write(self, write: AppendAction | RemoveAction) -> bool:
+        """Commits an action or an undo; ``False`` if the match is no longer at its version.
+
+        Writes wait in a list while the database thread is busy, and it commits all that
+        wait in one transaction (:meth:`Store.commit_writes`): under load one commit (and
+        one wake-up of the event loop) serves many actions.  A write is still committed
+        before its caller goes on, and before anything :meth:`run_db` is given later.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        with self._waiting_lock:
+            self._waiting_writes.append((write, future))
+            first = not self._flush_queued
+            self._flush_queued = True
+        if first:
+            # The executor runs its jobs in order, so a run_db queued after this write
+            # runs after the flush that commits it.
+            self._db.submit(self._flush_writes, loop)
+        return await future
+
+    def _flush_writes(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the database thread: commits every waiting write, then answers them all at once."""
+        with self._waiting_lock:
+            batch, self._waiting_writes = self._waiting_writes, []
+            self._flush_queued = False
+        try:
+            answers = self.store.commit_writes([write for write, _ in batch])
+        except Exception as exc:
+            answers = [exc] * len(batch)
+        loop.call_soon_threadsafe(_settle, [future for _, future in batch], answers)
 
     async def run_db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Runs ``fn(*args, **kwargs)`` on the database thread, after every write queued before it."""
@@ -643,11 +678,9 @@ class RoomManager:
             if room.undoable_by() != seat:
                 raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
             ply = len(room.moves) - 1
-            try:
-                await self._run_db(self.store.remove_last_action, room.id, ply, room.version)
-            except StaleVersionError:
+            if not await self._write(RemoveAction(room.id, room.version, ply)):
                 await self._stale(room)
-                raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+                raise RoomError(409, "stale_version", "the match changed meanwhile; reload")
             room.pop()
             room.version += 1
         self._after_change(room, origin)
@@ -829,19 +862,12 @@ class RoomManager:
             raise RoomError(422, "illegal_move", str(exc), reason=reason_of(exc)) from None
         text = state.move_to_str(move)
         outcome = new_state.outcome()
-        try:
-            await self._run_db(
-                self.store.append_action,
-                room.id,
-                len(room.moves),
-                seat,
-                text,
-                room.version,
-                outcome.to_json() if outcome is not None else None,
-            )
-        except StaleVersionError:
+        write = AppendAction(
+            room.id, room.version, len(room.moves), seat, text, outcome.to_json() if outcome is not None else None
+        )
+        if not await self._write(write):
             await self._stale(room)
-            raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+            raise RoomError(409, "stale_version", "the match changed meanwhile; reload")
         room.push(new_state, move, text, seat)
         room.version += 1
         if outcome is not None:
@@ -967,6 +993,17 @@ class RoomManager:
     def is_loaded(self, match_id: str) -> bool:
         """Whether the match is in memory (for tests)."""
         return match_id in self._rooms
+
+
+def _settle(futures: Sequence[asyncio.Future[bool]], answers: Sequence[bool | Exception]) -> None:
+    """Hands each waiting write its answer (on the event loop); a caller that left is skipped."""
+    for future, answer in zip(futures, answers, strict=True):
+        if future.done():
+            continue
+        if isinstance(answer, Exception):
+            future.set_exception(answer)
+        else:
+            future.set_result(answer)
 
 
 def _set_up(game: Game, config: GameConfig) -> tuple[GameConfig, State]:
