@@ -156,7 +156,7 @@ class Room:
     bot_task: asyncio.Task[None] | None = None
     ended: dict[str, Any] | None = None
     """Set when the match ended outside the rules (resigned, aborted): no more actions."""
-    _view_cache: tuple[int, str] | None = None
+    _view_cache: tuple[int, dict[str, Any], str | None] | None = None
     _board_cache: tuple[int, str | None] | None = None
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
@@ -304,15 +304,27 @@ class Room:
 
         Every client gets the same bytes.
         """
-        if self._view_cache is None or self._view_cache[0] != self.version:
-            self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
-        text = self._view_cache[1]
+        version, view, text = self._cached_view()
+        if text is None:
+            text = json.dumps(view, separators=(",", ":"))
+            self._view_cache = (version, view, text)
         return self.with_board(text) if board else text
+
+    def _cached_view(self) -> tuple[int, dict[str, Any], str | None]:
+        """:meth:`view` of this version (built once: an update, the joins and the HTTP views
+        of one version share it), with its JSON text once someone needed it.
+
+        Whatever changes the view without a new version (a seat's player or name, the end
+        of a resigned match) sets ``_view_cache`` to ``None``.
+        """
+        if self._view_cache is None or self._view_cache[0] != self.version:
+            self._view_cache = (self.version, self.view(), None)
+        return self._view_cache
 
     def join_text(self, board: bool = False) -> str:
         """The full view for a newly connected client; later updates patch this version."""
         if self._sent is None or self._sent[0] != self.version:
-            view = self.view()
+            view = self._cached_view()[1]
             self._sent = (self.version, view["state"], len(view["log"]))
         return self.view_text(board)
 
@@ -324,11 +336,11 @@ class Room:
         sent (the map, for one, never changes), with ``base`` naming the version the patch
         applies to; a client that holds another version reconnects for a full view.
         """
-        view = self.view()
+        view = self._cached_view()[1]
         sent = self._sent
         self._sent = (self.version, view["state"], len(view["log"]))
         if sent is None:
-            return json.dumps(view, separators=(",", ":"))
+            return self.view_text(board=False)
         base_version, base_state, base_log = sent
         state = view["state"]
         log_from = min(base_log, len(view["log"]))
@@ -457,6 +469,7 @@ class RoomManager:
         seats = list(room.seats)
         seats[seat] = dataclasses.replace(seats[seat], agent=agent)
         room.seats = tuple(seats)
+        room._view_cache = None  # the view names each seat's agent
 
     def refresh(self, room: Room) -> None:
         """Sends the view again after a change that kept the version (a seat's player, the
