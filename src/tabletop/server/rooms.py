@@ -46,6 +46,8 @@ T = TypeVar("T")
 HUMAN = "human"
 HISTORY = 16
 """Positions a room keeps in memory; a turn has at most a few actions (3 in Terra Nova)."""
+INLINE_REPLAY = 8
+"""Actions from another process applied on the event loop (a few engine steps); more go to a thread."""
 
 
 class RoomError(Exception):
@@ -751,17 +753,29 @@ class RoomManager:
         them) rebuilds the room.  Its sockets, lock and bot task stay.  The caller holds
         ``room.lock``.  Returns whether the room changed.
         """
-        row = await self._run_db(self.store.load_match, room.id)
+        known = len(room.texts)
+        # Only the actions from the last known one on are read: with no undo since, the
+        # stored log is the cached one and more (its version moved by as many as its
+        # actions), and the overlap checks that the last known action is still there.
+        since = max(known - 1, 0)
+        row = await self._run_db(self.store.load_match, room.id, since)
         if row is None or row.version == room.version:
             return False
         texts = [text for _, text in row.actions]
-        known = len(room.texts)
-        if len(texts) >= known and texts[:known] == room.texts:
-            new = row.actions[known:]
-            steps = await asyncio.to_thread(_replay_further, room.state, new)
+        appended = row.version - room.version == since + len(texts) - known
+        if appended and (known == 0 or texts[:1] == room.texts[-1:]):
+            new = row.actions[known - since :]
+            if len(new) <= INLINE_REPLAY:
+                steps = _replay_further(room.state, new)
+            else:
+                steps = await asyncio.to_thread(_replay_further, room.state, new)
             for (seat, text), (state, move) in zip(new, steps, strict=True):
                 room.push(state, move, text, seat)
         else:
+            if since:
+                row = await self._run_db(self.store.load_match, room.id)
+                if row is None:
+                    return False
             fresh = await asyncio.to_thread(_rebuild_room, room.game, row)
             room.initial, room.states = fresh.initial, fresh.states
             room.moves, room.texts, room.actors, room.turns = fresh.moves, fresh.texts, fresh.actors, fresh.turns

@@ -222,7 +222,7 @@ class MatchRow:
     finished: bool
     seats: tuple[SeatRow, ...]
     actions: tuple[tuple[int, str], ...]
-    """``(seat, notation)`` per ply."""
+    """``(seat, notation)`` per ply, from the ply :meth:`Store.load_match` was asked for."""
     rated: bool = False
 
 
@@ -371,15 +371,18 @@ class Store:
                 ],
             )
 
-    def load_match(self, match_id: str) -> MatchRow | None:
-        """The stored match, or ``None``."""
+    def load_match(self, match_id: str, from_ply: int = 0) -> MatchRow | None:
+        """The stored match, or ``None``; its ``actions`` from ply ``from_ply`` on (a cache
+        that holds the earlier ones reads only what it lacks)."""
         with self.engine.connect() as conn:
             row = conn.execute(select(matches).where(matches.c.id == match_id)).first()
             if row is None:
                 return None
             seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
             action_rows = conn.execute(
-                select(actions.c.seat, actions.c.action).where(actions.c.match_id == match_id).order_by(actions.c.ply)
+                select(actions.c.seat, actions.c.action)
+                .where(actions.c.match_id == match_id, actions.c.ply >= from_ply)
+                .order_by(actions.c.ply)
             ).all()
         config = row.config if isinstance(row.config, dict) else json.loads(row.config)
         return MatchRow(
