@@ -16,6 +16,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ T = TypeVar("T")
 HUMAN = "human"
 HISTORY = 16
 """Positions a room keeps in memory; a turn has at most a few actions (3 in Terra Nova)."""
+SWEEP_S = 60.0
+"""The longest time between two looks for idle rooms (:meth:`RoomManager.evict_idle`)."""
 INLINE_REPLAY = 8
 """Actions from another process applied on the event loop (a few engine steps); more go to a thread."""
 
@@ -132,6 +135,10 @@ class RoomHooks:
     def left(self, room: Room, send: Subscriber) -> None:
         """A client disconnected."""
 
+    def holds(self, room: Room) -> bool:
+        """Whether the room must stay in memory although nobody used it for a while."""
+        return False
+
 
 @dataclass
 class Room:
@@ -164,6 +171,8 @@ class Room:
     _log: list[dict[str, Any]] = field(default_factory=list)
     rated: bool = False
     """Asked for rated and not made unrated since (``server/ratings.py``)."""
+    used: float = 0.0
+    """When the room was last asked for (:meth:`RoomManager.get`; monotonic seconds)."""
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -387,8 +396,14 @@ class RoomManager:
         max_sockets_per_match: int = 100,
         max_sockets_per_client: int = 32,
         engine: str = "python",
+        idle_s: float = 1800.0,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
+        self.idle_s = idle_s
+        """A room nobody used for this long leaves memory (:meth:`evict_idle`)."""
+        self.now = now
+        self._swept = now()
         self.engine = engine
         """The engine the matches run on (``Settings.engine``)."""
         self.bots = bots
@@ -573,7 +588,7 @@ class RoomManager:
             [SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seats],
             rated,
         )
-        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated)
+        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated, used=self.now())
         self._rooms[match_id] = room
         self._schedule_bot(room)
         return room, tokens
@@ -591,8 +606,12 @@ class RoomManager:
             RoomError: 404 if there is no such match, 410 if its stored game can no
                 longer be set up or replayed by this version of the engines.
         """
+        now = self.now()
+        if now - self._swept >= min(self.idle_s / 4, SWEEP_S):
+            self.evict_idle(now)
         room = self._rooms.get(match_id)
         if room is not None:
+            room.used = now
             return room
         lock = self._loading.setdefault(match_id, asyncio.Lock())
         try:
@@ -613,11 +632,38 @@ class RoomManager:
                         410, "unavailable_match", "this match can no longer be replayed by this server"
                     ) from None
                 await self.hooks.loaded(room)
+                room.used = self.now()
                 self._rooms[match_id] = room
         finally:
             self._loading.pop(match_id, None)
         self._schedule_bot(room)
         return room
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Drops the rooms nobody used for :attr:`idle_s`; returns how many.
+
+        Kept: a room with a socket, a request or a write under way (its lock), a bot
+        thinking, or one the hooks hold (a lobby match's running clock).  The database has
+        all of a dropped room, so :meth:`get` reloads it as after a restart.  Called from
+        :meth:`get` (at most every :data:`SWEEP_S`), synchronously: no request can take
+        a room between the check and the drop.
+        """
+        now = self.now() if now is None else now
+        self._swept = now
+        idle = [
+            match_id
+            for match_id, room in self._rooms.items()
+            if now - room.used >= self.idle_s
+            and not room.subscribers
+            and not room.lock.locked()
+            and (room.bot_task is None or room.bot_task.done())
+            and not self.hooks.holds(room)
+        ]
+        for match_id in idle:
+            del self._rooms[match_id]
+        if idle:
+            log.info("dropped %d idle matches from memory", len(idle))
+        return len(idle)
 
     async def resume_bots(self) -> int:
         """Loads every unfinished match with bots so their turns go on after a restart.

@@ -195,6 +195,10 @@ class Tables(RoomHooks):
         self._note_turn(room, table, now_ms)
         self._send_table(room, table)
 
+    def holds(self, room: Room) -> bool:
+        # The clock keeper reads the rooms of unfinished tables: they stay in memory.
+        return room.id in self.tables and self._seat_to_move(room) is not None
+
     def joined(self, room: Room, send: Subscriber) -> None:
         if room.id in self.tables:
             self._spawn(self._greet(room, send))
