@@ -36,6 +36,7 @@ def idle_client(settings: Settings) -> Iterator[tuple[TestClient, FakeClock]]:
         rooms: RoomManager = client.app.state.rooms  # type: ignore[attr-defined]
         assert rooms.idle_s == IDLE_S
         rooms.now = clock
+        assert rooms.evict_idle() == 0  # nothing loaded yet; the next look is due SWEEP_S from now
         yield client, clock
 
 

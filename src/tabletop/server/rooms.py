@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -87,8 +88,12 @@ class RoomError(Exception):
         return body
 
 
+@functools.lru_cache(maxsize=4096)
 def hash_token(token: str) -> str:
-    """Seat tokens are stored hashed, so a leaked database does not leak seats."""
+    """Seat tokens are stored hashed, so a leaked database does not leak seats.
+
+    Remembered for the tokens in play (every action sends one), a few thousand at most.
+    """
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
