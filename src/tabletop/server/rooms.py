@@ -855,7 +855,7 @@ class RoomManager:
         room = self._rooms.get(match_id)
         if room is None or room.version >= version or self._closing:
             return
-        task = asyncio.get_running_loop().create_task(self._catch_up(room))
+        task = asyncio.get_running_loop().create_task(self._catch_up(room, version))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -866,9 +866,13 @@ class RoomManager:
             self._catching_up.add(task)
             task.add_done_callback(self._catching_up.discard)
 
-    async def _catch_up(self, room: Room) -> None:
+    async def _catch_up(self, room: Room, version: int | None = None) -> None:
         try:
             async with room.lock:
+                # This process's own commit is often heard before its writer is answered:
+                # by the time the lock is free the room is there, with nothing to read.
+                if version is not None and room.version >= version:
+                    return
                 changed = await self.refresh_from_store(room)
         except Exception:
             log.exception("match %s could not be reloaded", room.id)

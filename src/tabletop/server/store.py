@@ -15,9 +15,11 @@ which the store runs on start; a change to a table here needs a new migration
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +48,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Dialect, make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import PoolProxiedConnection, StaticPool
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, Update
 
@@ -330,6 +332,10 @@ class Store:
         self.notifies = self.engine.dialect.name == "postgresql"
         """Whether each committed change is announced on the bus (``server/bus.py``)."""
         self._sql = _WriteSql(self.engine.dialect)
+        self._writer: PoolProxiedConnection | None = None
+        """The connection that commits actions and undos, kept between batches (a
+        checkout from the pool per batch cost as much CPU as the statements)."""
+        self._writer_lock = threading.Lock()
         try:
             migrate.upgrade(self.engine)
         except BaseException:
@@ -338,6 +344,10 @@ class Store:
 
     def close(self) -> None:
         """Releases the connection pool."""
+        with self._writer_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
         self.engine.dispose()
 
     def create_match(
@@ -451,10 +461,22 @@ class Store:
         return answers
 
     def _commit(self, writes: Sequence[AppendAction | RemoveAction]) -> list[bool]:
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = self.engine.raw_connection()
+            try:
+                return self._commit_on(self._writer, writes)
+            except BaseException:
+                # The connection may be broken: the next batch takes a fresh one.
+                writer, self._writer = self._writer, None
+                with contextlib.suppress(Exception):
+                    writer.invalidate()
+                raise
+
+    def _commit_on(self, raw: PoolProxiedConnection, writes: Sequence[AppendAction | RemoveAction]) -> list[bool]:
         sql = self._sql
         at = now()
         done: list[bool] = []
-        raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
             try:
@@ -500,10 +522,9 @@ class Store:
                 cursor.close()
             raw.commit()
         except BaseException:
-            raw.rollback()
+            with contextlib.suppress(Exception):
+                raw.rollback()
             raise
-        finally:
-            raw.close()
         return done
 
     def unfinished_bot_matches(self) -> list[str]:
