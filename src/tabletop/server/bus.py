@@ -2,10 +2,13 @@
 
 On PostgreSQL the store sends ``NOTIFY tabletop_matches, '<match id> <version>'`` inside
 the transaction that commits an action or an undo (so it is delivered on commit, and
-only then), and each process LISTENs on one connection of its own in a thread.  A
-process that hears of a version newer than its cached room reloads the room from the
-database and sends the change to its sockets, so a socket on any process hears every
-update of its match, whichever process accepted the action.  On SQLite there is one
+only then), and each process LISTENs on one connection of its own in a thread.  An
+action's notice also carries the action, ``'<match id> <version> <ply> <seat> <notation>'``
+(:class:`Step`): a process whose cached room is at the version before applies it as it
+is, without reading the database.  A process that hears of any other version newer than
+its cached room reloads the room from the database.  Either way it sends the change to
+its sockets, so a socket on any process hears every update of its match, whichever
+process accepted the action.  On SQLite there is one
 process and nothing to hear: the bus is not started.
 """
 
@@ -15,6 +18,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from sqlalchemy.engine import make_url
 
@@ -32,18 +36,51 @@ def is_postgres(url: str) -> bool:
     return make_url(url).get_backend_name() == "postgresql"
 
 
+MAX_PAYLOAD = 7000
+"""PostgreSQL refuses a notification payload of 8000 bytes or more; a longer action is
+announced without itself (the listeners read it from the database)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The action an action's notice carries: its ply, its seat and its notation."""
+
+    ply: int
+    seat: int
+    action: str
+
+
+def notice_payload(match_id: str, version: int, step: Step | None = None) -> str:
+    """The payload announcing that ``match_id`` is at ``version`` (after ``step``, if given)."""
+    if step is not None:
+        payload = f"{match_id} {version} {step.ply} {step.seat} {step.action}"
+        if len(payload.encode()) <= MAX_PAYLOAD:
+            return payload
+    return f"{match_id} {version}"
+
+
 def parse_notice(payload: str) -> tuple[str, int] | None:
     """``(match_id, version)`` from a notification's payload, or ``None`` if malformed."""
-    match_id, _, version = payload.partition(" ")
+    match_id, _, rest = payload.partition(" ")
+    version = rest.split(" ", 1)[0]
     if not match_id or not version.isdigit():
         return None
     return match_id, int(version)
 
 
+def parse_step(payload: str) -> Step | None:
+    """The action a notice carries, or ``None`` (an undo's notice, or a malformed one)."""
+    fields = payload.split(" ", 4)
+    if len(fields) != 5 or not fields[2].isdigit() or not fields[3].isdigit() or not fields[4]:
+        return None
+    return Step(int(fields[2]), int(fields[3]), fields[4])
+
+
 class PostgresListener:
     """LISTENs for match changes in a thread and hands each to the event loop.
 
-    ``heard(match_id, version)`` runs on the loop for every notification;
+    ``heard(match_id, version, step)`` runs on the loop for every notification (``step``:
+    the action it carries, or ``None``);
     ``reconnected()`` runs on the loop after each (re)connection, since notifications
     sent while the listener was away are lost and the caller must catch up.
     """
@@ -52,7 +89,7 @@ class PostgresListener:
         self,
         db_url: str,
         loop: asyncio.AbstractEventLoop,
-        heard: Callable[[str, int], None],
+        heard: Callable[[str, int, Step | None], None],
         reconnected: Callable[[], None],
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -87,7 +124,8 @@ class PostgresListener:
                         for notice in conn.notifies(timeout=1.0):
                             parsed = parse_notice(notice.payload)
                             if parsed is not None:
-                                self.loop.call_soon_threadsafe(self.heard, *parsed)
+                                step = parse_step(notice.payload)
+                                self.loop.call_soon_threadsafe(self.heard, *parsed, step)
             except Exception:
                 if self._stop.is_set():
                     return

@@ -38,6 +38,7 @@ from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
+from tabletop.server.bus import Step
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.replay import BOARD_HISTORY
 from tabletop.server.store import AppendAction, MatchRow, RemoveAction, SeatRow, Store
@@ -850,12 +851,13 @@ class RoomManager:
         if await self.refresh_from_store(room):
             asyncio.get_running_loop().call_soon(self.broadcast, room)
 
-    def heard(self, match_id: str, version: int) -> None:
-        """The bus: ``match_id`` is at ``version`` in the database (any process wrote it)."""
+    def heard(self, match_id: str, version: int, step: Step | None = None) -> None:
+        """The bus: ``match_id`` is at ``version`` in the database (any process wrote it),
+        after ``step`` if the notice carried the action."""
         room = self._rooms.get(match_id)
         if room is None or room.version >= version or self._closing:
             return
-        task = asyncio.get_running_loop().create_task(self._catch_up(room, version))
+        task = asyncio.get_running_loop().create_task(self._catch_up(room, version, step))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -866,20 +868,38 @@ class RoomManager:
             self._catching_up.add(task)
             task.add_done_callback(self._catching_up.discard)
 
-    async def _catch_up(self, room: Room, version: int | None = None) -> None:
+    async def _catch_up(self, room: Room, version: int | None = None, step: Step | None = None) -> None:
         try:
             async with room.lock:
                 # This process's own commit is often heard before its writer is answered:
                 # by the time the lock is free the room is there, with nothing to read.
                 if version is not None and room.version >= version:
                     return
-                changed = await self.refresh_from_store(room)
+                if version is not None and step is not None and self._step(room, version, step):
+                    changed = True
+                else:
+                    changed = await self.refresh_from_store(room)
         except Exception:
             log.exception("match %s could not be reloaded", room.id)
             return
         if changed:
             self.broadcast(room)
             self._watch_bot(room)
+
+    @staticmethod
+    def _step(room: Room, version: int, step: Step) -> bool:
+        """Applies an action another process committed, as its notice carries it, if the
+        room is at the version and ply just before; ``False`` (nothing changed) otherwise,
+        and for an action this engine refuses: then the caller reads the database."""
+        if version != room.version + 1 or step.ply != len(room.moves) or room.state.current_player != step.seat:
+            return False
+        try:
+            ((state, move),) = _replay_further(room.state, [(step.seat, step.action)])
+        except TabletopError:
+            return False
+        room.push(state, move, step.action, step.seat)
+        room.version = version
+        return True
 
     @property
     def bot_stall_s(self) -> float:

@@ -53,7 +53,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, Update
 
 from tabletop.server import migrate
-from tabletop.server.bus import CHANNEL
+from tabletop.server.bus import CHANNEL, Step, notice_payload
 
 log = logging.getLogger("tabletop.server")
 
@@ -515,7 +515,8 @@ class Store:
                         )
                     if self.notifies:
                         # Inside the transaction: PostgreSQL delivers it on commit only.
-                        payload = f"{write.match_id} {write.version + 1}"
+                        step = Step(write.ply, write.seat, write.action) if isinstance(write, AppendAction) else None
+                        payload = notice_payload(write.match_id, write.version + 1, step)
                         cursor.execute(sql.notify.text, sql.notify.args(channel=CHANNEL, payload=payload))
                     done.append(True)
             finally:
