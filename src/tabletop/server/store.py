@@ -467,10 +467,13 @@ class Store:
             try:
                 return self._commit_on(self._writer, writes)
             except BaseException:
-                # The connection may be broken: the next batch takes a fresh one.
-                writer, self._writer = self._writer, None
-                with contextlib.suppress(Exception):
-                    writer.invalidate()
+                # A server's connection may be broken: the next batch takes a fresh one.  A
+                # SQLite file has no connection to lose (and an in-memory database would
+                # be lost with it), so that one is kept, rolled back.
+                if self.engine.dialect.name != "sqlite":
+                    writer, self._writer = self._writer, None
+                    with contextlib.suppress(Exception):
+                        writer.invalidate()
                 raise
 
     def _commit_on(self, raw: PoolProxiedConnection, writes: Sequence[AppendAction | RemoveAction]) -> list[bool]:
