@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -64,10 +65,10 @@ def _person(seat: int | None) -> int | None:
 
 def test_replay_switches_at_the_time_of_the_missing_action() -> None:
     clock = MatchClock.start(REAL, 2, 0, T0)  # stored at ply 0; the server died after ply 1
-    replay_switches(clock, [0], [T0 + 20_000], 1, _person)
+    replay_switches(clock, [0], [T0 + 20_000], 0, 1, _person)
     assert clock.running == 1 and clock.turn_started_ms == T0 + 20_000
     assert clock.remaining_ms[0] == 600_000 - 20_000 + 5_000
-    replay_switches(clock, [0], [T0 + 99_000], 1, _person)  # up to date: nothing happens
+    replay_switches(clock, [0], [T0 + 99_000], 0, 1, _person)  # up to date: nothing happens
     assert clock.turn_started_ms == T0 + 20_000
 
 
@@ -75,15 +76,26 @@ def test_replay_switches_charges_each_missed_turn_to_its_seat() -> None:
     # Another process took three actions (seat 0, seat 1, seat 1 again in the same turn):
     # each seat is charged its own turn, not the whole stretch.
     clock = MatchClock.start(REAL, 2, 0, T0)
-    replay_switches(clock, [0, 1, 1], [T0 + 10_000, T0 + 40_000, T0 + 45_000], 0, _person)
+    replay_switches(clock, [0, 1, 1], [T0 + 10_000, T0 + 40_000, T0 + 45_000], 0, 0, _person)
     assert clock.ply == 3 and clock.running == 0 and clock.turn_started_ms == T0 + 45_000
     assert clock.remaining_ms[0] == 600_000 - 10_000 + 5_000
     assert clock.remaining_ms[1] == 600_000 - 35_000 + 5_000
 
 
+def test_replay_switches_reads_times_from_the_first_ply_it_was_given() -> None:
+    # A cache that read the stored match from ply 1 on has the times of actions 1 and 2 only.
+    clock = MatchClock.start(REAL, 2, 0, T0)
+    replay_switches(clock, [0], [T0 + 10_000], 0, 1, _person)
+    replay_switches(clock, [0, 1, 1], [T0 + 40_000, T0 + 45_000], 1, 0, _person)
+    assert clock.ply == 3 and clock.turn_started_ms == T0 + 45_000
+    assert clock.remaining_ms[1] == 600_000 - 35_000 + 5_000
+    with pytest.raises(ValueError, match="before the first known time"):
+        replay_switches(MatchClock.start(REAL, 2, 0, T0), [0, 1], [T0 + 40_000], 1, 0, _person)
+
+
 def test_replay_switches_stops_no_clock_for_a_bot_seat() -> None:
     clock = MatchClock.start(REAL, 2, 0, T0)
-    replay_switches(clock, [0], [T0 + 10_000], 1, lambda seat: None if seat == 1 else seat)
+    replay_switches(clock, [0], [T0 + 10_000], 0, 1, lambda seat: None if seat == 1 else seat)
     assert clock.running is None and clock.remaining_ms[0] == 600_000 - 10_000 + 5_000
 
 

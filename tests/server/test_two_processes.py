@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabletop.server.app import create_app
-from tabletop.server.bus import is_postgres, parse_notice
+from tabletop.server.bus import Step, is_postgres, notice_payload, parse_notice, parse_step
 from tabletop.server.config import Settings
 from tabletop.server.lobby_store import insert_chat, load_chat
 from tabletop.server.store import SeatRow, Store
@@ -89,6 +89,45 @@ def test_bus_notices_are_parsed_strictly() -> None:
     assert parse_notice("abc 7") == ("abc", 7)
     for bad in ("", "abc", "abc x", " 7", "abc -1"):
         assert parse_notice(bad) is None
+
+
+def test_an_action_notice_carries_the_action() -> None:
+    payload = notice_payload("abc", 8, Step(7, 1, "h8-k8"))
+    assert parse_notice(payload) == ("abc", 8)
+    assert parse_step(payload) == Step(7, 1, "h8-k8")
+    assert parse_step(notice_payload("abc", 8)) is None  # an undo's notice carries none
+    for bad in ("abc 8 x 1 h8", "abc 8 7 y h8", "abc 8 7 1 ", "abc 8 7 1"):
+        assert parse_step(bad) is None
+    # Past PostgreSQL's payload limit the action stays out; the listeners read it.
+    long = notice_payload("abc", 8, Step(7, 1, "x" * 8000))
+    assert long == "abc 8" and parse_step(long) is None
+
+
+def test_the_other_process_applies_a_notice_without_reading_the_match(
+    pair: tuple[TestClient, TestClient], settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not is_postgres(settings.db_url):
+        pytest.skip("the bus between processes needs PostgreSQL (TABLETOP_TEST_DB); .ci/run sets it")
+    first, second = pair
+    m = create_toy(first)
+    url = f"/api/matches/{m['id']}/ws"
+    with second.websocket_connect(url) as on_second:
+        assert on_second.receive_json()["version"] == 0
+        store = second.app.state.rooms.store  # type: ignore[attr-defined]
+        reads: list[str] = []
+        load_match = store.load_match
+        monkeypatch.setattr(store, "load_match", lambda *args: reads.append(args[0]) or load_match(*args))
+        for version, cell in enumerate("abc"):
+            assert _act(first, m, version, cell).status_code == 200
+            assert on_second.receive_json()["version"] == version + 1
+        assert reads == []
+        view = second.get(f"/api/matches/{m['id']}").json()
+        assert [e["action"] for e in view["log"]] == list("abc")
+        # An undo's notice carries no action: that one is read from the database.
+        token = m["seats"][1]["token"]
+        assert first.post(f"/api/matches/{m['id']}/undo", json={"token": token, "version": 3}).status_code == 200
+        assert on_second.receive_json()["version"] == 4
+        assert reads and set(reads) == {m["id"]}
 
 
 def test_a_socket_on_either_process_hears_every_update(pair: tuple[TestClient, TestClient], settings: Settings) -> None:

@@ -1,7 +1,10 @@
-"""``tabletop bench server``: simulated players against one server process on loopback.
+"""``tabletop bench server``: simulated players against server processes on loopback.
 
-The benchmark starts ``tabletop serve`` on a fresh SQLite file, creates ``games`` matches
-of people only (no bots), and connects one websocket per seat.  Each simulated player
+The benchmark starts ``tabletop serve`` on a fresh SQLite file (or ``processes`` of them on
+one PostgreSQL database), creates ``games`` matches of people only (no bots), and connects
+one websocket per seat: to the processes in turn (each socket to the next, as a
+round-robin proxy would, or every socket of a match to one process), or all through
+``proxy``.  Each simulated player
 waits a think time (exponentially distributed around ``think_s``), then sends a
 kind-first random legal move and times the round trip until the server's ack, which
 comes only after the action is committed.  After the run it restarts the server on the
@@ -28,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,12 @@ import httpx2
 from websockets.asyncio.client import connect
 
 from tabletop.server.local import free_port, sigterm_as_keyboard_interrupt, start_server, stop_server
+
+SPREAD_SOCKETS = "socket"
+"""Each socket to the next process in turn, as a round-robin proxy spreads them: the
+players of one match sit on different processes, which hear each other's actions on the bus."""
+SPREAD_MATCHES = "match"
+"""Every socket of a match to the process the match was made on."""
 
 
 @dataclass
@@ -51,7 +61,10 @@ class BenchResult:
     lost: int
     finished_games: int
     server_cpu_s: float | None = None
-    """CPU time the server process used during the run (Linux), or ``None``."""
+    """CPU time the server processes used together while the players played (Linux: user +
+    system time of each process, all its threads, from ``/proc``), or ``None``."""
+    processes: int = 1
+    """How many ``tabletop serve`` processes served the run (on one database)."""
     clock: str | None = None
     """The clock spec of a clocked run, or ``None``."""
     clock_drift_ms: float | None = None
@@ -78,7 +91,8 @@ class BenchResult:
     def summary(self) -> str:
         """A one-paragraph report."""
         return (
-            f"{self.games} simultaneous {self.game} games ({self.finished_games} finished), "
+            (f"{self.processes} server processes, " if self.processes > 1 else "")
+            + f"{self.games} simultaneous {self.game} games ({self.finished_games} finished), "
             f"think time {self.think_s:g} s: {self.actions} actions in {self.seconds:.1f} s = "
             f"{self.actions_per_second:.0f} actions/s; round trip p50 {self.percentile(50):.1f} ms, "
             f"p99 {self.percentile(99):.1f} ms, max {max(self.rtts_ms, default=float('nan')):.1f} ms; "
@@ -113,6 +127,17 @@ def _start_server(port: int, db_url: str) -> subprocess.Popen[bytes]:
         "TABLETOP_OPEN_GAMES_PER_CLIENT": "100000",
     }
     return start_server(cmd, port, stdout=subprocess.DEVNULL, env={**os.environ, **lifted})
+
+
+def _cpu_of(procs: Sequence[subprocess.Popen[bytes]]) -> float | None:
+    """The processes' CPU time together, or ``None`` where ``/proc`` cannot say."""
+    total = 0.0
+    for proc in procs:
+        seconds = _cpu_seconds(proc.pid)
+        if seconds is None:
+            return None
+        total += seconds
+    return total
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -278,7 +303,7 @@ async def _clock_drift(http: httpx2.AsyncClient, started: dict[str, float], resu
 
 
 async def _run_clients(
-    base: str,
+    bases: Sequence[str],
     game: str,
     players: int,
     games: int,
@@ -287,44 +312,57 @@ async def _run_clients(
     seed: int,
     result: BenchResult,
     clock_spec: str | None = None,
+    spread: str = SPREAD_SOCKETS,
+    server_cpu: Callable[[], float | None] = lambda: None,
 ) -> dict[str, int]:
+    """Plays the run; each match is made on the next of ``bases`` in turn, and its sockets
+    go to the next ones (``spread``: each socket, or all of a match's to its process)."""
     rng = random.Random(seed)
     acked: dict[str, int] = {}
     started: dict[str, float] = {}
-    async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
-        matches = []
-        for i in range(games):
+    matches: list[tuple[str, dict[str, Any]]] = []
+    for i in range(games):
+        base = bases[i % len(bases)]
+        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
             if clock_spec is not None:
                 match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
-                matches.append(match)
                 started[match["id"]] = started_at
             else:
                 seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
                 r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
                 r.raise_for_status()
-                matches.append(r.json())
-            acked[matches[-1]["id"]] = 0
-    ws_base = base.replace("http://", "ws://")
+                match = r.json()
+        matches.append((base, match))
+        acked[match["id"]] = 0
     clock = [0.0]
     ready = asyncio.Barrier(games * players + 1)
     tasks = []
-    for m in matches:
+    sockets = itertools.count()
+    for base, m in matches:
         for s in m["seats"]:
+            if spread == SPREAD_SOCKETS:
+                base = bases[next(sockets) % len(bases)]
             player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
-            url = f"{ws_base}/api/matches/{m['id']}/ws"
+            url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
             tasks.append(asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock)))
     clock[0] = time.monotonic() + 3600  # until everyone is connected
     await asyncio.wait_for(ready.wait(), timeout=120)
-    start = time.monotonic()  # everyone is connected: start the clock
+    # Everyone is connected: start the clock, and count the servers' CPU from here (the
+    # set-up, hundreds of handshakes and matches made, is not play).
+    start = time.monotonic()
+    cpu_start = server_cpu()
     clock[0] = start + seconds
     ended = await asyncio.gather(*tasks, return_exceptions=True)
     result.seconds = time.monotonic() - start
+    cpu_end = server_cpu()
+    if cpu_start is not None and cpu_end is not None:
+        result.server_cpu_s = cpu_end - cpu_start
     for outcome in ended:
         if isinstance(outcome, BaseException):
             result.errors += 1
     result.finished_games = sum(1 for i in range(0, len(ended), players) if ended[i] is True)
     if clock_spec is not None:
-        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+        async with httpx2.AsyncClient(base_url=bases[0], timeout=60) as http:
             await _clock_drift(http, started, result)
     return acked
 
@@ -339,47 +377,80 @@ def run_bench(
     seed: int = 0,
     db_dir: Path | None = None,
     clock: str | None = None,
+    db_url: str | None = None,
+    processes: int = 1,
+    proxy: str | None = None,
+    first_port: int | None = None,
+    spread: str = SPREAD_SOCKETS,
 ) -> BenchResult:
     """Runs the benchmark; see the module docstring.
 
-    Raises ``RuntimeError`` if the server fails to start or dies during the run, and
-    ``KeyboardInterrupt`` on Ctrl-C or SIGTERM; the server process is stopped either way.
+    ``db_url`` names the database (default: a fresh SQLite file in ``db_dir`` or a
+    temporary folder); several ``processes`` need PostgreSQL, whose bus tells each process
+    of the others' actions.  With ``proxy`` (a base URL such as ``http://127.0.0.1:8080``)
+    every client goes through it, and the processes listen on ``first_port`` and the
+    ports after it, where the proxy's configuration sends them.
+
+    Raises ``RuntimeError`` if a server fails to start or dies during the run, and
+    ``KeyboardInterrupt`` on Ctrl-C or SIGTERM; the server processes are stopped either way.
     """
-    tmp = tempfile.TemporaryDirectory() if db_dir is None else None
+    tmp = tempfile.TemporaryDirectory() if db_dir is None and db_url is None else None
     folder = Path(tmp.name) if tmp is not None else db_dir
-    assert folder is not None
+    url = db_url if db_url is not None else f"sqlite:///{folder or Path('.')}/bench.db"
     try:
         with sigterm_as_keyboard_interrupt():
-            return _measure(f"sqlite:///{folder / 'bench.db'}", game, players, games, seconds, think_s, seed, clock)
+            return _measure(
+                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread
+            )
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
 def _measure(
-    db_url: str, game: str, players: int, games: int, seconds: float, think_s: float, seed: int, clock: str | None
+    db_url: str,
+    game: str,
+    players: int,
+    games: int,
+    seconds: float,
+    think_s: float,
+    seed: int,
+    clock: str | None,
+    processes: int,
+    proxy: str | None,
+    first_port: int | None,
+    spread: str,
 ) -> BenchResult:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0, clock=clock)
-    proc = _start_server(port, db_url)
+    ports = [first_port + i for i in range(processes)] if first_port is not None else []
+    while len(ports) < processes:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    bases = [proxy.rstrip("/")] if proxy else [f"http://127.0.0.1:{port}" for port in ports]
+    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0, clock=clock, processes=processes)
+    procs: list[subprocess.Popen[bytes]] = []
     try:
-        cpu_before = _cpu_seconds(proc.pid)
-        acked = asyncio.run(_run_clients(base, game, players, games, seconds, think_s, seed, result, clock))
-        cpu_after = _cpu_seconds(proc.pid)
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited during the run (status {proc.returncode})")
-        if cpu_before is not None and cpu_after is not None:
-            result.server_cpu_s = cpu_after - cpu_before
+        for port in ports:
+            procs.append(_start_server(port, db_url))
+        acked = asyncio.run(
+            _run_clients(
+                bases, game, players, games, seconds, think_s, seed, result, clock, spread, lambda: _cpu_of(procs)
+            )
+        )
+        for proc in procs:
+            if proc.poll() is not None:
+                raise RuntimeError(f"a server exited during the run (status {proc.returncode})")
     finally:
-        stop_server(proc)
+        for proc in procs:
+            stop_server(proc)
     result.actions = sum(acked.values())
-    # Restart on the same database: every acknowledged action must be there.
+    # Restart one process on the same database: every acknowledged action must be there.
+    port = ports[0]
     proc = _start_server(port, db_url)
     try:
-        with httpx2.Client(base_url=base, timeout=60) as http:
+        with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
             for match_id, count in acked.items():
-                stored = http.get(f"/api/matches/{match_id}").json()["ply"]
+                stored = http.get(f"/api/matches/{match_id}", params={"board": "false"}).json()["ply"]
                 result.lost += max(0, count - stored)
                 if stored != count:
                     result.errors += 1

@@ -388,13 +388,37 @@ def server(
             help="Clocked games from the lobby: 'realtime:BASE+INCREMENT' or 'turn:SECONDS'; checks clock drift too.",
         ),
     ] = None,
+    processes: Annotated[
+        int, typer.Option("--processes", min=1, help="Server processes on one database (more than 1: PostgreSQL).")
+    ] = 1,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Database URL the servers share (default: a fresh SQLite file)."),
+    ] = None,
+    proxy: Annotated[
+        str | None,
+        typer.Option("--proxy", help="Base URL of a proxy in front of the processes; every client goes through it."),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port", min=1, max=65535, help="First server port (the processes take the next ones); for --proxy."
+        ),
+    ] = None,
+    spread: Annotated[
+        str,
+        typer.Option(
+            "--spread", help="'socket': each socket to the next process in turn; 'match': a match's sockets to one."
+        ),
+    ] = "socket",
 ) -> None:
-    """Simulated players against one server process on loopback: round trips, errors, lost actions.
+    """Simulated players against server processes on loopback: round trips, errors, lost actions, CPU.
 
     The bar: p99 round trip under 100 ms, no error, no lost action (with --clock: and no
     clock drift beyond 1 s).
     """
-    from tabletop.bench.server import parse_clock, run_bench
+    from tabletop.bench.server import SPREAD_MATCHES, SPREAD_SOCKETS, parse_clock, run_bench
+    from tabletop.server.bus import is_postgres
 
     check_seconds(seconds, "--seconds")
     check_seconds(think, "--think")
@@ -406,10 +430,34 @@ def server(
             parse_clock(clock)
         except ValueError as exc:
             fail(str(exc))
-    console.print(f"bench server: {games} {game_id} games of {players}, think time {think:g} s, {seconds:g} s ...")
+    if spread not in (SPREAD_SOCKETS, SPREAD_MATCHES):
+        fail(f"--spread is {SPREAD_SOCKETS!r} or {SPREAD_MATCHES!r}, not {spread!r}")
+    try:
+        postgres = db is not None and is_postgres(db)
+    except Exception:  # not a URL at all
+        fail(f"--db {db!r} is not a database URL, e.g. postgresql+psycopg://user:password@127.0.0.1/bench")
+    if processes > 1 and not postgres:
+        fail("--processes above 1 needs a PostgreSQL --db: on SQLite one process cannot hear another's actions")
+    if proxy is not None and port is None:
+        fail("--proxy needs --port: the first port the processes listen on, where the proxy sends clients")
+    console.print(
+        f"bench server: {games} {game_id} games of {players}, think time {think:g} s, {seconds:g} s, "
+        f"{processes} server process{'es' if processes > 1 else ''} ..."
+    )
     try:
         result = run_bench(
-            game=game_id, players=players, games=games, seconds=seconds, think_s=think, seed=seed, clock=clock
+            game=game_id,
+            players=players,
+            games=games,
+            seconds=seconds,
+            think_s=think,
+            seed=seed,
+            clock=clock,
+            db_url=db,
+            processes=processes,
+            proxy=proxy,
+            first_port=port,
+            spread=spread,
         )
     except KeyboardInterrupt:
         say_err("bench server: interrupted; the server process is stopped, nothing was measured")

@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_client=settings.max_sockets_per_client,
             engine=settings.engine,
             leadership=leadership,
+            idle_s=settings.room_idle_s,
         )
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded

@@ -2,10 +2,13 @@
 
 On PostgreSQL the store sends ``NOTIFY tabletop_matches, '<match id> <version>'`` inside
 the transaction that commits an action or an undo (so it is delivered on commit, and
-only then), and each process LISTENs on one connection of its own in a thread.  A
-process that hears of a version newer than its cached room reloads the room from the
-database and sends the change to its sockets, so a socket on any process hears every
-update of its match, whichever process accepted the action.  On SQLite there is one
+only then), and each process LISTENs on one connection of its own in a thread.  An
+action's notice also carries the action, ``'<match id> <version> <ply> <seat> <notation>'``
+(:class:`Step`): a process whose cached room is at the version before applies it as it
+is, without reading the database.  A process that hears of any other version newer than
+its cached room reloads the room from the database.  Either way it sends the change to
+its sockets, so a socket on any process hears every update of its match, whichever
+process accepted the action.  On SQLite there is one
 process and nothing to hear: the bus is not started.
 """
 
@@ -15,6 +18,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from sqlalchemy.engine import make_url
 
@@ -43,25 +47,60 @@ def is_postgres(url: str) -> bool:
     return make_url(url).get_backend_name() == "postgresql"
 
 
+MAX_PAYLOAD = 7000
+"""PostgreSQL refuses a notification payload of 8000 bytes or more; a longer action is
+announced without itself (the listeners read it from the database)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The action an action's notice carries: its ply, its seat and its notation."""
+
+    ply: int
+    seat: int
+    action: str
+
+
+def notice_payload(match_id: str, version: int, step: Step | None = None) -> str:
+    """The payload announcing that ``match_id`` is at ``version`` (after ``step``, if given)."""
+    if step is not None:
+        payload = f"{match_id} {version} {step.ply} {step.seat} {step.action}"
+        if len(payload.encode()) <= MAX_PAYLOAD:
+            return payload
+    return f"{match_id} {version}"
+
+
 def parse_notice(payload: str) -> tuple[str, int] | None:
     """``(match_id, version)`` from a notification's payload, or ``None`` if malformed."""
-    match_id, _, version = payload.partition(" ")
+    match_id, _, rest = payload.partition(" ")
+    version = rest.split(" ", 1)[0]
     if not match_id or not version.isdigit():
         return None
     return match_id, int(version)
 
 
-Handler = Callable[[str, int], None]
-"""Runs on the event loop for each ``'<match id> <number>'`` notification of its channel."""
+def parse_step(payload: str) -> Step | None:
+    """The action a notice carries, or ``None`` (an undo's notice, or a malformed one)."""
+    fields = payload.split(" ", 4)
+    if len(fields) != 5 or not fields[2].isdigit() or not fields[3].isdigit() or not fields[4]:
+        return None
+    return Step(int(fields[2]), int(fields[3]), fields[4])
+
+
+Handler = Callable[..., None]
+"""Runs on the event loop for each ``'<match id> <number>'`` notification of its channel:
+``handler(match_id, number)``, and on :data:`CHANNEL` ``heard(match_id, version, step)``
+(``step``: the action the notice carries, or ``None``)."""
 
 
 class PostgresListener:
     """LISTENs in a thread and hands each notification to the event loop.
 
-    ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version)``, and
-    :data:`CHAT_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs on the loop for each of
-    its notifications; ``reconnected()`` runs on the loop after each (re)connection, since
-    notifications sent while the listener was away are lost and the caller must catch up.
+    ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version, step)``,
+    and :data:`CHAT_CHANNEL`, :data:`SEATS_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs
+    on the loop for each of its notifications; ``reconnected()`` runs on the loop after each
+    (re)connection, since notifications sent while the listener was away are lost and the
+    caller must catch up.
     """
 
     def __init__(
@@ -104,7 +143,12 @@ class PostgresListener:
                         for notice in conn.notifies(timeout=1.0):
                             parsed = parse_notice(notice.payload)
                             handler = self.handlers.get(notice.channel)
-                            if parsed is not None and handler is not None:
+                            if parsed is None or handler is None:
+                                continue
+                            if notice.channel == CHANNEL:
+                                step = parse_step(notice.payload)
+                                self.loop.call_soon_threadsafe(handler, *parsed, step)
+                            else:
                                 self.loop.call_soon_threadsafe(handler, *parsed)
             except Exception:
                 if self._stop.is_set():

@@ -204,6 +204,7 @@ def replay_switches(
     clock: MatchClock,
     actors: Sequence[int],
     action_ms: Sequence[int],
+    first_ply: int,
     to_move: int | None,
     runs_for: Callable[[int | None], int | None],
 ) -> None:
@@ -214,10 +215,14 @@ def replay_switches(
     clock) makes each missed switch at that action's time, so every seat is charged
     exactly its turns.  The seat to move after an action is the next action's actor, and
     ``to_move`` after the last; ``runs_for(seat)`` is the seat whose clock runs when
-    ``seat`` is to move (``None`` for a bot's seat or no seat).
+    ``seat`` is to move (``None`` for a bot's seat or no seat).  ``action_ms[i]`` is the
+    time of action ``first_ply + i`` (a stored match read from that ply on); the clock
+    must not be behind it.
     """
     count = len(actors)
+    if clock.ply < first_ply:
+        raise ValueError(f"the clock is at action {clock.ply}, before the first known time ({first_ply})")
     for ply in range(min(clock.ply, count), count):
         after = actors[ply + 1] if ply + 1 < count else to_move
-        clock.switch(runs_for(after), ply + 1, action_ms[ply])
+        clock.switch(runs_for(after), ply + 1, action_ms[ply - first_ply])
     clock.ply = count

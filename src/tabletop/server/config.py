@@ -53,6 +53,7 @@ LIMIT_FIELDS = (
     "ws_messages_per_minute",
     "token_failures_per_minute",
     "matches_per_minute",
+    "room_idle_s",
     # The lobby, clocks and chat (tabletop.server.lobby; docs/server.md, "Lobby").
     "joins_per_minute",
     "max_open_games",
@@ -124,6 +125,9 @@ class Settings:
             oldest failure is a minute old.
         matches_per_minute: matches one client address may create in any 60 s (lobby
             games count too).
+        room_idle_s: seconds a match may stay in a process's memory unused (no socket,
+            no request, no bot thinking) before it is dropped; the next use reloads it
+            from the database.
         joins_per_minute: lobby seats one client address may take in any 60 s.
         max_open_games: lobby games open (waiting for players) on the server at once.
         open_games_per_client: lobby games one client address may have open at once.
@@ -191,6 +195,7 @@ class Settings:
     ws_messages_per_minute: int = 600
     token_failures_per_minute: int = 20
     matches_per_minute: int = 20
+    room_idle_s: int = 1800
     joins_per_minute: int = 60
     max_open_games: int = 10_000
     open_games_per_client: int = 10

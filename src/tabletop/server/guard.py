@@ -86,6 +86,10 @@ def _bounded_int(text: str) -> int:
     return value
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
+"""One decoder for every message (``json.loads`` with hooks builds a new one each call)."""
+
+
 def strict_json(data: bytes | str, max_depth: int) -> Any:
     """Parses JSON as the standard (RFC 8259) defines it, within the server's limits.
 
@@ -100,7 +104,7 @@ def strict_json(data: bytes | str, max_depth: int) -> Any:
         except UnicodeDecodeError:
             raise BadJSON("the body is not UTF-8 text") from None
     try:
-        value = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
+        value = _DECODER.decode(data)
     except RecursionError:
         raise BadJSON(f"JSON nested deeper than {max_depth} levels") from None
     except BadJSON:

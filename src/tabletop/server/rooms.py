@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
 import secrets
+import threading
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,10 +38,11 @@ from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
+from tabletop.server.bus import Step
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.leader import Leadership, SoleProcess
 from tabletop.server.replay import BOARD_HISTORY
-from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store, iso_at
+from tabletop.server.store import AppendAction, MatchRow, RemoveAction, SeatRow, Store, iso_at
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
@@ -46,6 +50,10 @@ T = TypeVar("T")
 HUMAN = "human"
 HISTORY = 16
 """Positions a room keeps in memory; a turn has at most a few actions (3 in Terra Nova)."""
+SWEEP_S = 60.0
+"""The longest time between two looks for idle rooms (:meth:`RoomManager.evict_idle`)."""
+INLINE_REPLAY = 8
+"""Actions from another process applied on the event loop (a few engine steps); more go to a thread."""
 
 
 class RoomError(Exception):
@@ -82,8 +90,12 @@ class RoomError(Exception):
         return body
 
 
+@functools.lru_cache(maxsize=4096)
 def hash_token(token: str) -> str:
-    """Seat tokens are stored hashed, so a leaked database does not leak seats."""
+    """Seat tokens are stored hashed, so a leaked database does not leak seats.
+
+    Remembered for the tokens in play (every action sends one), a few thousand at most.
+    """
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -134,6 +146,16 @@ class RoomHooks:
     def left(self, room: Room, send: Subscriber) -> None:
         """A client disconnected."""
 
+    def holds(self, room: Room) -> bool:
+        """Whether the room must stay in memory although nobody used it for a while."""
+        return False
+
+    def needs_stored_row(self, room: Room) -> bool:
+        """Whether :meth:`refreshed` must see the stored match of every change another
+        process made (a clock charges each action at its stored time), so an action a bus
+        notice carries is not applied from the notice alone."""
+        return False
+
 
 @dataclass
 class Room:
@@ -160,12 +182,14 @@ class Room:
     bot_task: asyncio.Task[None] | None = None
     ended: dict[str, Any] | None = None
     """Set when the match ended outside the rules (resigned, aborted): no more actions."""
-    _view_cache: tuple[int, str] | None = None
+    _view_cache: tuple[int, dict[str, Any], str | None] | None = None
     _board_cache: tuple[int, str | None] | None = None
     _sent: tuple[int, dict[str, Any], int] | None = None
     _log: list[dict[str, Any]] = field(default_factory=list)
     rated: bool = False
     """Asked for rated and not made unrated since (``server/ratings.py``)."""
+    used: float = 0.0
+    """When the room was last asked for (:meth:`RoomManager.get`; monotonic seconds)."""
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -308,15 +332,27 @@ class Room:
 
         Every client gets the same bytes.
         """
-        if self._view_cache is None or self._view_cache[0] != self.version:
-            self._view_cache = (self.version, json.dumps(self.view(), separators=(",", ":")))
-        text = self._view_cache[1]
+        version, view, text = self._cached_view()
+        if text is None:
+            text = json.dumps(view, separators=(",", ":"))
+            self._view_cache = (version, view, text)
         return self.with_board(text) if board else text
+
+    def _cached_view(self) -> tuple[int, dict[str, Any], str | None]:
+        """:meth:`view` of this version (built once: an update, the joins and the HTTP views
+        of one version share it), with its JSON text once someone needed it.
+
+        Whatever changes the view without a new version (a seat's player or name, the end
+        of a resigned match) sets ``_view_cache`` to ``None``.
+        """
+        if self._view_cache is None or self._view_cache[0] != self.version:
+            self._view_cache = (self.version, self.view(), None)
+        return self._view_cache
 
     def join_text(self, board: bool = False) -> str:
         """The full view for a newly connected client; later updates patch this version."""
         if self._sent is None or self._sent[0] != self.version:
-            view = self.view()
+            view = self._cached_view()[1]
             self._sent = (self.version, view["state"], len(view["log"]))
         return self.view_text(board)
 
@@ -328,11 +364,11 @@ class Room:
         sent (the map, for one, never changes), with ``base`` naming the version the patch
         applies to; a client that holds another version reconnects for a full view.
         """
-        view = self.view()
+        view = self._cached_view()[1]
         sent = self._sent
         self._sent = (self.version, view["state"], len(view["log"]))
         if sent is None:
-            return json.dumps(view, separators=(",", ":"))
+            return self.view_text(board=False)
         base_version, base_state, base_log = sent
         state = view["state"]
         log_from = min(base_log, len(view["log"]))
@@ -378,10 +414,16 @@ class RoomManager:
         max_sockets_per_client: int = 32,
         engine: str = "python",
         leadership: Leadership | None = None,
+        idle_s: float = 1800.0,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.leadership = leadership or SoleProcess()
         """Whether this process does the work that must happen once (``server/leader.py``)."""
+        self.idle_s = idle_s
+        """A room nobody used for this long leaves memory (:meth:`evict_idle`)."""
+        self.now = now
+        self._swept = now()
         self.engine = engine
         """The engine the matches run on (``Settings.engine``)."""
         self.bots = bots
@@ -391,6 +433,9 @@ class RoomManager:
         # One writer thread: the event loop never blocks on the database and SQLite sees
         # one writer at a time (no "database is locked" retries).
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
+        self._waiting_writes: list[tuple[AppendAction | RemoveAction, asyncio.Future[bool]]] = []
+        self._waiting_lock = threading.Lock()
+        self._flush_queued = False
         self._closing = False
         self._catching_up: set[asyncio.Task[None]] = set()
         self._creations = SlidingWindow(matches_per_minute)
@@ -417,6 +462,37 @@ class RoomManager:
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
 
+    async def _write(self, write: AppendAction | RemoveAction) -> bool:
+        """Commits an action or an undo; ``False`` if the match is no longer at its version.
+
+        Writes wait in a list while the database thread is busy, and it commits all that
+        wait in one transaction (:meth:`Store.commit_writes`): under load one commit (and
+        one wake-up of the event loop) serves many actions.  A write is still committed
+        before its caller goes on, and before anything :meth:`run_db` is given later.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        with self._waiting_lock:
+            self._waiting_writes.append((write, future))
+            first = not self._flush_queued
+            self._flush_queued = True
+        if first:
+            # The executor runs its jobs in order, so a run_db queued after this write
+            # runs after the flush that commits it.
+            self._db.submit(self._flush_writes, loop)
+        return await future
+
+    def _flush_writes(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the database thread: commits every waiting write, then answers them all at once."""
+        with self._waiting_lock:
+            batch, self._waiting_writes = self._waiting_writes, []
+            self._flush_queued = False
+        try:
+            answers = self.store.commit_writes([write for write, _ in batch])
+        except Exception as exc:
+            answers = [exc] * len(batch)
+        loop.call_soon_threadsafe(_settle, [future for _, future in batch], answers)
+
     async def run_db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Runs ``fn(*args, **kwargs)`` on the database thread, after every write queued before it."""
         return await self._run_db(partial(fn, *args, **kwargs))
@@ -430,6 +506,7 @@ class RoomManager:
         seats = list(room.seats)
         seats[seat] = dataclasses.replace(seats[seat], agent=agent)
         room.seats = tuple(seats)
+        room._view_cache = None  # the view names each seat's agent
 
     def refresh(self, room: Room) -> None:
         """Sends the view again after a change that kept the version (a seat's player, the
@@ -531,7 +608,7 @@ class RoomManager:
             [SeatRow(s.seat, s.name, s.agent, s.token_hash) for s in seats],
             rated,
         )
-        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated)
+        room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated, used=self.now())
         self._rooms[match_id] = room
         self._schedule_bot(room)
         return room, tokens
@@ -549,8 +626,12 @@ class RoomManager:
             RoomError: 404 if there is no such match, 410 if its stored game can no
                 longer be set up or replayed by this version of the engines.
         """
+        now = self.now()
+        if now - self._swept >= min(self.idle_s / 4, SWEEP_S):
+            self.evict_idle(now)
         room = self._rooms.get(match_id)
         if room is not None:
+            room.used = now
             return room
         lock = self._loading.setdefault(match_id, asyncio.Lock())
         try:
@@ -571,6 +652,7 @@ class RoomManager:
                         410, "unavailable_match", "this match can no longer be replayed by this server"
                     ) from None
                 await self.hooks.loaded(room, row)
+                room.used = self.now()
                 self._rooms[match_id] = room
         finally:
             self._loading.pop(match_id, None)
@@ -579,6 +661,32 @@ class RoomManager:
         else:  # the process that took the last action plays the bot; the leader if it stalls
             self._watch_bot(room)
         return room
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Drops the rooms nobody used for :attr:`idle_s`; returns how many.
+
+        Kept: a room with a socket, a request or a write under way (its lock), a bot
+        thinking, or one the hooks hold (a lobby match's running clock).  The database has
+        all of a dropped room, so :meth:`get` reloads it as after a restart.  Called from
+        :meth:`get` (at most every :data:`SWEEP_S`), synchronously: no request can take
+        a room between the check and the drop.
+        """
+        now = self.now() if now is None else now
+        self._swept = now
+        idle = [
+            match_id
+            for match_id, room in self._rooms.items()
+            if now - room.used >= self.idle_s
+            and not room.subscribers
+            and not room.lock.locked()
+            and (room.bot_task is None or room.bot_task.done())
+            and not self.hooks.holds(room)
+        ]
+        for match_id in idle:
+            del self._rooms[match_id]
+        if idle:
+            log.info("dropped %d idle matches from memory", len(idle))
+        return len(idle)
 
     async def resume_bots(self) -> int:
         """Loads every unfinished match with bots so their turns go on after a restart.
@@ -656,11 +764,9 @@ class RoomManager:
             if room.undoable_by() != seat:
                 raise RoomError(409, "cannot_undo", "only your own actions within your current turn can be undone")
             ply = len(room.moves) - 1
-            try:
-                await self._run_db(self.store.remove_last_action, room.id, ply, room.version)
-            except StaleVersionError:
+            if not await self._write(RemoveAction(room.id, room.version, ply)):
                 await self._stale(room)
-                raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+                raise RoomError(409, "stale_version", "the match changed meanwhile; reload")
             room.pop()
             room.version += 1
         self._after_change(room, origin)
@@ -718,17 +824,29 @@ class RoomManager:
         them) rebuilds the room.  Its sockets, lock and bot task stay.  The caller holds
         ``room.lock``.  Returns whether the room changed.
         """
-        row = await self._run_db(self.store.load_match, room.id)
+        known = len(room.texts)
+        # Only the actions from the last known one on are read: with no undo since, the
+        # stored log is the cached one and more (its version moved by as many as its
+        # actions), and the overlap checks that the last known action is still there.
+        since = max(known - 1, 0)
+        row = await self._run_db(self.store.load_match, room.id, since)
         if row is None or row.version == room.version:
             return False
         texts = [text for _, text in row.actions]
-        known = len(room.texts)
-        if len(texts) >= known and texts[:known] == room.texts:
-            new = row.actions[known:]
-            steps = await asyncio.to_thread(_replay_further, room.state, new)
+        appended = row.version - room.version == since + len(texts) - known
+        if appended and (known == 0 or texts[:1] == room.texts[-1:]):
+            new = row.actions[known - since :]
+            if len(new) <= INLINE_REPLAY:
+                steps = _replay_further(room.state, new)
+            else:
+                steps = await asyncio.to_thread(_replay_further, room.state, new)
             for (seat, text), (state, move) in zip(new, steps, strict=True):
                 room.push(state, move, text, seat)
         else:
+            if since:
+                row = await self._run_db(self.store.load_match, room.id)
+                if row is None:
+                    return False
             fresh = await asyncio.to_thread(_rebuild_room, room.game, row)
             room.initial, room.states = fresh.initial, fresh.states
             room.moves, room.texts, room.actors, room.turns = fresh.moves, fresh.texts, fresh.actors, fresh.turns
@@ -753,12 +871,13 @@ class RoomManager:
         if await self.refresh_from_store(room):
             asyncio.get_running_loop().call_soon(self.broadcast, room)
 
-    def heard(self, match_id: str, version: int) -> None:
-        """The bus: ``match_id`` is at ``version`` in the database (any process wrote it)."""
+    def heard(self, match_id: str, version: int, step: Step | None = None) -> None:
+        """The bus: ``match_id`` is at ``version`` in the database (any process wrote it),
+        after ``step`` if the notice carried the action."""
         room = self._rooms.get(match_id)
         if room is None or room.version >= version or self._closing:
             return
-        task = asyncio.get_running_loop().create_task(self._catch_up(room))
+        task = asyncio.get_running_loop().create_task(self._catch_up(room, version, step))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -790,16 +909,39 @@ class RoomManager:
             self._catching_up.add(task)
             task.add_done_callback(self._catching_up.discard)
 
-    async def _catch_up(self, room: Room) -> None:
+    async def _catch_up(self, room: Room, version: int | None = None, step: Step | None = None) -> None:
         try:
             async with room.lock:
-                changed = await self.refresh_from_store(room)
+                # This process's own commit is often heard before its writer is answered:
+                # by the time the lock is free the room is there, with nothing to read.
+                if version is not None and room.version >= version:
+                    return
+                from_notice = step is not None and not self.hooks.needs_stored_row(room)
+                if version is not None and step is not None and from_notice and self._step(room, version, step):
+                    changed = True
+                else:
+                    changed = await self.refresh_from_store(room)
         except Exception:
             log.exception("match %s could not be reloaded", room.id)
             return
         if changed:
             self.broadcast(room)
             self._watch_bot(room)
+
+    @staticmethod
+    def _step(room: Room, version: int, step: Step) -> bool:
+        """Applies an action another process committed, as its notice carries it, if the
+        room is at the version and ply just before; ``False`` (nothing changed) otherwise,
+        and for an action this engine refuses: then the caller reads the database."""
+        if version != room.version + 1 or step.ply != len(room.moves) or room.state.current_player != step.seat:
+            return False
+        try:
+            ((state, move),) = _replay_further(room.state, [(step.seat, step.action)])
+        except TabletopError:
+            return False
+        room.push(state, move, step.action, step.seat)
+        room.version = version
+        return True
 
     @property
     def bot_stall_s(self) -> float:
@@ -896,19 +1038,12 @@ class RoomManager:
             raise RoomError(422, "illegal_move", str(exc), reason=reason_of(exc)) from None
         text = state.move_to_str(move)
         outcome = new_state.outcome()
-        try:
-            await self._run_db(
-                self.store.append_action,
-                room.id,
-                len(room.moves),
-                seat,
-                text,
-                room.version,
-                outcome.to_json() if outcome is not None else None,
-            )
-        except StaleVersionError:
+        write = AppendAction(
+            room.id, room.version, len(room.moves), seat, text, outcome.to_json() if outcome is not None else None
+        )
+        if not await self._write(write):
             await self._stale(room)
-            raise RoomError(409, "stale_version", "the match changed meanwhile; reload") from None
+            raise RoomError(409, "stale_version", "the match changed meanwhile; reload")
         room.push(new_state, move, text, seat)
         room.version += 1
         if outcome is not None:
@@ -1040,6 +1175,17 @@ class RoomManager:
     def is_loaded(self, match_id: str) -> bool:
         """Whether the match is in memory (for tests)."""
         return match_id in self._rooms
+
+
+def _settle(futures: Sequence[asyncio.Future[bool]], answers: Sequence[bool | Exception]) -> None:
+    """Hands each waiting write its answer (on the event loop); a caller that left is skipped."""
+    for future, answer in zip(futures, answers, strict=True):
+        if future.done():
+            continue
+        if isinstance(answer, Exception):
+            future.set_exception(answer)
+        else:
+            future.set_result(answer)
 
 
 def _set_up(game: Game, config: GameConfig) -> tuple[GameConfig, State]:

@@ -15,8 +15,11 @@ which the store runs on start; a change to a table here needs a new migration
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -45,11 +49,15 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.pool import PoolProxiedConnection, StaticPool
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement, Update
 
 from tabletop.server import migrate
-from tabletop.server.bus import CHANNEL
+from tabletop.server.bus import CHANNEL, Step, notice_payload
+
+log = logging.getLogger("tabletop.server")
 
 metadata = MetaData()
 
@@ -218,11 +226,13 @@ class MatchRow:
     finished: bool
     seats: tuple[SeatRow, ...]
     actions: tuple[tuple[int, str], ...]
-    """``(seat, notation)`` per ply."""
+    """``(seat, notation)`` per ply, from the ply :meth:`Store.load_match` was asked for."""
     rated: bool = False
     action_ms: tuple[int, ...] = ()
     """When each action was stored, in epoch milliseconds (the clocks replay their switches
     from these, whichever process accepted the action)."""
+    first_ply: int = 0
+    """The ply of ``actions[0]`` and ``action_ms[0]`` (:meth:`Store.load_match`'s ``from_ply``)."""
 
 
 def now() -> str:
@@ -264,6 +274,73 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+@dataclass(frozen=True, slots=True)
+class AppendAction:
+    """A write of :meth:`Store.commit_writes`: action ``ply``, made on ``version`` of the match."""
+
+    match_id: str
+    version: int
+    ply: int
+    seat: int
+    action: str
+    result: dict[str, Any] | None
+    """The outcome if this action ends the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveAction:
+    """A write of :meth:`Store.commit_writes`: takes back action ``ply`` (an undo), made on ``version``."""
+
+    match_id: str
+    version: int
+    ply: int
+
+
+class _Statement:
+    """A statement compiled once to the driver's own SQL text and parameter style."""
+
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        self.text = compiled.string
+        self._order = list(compiled.positiontup or ()) if dialect.positional else None
+
+    def args(self, **values: Any) -> Any:
+        """The parameters as the driver takes them (a tuple in order, or the mapping)."""
+        return values if self._order is None else tuple(values[name] for name in self._order)
+
+
+class _WriteSql:
+    """The statements of :meth:`Store.commit_writes`, for one dialect."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        def cas(statement: Update) -> Update:
+            return statement.where(matches.c.id == bindparam("id"), matches.c.version == bindparam("old"))
+
+        self.bump_and_finish = _Statement(
+            cas(update(matches)).values(
+                version=bindparam("new"), finished=bindparam("finished"), result=bindparam("result")
+            ),
+            dialect,
+        )
+        self.bump = _Statement(cas(update(matches)).values(version=bindparam("new")), dialect)
+        self.insert_action = _Statement(
+            insert(actions).values(
+                match_id=bindparam("match_id"),
+                ply=bindparam("ply"),
+                seat=bindparam("seat"),
+                action=bindparam("action"),
+                at=bindparam("at"),
+            ),
+            dialect,
+        )
+        self.delete_action = _Statement(
+            delete(actions).where(actions.c.match_id == bindparam("match_id"), actions.c.ply == bindparam("ply")),
+            dialect,
+        )
+        self.notify = _Statement(select(func.pg_notify(bindparam("channel"), bindparam("payload"))), dialect)
+
+
 class Store:
     """The repository: every read and write the rooms need, each in its own transaction."""
 
@@ -273,6 +350,11 @@ class Store:
         """Stamps each action (the server's time source: the clocks replay switches at these)."""
         self.notifies = self.engine.dialect.name == "postgresql"
         """Whether each committed change is announced on the bus (``server/bus.py``)."""
+        self._sql = _WriteSql(self.engine.dialect)
+        self._writer: PoolProxiedConnection | None = None
+        """The connection that commits actions and undos, kept between batches (a
+        checkout from the pool per batch cost as much CPU as the statements)."""
+        self._writer_lock = threading.Lock()
         try:
             migrate.upgrade(self.engine)
         except BaseException:
@@ -286,6 +368,10 @@ class Store:
 
     def close(self) -> None:
         """Releases the connection pool."""
+        with self._writer_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
         self.engine.dispose()
 
     def create_match(
@@ -319,8 +405,9 @@ class Store:
                 ],
             )
 
-    def load_match(self, match_id: str) -> MatchRow | None:
-        """The stored match, or ``None``."""
+    def load_match(self, match_id: str, from_ply: int = 0) -> MatchRow | None:
+        """The stored match, or ``None``; its ``actions`` from ply ``from_ply`` on (a cache
+        that holds the earlier ones reads only what it lacks)."""
         with self.engine.connect() as conn:
             row = conn.execute(select(matches).where(matches.c.id == match_id)).first()
             if row is None:
@@ -328,7 +415,7 @@ class Store:
             seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
             action_rows = conn.execute(
                 select(actions.c.seat, actions.c.action, actions.c.at)
-                .where(actions.c.match_id == match_id)
+                .where(actions.c.match_id == match_id, actions.c.ply >= from_ply)
                 .order_by(actions.c.ply)
             ).all()
         config = row.config if isinstance(row.config, dict) else json.loads(row.config)
@@ -344,6 +431,7 @@ class Store:
             actions=tuple((a.seat, a.action) for a in action_rows),
             rated=bool(row.rated),
             action_ms=tuple(iso_to_ms(a.at) for a in action_rows),
+            first_ply=from_ply,
         )
 
     def append_action(
@@ -360,17 +448,7 @@ class Store:
         Raises:
             StaleVersionError: if another writer changed the match first (nothing is written).
         """
-        with self.engine.begin() as conn:
-            bumped = conn.execute(
-                update(matches)
-                .where(matches.c.id == match_id, matches.c.version == version)
-                .values(version=version + 1, finished=result is not None, result=result)
-            )
-            if bumped.rowcount != 1:
-                raise StaleVersionError(match_id)
-            at = iso_at(self.clock())
-            conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=at))
-            self._announce(conn, match_id, version + 1)
+        self._commit_one(AppendAction(match_id, version, ply, seat, action, result))
 
     def remove_last_action(self, match_id: str, ply: int, version: int) -> None:
         """Deletes action ``ply`` (an undo) and bumps the version.
@@ -378,19 +456,106 @@ class Store:
         Raises:
             StaleVersionError: if another writer changed the match first.
         """
-        with self.engine.begin() as conn:
-            bumped = conn.execute(
-                update(matches)
-                .where(matches.c.id == match_id, matches.c.version == version)
-                .values(version=version + 1)
-            )
-            if bumped.rowcount != 1:
-                raise StaleVersionError(match_id)
-            conn.execute(delete(actions).where(actions.c.match_id == match_id, actions.c.ply == ply))
-            self._announce(conn, match_id, version + 1)
+        self._commit_one(RemoveAction(match_id, version, ply))
 
-    def _announce(self, conn: Connection, match_id: str, version: int) -> None:
-        announce(conn, match_id, version)
+    def _commit_one(self, write: AppendAction | RemoveAction) -> None:
+        if not self._commit([write])[0]:
+            raise StaleVersionError(write.match_id)
+
+    def commit_writes(self, writes: Sequence[AppendAction | RemoveAction]) -> list[bool | Exception]:
+        """Commits many actions and undos, of any matches, in one transaction (a group commit).
+
+        Each write is its own compare-and-set: one whose match is no longer at its
+        ``version`` writes nothing and is ``False`` in the answer, the others are ``True``
+        and committed together.  The statements go to the driver as text compiled once
+        (:class:`_WriteSql`): building and compiling SQLAlchemy statements per action cost
+        more CPU than the database's own work.  If the batch fails for another reason (a
+        constraint, a lost connection), each write is tried again in a transaction of its
+        own, so a bad write fails alone: its place in the answer is the exception.
+        """
+        if len(writes) > 1:
+            try:
+                return list(self._commit(writes))
+            except Exception:
+                log.warning("a batch of %d writes failed; committing them one by one", len(writes), exc_info=True)
+        answers: list[bool | Exception] = []
+        for write in writes:
+            try:
+                answers.extend(self._commit([write]))
+            except Exception as exc:
+                answers.append(exc)
+        return answers
+
+    def _commit(self, writes: Sequence[AppendAction | RemoveAction]) -> list[bool]:
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = self.engine.raw_connection()
+            try:
+                return self._commit_on(self._writer, writes)
+            except BaseException:
+                # A server's connection may be broken: the next batch takes a fresh one.  A
+                # SQLite file has no connection to lose (and an in-memory database would
+                # be lost with it), so that one is kept, rolled back.
+                if self.engine.dialect.name != "sqlite":
+                    writer, self._writer = self._writer, None
+                    with contextlib.suppress(Exception):
+                        writer.invalidate()
+                raise
+
+    def _commit_on(self, raw: PoolProxiedConnection, writes: Sequence[AppendAction | RemoveAction]) -> list[bool]:
+        sql = self._sql
+        at = iso_at(self.clock())
+        done: list[bool] = []
+        try:
+            cursor = raw.cursor()
+            try:
+                for write in writes:
+                    if isinstance(write, AppendAction):
+                        # As SQLAlchemy's JSON type writes it: ``null`` while the game goes on.
+                        result = json.dumps(write.result)
+                        cursor.execute(
+                            sql.bump_and_finish.text,
+                            sql.bump_and_finish.args(
+                                new=write.version + 1,
+                                finished=write.result is not None,
+                                result=result,
+                                id=write.match_id,
+                                old=write.version,
+                            ),
+                        )
+                        if cursor.rowcount != 1:
+                            done.append(False)
+                            continue
+                        cursor.execute(
+                            sql.insert_action.text,
+                            sql.insert_action.args(
+                                match_id=write.match_id, ply=write.ply, seat=write.seat, action=write.action, at=at
+                            ),
+                        )
+                    else:
+                        cursor.execute(
+                            sql.bump.text, sql.bump.args(new=write.version + 1, id=write.match_id, old=write.version)
+                        )
+                        if cursor.rowcount != 1:
+                            done.append(False)
+                            continue
+                        cursor.execute(
+                            sql.delete_action.text, sql.delete_action.args(match_id=write.match_id, ply=write.ply)
+                        )
+                    if self.notifies:
+                        # Inside the transaction: PostgreSQL delivers it on commit only.
+                        step = Step(write.ply, write.seat, write.action) if isinstance(write, AppendAction) else None
+                        payload = notice_payload(write.match_id, write.version + 1, step)
+                        cursor.execute(sql.notify.text, sql.notify.args(channel=CHANNEL, payload=payload))
+                    done.append(True)
+            finally:
+                cursor.close()
+            raw.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            raise
+        return done
 
     def unfinished_bot_matches(self) -> list[str]:
         """Ids of unfinished matches with at least one bot seat (to resume after a restart)."""

@@ -223,6 +223,12 @@ class Tables(RoomHooks):
         row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, room.id)
         if row is None:
             return
+        if table.clock is not None and table.clock.ply < match.first_ply:
+            # The cache read only the newest actions; the clock needs the times of older ones.
+            whole = await self.rooms.run_db(self.rooms.store.load_match, room.id)
+            if whole is None:
+                return
+            match = whole
         table.seat_status, table.ended, table.rematch = list(row.seat_status), row.ended, row.rematch
         room.ended = row.ended
         stored = MatchClock.from_json(row.clock) if row.clock else None
@@ -241,6 +247,7 @@ class Tables(RoomHooks):
             clock,
             room.actors,
             match.action_ms,
+            match.first_ply,
             self._seat_to_move(room),
             lambda seat: self._runs_for(table.seat_status, seat),
         )
@@ -263,6 +270,14 @@ class Tables(RoomHooks):
                 self._switched.add(room.id)
         self._note_turn(room, table, now_ms)
         self._send_table(room, table)
+
+    def holds(self, room: Room) -> bool:
+        # The clock keeper reads the rooms of unfinished tables: they stay in memory.
+        return room.id in self.tables and self._seat_to_move(room) is not None
+
+    def needs_stored_row(self, room: Room) -> bool:
+        # A table's clock is charged at each action's stored time (refreshed, _bring_up).
+        return room.id in self.tables
 
     def joined(self, room: Room, send: Subscriber) -> None:
         if room.id in self.tables:

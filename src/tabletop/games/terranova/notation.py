@@ -18,11 +18,12 @@ Parsing is case-insensitive and ignores surrounding spaces; ``->`` is accepted f
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.errors import InvalidMoveError, count_of, reason_of, short_repr
-from tabletop.games.terranova.board import Board
+from tabletop.games.terranova.board import MAX_CACHED_BOARDS, Board
 from tabletop.games.terranova.messages import SAY
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 
@@ -120,6 +121,21 @@ def _names(board: Board, mask: int) -> list[str]:
     return [board.names[i] for i in board.cells_of(mask)]
 
 
+@functools.lru_cache(maxsize=MAX_CACHED_BOARDS)
+def _board_json(board: Board) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
+    """The cells and landscapes of :func:`state_to_json`, which depend on the board alone
+    (built once a board; callers must not change the entries)."""
+    cells = tuple(
+        {"name": board.names[i], "q": q, "r": r, "landscape": board.landscapes[board.land[i]].id}
+        for i, (q, r) in enumerate(board.coords)
+    )
+    landscapes = tuple(
+        {"id": ls.id, "name": ls.name, "water": ls.water, "colour": ls.color, "pattern": ls.pattern}
+        for ls in board.landscapes
+    )
+    return cells, landscapes
+
+
 def state_to_json(state: State) -> dict[str, Any]:
     """Everything a client needs to draw and play the position.
 
@@ -132,6 +148,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     """
     context = state.context
     board = context.board
+    cells, landscapes = _board_json(board)
     progress: dict[str, Any] = {
         "action": state.action + 1 if state.phase == "play" else None,
         "actions_taken": state.action,
@@ -142,14 +159,10 @@ def state_to_json(state: State) -> dict[str, Any]:
     return {
         "game": "terranova",
         "map": {"id": board.map.id, "name": board.map.name},
-        "cells": [
-            {"name": board.names[i], "q": q, "r": r, "landscape": board.landscapes[board.land[i]].id}
-            for i, (q, r) in enumerate(board.coords)
-        ],
-        "landscapes": [
-            {"id": ls.id, "name": ls.name, "water": ls.water, "colour": ls.color, "pattern": ls.pattern}
-            for ls in board.landscapes
-        ],
+        # New lists of the board's own entries: building 168 cells for every position was
+        # most of this function's time (and a server sends them once per client).
+        "cells": list(cells),
+        "landscapes": list(landscapes),
         "players": [
             {
                 "seat": p,
