@@ -155,7 +155,10 @@ def test_a_socket_opened_before_log_out_no_longer_acts_for_the_account(client: T
     with client.websocket_connect(f"/api/matches/{m['id']}/ws", headers=headers) as ws:
         ws.receive_json()
         ws.send_json({"type": "hello", "req": 1, "token": token})
-        assert ws.receive_json()["type"] in ("welcome", "table")
+        # On PostgreSQL the seat's binding comes back over the bus as a fresh view first.
+        while (greeting := ws.receive_json())["type"] == "state":
+            pass
+        assert greeting["type"] in ("welcome", "table")
         assert client.delete("/api/session", headers=headers).status_code == 204
         ws.send_json({"type": "act", "req": 2, "token": token, "version": 0, "action": "a"})
         while (reply := ws.receive_json())["type"] != "error":

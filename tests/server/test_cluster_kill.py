@@ -167,8 +167,11 @@ class Ledger:
     """Per match, each acknowledged action by ply."""
     chat: dict[str, list[str]] = field(default_factory=dict)
     """Per lobby game, the chat lines the server acknowledged, in the order sent."""
+    chat_unanswered: set[str] = field(default_factory=set)
+    """Chat lines whose answer was lost with a process: stored or not, either is right."""
     served_by: set[str] = field(default_factory=set)
     retries: int = 0
+    """How often a client lost its process (no answer, or the proxy's 5xx) and went on."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def ack(self, match_id: str, ply: int, action: str) -> None:
@@ -195,8 +198,10 @@ class Client:
         try:
             r = self.http.request(method, path, json=body, headers=self.headers)
         except httpx2.TransportError:
-            return None
-        if r.status_code in (502, 503, 504):  # the proxy lost the process mid-request
+            r = None
+        if r is None or r.status_code in (502, 503, 504):  # the proxy lost the process mid-request
+            with self.ledger.lock:
+                self.ledger.retries += 1
             return None
         if served := r.headers.get("x-served-by"):
             with self.ledger.lock:
@@ -207,8 +212,6 @@ class Client:
         """A GET, retried until a process answers."""
         deadline = time.monotonic() + GIVE_UP_S
         while (r := self._send("GET", path)) is None or r.status_code >= 500:
-            with self.ledger.lock:
-                self.ledger.retries += 1
             assert time.monotonic() < deadline, f"no answer to GET {path}"
             time.sleep(0.1)
         assert r.status_code == 200, r.text
@@ -397,6 +400,9 @@ def lobby_match(
         if r is not None and r.status_code == 201:
             with ledger.lock:
                 ledger.chat.setdefault(game_id, []).append(line)
+        elif r is None:
+            with ledger.lock:
+                ledger.chat_unanswered.add(line)
         time.sleep(LOBBY_PACE_S)
 
     playing = {0: tokens[0]} if idle else tokens  # an idle Bob never moves: his time runs out
@@ -516,7 +522,9 @@ def test_three_processes_behind_haproxy_survive_two_kills(cluster: Cluster) -> N
         for game_id in lobby_ids:
             lines = [(m["n"], m["text"]) for m in reader.read(f"/api/matches/{game_id}/chat")["messages"]]
             assert [n for n, _ in lines] == list(range(len(lines)))  # in order, no repeats, no gaps
-            assert [t for _, t in lines] == ledger.chat.get(game_id, [])  # every acknowledged line
+            # every acknowledged line, and beside them only lines whose answer was lost
+            stored = [t for _, t in lines]
+            assert [t for t in stored if t not in ledger.chat_unanswered] == ledger.chat.get(game_id, [])
         # Each clock charged each seat its own turns, at the times the actions were stored
         # (whichever process took them, and across the kills).
         for game_id, at in times.items():
