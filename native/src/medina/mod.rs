@@ -38,6 +38,7 @@
 
 pub mod board;
 pub mod encode;
+pub mod eval;
 pub mod load;
 pub mod state;
 

@@ -16,7 +16,7 @@ use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
-use crate::common::search_py::{self, Options};
+use crate::common::search_py::{self, AlphaBetaOptions, Options};
 use crate::protocol::{Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -205,6 +205,12 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
             state: state_from_setup(setup_json)?,
         })
     }
+
+    /// Each seat's estimated final score (`medina::eval`: `heuristics.evaluate`'s
+    /// first-edition terms).
+    fn evaluate(&self) -> Vec<f64> {
+        super::eval::evaluate(&self.state)[..self.state.num_players as usize].to_vec()
+    }
 });
 
 /// Adds `MedinaState` to the module.
@@ -375,6 +381,12 @@ impl Position for MedinaState {
             num_players: self.state.num_players as usize,
         };
         search_py::run(py, &game, &self.state, options)
+    }
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
+        let game = super::eval::Evaluated {
+            num_players: self.state.num_players as usize,
+        };
+        search_py::run_alphabeta(py, &game, &self.state, options)
     }
     fn describe(&self) -> String {
         let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();

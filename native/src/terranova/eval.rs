@@ -10,6 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::state::{Game, State, MAX_SEATS};
+use crate::common::alphabeta::Evaluate;
 use crate::common::bits::Bits;
 use crate::common::mcts::SearchGame;
 use crate::common::rng::Rng;
@@ -209,6 +210,13 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
     fn rollout_to_end(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
         self.playout_values(state, u32::MAX, rng, returns, scores);
         true
+    }
+}
+
+impl<const W: usize> Evaluate for Evaluated<'_, W> {
+    fn evaluate(&self, state: &State<W>, out: &mut [f64]) {
+        let estimate = evaluate(self.game, state);
+        out.copy_from_slice(&estimate[..out.len()]);
     }
 }
 

@@ -577,7 +577,7 @@ class _NativeEncoding:
 
 class _NativeEngines:
     """The native engines as an engine provider of ``core.registry`` (``make(game_id,
-    engine="native")``, and ``"auto"`` where built), with the native search bot."""
+    engine="native")``, and ``"auto"`` where built), with the native search bots."""
 
     def has_engine(self, game_id: str) -> bool:
         return has_native(game_id)
@@ -589,9 +589,12 @@ class _NativeEngines:
             raise ConfigError(str(exc)) from None
 
     def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
+        # The alpha-beta yardstick is listed even without the extension, so that asking
+        # for it says what is missing rather than that there is no such bot.
+        from tabletop.native.alphabeta import KIND, make_native_alphabeta
         from tabletop.native.mcts import agent_factories
 
-        return agent_factories()
+        return {**agent_factories(), KIND: make_native_alphabeta}
 
 
 register_engine("native", _NativeEngines())
