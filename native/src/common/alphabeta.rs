@@ -176,7 +176,7 @@ impl<G: Evaluate> Searcher<'_, G> {
     ) -> f64 {
         self.nodes += 1;
         self.pv[ply].clear();
-        if self.may_abort && self.nodes % CHECK_EVERY == 0 && self.out_of_budget() {
+        if self.may_abort && self.nodes.is_multiple_of(CHECK_EVERY) && self.out_of_budget() {
             self.aborted = true;
         }
         if self.aborted {
