@@ -241,4 +241,35 @@ mod tests {
             line.apply_legal(action as usize);
         }
     }
+
+    /// Along random games: where an action ends the game with the seat to act the only
+    /// winner, the alpha-beta at depth 1 plays such an action.
+    #[test]
+    fn the_alphabeta_takes_a_winning_end() {
+        let game = Evaluated { num_players: 3 };
+        let one_ply = Settings { max_depth: 1, width: 0 };
+        let mut wins = 0;
+        for seed in 0..12u64 {
+            let mut s = position(3, 0, seed);
+            let mut rng = Rng::new(seed + 100);
+            while !s.is_terminal() {
+                let seat = s.current_player as usize;
+                let mut actions = Vec::new();
+                game.actions(&s, &mut actions);
+                let wins_here = |a: u32| {
+                    let child = game.play(&s, a);
+                    let (winners, k) = child.winners();
+                    child.is_terminal() && k == 1 && winners[0] == seat as u8
+                };
+                if actions.iter().any(|&a| wins_here(a)) {
+                    let found = search(&game, &s, &one_ply, &Budget::default());
+                    assert!(wins_here(found.action.expect("an action")), "seed {seed}");
+                    wins += 1;
+                }
+                let action = s.random_action(&mut |k| rng.below(k)).expect("not over");
+                s.apply_legal(action);
+            }
+        }
+        assert!(wins > 0, "{wins}");
+    }
 }
