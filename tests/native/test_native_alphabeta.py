@@ -115,6 +115,20 @@ def test_medinas_rust_evaluation_is_the_python_one(players: int) -> None:
                     state = state.apply(random_move(state, rng))
 
 
+def test_the_bench_reports_the_depth_reached_in_a_cpu_budget() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    args = ["bench", "alphabeta", "medina", "-n", "3", "--cpu-seconds", "0.05", "--positions", "1", "--width", "4"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Medina alpha-beta" in result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("│ 3"))
+    depth = int(row.split("│")[6])
+    assert depth >= 1
+
+
 def test_without_the_extension_the_bot_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(alphabeta, "native_module", lambda: None)
     with pytest.raises(ConfigError, match="make native"):

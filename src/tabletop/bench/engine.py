@@ -371,6 +371,37 @@ def bench_native_mcts(
     return SearchRate(label, simulations, simulations / seconds, found["nodes"], found["node_bytes"])
 
 
+@dataclass(frozen=True, slots=True)
+class AlphaBetaDepth:
+    """How deep the native alpha-beta got from one position in its CPU budget."""
+
+    ply: int
+    actions: int
+    width: int
+    depth: int
+    nodes: int
+    cpu_seconds: float
+
+
+def bench_native_alphabeta(
+    game: Game, num_players: int, cpu_seconds: float, *, ply: int = 0, seed: int = 0, width: int = 0
+) -> AlphaBetaDepth:
+    """The native alpha-beta (``state.native.alphabeta``, the ``native-ab`` bot's search)
+    from the position after ``ply`` random moves of seed ``seed``, as deep as
+    ``cpu_seconds`` CPU seconds of the searching thread allow."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
+    for _ in range(ply):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    core = native_core(state)
+    start = time.thread_time()
+    found = core.alphabeta(max_depth=64, width=width, cpu_seconds=cpu_seconds)
+    seconds = time.thread_time() - start
+    return AlphaBetaDepth(state.ply, len(core.legal_actions()), width, found["depth"], found["nodes"], seconds)
+
+
 def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:
     """OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) on Amazons from
     the initial position, or ``None`` without OpenSpiel."""
