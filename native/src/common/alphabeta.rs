@@ -22,8 +22,14 @@
 //!   the game sites' robots are, without which the ~100-300 actions of a Medina
 //!   position allow 2-3 placements a second, not 5. Nodes one action from the horizon
 //!   value every child (the prior would cost as much as the values themselves).
-//! * **No transposition table.** The positions have no incremental hash (a Medina
-//!   position is 1.7 kB), and hashing each node would cost about as much as the node.
+//! * **Transposition table** for games with a position key ([`Evaluate::key`]): at
+//!   nodes two or more actions from the horizon only, where a node's priors cost a play
+//!   and an evaluation per action, so hashing the position is cheap beside them (a Medina
+//!   position is 1.7 kB, hashed whole). It keeps each node's value with its bound kind
+//!   and depth, and its best action (searched first), for the whole search (all
+//!   iterations). Medina's two placements a turn transpose often (A then B is B then A).
+//!   A value read from it ends the line there, so the principal variation reported can
+//!   be shorter than the depth.
 //! * **Budget.** Iterative deepening from depth 1 to `max_depth`, stopped by CPU seconds
 //!   of the searching thread or a stop flag; depth 1 always completes. An iteration cut
 //!   short still counts where its first root move (the previous best) was searched: any
@@ -37,7 +43,37 @@ pub trait Evaluate: SearchGame {
     /// Writes each seat's estimated final score to `out` (its final score once the game
     /// is over); `out` has one entry per seat.
     fn evaluate(&self, state: &Self::State, out: &mut [f64]);
+
+    /// A key equal for equal positions (from any order of actions) and, but for hash
+    /// collisions, different otherwise, for the transposition table (the default: none,
+    /// no table).
+    fn key(&self, state: &Self::State) -> Option<u64> {
+        let _ = state;
+        None
+    }
 }
+
+/// What the table knows of a position searched at some depth.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    depth: u32,
+    value: f64,
+    bound: Bound,
+    best: u32,
+}
+
+/// Whether a stored value is exact or a bound (the search failed low or high there).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bound {
+    Exact,
+    /// The true value is at least this (the search failed high: at least beta).
+    Lower,
+    /// The true value is at most this (the search failed low: at most alpha).
+    Upper,
+}
+
+/// The most positions the table keeps (about 40 MB); later ones are not stored.
+const TABLE_LIMIT: usize = 1 << 20;
 
 /// Added to (or taken from) the final lead of a finished game.
 pub const WIN: f64 = 1000.0;
@@ -78,6 +114,8 @@ pub struct AlphaBetaResult {
     pub depth: u32,
     /// Nodes visited, every iteration counted.
     pub nodes: u64,
+    /// Nodes answered by the transposition table.
+    pub table_hits: u64,
     /// The principal variation of the deepest iteration that counted.
     pub pv: Vec<u32>,
 }
@@ -107,6 +145,10 @@ struct Searcher<'a, G: Evaluate> {
     previous_pv: Vec<u32>,
     /// The best root move of the running iteration, once its search is complete.
     root_best: Option<(u32, f64)>,
+    /// The transposition table, by `Evaluate::key` (empty for games without one).
+    table: std::collections::HashMap<u64, Entry>,
+    /// Nodes answered from the table.
+    table_hits: u64,
 }
 
 impl<G: Evaluate> Searcher<'_, G> {
@@ -134,7 +176,15 @@ impl<G: Evaluate> Searcher<'_, G> {
 
     /// Orders `actions` best first (previous PV move, killers, then by prior where
     /// `depth >= 2`) and, with a width, keeps the best `width` of them plus those moves.
-    fn order(&mut self, state: &G::State, depth: u32, ply: usize, following_pv: bool, actions: &mut Vec<u32>) {
+    fn order(
+        &mut self,
+        state: &G::State,
+        depth: u32,
+        ply: usize,
+        following_pv: bool,
+        table_move: Option<u32>,
+        actions: &mut Vec<u32>,
+    ) {
         if depth >= 2 && actions.len() > 1 {
             let mut priors = std::mem::take(&mut self.priors[ply]);
             priors.clear();
@@ -147,12 +197,13 @@ impl<G: Evaluate> Searcher<'_, G> {
             }
             self.priors[ply] = priors;
         }
-        let mut first: [Option<u32>; 3] = [None; 3];
+        let mut first: [Option<u32>; 4] = [None; 4];
         if following_pv {
             first[0] = self.previous_pv.get(ply).copied();
         }
-        first[1] = Some(self.killers[ply][0]);
-        first[2] = Some(self.killers[ply][1]);
+        first[1] = table_move;
+        first[2] = Some(self.killers[ply][0]);
+        first[3] = Some(self.killers[ply][1]);
         let mut front = 0;
         for candidate in first.into_iter().flatten() {
             if let Some(at) = actions[front..].iter().position(|&a| a == candidate) {
@@ -192,6 +243,25 @@ impl<G: Evaluate> Searcher<'_, G> {
             self.pv.push(Vec::new());
             self.killers.push([u32::MAX; 2]);
         }
+        // The table, two or more actions from the horizon (see the module's notes).
+        let key = if depth >= 2 { self.game.key(state) } else { None };
+        let mut table_move = None;
+        if let Some(entry) = key.and_then(|k| self.table.get(&k)) {
+            table_move = Some(entry.best);
+            if entry.depth >= depth && ply > 0 {
+                let v = entry.value;
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => v >= beta,
+                    Bound::Upper => v <= alpha,
+                };
+                if cut {
+                    self.table_hits += 1;
+                    return v;
+                }
+            }
+        }
+        let (alpha_in, beta_in) = (alpha, beta);
         let mut actions = std::mem::take(&mut self.actions[ply]);
         actions.clear();
         self.game.actions(state, &mut actions);
@@ -199,7 +269,7 @@ impl<G: Evaluate> Searcher<'_, G> {
             self.actions[ply] = actions;
             return self.value(state);
         }
-        self.order(state, depth, ply, following_pv, &mut actions);
+        self.order(state, depth, ply, following_pv, table_move, &mut actions);
         let maximising = seat as usize == self.root_seat;
         let mut best = if maximising { f64::NEG_INFINITY } else { f64::INFINITY };
         for (i, &action) in actions.iter().enumerate() {
@@ -234,6 +304,26 @@ impl<G: Evaluate> Searcher<'_, G> {
                 break;
             }
         }
+        if let (Some(key), false) = (key, self.aborted) {
+            if let Some(&best_action) = self.pv[ply].first() {
+                let bound = if best <= alpha_in {
+                    Bound::Upper
+                } else if best >= beta_in {
+                    Bound::Lower
+                } else {
+                    Bound::Exact
+                };
+                let entry = Entry {
+                    depth,
+                    value: best,
+                    bound,
+                    best: best_action,
+                };
+                if self.table.len() < TABLE_LIMIT || self.table.contains_key(&key) {
+                    self.table.insert(key, entry);
+                }
+            }
+        }
         self.actions[ply] = actions;
         best
     }
@@ -247,6 +337,7 @@ pub fn search<G: Evaluate>(game: &G, root: &G::State, settings: &Settings, budge
         value: 0.0,
         depth: 0,
         nodes: 0,
+        table_hits: 0,
         pv: Vec::new(),
     };
     if seat < 0 {
@@ -269,6 +360,8 @@ pub fn search<G: Evaluate>(game: &G, root: &G::State, settings: &Settings, budge
         killers: vec![[u32::MAX; 2]],
         previous_pv: Vec::new(),
         root_best: None,
+        table: std::collections::HashMap::new(),
+        table_hits: 0,
     };
     for depth in 1..=settings.max_depth.max(1) {
         searcher.may_abort = depth > 1;
@@ -296,6 +389,7 @@ pub fn search<G: Evaluate>(game: &G, root: &G::State, settings: &Settings, budge
         }
     }
     result.nodes = searcher.nodes;
+    result.table_hits = searcher.table_hits;
     result
 }
 
@@ -314,6 +408,8 @@ mod tests {
         length: u32,
         /// Whether action 3 (the hit) exists.
         hits: bool,
+        /// Whether positions have a key (a transposition table).
+        keyed: bool,
     }
 
     type RaceState = ([i32; 4], u32);
@@ -355,6 +451,13 @@ mod tests {
                 *o = c as f64;
             }
         }
+        fn key(&self, state: &RaceState) -> Option<u64> {
+            let mut key = state.1 as u64;
+            for &c in &state.0 {
+                key = key.wrapping_mul(1_000_003).wrapping_add(c as u64);
+            }
+            self.keyed.then_some(key)
+        }
     }
 
     fn settings(max_depth: u32) -> Settings {
@@ -368,6 +471,7 @@ mod tests {
             per_turn: 1,
             length: 4,
             hits: false,
+            keyed: false,
         };
         let result = search(&game, &([0; 4], 0), &settings(10), &Budget::default());
         // Every seat adds 3 each time: 6 - 6, a tie, and the tree (4 actions) is whole.
@@ -384,6 +488,7 @@ mod tests {
             per_turn: 1,
             length: 1,
             hits: false,
+            keyed: false,
         };
         let result = search(&game, &([0; 4], 0), &settings(3), &Budget::default());
         assert_eq!((result.action, result.value, result.depth), (Some(2), WIN + 3.0, 1));
@@ -398,6 +503,7 @@ mod tests {
             per_turn: 2,
             length: 4,
             hits: false,
+            keyed: false,
         };
         let result = search(&game, &([0; 4], 0), &settings(4), &Budget::default());
         assert_eq!((result.pv.clone(), result.value), (vec![2, 2, 2, 2], WIN * 0.0));
@@ -417,6 +523,7 @@ mod tests {
             per_turn: 1,
             length: 3,
             hits: true,
+            keyed: false,
         };
         let result = search(&game, &([0; 4], 0), &settings(3), &Budget::default());
         assert_eq!(result.pv, vec![2, 2, 3]);
@@ -439,6 +546,7 @@ mod tests {
             per_turn: 2,
             length: 200,
             hits: true,
+            keyed: false,
         };
         let stop = AtomicBool::new(true);
         let stopped = search(
@@ -500,6 +608,7 @@ mod tests {
             per_turn: 1,
             length: 10,
             hits: false,
+            keyed: false,
         });
         let narrow = Settings { max_depth: 4, width: 1 };
         // Two or more actions from the horizon only the prior's first (a step of 1) and
@@ -511,5 +620,38 @@ mod tests {
         assert_eq!(result.action, Some(2));
         assert_eq!(wide.pv, vec![2, 2, 2, 2]);
         assert!(result.nodes < wide.nodes, "{} {}", result.nodes, wide.nodes);
+    }
+
+    #[test]
+    fn the_transposition_table_keeps_the_values_and_saves_nodes() {
+        // Turns of two steps: 1 then 3 and 3 then 1 are one position.
+        for seats in [2, 3] {
+            let plain = Race {
+                seats,
+                per_turn: 2,
+                length: 12,
+                hits: true,
+                keyed: false,
+            };
+            let keyed = Race { keyed: true, ..plain };
+            for depth in [3, 5, 6] {
+                let without = search(&plain, &([0; 4], 0), &settings(depth), &Budget::default());
+                let with = search(&keyed, &([0; 4], 0), &settings(depth), &Budget::default());
+                assert_eq!(
+                    (with.value, with.action),
+                    (without.value, without.action),
+                    "{seats} seats, depth {depth}"
+                );
+                assert_eq!(without.table_hits, 0);
+                if depth >= 5 {
+                    assert!(
+                        with.table_hits > 0 && with.nodes < without.nodes,
+                        "{} {}",
+                        with.nodes,
+                        without.nodes
+                    );
+                }
+            }
+        }
     }
 }

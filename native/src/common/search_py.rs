@@ -202,7 +202,8 @@ impl AlphaBetaOptions {
 
 /// Searches from `root` by alpha-beta without holding the GIL; returns a dict: `action`
 /// (`None` once the game is over), `value` (the root seat's lead at the end of the
-/// principal variation), `depth` (the deepest iteration completed), `nodes`, `pv`.
+/// principal variation), `depth` (the deepest iteration completed), `nodes`,
+/// `table_hits` (nodes answered by the transposition table), `pv`.
 pub fn run_alphabeta<G>(py: Python<'_>, game: &G, root: &G::State, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>
 where
     G: Evaluate + Sync,
@@ -220,6 +221,7 @@ where
     out.set_item("value", result.value)?;
     out.set_item("depth", result.depth)?;
     out.set_item("nodes", result.nodes)?;
+    out.set_item("table_hits", result.table_hits)?;
     out.set_item("pv", result.pv)?;
     Ok(out.into_any().unbind())
 }

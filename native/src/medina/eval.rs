@@ -14,6 +14,7 @@ use super::state::{palace_stables, Search, State, DOME, NUM_SLOTS};
 use crate::common::alphabeta::Evaluate;
 use crate::common::mcts::SearchGame;
 use crate::common::rng::Rng;
+use std::hash::{Hash, Hasher};
 
 const CLAIM_SHARE: f64 = 0.7;
 const DOME_OPTION: f64 = 1.5;
@@ -159,6 +160,14 @@ impl Evaluate for Evaluated {
         let estimate = evaluate(state);
         out.copy_from_slice(&estimate[..out.len()]);
     }
+
+    /// The hash of the whole position (its palace ids follow the order the palaces were
+    /// started in, so some transpositions go unseen: they are searched again).
+    fn key(&self, state: &State) -> Option<u64> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut hasher);
+        Some(hasher.finish())
+    }
 }
 
 #[cfg(test)]
@@ -233,7 +242,7 @@ mod tests {
         let settings = Settings { max_depth: 3, width: 6 };
         let result = search(&game, &s, &settings, &Budget::default());
         assert_eq!(result.depth, 3);
-        assert_eq!(result.pv.len(), 3);
+        assert!(!result.pv.is_empty() && result.pv.len() <= 3);
         assert!(s.is_legal(result.action.expect("an action") as usize));
         let mut line = s;
         for &action in &result.pv {
