@@ -36,7 +36,7 @@ from tabletop.games.terranova import GAME as TERRANOVA
 from tabletop.games.terranova import State as TerraNovaState
 from tabletop.games.terranova import board_for
 from tabletop.games.terranova.ruleset import resolve_ruleset
-from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context, initial
+from tabletop.games.terranova.state import PLAY, SEAT_COLORS, Context
 
 SEATS = {"Y": 0, "R": 1, "B": 2, "G": 3}
 """Terra Nova seat letters (yellow, red, blue, green), as the spec's scenarios name them."""
@@ -128,14 +128,17 @@ def terranova_position(
     stone_mask = 0
     for h in stones:
         stone_mask |= 1 << board.index[h]
-    return initial(
+    return TerraNovaState.from_fields(
         context,
-        current_player=to_move,
-        phase=PLAY,
-        pioneers=tuple(pioneers),
-        stones=stone_mask,
-        supply=80 - stone_mask.bit_count() if supply is None else supply,
-        turn=100,
+        {
+            "current_player": to_move,
+            "phase": PLAY,
+            "pioneers": tuple(pioneers),
+            "in_hand": (0,) * num_players,
+            "stones": stone_mask,
+            "supply": 80 - stone_mask.bit_count() if supply is None else supply,
+            "turn": 100,
+        },
     )
 
 
@@ -320,6 +323,8 @@ def medina_position(
         s.chain = chain
         crowded = two_or_more_neighbors(merchants)
         s.chain_ends = chain & ~crowded
+    else:
+        s.chain = s.chain_ends = 0  # no merchant, no active chain (not the new game's starting merchant)
     # Wall runs.
     runs = [0] * len(s.runs)
     for sq in squares_of(walls):

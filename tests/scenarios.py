@@ -35,6 +35,12 @@ module holds its words; the runner knows no game.
 
 A failing step raises :class:`ScenarioFailure` naming the scenario, the step's index and
 the step, and saying what differed.
+
+A runner plays on one engine (``engine="python"`` or ``"native"``).  On the native engine
+the position is loaded into it (``NativeGame.load_state``), the shared steps go through
+the native state's protocol, and the game's own step words read :func:`fields` (the
+Python engine's equal state, which the game's ``agree`` function, run after every step,
+holds equal to the native position's own fields).
 """
 
 from __future__ import annotations
@@ -61,6 +67,13 @@ class ScenarioFailure(AssertionError):
 def expect(actual: object, expected: object, what: str) -> None:
     """Fails with ``what: expected ..., got ...`` unless ``actual == expected``."""
     assert actual == expected, f"{what}: expected {expected!r}, got {actual!r}"
+
+
+def fields(state: State) -> Any:
+    """The state whose game fields (``phase``, ``palaces`` ...) a step reads: a native
+    state's Python state (the protocol does not define a game's fields), else ``state``."""
+    python_state = getattr(state, "python_state", None)
+    return python_state() if python_state is not None else state
 
 
 def _parse(state: State, text: str) -> Any:
@@ -140,7 +153,7 @@ def step_ply(state: State, ply: int) -> None:
 
 
 def step_phase(state: State, phase: str) -> None:
-    expect(getattr(state, "phase", None), phase, "phase")
+    expect(getattr(fields(state), "phase", None), phase, "phase")
 
 
 def step_over(state: State, termination: str, winners: Sequence[int]) -> None:
@@ -187,6 +200,11 @@ class ScenarioRunner:
         steps: the game's extra step words (none may shadow a shared word).
         start: builds a scenario's first state; default: ``setup`` starts a new game,
             otherwise :func:`tests.builders.position` reads the position keys.
+        engine: ``"python"`` or ``"native"``: the engine the scenarios play on.
+        agree: on the native engine, run after every step: fails unless the native
+            position's own fields equal its Python state's (the game's check).
+        load: on the native engine, the native state of a Python position (default:
+            ``NativeGame.load_state``, which takes positions reached by play only).
     """
 
     def __init__(
@@ -194,19 +212,34 @@ class ScenarioRunner:
         game_id: str,
         steps: Mapping[str, StepFunction] | None = None,
         start: Callable[[Mapping[str, Any]], State] | None = None,
+        *,
+        engine: str = "python",
+        agree: Callable[[State], None] | None = None,
+        load: Callable[[State], State] | None = None,
     ) -> None:
         extra = dict(steps or {})
         clash = sorted(set(extra) & set(SHARED_STEPS))
         if clash:
             raise ValueError(f"game steps shadow shared steps: {clash}")
         self.game_id = game_id
+        self.engine = engine
+        self.agree = agree if engine == "native" else None
+        self.load = load
         self.steps: dict[str, StepFunction] = {**SHARED_STEPS, **extra}
         self.start = start or self.default_start
+
+    def on_engine(self, state: State) -> State:
+        """``state`` on this runner's engine (a Python position loaded into the native one)."""
+        if self.engine == "python" or hasattr(state, "python_state"):
+            return state
+        if self.load is not None:
+            return self.load(state)
+        return make(self.game_id, engine=self.engine).load_state(state)  # type: ignore[attr-defined,no-any-return]
 
     def default_start(self, scenario: Mapping[str, Any]) -> State:
         """A new game for ``setup``, else the position of the scenario dict."""
         if "setup" in scenario:
-            return make(self.game_id).new_initial_state(GameConfig(**scenario["setup"]))
+            return make(self.game_id, engine=self.engine).new_initial_state(GameConfig(**scenario["setup"]))
         return position(self.game_id, scenario)
 
     def params(self, scenarios: Sequence[Mapping[str, Any]]) -> list[Any]:
@@ -228,7 +261,7 @@ class ScenarioRunner:
         if missing:
             raise ScenarioFailure(f"scenario {name}: no {', '.join(missing)}")
         try:
-            state = self.start(scenario)
+            state = self.on_engine(self.start(scenario))
         except Exception as exc:
             raise ScenarioFailure(f"scenario {name}: the position: {type(exc).__name__}: {exc}") from exc
         for index, step in enumerate(scenario["steps"]):
@@ -246,6 +279,10 @@ class ScenarioRunner:
             raise ScenarioFailure(f"{where}: unknown step word {kind!r} (known: {', '.join(sorted(self.steps))})")
         try:
             after = function(state, *args)
+            if after is not None:
+                after = self.on_engine(after)
+            if self.agree is not None:
+                self.agree(state if after is None else after)
         except AssertionError as exc:
             raise ScenarioFailure(f"{where}: {exc}") from exc
         except Exception as exc:

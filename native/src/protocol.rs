@@ -12,8 +12,10 @@
 //! engine's `Move` objects, `to_json`, rendering, a game's own fields) comes from the
 //! Python side: a [`NativeContext`] shared by every state of one game holds the game,
 //! the config and the move table (action id -> `Move`, made by `tabletop.native`), and
-//! each state can build its equal Python engine state on first use by replaying the
-//! moves since the nearest state that has one.
+//! each state builds its equal Python engine state on first use from the fields its
+//! Rust position exports, what they lack taken from the nearest earlier state that has a
+//! Python state (`NativeGame.python_state_of`), or, where a lacking field has changed
+//! since (Terra Nova's scored areas), by replaying the moves since that state.
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
@@ -428,6 +430,7 @@ impl NativeState {
             return Ok(python.bind(py).clone());
         }
         // The steps since the nearest one with a Python state, newest first.
+        let context = state.context.get();
         let mut chain: Vec<Arc<Step>> = Vec::new();
         let mut step = state.history.clone();
         let mut python = loop {
@@ -442,7 +445,6 @@ impl NativeState {
                 }
                 None => {
                     // A game started without its Python state (`NativeState.__new__`).
-                    let context = state.context.get();
                     let initial = context
                         .game
                         .bind(py)
@@ -453,6 +455,17 @@ impl NativeState {
                 }
             }
         };
+        // Built from the fields the Rust position exports, what it lacks taken from that
+        // nearest Python state (`NativeGame.python_state_of`); replayed only where that
+        // cannot be done (`None`).
+        if let Ok(build) = context.game.bind(py).getattr(intern!(py, "python_state_of")) {
+            let direct = build.call1((slf, &python))?;
+            if !direct.is_none() {
+                let _ = state.history.python.set(direct.clone().unbind());
+                *state.history.before.lock().map_err(|_| poisoned())? = None;
+                return Ok(direct);
+            }
+        }
         let moves = state.context.get().moves.get();
         for link in chain.iter().rev() {
             let action = u32::try_from(link.action).map_err(|_| poisoned())?;
@@ -550,7 +563,8 @@ impl NativeState {
         Ok(self.core.actions(Some(kind), table).listed_by(self.serial))
     }
 
-    fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn is_legal(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         Ok(match self.action_of(py, mv)? {
             Some(action) => self.core.action_is_legal(action),
             None => false,
@@ -559,7 +573,8 @@ impl NativeState {
 
     /// The state after `move`; `IllegalMoveError` (with the Python engine's reason where
     /// it gives one) if it is not legal here.
-    fn apply(slf: &Bound<'_, Self>, mv: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn apply(slf: &Bound<'_, Self>, r#move: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         let py = slf.py();
         let state = slf.get();
         let listed = state.context.get().moves.get().listed_action(mv);
@@ -637,8 +652,8 @@ impl NativeState {
 
     // -- what the Python state answers ----------------------------------------------
 
-    /// The Python engine's equal state (built on first use by replaying the moves since
-    /// the nearest state that has one, then kept).
+    /// The Python engine's equal state (built on first use from the exported fields, or
+    /// by replaying the moves since the nearest state that has one; then kept).
     fn python_state<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::python_of(slf)
     }
@@ -648,7 +663,8 @@ impl NativeState {
         Self::python_of(slf)?.call_method1("parse_move", (text,))
     }
 
-    fn move_to_str<'py>(slf: &Bound<'py, Self>, mv: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn move_to_str<'py>(slf: &Bound<'py, Self>, r#move: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         Self::python_of(slf)?.call_method1("move_to_str", (mv,))
     }
 

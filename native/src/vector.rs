@@ -222,6 +222,12 @@ impl<const W: usize> Engine for TerraNovaEngine<W> {
     }
 }
 
+/// The vector env plays Medina's first edition only (its starts are the drawn start
+/// players', not a second-edition seed's well and starting merchant).
+fn second_edition_refused() -> PyErr {
+    PyValueError::new_err("the vector env plays Medina's first edition only")
+}
+
 struct MedinaEngine {
     num_players: usize,
     starts: Vec<MedinaPosition>,
@@ -664,6 +670,7 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
                 }
                 Ok(terra_nova(g, all, num_envs, learners, score))
             }
+            Held::Medina(s0) if s0.rules.second() => Err(second_edition_refused()),
             Held::Medina(s0) => {
                 let mut all = Vec::new();
                 for obj in starts {
@@ -895,11 +902,11 @@ impl NativeEncoder {
         let mut encoder = with_position(state, |held| match held {
             Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
             Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
-            Held::Medina(_) => NativeEncoder {
+            Held::Medina(s) => NativeEncoder {
                 layout: None,
-                planes_len: me::PLANES_LEN,
-                vector_len: me::VECTOR_LEN,
-                num_actions: crate::medina::state::NUM_ACTIONS,
+                planes_len: me::planes_len(s),
+                vector_len: me::vector_len(s),
+                num_actions: s.num_actions(),
                 ints: Vec::new(),
             },
         })?;
@@ -1065,6 +1072,10 @@ impl NativeEncoder {
             Held::Medina(_) if self.layout.is_some() => {
                 Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"))
             }
+            // An edition's encoding has its own sizes (the second edition's more planes and actions).
+            Held::Medina(s) if me::planes_len(s) != self.planes_len || s.num_actions() != self.num_actions => Err(
+                PyValueError::new_err("the Medina position is not of this encoder's edition"),
+            ),
             Held::Medina(_) => Ok(()),
         }
     }

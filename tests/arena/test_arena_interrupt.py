@@ -10,10 +10,18 @@ import sys
 import time
 from pathlib import Path
 
-GAMES = 24
-"""Enough that the Ctrl-C lands mid-arena on a fast machine too (12 once finished first)."""
-ARENA = ["arena", "medina", "--bots", "greedy,random,random", "--games", str(GAMES), "--jobs", "2", "--seed", "3"]
+GAMES = 16
+# The Coins toy game (tests/ai) with a bot that pauses a quarter of a second a game
+# (tests/compute/unhurried_bot.py): the arena lasts about two seconds however fast the
+# machine, so the Ctrl-C lands mid-arena, and the games cost no CPU.
+ARENA = ["arena", "coins", "--plugin", "toy_game", "--plugin", "unhurried_bot", "--bots", "unhurried:0.25,random"]
+ARENA += ["--games", str(GAMES), "--jobs", "2", "--seed", "3"]
 LAUNCH = "import sys; from tabletop.cli.main import app; sys.argv[0] = 'tabletop'; app()"
+TESTS = Path(__file__).resolve().parents[1]
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join([str(TESTS / "ai"), str(TESTS / "compute"), os.environ.get("PYTHONPATH", "")]),
+}
 
 
 def _saved(out: Path) -> int:
@@ -30,6 +38,7 @@ def test_ctrl_c_keeps_the_finished_games_and_resume_completes_the_arena(tmp_path
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=ENV,
         start_new_session=True,
     )
     try:
@@ -47,12 +56,13 @@ def test_ctrl_c_keeps_the_finished_games_and_resume_completes_the_arena(tmp_path
     assert "Traceback" not in output
     kept = _saved(out)
     assert 2 <= kept < GAMES
-    assert len(list((out / "games").glob("medina-*.json"))) >= kept
+    assert len(list((out / "games").glob("coins-*.json"))) >= kept
 
     resumed = subprocess.run(
         [sys.executable, "-c", LAUNCH, *ARENA, "--out", str(out), "--resume"],
         capture_output=True,
         text=True,
+        env=ENV,
         timeout=300,
     )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr

@@ -151,6 +151,9 @@ BAD_COMMAND_LINES = [
     "serve --port {port} --db foo://bar",
     "serve --port {port} --db sqlite:///{tmp}/missing/games.db",
     "serve --port {port} --db postgresql+psycopg://u:secret@127.0.0.1/x",
+    "serve --port {port} --workers 2 --db sqlite:///{tmp}/games.db",
+    "serve --port {port} --workers 0",
+    "serve --port {port} --workers 999",
     "replay /dev/zero",
     "render /dev/zero -o {tmp}/board.svg",
 ]

@@ -20,10 +20,9 @@ from tabletop.core.protocol import Move, State
 class Unhurried(RandomAgent):
     """Random moves, after a pause at the start of each game."""
 
-    name = "unhurried"
-
-    def __init__(self, pause_s: float, seed: int | None) -> None:
+    def __init__(self, arg: str, pause_s: float, seed: int | None) -> None:
         super().__init__(seed)
+        self.name = f"unhurried:{arg}"  # the spec, as records and arenas name a bot
         self.pause_s = pause_s
 
     def choose_move(self, state: State, deadline: float | None = None) -> Move:
@@ -39,7 +38,7 @@ def _make(arg: str | None, seed: int | None) -> Agent:
         pause_s = math.nan
     if not 0 <= pause_s <= 10:
         raise ConfigError("unhurried needs its pause in seconds, 0 to 10: unhurried:0.5")
-    return Unhurried(pause_s, seed)
+    return Unhurried(arg or "", pause_s, seed)
 
 
 register_agent("unhurried", _make)

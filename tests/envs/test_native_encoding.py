@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from tabletop import make
 from tabletop.core.encoding import encoding_of
+from tabletop.core.errors import ConfigError
+from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import player_counts
-from tabletop.native import has_native, python_state
+from tabletop.native import has_native, native_module, python_state
 from tests.envs.test_encoding import CONFIGS, _config
 
 pytestmark = pytest.mark.skipif(not has_native("terranova"), reason="the extension tabletop._native is not built")
@@ -91,3 +93,47 @@ def test_bad_buffers_and_seats_are_refused(game_id: str) -> None:
         encoder.observe_into(state, 0, bytes(4 * encoder.planes_len), vector)
     with pytest.raises(TypeError, match="native"):
         encoder.mask_into(object(), bytearray(encoder.num_actions))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("ruleset", ["second_edition", "boardspace_v2"])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), plies=st.integers(0, 300))
+def test_the_second_edition_observation_and_mask_equal_the_python_encoding(
+    players: int, ruleset: str, seed: int, plies: int
+) -> None:
+    # SecondEditionEncoding (2,342 actions, the well's and neutral planes, tea and tower
+    # merchants in the vector), the 2-player board's fixed planes included.
+    config = GameConfig(num_players=players, ruleset=ruleset, seed=seed)
+    game = make("medina", engine="native")
+    native = encoding_of(game, config)
+    oracle = encoding_of(make("medina", engine="python"), config)
+    assert native.num_distinct_actions == 2342
+    state = game.new_initial_state(config)
+    encoder = native.native_encoder(state)  # type: ignore[attr-defined]
+    rng = random.Random(seed)
+    for ply in range(plies + 1):
+        if ply % 5 == 0 or ply == plies or state.is_terminal():
+            py = python_state(state)
+            for seat in range(players):
+                assert native.observe(state, seat) == oracle.observe(py, seat), (ply, seat)
+            assert native.action_mask(state) == oracle.action_mask(py)
+            assert encoder.legal_actions(state) == oracle.legal_actions(py)
+        if state.is_terminal() or ply == plies:
+            break
+        state = state.apply(rng.choice(state.legal_moves()))
+
+
+def test_an_encoder_refuses_a_position_of_the_other_edition() -> None:
+    first = make("medina", engine="native").new_initial_state(GameConfig(num_players=3))
+    second = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, ruleset="second_edition"))
+    encoder = native_module().NativeEncoder(first)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="edition"):
+        encoder.mask_into(second, bytearray(encoder.num_actions))
+
+
+def test_the_vector_env_refuses_the_second_edition() -> None:
+    from tabletop.envs.vector import VectorGames
+
+    with pytest.raises(ConfigError, match="first edition only"):
+        VectorGames("medina", 2, num_players=2, ruleset="second_edition", variants={"well": "F6", "start_square": "E5"})

@@ -58,6 +58,18 @@ def test_actions_behave_as_the_list_of_them(game_id: str, players: int, plies: i
         seq["0"]
     with pytest.raises(ValueError):
         seq.index(-5)
+    # start and stop as list.index takes them, negative ones from the end
+    for start, stop in ((1, None), (0, 2), (-3, None), (2, -1), (5, 2)):
+        in_list = (
+            listed.index(listed[1], start, *(() if stop is None else (stop,)))
+            if listed[1] in listed[start:stop]
+            else None
+        )
+        if in_list is None:
+            with pytest.raises(ValueError):
+                seq.index(listed[1], start, stop)
+        else:
+            assert seq.index(listed[1], start, stop) == in_list
     assert repr(seq) == f"ActionSeq({listed!r})"
     assert copy.copy(seq) == seq == pickle.loads(pickle.dumps(seq)) == copy.deepcopy(seq)
     with pytest.raises(TypeError):

@@ -119,3 +119,54 @@ def test_a_config_the_python_engine_refuses_finds_no_kept_start() -> None:
         native.new_initial_state(GameConfig(num_players=2, seed=1, variants={"no_such_flag": True}))
     with pytest.raises(ConfigError):
         native.new_initial_state(GameConfig(num_players=2, start_player=7))
+
+
+def _fields(state: Any) -> dict[str, Any]:
+    """A state's exported fields, as lists (for comparing Rust with Python)."""
+    return {
+        name: [*value] if isinstance(value, tuple) else value
+        for name, value in state.native.export().items()
+        if name != "palaces"
+    }
+
+
+SECOND_EDITION_DRAWS = [
+    {"ruleset": "second_edition"},
+    {"ruleset": "boardspace_v2"},
+    {"ruleset": "second_edition", "variants": {"well": "F6"}},
+    {"ruleset": "second_edition", "variants": {"start_merchant": "player"}},
+    {"ruleset": "second_edition", "variants": {"well": "none", "well_bonus_squares": "plaza_ring"}},
+    {"ruleset": "second_edition", "start_player": 1},
+]
+"""Second-edition configs whose seeds draw the well, the starting merchant, or both."""
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("config", SECOND_EDITION_DRAWS, ids=str)
+def test_a_second_edition_draw_is_placed_in_rust_as_the_python_engine_draws_it(
+    players: int, config: dict[str, Any]
+) -> None:
+    native: Any = tabletop.make("medina", engine="native")
+    python = tabletop.make("medina", engine="python")
+    for seed in range(12):
+        game_config = GameConfig(num_players=players, seed=seed, **config)
+        state = native.new_initial_state(game_config)
+        expected = python.new_initial_state(game_config)
+        assert state.config == expected.config  # the draws recorded, as the Python game does
+        # The Rust position (made by `with_draw` after the first seed) is the Python one's.
+        loaded = native.load_state(expected)
+        assert _fields(state) == _fields(loaded), seed
+        assert state.python_state() == expected
+    assert len(native._with_draw) == 1  # one kept start for every seed of the config
+
+
+def test_a_second_edition_start_draws_in_rust_without_a_python_state() -> None:
+    native: Any = tabletop.make("medina", engine="native")
+    native.new_initial_state(GameConfig(num_players=3, ruleset="second_edition", seed=0))
+    kept = dict(native._shared)
+    rng = random.Random(1)
+    for seed in range(1, 40):
+        state = native.new_initial_state(GameConfig(num_players=3, ruleset="second_edition", seed=seed))
+        while not state.is_terminal():
+            state = state.apply(random_move(state, rng))
+    assert native._shared == kept  # no new setup was built from a Python initial state

@@ -101,10 +101,13 @@ def test_a_finished_game_has_no_move() -> None:
         NativeAlphaBetaAgent().choose_move(state)
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_medinas_rust_evaluation_is_the_python_one(players: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "ruleset"), [(3, "default"), (4, "default"), (2, "second_edition"), (3, "second_edition")]
+)
+def test_medinas_rust_evaluation_is_the_python_one(players: int, ruleset: str) -> None:
     for seed in range(3):
-        state: Any = midgame("medina", players, 0, seed=seed)
+        config = GameConfig(num_players=players, seed=seed, ruleset=ruleset)
+        state: Any = make("medina", engine="native").new_initial_state(config)
         rng = random.Random(seed)
         while True:
             assert state.native.evaluate() == pytest.approx(state.game.evaluate(state), abs=1e-9)

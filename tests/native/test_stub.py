@@ -56,3 +56,43 @@ def test_the_checker_sees_a_missing_method(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(f"{__name__}.STUB", stub)
     with pytest.raises(AssertionError):
         test_the_stub_names_every_class_and_method_of_the_extension()
+
+
+def stub_parameters() -> dict[tuple[str, str], list[str]]:
+    """The parameter names of each method the stub declares (``self`` left out), by
+    (class, method); ``__init__`` stands for the constructor."""
+    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+    found: dict[tuple[str, str], list[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    names = [a.arg for a in (*item.args.posonlyargs, *item.args.args, *item.args.kwonlyargs)]
+                    found[(node.name, item.name)] = [n for n in names if n not in ("self", "cls")]
+    return found
+
+
+def built_parameters(text_signature: str) -> list[str]:
+    """The parameter names of a PyO3 ``__text_signature__`` such as ``($self, state, seat=0)``;
+    a positional-only one (before ``/``, as in ``__getitem__``) by its place, since no caller names it."""
+    parts = [part.strip().split("=")[0].strip() for part in text_signature.strip("()").split(",")]
+    parts = [p for p in parts if p and p not in ("$self", "$cls", "*")]
+    positional_only = parts.index("/") if "/" in parts else 0
+    return [f"#{i}" if i < positional_only else p.lstrip("*") for i, p in enumerate(x for x in parts if x != "/")]
+
+
+def test_the_stub_gives_each_method_the_parameters_of_the_extension() -> None:
+    import tabletop._native as native
+
+    checked = 0
+    for (name, method), declared in stub_parameters().items():
+        cls = getattr(native, name, None)
+        target = cls if method == "__init__" else getattr(cls, method, None)
+        signature = getattr(target, "__text_signature__", None)
+        if not isinstance(signature, str) or (method == "__init__" and "__init__" not in vars(cls) and not signature):
+            continue  # properties and members PyO3 gives no signature
+        built = built_parameters(signature)
+        stub = [f"#{i}" if shown.startswith("#") else declared[i] for i, shown in enumerate(built)][: len(declared)]
+        assert built == stub and len(built) == len(declared), f"{name}.{method}: built {signature}, stub {declared}"
+        checked += 1
+    assert checked >= 20  # the check reads the signatures, not nothing

@@ -67,3 +67,24 @@ def live(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def schema_db_url(db_url: str) -> Iterator[str]:
+    """``db_url`` (PostgreSQL) on a schema of its own, dropped afterwards: a service of
+    several processes with its own lease and tables (the lease is per schema)."""
+    import secrets
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    schema = f"own_{secrets.token_hex(4)}"
+    admin = create_engine(db_url)
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f"CREATE SCHEMA {schema}"))
+        yield make_url(db_url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        admin.dispose()

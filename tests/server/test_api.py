@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from fastapi.testclient import TestClient
+
+from tabletop.server.app import create_app
+from tabletop.server.config import Settings
 
 from .conftest import create_toy
 
@@ -209,3 +213,12 @@ def test_record_text_upload_gets_the_command_lines_words(client: TestClient) -> 
         GameRecord.loads("{not json")
     except RecordError as exc:
         assert r.json()["detail"] == str(exc)
+
+
+def test_health_answers_ok_outside_the_request_budget(settings: Settings) -> None:
+    tight = dataclasses.replace(settings, requests_per_minute=2)
+    with TestClient(create_app(tight)) as client:
+        for _ in range(5):  # more than the budget: a proxy's checks are never refused
+            r = client.get("/health")
+            assert r.status_code == 200 and r.json()["status"] == "ok" and r.json()["leader"] is True
+        assert client.head("/health").status_code == 200

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabletop.server.clocks import REALTIME, TURN, ClockSettings, MatchClock, catch_up
+from tabletop.server.clocks import REALTIME, TURN, ClockSettings, MatchClock, replay_switches
 
 T0 = 1_800_000_000_000
 REAL = ClockSettings(REALTIME, base_s=600, increment_s=5)
@@ -58,13 +58,33 @@ def test_stored_form_round_trips_and_stopped_clock_has_no_deadline() -> None:
     assert again.deadline_ms() is None and not again.is_out(T0 + 10**9)
 
 
-def test_catch_up_switches_at_the_time_of_the_missing_action() -> None:
+def _person(seat: int | None) -> int | None:
+    return seat
+
+
+def test_replay_switches_at_the_time_of_the_missing_action() -> None:
     clock = MatchClock.start(REAL, 2, 0, T0)  # stored at ply 0; the server died after ply 1
-    catch_up(clock, 1, 1, T0 + 20_000)
+    replay_switches(clock, [0], [T0 + 20_000], 1, _person)
     assert clock.running == 1 and clock.turn_started_ms == T0 + 20_000
     assert clock.remaining_ms[0] == 600_000 - 20_000 + 5_000
-    catch_up(clock, 1, 1, T0 + 99_000)  # up to date: nothing happens
+    replay_switches(clock, [0], [T0 + 99_000], 1, _person)  # up to date: nothing happens
     assert clock.turn_started_ms == T0 + 20_000
+
+
+def test_replay_switches_charges_each_missed_turn_to_its_seat() -> None:
+    # Another process took three actions (seat 0, seat 1, seat 1 again in the same turn):
+    # each seat is charged its own turn, not the whole stretch.
+    clock = MatchClock.start(REAL, 2, 0, T0)
+    replay_switches(clock, [0, 1, 1], [T0 + 10_000, T0 + 40_000, T0 + 45_000], 0, _person)
+    assert clock.ply == 3 and clock.running == 0 and clock.turn_started_ms == T0 + 45_000
+    assert clock.remaining_ms[0] == 600_000 - 10_000 + 5_000
+    assert clock.remaining_ms[1] == 600_000 - 35_000 + 5_000
+
+
+def test_replay_switches_stops_no_clock_for_a_bot_seat() -> None:
+    clock = MatchClock.start(REAL, 2, 0, T0)
+    replay_switches(clock, [0], [T0 + 10_000], 1, lambda seat: None if seat == 1 else seat)
+    assert clock.running is None and clock.remaining_ms[0] == 600_000 - 10_000 + 5_000
 
 
 def test_refill_gives_a_returning_person_time() -> None:

@@ -55,9 +55,10 @@ def click_move(page: Any, move: str) -> None:
 
 
 def pick(view: dict[str, Any], rng: random.Random) -> str:
-    """Kind-first random choice, preferring stones/placements so games end sooner."""
+    """Kind-first random choice, but a border stone whenever one may be placed: stones
+    divide the board, so a game through the page ends sooner (Terra Nova's end E1)."""
     kinds: dict[str, list[str]] = view["legal"]
-    kind = rng.choice(sorted(kinds))
+    kind = "stone" if "stone" in kinds else rng.choice(sorted(kinds))
     return rng.choice(kinds[kind])
 
 

@@ -129,7 +129,8 @@ impl MoveTable {
     }
 
     /// The action id of `move` (`ValueError` if it is not a move of this encoding).
-    fn encode(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<i64> {
+    fn encode(&self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<i64> {
+        let mv = r#move; // the protocol's name for it, `move`, is Rust's keyword
         self.action_of(py, mv)
     }
 

@@ -203,9 +203,15 @@ impl ActionSeq {
         PyTuple::new(py, self.items(py)?)
     }
 
-    /// The first index of `value` (`ValueError` if absent), as `list.index`.
-    fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-        for (i, a) in self.ids().enumerate() {
+    /// The first index of `value` in `[start, stop)` (`ValueError` if absent), as
+    /// `list.index`, negative bounds counting from the end.
+    #[pyo3(signature = (value, start = 0, stop = None))]
+    fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>, start: isize, stop: Option<isize>) -> PyResult<usize> {
+        let ids: Vec<u32> = self.ids().collect();
+        let len = ids.len() as isize;
+        let clamp = |bound: isize| (if bound < 0 { bound + len } else { bound }).clamp(0, len) as usize;
+        let (start, stop) = (clamp(start), clamp(stop.unwrap_or(len)));
+        for (i, &a) in ids.iter().enumerate().take(stop).skip(start) {
             if self.item(py, a)?.eq(value)? {
                 return Ok(i);
             }

@@ -486,6 +486,162 @@ pub fn flood(seed: Bits, within: Bits) -> Bits {
     group
 }
 
+/// One board side: its regions and the tables that depend on where the walls are
+/// (`board.Geometry`).  The constants above are the 3–4-player board's ([`BOARD_34`]); the
+/// second edition's 2-player side ([`BOARD_2P`], 16×12, building squares `B2`–`O11`) is
+/// the south-west corner of the same 18-wide grid, so a square keeps its index on both.
+#[derive(Debug)]
+pub struct Geometry {
+    pub columns: usize,
+    pub rows: usize,
+    pub building: Bits,
+    pub inner: Bits,
+    pub wall_spaces: Bits,
+    pub horizontal_walls: Bits,
+    pub vertical_walls: Bits,
+    /// Tower squares by tower slot (SW, SE, NW, NE).
+    pub towers: [usize; 4],
+    pub tower_mask: Bits,
+    /// Every square of the grid (walls, towers and building squares).
+    pub grid: Bits,
+    /// `run_masks[run][len]`: the squares of a run of `len` wall pieces.
+    pub run_masks: [[Bits; MAX_RUN + 1]; NUM_RUNS],
+    /// Per wall space, `(neighbour, run)` for both side neighbours (as [`SIDE_RUNS`]).
+    pub side_runs: [[(usize, usize); 2]; NUM_SQUARES],
+    /// The building square in front of each wall space (`usize::MAX` elsewhere).
+    pub wall_front: [usize; NUM_SQUARES],
+}
+
+/// `(first wall space, step)` of each run of a `columns` × `rows` board.
+const fn run_walk_on(towers: [usize; 4], run: usize) -> (isize, isize) {
+    let tower = towers[run / 2] as isize;
+    let vertical = run % 2 == 1;
+    let col = tower % WIDTH as isize;
+    let row = tower / WIDTH as isize;
+    let step = if vertical {
+        if row == 0 {
+            WIDTH as isize
+        } else {
+            -(WIDTH as isize)
+        }
+    } else if col == 0 {
+        1
+    } else {
+        -1
+    };
+    (tower + step, step)
+}
+
+/// The tables of a `columns` × `rows` grid (wall ring included) in the 18-wide indexing.
+const fn geometry(columns: usize, rows: usize) -> Geometry {
+    let building = rect(1, columns - 1, 1, rows - 1);
+    let inner = rect(2, columns - 2, 2, rows - 2);
+    let towers = [
+        square(0, 0),
+        square(columns - 1, 0),
+        square(0, rows - 1),
+        square(columns - 1, rows - 1),
+    ];
+    let tower_mask = Bits::EMPTY
+        .with(towers[0])
+        .with(towers[1])
+        .with(towers[2])
+        .with(towers[3]);
+    let horizontal = rect(1, columns - 1, 0, 1).or(rect(1, columns - 1, rows - 1, rows));
+    let vertical = rect(0, 1, 1, rows - 1).or(rect(columns - 1, columns, 1, rows - 1));
+    let wall_spaces = horizontal.or(vertical);
+    let mut run_masks = [[Bits::EMPTY; MAX_RUN + 1]; NUM_RUNS];
+    let mut r = 0;
+    while r < NUM_RUNS {
+        let (first, step) = run_walk_on(towers, r);
+        let mut len = 1;
+        while len <= MAX_RUN {
+            let sq = first + step * (len as isize - 1);
+            let m = run_masks[r][len - 1];
+            run_masks[r][len] = if sq >= 0 && (sq as usize) < NUM_SQUARES && wall_spaces.has(sq as usize) {
+                m.with(sq as usize)
+            } else {
+                m
+            };
+            len += 1;
+        }
+        r += 1;
+    }
+    let mut side_runs = [[(usize::MAX, usize::MAX); 2]; NUM_SQUARES];
+    let mut wall_front = [usize::MAX; NUM_SQUARES];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        if wall_spaces.has(sq) {
+            let step = if horizontal.has(sq) { 1 } else { WIDTH };
+            let nbs = [sq - step, sq + step];
+            let mut k = 0;
+            while k < 2 {
+                // The run whose tower lies beyond this neighbour.
+                let mut r = 0;
+                while r < NUM_RUNS {
+                    let (first, st) = run_walk_on(towers, r);
+                    let dir = nbs[k] as isize - sq as isize;
+                    let mut i = 0;
+                    let mut on_run = false;
+                    while i < MAX_RUN {
+                        if first + st * i as isize == sq as isize {
+                            on_run = true;
+                        }
+                        i += 1;
+                    }
+                    if on_run && dir == -st {
+                        side_runs[sq][k] = (nbs[k], r);
+                    }
+                    r += 1;
+                }
+                k += 1;
+            }
+            let col = sq % WIDTH;
+            let row = sq / WIDTH;
+            wall_front[sq] = if row == 0 {
+                sq + WIDTH
+            } else if row == rows - 1 {
+                sq - WIDTH
+            } else if col == 0 {
+                sq + 1
+            } else {
+                sq - 1
+            };
+        }
+        sq += 1;
+    }
+    Geometry {
+        columns,
+        rows,
+        building,
+        inner,
+        wall_spaces,
+        horizontal_walls: horizontal,
+        vertical_walls: vertical,
+        towers,
+        tower_mask,
+        grid: rect(0, columns, 0, rows),
+        run_masks,
+        side_runs,
+        wall_front,
+    }
+}
+
+/// The 18×13 board of the first edition (and of the second with 3–4 players).
+pub static BOARD_34: Geometry = geometry(WIDTH, HEIGHT);
+/// The second edition's 2-player side: 16×12, towers `A1`, `P1`, `A12`, `P12` (2e §1.3).
+pub static BOARD_2P: Geometry = geometry(16, 12);
+
+/// The board side for a player count (the 2-player side only exists in the second edition).
+#[inline]
+pub fn geometry_for(num_players: usize) -> &'static Geometry {
+    if num_players == 2 {
+        &BOARD_2P
+    } else {
+        &BOARD_34
+    }
+}
+
 pub const FILES: &[u8; 18] = b"ABCDEFGHIJKLMNOPQR";
 
 /// The name of a square, e.g. `A1`.
@@ -562,6 +718,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_geometries_match_the_tables_of_the_big_board() {
+        assert_eq!(BOARD_34.building, BUILDING);
+        assert_eq!(BOARD_34.wall_spaces, WALL_SPACES);
+        assert_eq!(BOARD_34.run_masks, RUN_MASKS);
+        assert_eq!(BOARD_34.side_runs, SIDE_RUNS);
+        assert_eq!(BOARD_34.wall_front, WALL_FRONT);
+        // The 2-player side: 14 × 10 building squares, 48 wall spaces, towers A1, P1, A12, P12.
+        assert_eq!(BOARD_2P.building.count(), 140);
+        assert_eq!(BOARD_2P.inner.count(), 96);
+        assert_eq!(BOARD_2P.wall_spaces.count(), 48);
+        assert_eq!(BOARD_2P.towers, [0, 15, 198, 213]);
+        assert_eq!(BOARD_2P.run_masks[2][1], Bits::single(14));
+        assert_eq!(BOARD_2P.wall_front[square(15, 5)], square(14, 5));
     }
 
     #[test]

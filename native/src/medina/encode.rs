@@ -6,8 +6,8 @@
 //! Reads the position through the fields named in [`write_planes`] and [`write_vector`]
 //! and the functions `State::palace_pieces`, `state::palace_stables`, `State::scores`.
 
-use super::board::{Bits, BUILDING, NUM_SQUARES, TOWERS, WALL_SPACES};
-use super::state::{palace_stables, Phase, State, NUM_SLOTS};
+use super::board::{geometry_for, Bits, Geometry, NUM_SQUARES};
+use super::state::{palace_stables, Phase, State, NEUTRAL, NUM_SLOTS};
 use crate::common::kept::Kept;
 
 /// Score planes hold `score / SCORE_SCALE` (`encoding.SCORE_SCALE`).
@@ -51,6 +51,43 @@ const V_SCORE0: usize = V_TOWER_TILE0 + 20;
 const V_RETIRED0: usize = V_SCORE0 + 4;
 const V_NUM_PLAYERS: usize = V_RETIRED0 + 4;
 
+/// The second edition's planes after the first's (`encoding.PLANES_2E`: well, red,
+/// yellow, neutral_owned, neutral_dome) and its vector entries after the first's
+/// (`encoding.VECTOR_2E`), for `SecondEditionEncoding`.
+pub const NUM_PLANES_2E: usize = NUM_PLANES + 5;
+pub const PLANES_LEN_2E: usize = NUM_PLANES_2E * NUM_SQUARES;
+pub const VECTOR_LEN_2E: usize = VECTOR_LEN + 22;
+const WELL_PLANE: usize = NUM_PLANES;
+const RED_PLANE: usize = NUM_PLANES + 1;
+const YELLOW_PLANE: usize = NUM_PLANES + 2;
+const NEUTRAL_OWNED_PLANE: usize = NUM_PLANES + 3;
+const NEUTRAL_DOME_PLANE: usize = NUM_PLANES + 4;
+const V_NEUTRAL0: usize = VECTOR_LEN;
+const V_TEA0: usize = V_NEUTRAL0 + 4;
+const V_TEA_POOL: usize = V_TEA0 + 4;
+const V_TOWER_MERCHANTS0: usize = V_TEA_POOL + 1;
+const V_PALACE_TILE_NEUTRAL0: usize = V_TOWER_MERCHANTS0 + 4;
+const V_TOWER_TILE_NEUTRAL0: usize = V_PALACE_TILE_NEUTRAL0 + 4;
+const V_TEA_ALLOWED: usize = V_TOWER_TILE_NEUTRAL0 + 4;
+
+/// The floats of the planes of `s`'s encoding (its edition's).
+pub fn planes_len(s: &State) -> usize {
+    if s.rules.second() {
+        PLANES_LEN_2E
+    } else {
+        PLANES_LEN
+    }
+}
+
+/// The entries of the vector of `s`'s encoding (its edition's).
+pub fn vector_len(s: &State) -> usize {
+    if s.rules.second() {
+        VECTOR_LEN_2E
+    } else {
+        VECTOR_LEN
+    }
+}
+
 /// `(player - seat) % n`: seats counted from the observer.
 #[inline]
 fn relative(player: usize, seat: usize, n: usize) -> usize {
@@ -68,13 +105,13 @@ fn fill(out: &mut [f32], plane: usize, value: f64) {
     crate::common::kept::fill(&mut out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES], value as f32);
 }
 
-/// The fixed planes (`building`, `wall_space`, `tower`), which no move changes.
-fn fixed_planes() -> Vec<f32> {
+/// The fixed planes (`building`, `wall_space`, `tower`) of a board side, which no move changes.
+fn fixed_planes(geo: &Geometry) -> Vec<f32> {
     let mut out = vec![0.0; FIXED_PLANES * NUM_SQUARES];
     for (plane, squares) in [
-        (BUILDING_PLANE, BUILDING),
-        (WALL_SPACE_PLANE, WALL_SPACES),
-        (TOWER_PLANE, TOWERS),
+        (BUILDING_PLANE, geo.building),
+        (WALL_SPACE_PLANE, geo.wall_spaces),
+        (TOWER_PLANE, geo.tower_mask),
     ] {
         for sq in squares.iter() {
             out[plane * NUM_SQUARES + sq] = 1.0;
@@ -83,7 +120,9 @@ fn fixed_planes() -> Vec<f32> {
     out
 }
 
+/// The fixed planes of the 3-4-player board and of the second edition's 2-player board.
 static FIXED: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+static FIXED_2P: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
 
 /// Placements left this turn as the encoding counts them (0 once over).
 fn placements(s: &State) -> u8 {
@@ -94,9 +133,10 @@ fn placements(s: &State) -> u8 {
     }
 }
 
-/// Writes the planes of `s` seen by `seat` into `out` ([`PLANES_LEN`] floats, every one).
+/// Writes the planes of `s` seen by `seat` into `out` ([`planes_len`] floats, every one).
 /// Reads `palaces`, `num_palaces`, `unfinished`, `ext`, `stables`, `merchants`, `walls`,
-/// `start_square`, `chain`, `chain_ends`, `phase`, `placements_left` and the scores.
+/// `start_square`, `chain`, `chain_ends`, `phase`, `placements_left` and the scores; in
+/// the second edition also `well`, `red` and `yellow`.
 pub fn write_planes(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     write_planes_kept(s, seat, scores, out, &mut Kept::Full);
 }
@@ -104,8 +144,12 @@ pub fn write_planes(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) 
 /// [`write_planes`], or with `Kept::Update` only what changed since the write that filled
 /// `out` (`common::kept`).
 pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32], kept: &mut Kept<'_>) {
-    let out = &mut out[..PLANES_LEN];
-    let fixed = FIXED.get_or_init(fixed_planes);
+    let out = &mut out[..planes_len(s)];
+    let fixed = if s.num_players == 2 {
+        FIXED_2P.get_or_init(|| fixed_planes(geometry_for(2)))
+    } else {
+        FIXED.get_or_init(|| fixed_planes(geometry_for(3)))
+    };
     kept.start(out, fixed.len(), fixed);
     let k = kept;
     let n = s.num_players as usize;
@@ -152,14 +196,34 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
     for (rel, &score) in relative_scores.iter().enumerate() {
         fill(out, SCORE0 + rel, score);
     }
+    if s.rules.second() {
+        if s.well != u8::MAX {
+            k.set(out, WELL_PLANE * NUM_SQUARES + s.well as usize);
+        }
+        set(out, k, RED_PLANE, s.red);
+        set(out, k, YELLOW_PLANE, s.yellow);
+        for pid in 0..s.num_palaces as usize {
+            let palace = s.palaces[pid];
+            if palace.owner == NEUTRAL {
+                set(
+                    out,
+                    k,
+                    NEUTRAL_OWNED_PLANE,
+                    s.palace_pieces(pid).or(palace_stables(s, pid)),
+                );
+                k.set(out, NEUTRAL_DOME_PLANE * NUM_SQUARES + palace.dome as usize);
+            }
+        }
+    }
     k.finish(out);
 }
 
-/// Writes the vector of `s` seen by `seat` into `out` ([`VECTOR_LEN`] floats, every one).
+/// Writes the vector of `s` seen by `seat` into `out` ([`vector_len`] floats, every one).
 /// Reads `phase`, `current_player`, `placements_left`, `obligation`, `supply`,
-/// `palace_tiles`, `tower_tiles`, `retired` and the scores.
+/// `palace_tiles`, `tower_tiles`, `retired` and the scores; in the second edition also
+/// `neutral`, `tea`, `tea_pool`, `tower_merchants`, `second_step`.
 pub fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
-    let out = &mut out[..VECTOR_LEN];
+    let out = &mut out[..vector_len(s)];
     out.fill(0.0);
     let n = s.num_players as usize;
     out[match s.phase {
@@ -194,6 +258,24 @@ pub fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) 
         out[V_RETIRED0 + color] = f32::from(count);
     }
     out[V_NUM_PLAYERS] = n as f32;
+    if s.rules.second() {
+        for player in 0..n {
+            let rel = relative(player, seat, n);
+            out[V_NEUTRAL0 + rel] = f32::from(s.neutral[player]);
+            out[V_TEA0 + rel] = f32::from(s.tea[player]);
+        }
+        out[V_TEA_POOL] = f32::from(s.tea_pool);
+        for (t, &count) in s.tower_merchants.iter().enumerate() {
+            out[V_TOWER_MERCHANTS0 + t] = f32::from(count);
+        }
+        for (c, &holder) in s.palace_tiles.iter().enumerate() {
+            out[V_PALACE_TILE_NEUTRAL0 + c] = f32::from(u8::from(holder == NEUTRAL));
+        }
+        for (t, &holder) in s.tower_tiles.iter().enumerate() {
+            out[V_TOWER_TILE_NEUTRAL0 + t] = f32::from(u8::from(holder == NEUTRAL));
+        }
+        out[V_TEA_ALLOWED] = f32::from(u8::from(s.second_step && s.placements_left == 1));
+    }
 }
 
 /// The legal actions of `s` into `out` (cleared first), ascending.

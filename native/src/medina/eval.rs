@@ -1,16 +1,16 @@
-//! Medina's evaluation (`games/medina/heuristics.py`, the first edition's terms, same
-//! constants) and Medina for the searches that use it: the alpha-beta yardstick
-//! (`common::alphabeta`) and one-ply action priors.
+//! Medina's evaluation (`games/medina/heuristics.py`, the same terms and constants) and
+//! Medina for the searches that use it: the alpha-beta yardstick (`common::alphabeta`)
+//! and one-ply action priors.
 //!
 //! The evaluation is each seat's estimated final score: the score if the game ended now,
 //! plus a share of each unfinished palace for the seats that could still dome it (more
 //! to those who act sooner), an option value for each dome in hand that can still claim
-//! a colour its holder lacks, and room to grow around owned palaces. The Python module's
-//! docstring says why each term is there; its second-edition terms (well squares, tea)
-//! are not here, as this engine plays the first edition.
+//! a colour its holder lacks, and room to grow around owned palaces; in the second
+//! edition also free well-bonus squares an owned palace's stable could take and tea
+//! tiles. The Python module's docstring says why each term is there.
 
-use super::board::{ortho_dilate, ortho_dilate_any, BUILDING};
-use super::state::{palace_stables, Search, State, DOME, NUM_SLOTS};
+use super::board::{ortho_dilate, ortho_dilate_any};
+use super::state::{palace_stables, Search, State, DOME, NUM_SLOTS, PURPLE, STABLE};
 use crate::common::alphabeta::Evaluate;
 use crate::common::mcts::SearchGame;
 use crate::common::rng::Rng;
@@ -20,6 +20,8 @@ const CLAIM_SHARE: f64 = 0.7;
 const DOME_OPTION: f64 = 1.5;
 const GROWTH_PER_SQUARE: f64 = 0.15;
 const GROWTH_CAP: f64 = 2.0;
+const YELLOW_OPTION: f64 = 1.5;
+const TEA_VALUE: f64 = 0.3;
 
 /// The points palace `pid` earns its owner (as if owned: `scoring.palace_score`).
 fn palace_points(s: &State, pid: usize) -> f64 {
@@ -30,7 +32,8 @@ fn palace_points(s: &State, pid: usize) -> f64 {
     (pieces.count()
         + stables.count()
         + (ortho_dilate(reach) & s.merchants).count()
-        + (ortho_dilate_any(comps) & s.walls).count()) as f64
+        + (ortho_dilate_any(comps) & s.walls).count()
+        + 4 * (comps & s.yellow).count()) as f64
 }
 
 /// Whether no palace of `colour` can be claimed any more (retired, none unfinished).
@@ -48,6 +51,7 @@ pub fn evaluate(s: &State) -> [f64; 4] {
     let n = s.num_players as usize;
     let current = s.current_player as i64;
     let dome = |p: usize| s.supply[p * NUM_SLOTS + DOME];
+    let second = s.rules.second();
     for (colour, &pid) in s.unfinished.iter().enumerate() {
         if pid < 0 {
             continue;
@@ -60,6 +64,9 @@ pub fn evaluate(s: &State) -> [f64; 4] {
         if s.palace_tiles[colour] < 0 {
             value += colour as f64 + 1.0; // the first claim of a colour takes its palace tile
         }
+        if second && colour == PURPLE {
+            value += TEA_VALUE * (s.tea_pool as u32).div_ceil(2) as f64; // this claim's tea tiles
+        }
         // The seat to move gets first pick, then the others in turn order.
         let weight = |p: usize| 1.0 / (1 + (p as i64 - current).rem_euclid(n as i64)) as f64;
         let total: f64 = (0..n).filter(eligible).map(weight).sum();
@@ -67,7 +74,7 @@ pub fn evaluate(s: &State) -> [f64; 4] {
             estimate[p] += CLAIM_SHARE * value * weight(p) / total;
         }
     }
-    let free = BUILDING.andnot(s.occupied);
+    let free = s.geo().building.andnot(s.occupied);
     for (p, e) in estimate.iter_mut().enumerate().take(n) {
         let domes = dome(p) as usize;
         if domes > 0 {
@@ -80,7 +87,16 @@ pub fn evaluate(s: &State) -> [f64; 4] {
                 let pieces = s.palace_pieces(pid as usize);
                 let around = ortho_dilate(pieces | palace_stables(s, pid as usize)) & free;
                 *e += GROWTH_CAP.min(GROWTH_PER_SQUARE * around.count() as f64);
+                if second && s.supply[p * NUM_SLOTS + STABLE] > 0 {
+                    // A free yellow square a stable of this palace could take (not red,
+                    // not touching another palace).
+                    let yellow = (ortho_dilate(pieces) & free & s.yellow).andnot(s.contested);
+                    *e += YELLOW_OPTION * yellow.count() as f64;
+                }
             }
+        }
+        if second {
+            *e += TEA_VALUE * s.tea[p] as f64;
         }
     }
     estimate

@@ -9,11 +9,10 @@
 //! `forbid`, `contested`, `ext`, each palace's `stables` and `touch`) are computed and
 //! checked against those given.
 
-use super::board::{
-    flood, ortho_dilate, touch_dilate, Bits, BUILDING, MAX_RUN, NUM_RUNS, NUM_SQUARES, RUN_MASKS, WALL_SPACES, WIDTH,
-};
+use super::board::{flood, geometry_for, ortho_dilate, touch_dilate, Bits, MAX_RUN, NUM_RUNS, NUM_SQUARES, WIDTH};
+use super::second_edition::well_squares;
 use super::state::{
-    Palace, Phase, Rules, State, DOME, MAX_PALACES, MERCHANT, NUM_SLOTS, STABLE, SUPPLY_3, SUPPLY_4, WALL,
+    supply_for, Palace, Phase, Rules, State, DOME, MAX_PALACES, MERCHANT, NEUTRAL, NUM_SLOTS, STABLE, TEA_TILES, WALL,
 };
 
 /// One palace as the Python `state.Palace` holds it.
@@ -57,6 +56,17 @@ pub struct Position {
     pub palace_tiles: Vec<i64>,
     pub tower_tiles: Vec<i64>,
     pub start_square: i64,
+    /// The second edition's fields (`-1`, empty and zeros in the first).
+    pub well: i64,
+    pub red: Bits,
+    pub yellow: Bits,
+    pub neutral: Vec<i64>,
+    pub tea: Vec<i64>,
+    pub tea_pool: i64,
+    pub tea_fresh: i64,
+    pub tower_merchants: Vec<i64>,
+    pub second_step: bool,
+    pub claims: Vec<i64>,
 }
 
 const PHASES: [Phase; 3] = [Phase::Start, Phase::Play, Phase::Over];
@@ -107,7 +117,7 @@ impl Position {
             unfinished: wide(&s.unfinished),
             ext: s.ext.to_vec(),
             owned: wide(&s.owned[..4 * n]),
-            runs: (0..NUM_RUNS).map(|r| RUN_MASKS[r][s.run_len[r] as usize]).collect(),
+            runs: super::state::run_masks(s).to_vec(),
             supply: s.supply[..NUM_SLOTS * n].iter().map(|&c| i64::from(c)).collect(),
             retired: s.retired.iter().map(|&c| i64::from(c)).collect(),
             palace_tiles: wide(&s.palace_tiles),
@@ -117,6 +127,20 @@ impl Position {
             } else {
                 i64::from(s.start_square)
             },
+            well: if s.well as usize >= NUM_SQUARES {
+                -1
+            } else {
+                i64::from(s.well)
+            },
+            red: s.red,
+            yellow: s.yellow,
+            neutral: s.neutral[..n].iter().map(|&c| i64::from(c)).collect(),
+            tea: s.tea[..n].iter().map(|&c| i64::from(c)).collect(),
+            tea_pool: i64::from(s.tea_pool),
+            tea_fresh: i64::from(s.tea_fresh),
+            tower_merchants: s.tower_merchants.iter().map(|&c| i64::from(c)).collect(),
+            second_step: s.second_step,
+            claims: s.claims().into_iter().map(|pid| pid as i64).collect(),
         }
     }
 }
@@ -141,6 +165,21 @@ fn sized<'a, T>(name: &str, values: &'a [T], len: usize) -> Result<&'a [T], Stri
 
 /// The position `p` of a game with these rules and players, or why it is not one.
 pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, String> {
+    load_checked(rules, num_players, p, true)
+}
+
+/// [`load`] of a hand-made position (the spec scenarios' test positions): every check the
+/// rules rely on (pieces where they may stand, whole palaces, the street-rule sets, owners,
+/// tile holders with a palace, wall runs, the chain, the seat to act), but not the
+/// accounting of a game played from the start (every piece from a supply, the starting
+/// merchant, the largest palace with its tile, retired colours, the neutral domes and tea
+/// tiles dealt).
+pub fn load_position(rules: Rules, num_players: usize, p: &Position) -> Result<State, String> {
+    load_checked(rules, num_players, p, false)
+}
+
+/// [`load`], with the accounting of a game played from the start where `reachable`.
+fn load_checked(rules: Rules, num_players: usize, p: &Position, reachable: bool) -> Result<State, String> {
     let n = num_players;
     if p.num_players != n as i64 {
         return Err(format!("a {}-player position in a {n}-player game", p.num_players));
@@ -149,13 +188,67 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
         .iter()
         .find(|ph| ph.name() == p.phase)
         .ok_or_else(|| format!("unknown phase {:?}", p.phase))?;
+    let fewest = if rules.second() { 2 } else { 3 };
+    if !(fewest..=4).contains(&n) {
+        return Err(format!("a {n}-player game of edition {}", rules.edition));
+    }
+    let geo = geometry_for(n);
     let mut s = State::new(n, 0, rules);
+    // The well (2e), the squares it colours, and the pieces the setup gives.
+    let well = in_range("well", p.well, -1, NUM_SQUARES as i64 - 1)?;
+    let (well_bit, red, yellow) = if well >= 0 {
+        if !rules.second() || !geo.inner.has(well as usize) {
+            return Err(format!(
+                "a well on square {well} (only an inner square, in the second edition)"
+            ));
+        }
+        let (red, yellow) = well_squares(well as usize, rules.well_bonus_plaza_ring, geo.building);
+        (Bits::single(well as usize), red, yellow)
+    } else {
+        (Bits::EMPTY, Bits::EMPTY, Bits::EMPTY)
+    };
+    if p.red != red || p.yellow != yellow {
+        return Err("red or yellow is not the squares of the well".into());
+    }
+    if well >= 0 {
+        s.well = well as u8;
+        s.red = red;
+        s.yellow = yellow;
+    }
+    let seats = |name: &str, values: &[i64], most: i64| -> Result<[u8; 4], String> {
+        let mut out = [0u8; 4];
+        for (o, &v) in out.iter_mut().zip(sized(name, values, n)?) {
+            *o = in_range(name, v, 0, most)? as u8;
+        }
+        Ok(out)
+    };
+    let neutral_each = if rules.second() {
+        i64::from(rules.neutral_domes[n - 2])
+    } else {
+        0
+    };
+    s.neutral = seats("neutral", &p.neutral, neutral_each)?;
+    s.tea = seats("tea", &p.tea, i64::from(TEA_TILES))?;
+    let tea_most = if rules.second() { i64::from(TEA_TILES) } else { 0 };
+    s.tea_pool = in_range("tea_pool", p.tea_pool, 0, tea_most)? as u8;
+    if reachable && s.tea.iter().map(|&t| i64::from(t)).sum::<i64>() + i64::from(s.tea_pool) > tea_most {
+        return Err("more tea tiles held and in the pool than the game has".into());
+    }
+    s.tea_fresh = in_range("tea_fresh", p.tea_fresh, 0, tea_most)? as u8;
+    let tower_merchants_before = s.tower_merchants;
+    for (t, &m) in sized("tower_merchants", &p.tower_merchants, 4)?.iter().enumerate() {
+        s.tower_merchants[t] = in_range("tower_merchants", m, 0, i64::from(tower_merchants_before[t]))? as u8;
+    }
+    if p.second_step && !rules.second() {
+        return Err("second_step in the first edition".into());
+    }
+    s.second_step = p.second_step;
     // The pieces on the board, one a square, each where it may stand.
     for (name, bits, within) in [
-        ("palace_mask", p.palace_mask, BUILDING),
-        ("stables", p.stables, BUILDING),
-        ("merchants", p.merchants, BUILDING),
-        ("walls", p.walls, WALL_SPACES),
+        ("palace_mask", p.palace_mask, geo.building.andnot(red | well_bit)),
+        ("stables", p.stables, geo.building.andnot(red | well_bit)),
+        ("merchants", p.merchants, geo.building.andnot(well_bit)),
+        ("walls", p.walls, geo.wall_spaces),
         ("chain", p.chain, p.merchants),
         ("chain_ends", p.chain_ends, p.chain),
     ] {
@@ -166,13 +259,14 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
     if (p.palace_mask & p.stables).any() || ((p.palace_mask | p.stables) & p.merchants).any() {
         return Err("two pieces on one square".into());
     }
-    let occupied = p.palace_mask | p.stables | p.merchants;
+    let occupied = p.palace_mask | p.stables | p.merchants | well_bit;
     if p.occupied != occupied {
-        return Err("occupied is not the squares of the palace pieces, stables and merchants".into());
+        return Err("occupied is not the squares of the palace pieces, stables, merchants and the well".into());
     }
     // The phase and the starting merchant.
     let start_placed = p.start_square >= 0;
-    if start_placed != (phase != Phase::Start) {
+    // A hand-made position may be in play without its starting merchant.
+    if start_placed != (phase != Phase::Start) && (reachable || phase == Phase::Start) {
         return Err(format!(
             "the starting merchant at {} in the {} phase",
             p.start_square,
@@ -187,7 +281,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             ));
         }
         s.start_square = sq as u8;
-    } else if (occupied | p.walls).any() || !p.palaces.is_empty() {
+    } else if phase == Phase::Start && ((occupied.andnot(well_bit) | p.walls).any() || !p.palaces.is_empty()) {
         return Err("pieces on the board before the starting merchant".into());
     }
     // The palaces: whole groups of one colour's pieces with their stables.
@@ -198,13 +292,26 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
     let owned = sized("owned", &p.owned, 4 * n)?;
     let mut pieces_seen = Bits::EMPTY;
     let mut stables_seen = Bits::EMPTY;
-    let mut forbid = Bits::EMPTY;
-    let mut contested = Bits::EMPTY;
+    // No palace piece or stable may go on a red square: they start in both sets.
+    let mut forbid = red;
+    let mut contested = red;
     let mut pieces_of_color = [0i64; 4];
     let mut domes = 0i64;
+    let mut neutral_palaces = 0i64;
+    let mut claim_of = [u8::MAX; MAX_PALACES];
+    for (order, &pid) in p.claims.iter().enumerate() {
+        let pid = in_range("claims", pid, 0, p.palaces.len() as i64 - 1)? as usize;
+        if claim_of[pid] != u8::MAX || p.palaces[pid].owner == -1 || !rules.second() {
+            return Err(format!(
+                "claims names palace {pid} twice, unclaimed, or in the first edition"
+            ));
+        }
+        claim_of[pid] = order as u8;
+    }
     for (pid, pal) in p.palaces.iter().enumerate() {
         let color = in_range("a palace's color", pal.color, 0, 3)? as usize;
-        let owner = in_range("a palace's owner", pal.owner, -1, n as i64 - 1)?;
+        let lowest_owner = if rules.second() { i64::from(NEUTRAL) } else { -1 };
+        let owner = in_range("a palace's owner", pal.owner, lowest_owner, n as i64 - 1)?;
         if pal.pieces.is_empty() || flood(Bits::single(pal.pieces.lowest()), p.palace_mask) != pal.pieces {
             return Err(format!("palace {pid} is not a whole group of palace pieces"));
         }
@@ -227,10 +334,18 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
         forbid |= touch;
         pieces_of_color[color] += i64::from(pal.pieces.count());
         let dome = in_range("a palace's dome", pal.dome, -1, NUM_SQUARES as i64 - 1)?;
-        if (owner >= 0) != (dome >= 0) || (dome >= 0 && !pal.pieces.has(dome as usize)) {
+        if (owner != -1) != (dome >= 0) || (dome >= 0 && !pal.pieces.has(dome as usize)) {
             return Err(format!("palace {pid}'s dome and owner disagree"));
         }
         let is_unfinished = unfinished[color] == pid as i64;
+        if (owner != -1) != (claim_of[pid] != u8::MAX) && rules.second() {
+            return Err(format!(
+                "palace {pid} is claimed, but claims does not say so (or the reverse)"
+            ));
+        }
+        if owner == i64::from(NEUTRAL) {
+            neutral_palaces += 1;
+        }
         if owner >= 0 {
             domes += 1;
             if owned[owner as usize * 4 + color] != pid as i64 {
@@ -240,8 +355,10 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             }
         }
         // Abandoned and then domed only where abandoned palaces are claimable (A1).
-        let claimed_abandoned = pal.abandoned && owner >= 0;
-        if (owner < 0 && !pal.abandoned) != is_unfinished || (claimed_abandoned && !rules.abandoned_palace_claimable) {
+        let claimed_abandoned = pal.abandoned && owner != -1;
+        let may_claim_abandoned =
+            rules.abandoned_palace_claimable || (owner == i64::from(NEUTRAL) && rules.neutral_dome_any_unowned);
+        if (owner == -1 && !pal.abandoned) != is_unfinished || (claimed_abandoned && !may_claim_abandoned) {
             return Err(format!(
                 "palace {pid} is not exactly one of owned, unfinished and abandoned"
             ));
@@ -250,11 +367,12 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             anchor: pal.pieces.lowest() as u8,
             color: color as u8,
             owner: owner as i8,
-            dome: if owner >= 0 { dome as u8 } else { u8::MAX },
+            dome: if owner != -1 { dome as u8 } else { u8::MAX },
             abandoned: pal.abandoned,
             size: (pal.pieces.count() + stables.count()) as u8,
+            claim: claim_of[pid],
         };
-        if owner < 0 {
+        if owner == -1 {
             s.unowned_pieces[color] |= pal.pieces;
         }
         if is_unfinished {
@@ -262,6 +380,10 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
         }
     }
     s.num_palaces = p.palaces.len() as u8;
+    s.num_claims = p.claims.len() as u8;
+    if reachable && s.neutral.iter().map(|&c| i64::from(c)).sum::<i64>() + neutral_palaces != neutral_each * n as i64 {
+        return Err("the neutral domes held and placed are not those of the game".into());
+    }
     if pieces_seen != p.palace_mask || stables_seen != p.stables {
         return Err("a palace piece or stable belongs to no palace".into());
     }
@@ -287,7 +409,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
     }
     // An unfinished palace has its extension squares (with none it is abandoned at once).
     let ext = sized("ext", &p.ext, 4)?;
-    let free = BUILDING.andnot(occupied).andnot(contested);
+    let free = geo.building.andnot(occupied).andnot(contested);
     for (col, given) in ext.iter().enumerate() {
         let m = s.unfinished_pieces[col];
         let w = WIDTH as u32;
@@ -304,7 +426,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
     let mut walls = Bits::EMPTY;
     for (r, run) in runs.iter().enumerate() {
         let len = run.count() as usize;
-        if len > MAX_RUN || RUN_MASKS[r][len] != *run || (*run & walls).any() {
+        if len > MAX_RUN || geo.run_masks[r][len] != *run || (*run & walls).any() {
             return Err(format!("runs[{r}] is not a run of wall pieces from its tower"));
         }
         walls |= *run;
@@ -322,7 +444,12 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
     for (col, &c) in retired.iter().enumerate() {
         s.retired[col] = in_range("retired", c, 0, 80)? as u8;
     }
-    let each = if n == 3 { SUPPLY_3 } else { SUPPLY_4 };
+    let each = supply_for(rules.edition, n);
+    // Merchants taken from the tower tiles (2e §4.2) went to a supply or, a neutral
+    // palace's, to the box.
+    let from_towers: i64 = (0..4)
+        .map(|t| i64::from(tower_merchants_before[t]) - i64::from(s.tower_merchants[t]))
+        .sum();
     for slot in 0..NUM_SLOTS {
         let held: i64 = (0..n).map(|q| supply[q * NUM_SLOTS + slot]).sum();
         let placed = match slot {
@@ -333,7 +460,9 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
             WALL => i64::from(p.walls.count()),
             _ => unreachable!("eight slots"),
         };
-        if held + placed != i64::from(each[slot]) * n as i64 {
+        let dealt = i64::from(each[slot]) * n as i64;
+        let extra = if slot == MERCHANT { from_towers } else { 0 };
+        if reachable && !(dealt..=dealt + extra).contains(&(held + placed)) {
             return Err(format!(
                 "supply slot {slot}: {held} in the supplies and {placed} placed or retired, not the {} of a {n}-player game",
                 i64::from(each[slot]) * n as i64
@@ -344,30 +473,50 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
         ("palace_tiles", &p.palace_tiles, &mut s.palace_tiles),
         ("tower_tiles", &p.tower_tiles, &mut s.tower_tiles),
     ] {
+        let lowest = if rules.second() { i64::from(NEUTRAL) } else { -1 };
         for (t, &holder) in sized(name, tiles, 4)?.iter().enumerate() {
-            into[t] = in_range(name, holder, -1, n as i64 - 1)? as i8;
+            into[t] = in_range(name, holder, lowest, n as i64 - 1)? as i8;
         }
     }
     for col in 0..4 {
-        // The tile goes to a colour's first domed palace, then to a strictly larger one.
-        let sizes = (0..n).filter_map(|q| {
-            usize::try_from(s.owned[q * 4 + col])
+        if rules.second() {
+            // Held by a seat with a palace of the colour, by the neutral palaces, or by nobody.
+            let holder = s.palace_tiles[col];
+            let fits = match holder {
+                -1 => true,
+                NEUTRAL => (0..s.num_palaces as usize)
+                    .any(|pid| s.palaces[pid].owner == NEUTRAL && s.palaces[pid].color as usize == col),
+                seat => s.owned[seat as usize * 4 + col] >= 0,
+            };
+            if !fits {
+                return Err(format!(
+                    "the palace tile of colour {col} is with a holder of no such palace"
+                ));
+            }
+        } else {
+            // The tile goes to a colour's first domed palace, then to a strictly larger one.
+            let sizes = (0..n).filter_map(|q| {
+                usize::try_from(s.owned[q * 4 + col])
+                    .ok()
+                    .map(|pid| s.palaces[pid].size)
+            });
+            let largest = sizes.max();
+            let holder = s.palace_tiles[col];
+            let held = usize::try_from(holder)
                 .ok()
-                .map(|pid| s.palaces[pid].size)
-        });
-        let largest = sizes.max();
-        let holder = s.palace_tiles[col];
-        let held = usize::try_from(holder)
-            .ok()
-            .and_then(|h| usize::try_from(s.owned[h * 4 + col]).ok());
-        if (holder >= 0 && held.is_none()) || held.map(|pid| s.palaces[pid].size) != largest {
-            return Err(format!(
-                "the palace tile of colour {col} is not with a largest domed palace of it"
-            ));
+                .and_then(|h| usize::try_from(s.owned[h * 4 + col]).ok());
+            let not_largest = reachable && held.map(|pid| s.palaces[pid].size) != largest;
+            if (holder >= 0 && held.is_none()) || not_largest {
+                return Err(format!(
+                    "the palace tile of colour {col} is not with a largest domed palace of it"
+                ));
+            }
         }
         // A colour every seat owns is retired from the supplies (§3.2.3), and only then.
         let all_own = (0..n).all(|q| s.owned[q * 4 + col] >= 0);
-        if (all_own && (0..n).any(|q| s.supply[q * NUM_SLOTS + col] > 0)) || (s.retired[col] > 0 && !all_own) {
+        let misretired =
+            (all_own && (0..n).any(|q| s.supply[q * NUM_SLOTS + col] > 0)) || (s.retired[col] > 0 && !all_own);
+        if reachable && misretired {
             return Err(format!(
                 "colour {col} is retired where not every seat owns one, or left in a supply"
             ));
@@ -416,7 +565,7 @@ pub fn load(rules: Rules, num_players: usize, p: &Position) -> Result<State, Str
 }
 
 #[cfg(feature = "python")]
-pub use self::py_fields::{read, read_state};
+pub use self::py_fields::{read, read_position, read_state};
 
 #[cfg(feature = "python")]
 mod py_fields {
@@ -429,6 +578,11 @@ mod py_fields {
     /// The state of a game with these rules and players at the position in `fields`.
     pub fn read_state(rules: Rules, num_players: usize, fields: &Fields<'_>) -> PyResult<State> {
         load(rules, num_players, &read(fields)?).map_err(|e| fields.error(e))
+    }
+
+    /// The hand-made position in `fields` ([`super::load_position`]).
+    pub fn read_position(rules: Rules, num_players: usize, fields: &Fields<'_>) -> PyResult<State> {
+        super::load_position(rules, num_players, &read(fields)?).map_err(|e| fields.error(e))
     }
 
     /// The position in `fields`: `export()`'s dict, or a Python engine state.
@@ -482,6 +636,16 @@ mod py_fields {
             palace_tiles: fields.get("palace_tiles")?,
             tower_tiles: fields.get("tower_tiles")?,
             start_square: fields.get("start_square")?,
+            well: fields.get("well")?,
+            red: bits("red")?,
+            yellow: bits("yellow")?,
+            neutral: fields.get("neutral")?,
+            tea: fields.get("tea")?,
+            tea_pool: fields.get("tea_pool")?,
+            tea_fresh: fields.get("tea_fresh")?,
+            tower_merchants: fields.get("tower_merchants")?,
+            second_step: fields.get("second_step")?,
+            claims: fields.get("claims")?,
         })
     }
 }

@@ -1,13 +1,16 @@
-//! Medina's rules in Rust, exactly as the Python engine (`tabletop.games.medina`) plays
-//! them: [`board`] (the grid and 256-bit square sets), [`state`] (the position, legal
-//! moves, applying moves, scoring, random play) and, with the `python` feature, `py`
-//! (the `tabletop._native.MedinaState` class of the contract in `docs/native.md`).
+//! Medina's rules in Rust, both editions, exactly as the Python engine
+//! (`tabletop.games.medina`) plays them: [`board`] (the grid, both board sides and 256-bit
+//! square sets), [`state`] (the position, legal moves, applying moves, scoring, random
+//! play), [`second_edition`] (the well, neutral domes, tea tiles, the claims' order and the
+//! tie-break), [`load`] (a position from its fields), [`encode`] (both editions' research
+//! observations) and, with the `python` feature, `py` (the `tabletop._native.MedinaState`
+//! class of the contract in `docs/native.md`).
 //!
 //! # How the position is held
 //!
-//! [`state::State`] is a `Copy` value of about 1.7 KB with no heap: square sets are
+//! [`state::State`] is a `Copy` value of about 1.9 KB with no heap: square sets are
 //! [`board::Bits`] (four `u64`), supplies and owners are byte arrays, and palaces are
-//! 6-byte records in a fixed array of 80 (one per palace piece at most).  Two facts of the
+//! 7-byte records in a fixed array of 80 (one per palace piece at most).  Two facts of the
 //! rules keep it small:
 //!
 //! * the street rule keeps the components of two palaces from ever touching (not even
@@ -40,6 +43,7 @@ pub mod board;
 pub mod encode;
 pub mod eval;
 pub mod load;
+pub mod second_edition;
 pub mod state;
 
 #[cfg(feature = "python")]

@@ -8,9 +8,10 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
+use super::second_edition::parse_neutral_domes;
 use super::state::{
     palace_stables, palace_touch, parse_tower_values, run_masks, Legal, LegalWords, Rules, Search, State, KINDS,
-    NUM_ACTIONS,
+    NUM_ACTIONS_2E,
 };
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
@@ -60,6 +61,12 @@ fn flag(rules: &Value, key: &str) -> PyResult<bool> {
         .ok_or_else(|| bad(format!("medina setup: rules.{key} must be a boolean")))
 }
 
+fn text<'a>(obj: &'a Value, key: &str) -> PyResult<&'a str> {
+    field(obj, key)?
+        .as_str()
+        .ok_or_else(|| bad(format!("medina setup: {key} must be a string")))
+}
+
 fn int(obj: &Value, key: &str) -> PyResult<i64> {
     field(obj, key)?
         .as_i64()
@@ -80,32 +87,50 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
     let initial = field(&setup, "initial")?;
     let rules = field(initial, "rules")?;
     let edition = int(rules, "edition")?;
-    if edition != 1 {
-        return Err(bad(format!(
-            "medina: the native engine plays edition 1 only, got {edition}"
-        )));
+    if !(1..=2).contains(&edition) {
+        return Err(bad(format!("medina: no edition {edition} (1 or 2)")));
     }
-    let towers = field(rules, "tower_values")?
-        .as_str()
-        .ok_or_else(|| bad("medina setup: rules.tower_values must be a string"))?;
-    let start_random = match field(rules, "start_merchant")?.as_str() {
-        Some("player") => false,
-        Some("random") => true,
+    let start_random = match text(rules, "start_merchant")? {
+        "player" => false,
+        "random" => true,
         other => return Err(bad(format!("medina setup: unknown start_merchant {other:?}"))),
     };
+    let tie_break_largest_palace = match text(rules, "tie_break")? {
+        "none" => false,
+        "largest_palace" => true,
+        other => return Err(bad(format!("medina setup: unknown tie_break {other:?}"))),
+    };
+    let well_bonus_plaza_ring = match text(rules, "well_bonus_squares")? {
+        "cross" => false,
+        "plaza_ring" => true,
+        other => return Err(bad(format!("medina setup: unknown well_bonus_squares {other:?}"))),
+    };
     let parsed = Rules {
+        edition: edition as u8,
         abandoned_palace_claimable: flag(rules, "abandoned_palace_claimable")?,
         new_chain_may_touch_one: flag(rules, "new_chain_may_touch_one")?,
         tower_reconnect_per_run: flag(rules, "tower_reconnect_per_run")?,
-        tower_values: parse_tower_values(towers).map_err(bad)?,
+        tower_values: parse_tower_values(text(rules, "tower_values")?).map_err(bad)?,
         last_player_by_supply: flag(rules, "last_player_by_supply")?,
         dome_obligation_lookahead: flag(rules, "dome_obligation_lookahead")?,
         start_merchant_anywhere: flag(rules, "start_merchant_anywhere")?,
         stable_adjacency_scores: flag(rules, "stable_adjacency_scores")?,
+        last_player_dome_obligation: flag(rules, "last_player_dome_obligation")?,
+        obligation_recheck: flag(rules, "obligation_recheck")?,
+        tie_break_largest_palace,
+        neutral_domes: parse_neutral_domes(text(rules, "neutral_domes")?).map_err(bad)?,
+        well_bonus_plaza_ring,
+        neutral_claims_tiles: flag(rules, "neutral_claims_tiles")?,
+        neutral_dome_any_unowned: flag(rules, "neutral_dome_any_unowned")?,
+        tea_spend_when_stuck: flag(rules, "tea_spend_when_stuck")?,
+        tea_usable_turn_received: flag(rules, "tea_usable_turn_received")?,
+        tower_events_claim_only: flag(rules, "tower_events_claim_only")?,
+        neutral_dome_satisfies_obligation: flag(rules, "neutral_dome_satisfies_obligation")?,
     };
     let n = int(initial, "num_players")?;
-    if !(3..=4).contains(&n) {
-        return Err(bad(format!("medina needs 3 or 4 players, got {n}")));
+    let fewest = if parsed.second() { 2 } else { 3 };
+    if !(fewest..=4).contains(&n) {
+        return Err(bad(format!("medina needs {fewest} to 4 players, got {n}")));
     }
     let start_player = int(initial, "current_player")?;
     if !(0..n).contains(&start_player) {
@@ -114,12 +139,25 @@ fn state_from_setup(setup_json: &str) -> PyResult<State> {
         )));
     }
     let mut state = State::new(n as usize, start_player as usize, parsed);
-    // With `start_merchant="random"` the Python engine drew the square: take it from its view.
+    if parsed.second() {
+        // The well as the Python engine drew it (its rules name the square), or none.
+        match text(rules, "well")? {
+            "none" => {}
+            name => {
+                let sq = parse_square(name)
+                    .filter(|&sq| state.geo().inner.has(sq))
+                    .ok_or_else(|| bad(format!("medina setup: bad well square {name:?}")))?;
+                state.place_well(sq);
+            }
+        }
+    }
+    // A drawn (or, in the second edition, a given) starting merchant: from the Python view.
+    let placed_at_setup = start_random || (parsed.second() && !text(rules, "start_square")?.is_empty());
     match field(initial, "start_merchant")? {
-        Value::Null if !start_random => {}
-        Value::String(name) if start_random => {
+        Value::Null if !placed_at_setup => {}
+        Value::String(name) if placed_at_setup => {
             let sq = parse_square(name)
-                .filter(|&sq| state.start_squares().has(sq))
+                .filter(|&sq| state.start_squares().andnot(state.occupied).has(sq))
                 .ok_or_else(|| bad(format!("medina setup: bad start square {name:?}")))?;
             state.place_start(sq);
             state.ply = 0;
@@ -147,7 +185,7 @@ static ACTION_INTS: PyOnceLock<Ints> = PyOnceLock::new();
 /// their words (`LegalWords`), never listed.
 fn action_seq(py: Python<'_>, legal: LegalWords, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
     let ints = ACTION_INTS.get_or_try_init(py, || {
-        (0..NUM_ACTIONS)
+        (0..NUM_ACTIONS_2E)
             .map(|a| a.into_pyobject(py).map(|i| i.into_any().unbind()))
             .collect::<Result<Vec<_>, _>>()
             .map(Ints::new)
@@ -174,13 +212,14 @@ impl ActionSource for LegalWords {
 /// The kind names as interned Python strings, made once.
 static KIND_STRS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
 
-fn action_of(action: i64) -> Option<usize> {
-    usize::try_from(action).ok().filter(|&a| a < NUM_ACTIONS)
+fn action_of(state: &State, action: i64) -> Option<usize> {
+    usize::try_from(action).ok().filter(|&a| a < state.num_actions())
 }
 
 /// Plays `action` on `state`; why not (and no change) if it is not legal there.
 fn apply_in_place(state: &mut State, action: i64) -> Result<(), String> {
-    let a = action_of(action).ok_or_else(|| format!("action {action} is not in range({NUM_ACTIONS})"))?;
+    let a =
+        action_of(state, action).ok_or_else(|| format!("action {action} is not in range({})", state.num_actions()))?;
     state.apply(a)
 }
 
@@ -210,6 +249,43 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
     /// first-edition terms).
     fn evaluate(&self) -> Vec<f64> {
         super::eval::evaluate(&self.state)[..self.state.num_players as usize].to_vec()
+    }
+
+    /// The initial state of another seed of this state's config (this state being an
+    /// initial one): the Python game's second-edition draw `(well, start square)` (names;
+    /// `"none"`, `""`: none) placed on a fresh position of the same rules and start player
+    /// (`MedinaGame.initial_draw`; the native adapter's start without a Python state).
+    fn with_draw(&self, draw: (String, String)) -> PyResult<Self> {
+        let template = &self.state;
+        let mut state = State::new(
+            template.num_players as usize,
+            template.current_player.max(0) as usize,
+            template.rules,
+        );
+        let (well, start) = draw;
+        if well != "none" {
+            let sq = parse_square(&well)
+                .filter(|&sq| state.rules.second() && state.geo().inner.has(sq))
+                .ok_or_else(|| bad(format!("medina draw: bad well square {well:?}")))?;
+            state.place_well(sq);
+        }
+        if !start.is_empty() {
+            let sq = parse_square(&start)
+                .filter(|&sq| state.start_squares().andnot(state.occupied).has(sq))
+                .ok_or_else(|| bad(format!("medina draw: bad start square {start:?}")))?;
+            state.place_start(sq);
+            state.ply = 0;
+        }
+        Ok(MedinaState { state })
+    }
+
+    /// The state of a hand-made position of this game (a Python engine state, or
+    /// `export()`'s fields): as `load`, without the accounting of a game played from the
+    /// start (`load::load_position`), for the spec scenarios' test positions.
+    fn load_position(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {
+        let fields = Fields::new(fields, "Medina");
+        let state = super::load::read_position(self.state.rules, self.state.num_players as usize, &fields)?;
+        Ok(MedinaState { state })
     }
 });
 
@@ -244,10 +320,10 @@ impl Protocol for MedinaState {
         ActionSeq::of_moves(Box::new(self.legal_words(kind)), table)
     }
     fn action_is_legal(&self, action: i64) -> bool {
-        action_of(action).is_some_and(|a| self.state.is_legal(a))
+        action_of(&self.state, action).is_some_and(|a| self.state.is_legal(a))
     }
     fn num_actions(&self) -> usize {
-        NUM_ACTIONS
+        self.state.num_actions()
     }
     fn mark_legal(&self, mask: &mut [u8]) {
         self.state.legal().for_each(|a| mask[a] = 1);
@@ -281,7 +357,7 @@ impl Position for MedinaState {
         apply_in_place(&mut self.state, action)
     }
     fn play_listed(&mut self, action: i64) {
-        let action = action_of(action);
+        let action = action_of(&self.state, action);
         debug_assert!(
             action.is_some_and(|a| self.state.is_legal(a)),
             "action {action:?} was listed as legal"
@@ -354,6 +430,24 @@ impl Position for MedinaState {
             s.start_square as i64
         };
         d.set_item("start_square", start)?;
+        let well = if s.well as usize >= NUM_SQUARES {
+            -1
+        } else {
+            s.well as i64
+        };
+        d.set_item("well", well)?;
+        d.set_item("red", bits_to_py(py, s.red)?)?;
+        d.set_item("yellow", bits_to_py(py, s.yellow)?)?;
+        d.set_item("neutral", s.neutral[..n].iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item("tea", s.tea[..n].iter().map(|&c| c as u32).collect::<Vec<_>>())?;
+        d.set_item("tea_pool", s.tea_pool)?;
+        d.set_item("tea_fresh", s.tea_fresh)?;
+        d.set_item(
+            "tower_merchants",
+            s.tower_merchants.iter().map(|&c| c as u32).collect::<Vec<_>>(),
+        )?;
+        d.set_item("second_step", s.second_step)?;
+        d.set_item("claims", s.claims())?;
         Ok(d)
     }
     fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self> {

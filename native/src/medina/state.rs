@@ -1,6 +1,9 @@
 //! Medina's position and rules, exactly as the Python engine plays them
 //! (`src/tabletop/games/medina/{rules,moves,placement,scoring}.py`; the spec is
-//! `shared/rules/medina.md`, section numbers below refer to it).
+//! `shared/rules/medina.md`, section numbers below refer to it).  The second edition's
+//! additions (the well, neutral domes, tea tiles, tower merchants, the tie-break; the
+//! `medina-2e.md` spec) are in `second_edition.rs`; the 2-player board is
+//! `board::BOARD_2P`, read through [`State::geo`].
 //!
 //! A [`State`] is a `Copy` value of fixed size: square sets are 256-bit [`Bits`], and
 //! every palace is a few bytes of metadata.  A palace's squares are not stored: the
@@ -11,9 +14,8 @@
 //! side), so a run is its length.
 
 use super::board::{
-    flood, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, BUILDING,
-    HORIZONTAL_WALLS, INNER, NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_MASKS, RUN_TOWER, SIDE_RUNS, TOUCH_CLOSED, TOWERS,
-    VERTICAL_WALLS, WALL_FRONT, WALL_SPACES, WIDTH,
+    flood, geometry_for, ortho_dilate, ortho_dilate_any, select64, touch_dilate, two_or_more_neighbors, Bits, Geometry,
+    NUM_RUNS, NUM_SQUARES, ORTHO_MASK, RUN_TOWER, TOUCH_CLOSED, WIDTH,
 };
 
 /// Supply slots per player: the four palace colours, then the other pieces.
@@ -26,6 +28,21 @@ pub const NUM_SLOTS: usize = 8;
 /// Supply per player by player count (§1.2), slots as above.
 pub const SUPPLY_3: [u8; NUM_SLOTS] = [6, 6, 6, 6, 4, 4, 8, 10];
 pub const SUPPLY_4: [u8; NUM_SLOTS] = [5, 5, 5, 5, 4, 3, 6, 8];
+/// The second edition's supplies by player count 2, 3, 4 (2e §1.2).
+pub const SUPPLY_2E: [[u8; NUM_SLOTS]; 3] = [
+    [8, 8, 8, 8, 4, 4, 12, 15],
+    [6, 6, 6, 6, 4, 4, 8, 12],
+    [5, 5, 5, 5, 4, 3, 6, 9],
+];
+
+/// The supply of each seat in a game of these rules and players.
+pub fn supply_for(edition: u8, num_players: usize) -> [u8; NUM_SLOTS] {
+    match (edition, num_players) {
+        (2, n) => SUPPLY_2E[n - 2],
+        (_, 3) => SUPPLY_3,
+        _ => SUPPLY_4,
+    }
+}
 
 /// Action ids (the Python `MedinaEncoding`): `block * 234 + square`.
 pub const START_BLOCK: usize = 0;
@@ -33,15 +50,52 @@ pub const DOME_BLOCK: usize = 5;
 pub const STABLE_BLOCK: usize = 6;
 pub const MERCHANT_BLOCK: usize = 7;
 pub const WALL_BLOCK: usize = 8;
+/// The first edition's pass and number of actions.
 pub const PASS_ACTION: usize = 9 * NUM_SQUARES;
 pub const NUM_ACTIONS: usize = PASS_ACTION + 1;
+/// The second edition's (`SecondEditionEncoding`): `neutral@SQ` after the wall block,
+/// then `pass`, then `tea`: 2,342 actions.
+pub const NEUTRAL_BLOCK: usize = 9;
+pub const PASS_ACTION_2E: usize = 10 * NUM_SQUARES;
+pub const TEA_ACTION: usize = PASS_ACTION_2E + 1;
+pub const NUM_ACTIONS_2E: usize = TEA_ACTION + 1;
+/// Action blocks (10: start, 4 palace colours, dome, stable, merchant, wall, neutral).
+pub const NUM_BLOCKS: usize = 10;
+/// The action blocks in the order the Python engine lists their moves (kinds in `KINDS`
+/// order: the neutral domes come after the domes, though their ids come last).
+pub const BLOCK_ORDER: [usize; NUM_BLOCKS] = [0, 1, 2, 3, 4, DOME_BLOCK, NEUTRAL_BLOCK, 6, 7, 8];
+/// [`BLOCK_ORDER`] of the play phase (no start block).
+const PLAY_ORDER: [usize; 9] = [1, 2, 3, 4, DOME_BLOCK, NEUTRAL_BLOCK, 6, 7, 8];
+/// The start phase's one block, padded to the shape of [`PLAY_ORDER`].
+const START_ORDER: [usize; 9] = [START_BLOCK, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /// At most one palace per palace piece: 4 colours × 20 pieces (§1.1).
 pub const MAX_PALACES: usize = 80;
-const NO_SQUARE: u8 = u8::MAX;
+pub(crate) const NO_SQUARE: u8 = u8::MAX;
+/// The owner of a palace claimed by a neutral dome, the holder of the tiles it took (2e).
+pub const NEUTRAL: i8 = -2;
+/// The palace colour whose claims award tea tiles in the second edition (2e §4.3).
+pub const PURPLE: usize = 1;
+/// Tea tiles in the second edition.
+pub const TEA_TILES: u8 = 6;
 
-/// The move kinds, in the order `legal_kinds` lists them.
-pub const KINDS: [&str; 7] = ["merchant_start", "palace", "dome", "stable", "merchant", "wall", "pass"];
+/// The move kinds, in the order `legal_kinds` lists them (`neutral`, `tea`: second edition).
+pub const KINDS: [&str; 9] = [
+    "merchant_start",
+    "palace",
+    "dome",
+    "neutral",
+    "stable",
+    "merchant",
+    "wall",
+    "tea",
+    "pass",
+];
+/// Indices into [`KINDS`].
+pub const TEA_KIND: usize = 7;
+pub const PASS_KIND: usize = 8;
+/// The action blocks of each kind of [`KINDS`].
+const KIND_BLOCKS: [&[usize]; 9] = [&[0], &[1, 2, 3, 4], &[5], &[9], &[6], &[7], &[8], &[], &[]];
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Phase {
@@ -60,9 +114,12 @@ impl Phase {
     }
 }
 
-/// The rule flags that change play or scoring (`ruleset.py`; `edition` and `hide_supplies` do not).
+/// The rule flags that change play or scoring (`ruleset.py`; `hide_supplies` does not,
+/// and the drawn `well` and `start_square` are parts of the position).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Rules {
+    /// 1 (2001) or 2 (2014).
+    pub edition: u8,
     pub abandoned_palace_claimable: bool,
     pub new_chain_may_touch_one: bool,
     pub tower_reconnect_per_run: bool,
@@ -73,12 +130,29 @@ pub struct Rules {
     pub start_merchant_anywhere: bool,
     /// A11: merchants next to a palace's stables score.
     pub stable_adjacency_scores: bool,
+    /// E11: the last able player must place an own dome (off: no obligation).
+    pub last_player_dome_obligation: bool,
+    /// E12b: the obligation is decided again after the turn's first placement.
+    pub obligation_recheck: bool,
+    /// E13: a tie is won by the largest palace (else shared).
+    pub tie_break_largest_palace: bool,
+    /// Neutral domes per seat with 2, 3, 4 players (E1; second edition only).
+    pub neutral_domes: [u8; 3],
+    /// E5: the well's bonus squares are the 12 of the plaza ring (else the cross of 4).
+    pub well_bonus_plaza_ring: bool,
+    pub neutral_claims_tiles: bool,
+    pub neutral_dome_any_unowned: bool,
+    pub tea_spend_when_stuck: bool,
+    pub tea_usable_turn_received: bool,
+    pub tower_events_claim_only: bool,
+    pub neutral_dome_satisfies_obligation: bool,
 }
 
 impl Default for Rules {
     /// The spec's default ruleset (tower values `A13:1,R1:2,R13:3,A1:4`).
     fn default() -> Rules {
         Rules {
+            edition: 1,
             abandoned_palace_claimable: false,
             new_chain_may_touch_one: false,
             tower_reconnect_per_run: false,
@@ -87,6 +161,17 @@ impl Default for Rules {
             dome_obligation_lookahead: true,
             start_merchant_anywhere: false,
             stable_adjacency_scores: true,
+            last_player_dome_obligation: true,
+            obligation_recheck: false,
+            tie_break_largest_palace: false,
+            neutral_domes: [2, 1, 0],
+            well_bonus_plaza_ring: false,
+            neutral_claims_tiles: true,
+            neutral_dome_any_unowned: false,
+            tea_spend_when_stuck: false,
+            tea_usable_turn_received: true,
+            tower_events_claim_only: false,
+            neutral_dome_satisfies_obligation: false,
         }
     }
 }
@@ -99,6 +184,7 @@ impl Rules {
             new_chain_may_touch_one: true,
             tower_reconnect_per_run: true,
             dome_obligation_lookahead: false,
+            obligation_recheck: true,
             ..Rules::default()
         };
         match name {
@@ -108,14 +194,32 @@ impl Rules {
                 stable_adjacency_scores: false,
                 ..boardspace
             }),
+            "second_edition" => Some(Rules {
+                edition: 2,
+                ..Rules::default()
+            }),
+            "boardspace_v2" => Some(Rules {
+                edition: 2,
+                tea_spend_when_stuck: true,
+                neutral_dome_satisfies_obligation: true,
+                ..boardspace
+            }),
             _ => None,
         }
     }
+
+    /// Whether these are the second edition's rules.
+    #[inline]
+    pub fn second(&self) -> bool {
+        self.edition == 2
+    }
 }
 
-/// Parses a `tower_values` string (`"A13:1,R1:2,R13:3,A1:4"`) as `ruleset.parse_tower_values`.
+/// Parses a `tower_values` string (`"A13:1,R1:2,R13:3,A1:4"`) as `ruleset.parse_tower_values`:
+/// a corner may be named as on either board (`R1` or `P1`, `A13` or `A12`, `R13` or `P12`).
 pub fn parse_tower_values(text: &str) -> Result<[i64; 4], String> {
     const ORDER: [&str; 4] = ["A1", "R1", "A13", "R13"];
+    const ORDER_2P: [&str; 4] = ["A1", "P1", "A12", "P12"];
     let mut values: [Option<i64>; 4] = [None; 4];
     let bad = || {
         format!(
@@ -125,7 +229,11 @@ pub fn parse_tower_values(text: &str) -> Result<[i64; 4], String> {
     for part in text.split(',') {
         let (name, value) = part.split_once(':').ok_or_else(bad)?;
         let name = name.trim().to_ascii_uppercase();
-        let slot = ORDER.iter().position(|n| *n == name).ok_or_else(bad)?;
+        let slot = ORDER
+            .iter()
+            .position(|n| *n == name)
+            .or_else(|| ORDER_2P.iter().position(|n| *n == name))
+            .ok_or_else(bad)?;
         let value = value.trim();
         if values[slot].is_some() || value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
@@ -140,12 +248,12 @@ pub fn parse_tower_values(text: &str) -> Result<[i64; 4], String> {
 }
 
 /// One palace (§3.1): a maximal orthogonally connected group of same-colour pieces.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Palace {
     /// Its first piece: its pieces are the connected palace pieces around it.
     pub anchor: u8,
     pub color: u8,
-    /// The seat that domed it, or -1.
+    /// The seat that domed it, [`NEUTRAL`] (a neutral dome, 2e) or -1.
     pub owner: i8,
     /// The square of its dome, or 255.
     pub dome: u8,
@@ -153,47 +261,81 @@ pub struct Palace {
     pub abandoned: bool,
     /// Pieces plus stables (the palace-tile comparison).
     pub size: u8,
+    /// Its place in the order of claims (2e `State.claims`, for the tie-break), or 255.
+    pub claim: u8,
 }
 
-/// Where the current (or another) player may place each kind of piece (`moves.placement_sources`).
+impl Default for Palace {
+    fn default() -> Palace {
+        Palace {
+            anchor: 0,
+            color: 0,
+            owner: -1,
+            dome: NO_SQUARE,
+            abandoned: false,
+            size: 0,
+            claim: u8::MAX,
+        }
+    }
+}
+
+/// Where the current (or another) player may place each kind of piece (`moves.placement_sources`),
+/// and in the play phase whether a tea tile may be spent.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Hash)]
 pub struct Sources {
     pub palace: [Bits; 4],
     pub dome: Bits,
+    pub neutral: Bits,
     pub stable: Bits,
     pub merchant: Bits,
     pub wall: Bits,
-    /// Some kind is listed (a palace colour with an unfinished palace counts even if it
-    /// had no square, as in Python; the rules never let that happen).
+    /// A tea tile may be spent (2e; only in the kept sources of the player to move).
+    pub tea: bool,
+    /// Some kind is listed, tea included (a palace colour with an unfinished palace
+    /// counts even if it had no square, as in Python; the rules never let that happen).
     pub any: bool,
     pub has_palace: bool,
 }
 
 impl Sources {
     /// A kind-first random action among these sources (the legal actions when no dome
-    /// obligation is pending): `Legal::kinds` and `Legal::nth_of_kind` without building a `Legal`.
-    fn random_action(&self, below: &mut impl FnMut(u32) -> u32) -> usize {
+    /// obligation is pending): `Legal::kinds` and `Legal::nth_of_kind` without building a
+    /// `Legal`; `pass_action` when there is none.
+    fn random_action(&self, pass_action: usize, below: &mut impl FnMut(u32) -> u32) -> usize {
         if !self.any {
-            return PASS_ACTION;
+            return pass_action;
         }
-        // Kinds in order: palace (blocks 1-4), dome, stable, merchant, wall (blocks 5-8).
-        let singles = [self.dome, self.stable, self.merchant, self.wall];
-        let mut kinds = [0usize; 5];
+        // Kinds in order: palace (blocks 1-4), dome, neutral, stable, merchant, wall, tea.
+        let singles = [
+            (DOME_BLOCK, self.dome),
+            (NEUTRAL_BLOCK, self.neutral),
+            (STABLE_BLOCK, self.stable),
+            (MERCHANT_BLOCK, self.merchant),
+            (WALL_BLOCK, self.wall),
+        ];
+        let mut kinds = [0usize; 7];
         let mut n = 0;
         if self.has_palace {
             kinds[0] = 0;
             n = 1;
         }
-        for (i, bits) in singles.iter().enumerate() {
+        for (i, (_, bits)) in singles.iter().enumerate() {
             if bits.any() {
                 kinds[n] = i + 1;
                 n += 1;
             }
         }
+        if self.tea {
+            kinds[n] = singles.len() + 1;
+            n += 1;
+        }
         let kind = kinds[below(n as u32) as usize];
+        if kind > singles.len() {
+            return TEA_ACTION;
+        }
         if kind > 0 {
-            let bits = singles[kind - 1];
-            return (kind + 4) * NUM_SQUARES + bits.nth(below(bits.count()));
+            let (block, bits) = singles[kind - 1];
+            return block * NUM_SQUARES + bits.nth(below(bits.count()));
         }
         let total: u32 = self.palace.iter().map(|b| b.count()).sum();
         let mut i = below(total);
@@ -207,7 +349,7 @@ impl Sources {
         unreachable!("the palace kind has a move")
     }
 
-    /// The set of action block `block` (1..=8: palace colours, dome, stable, merchant, wall).
+    /// The set of action block `block` (1..=9: palace colours, dome, stable, merchant, wall, neutral).
     #[inline]
     fn block(&self, block: usize) -> Bits {
         match block {
@@ -215,13 +357,16 @@ impl Sources {
             DOME_BLOCK => self.dome,
             STABLE_BLOCK => self.stable,
             MERCHANT_BLOCK => self.merchant,
-            _ => self.wall,
+            WALL_BLOCK => self.wall,
+            NEUTRAL_BLOCK => self.neutral,
+            _ => Bits::EMPTY,
         }
     }
 
-    /// The sets of each action block 1..=8 (palace colours, dome, stable, merchant, wall).
-    fn blocks(&self) -> [Bits; 8] {
+    /// The sets of every action block, by block id (the start block empty).
+    fn blocks(&self) -> [Bits; NUM_BLOCKS] {
         [
+            Bits::EMPTY,
             self.palace[0],
             self.palace[1],
             self.palace[2],
@@ -230,103 +375,96 @@ impl Sources {
             self.stable,
             self.merchant,
             self.wall,
+            self.neutral,
         ]
+    }
+
+    /// The sets of the play phase's blocks in [`PLAY_ORDER`].
+    fn play_slots(&self) -> [Bits; 9] {
+        PLAY_ORDER.map(|b| self.block(b))
     }
 }
 
-/// Legal actions of one position: the squares of each action block, or the one pass /
-/// start-merchant set.  Listing them in block order and square order gives the Python order.
+/// Legal actions of one position: the squares of each action block, tea, or the one
+/// pass.  Listing them in [`BLOCK_ORDER`], then tea, then pass gives the Python order.
 #[derive(Clone, Copy, Debug)]
 pub struct Legal {
-    /// Squares per action block 0..=8.
-    pub blocks: [Bits; 9],
+    /// Squares per action block, by block id.
+    pub blocks: [Bits; NUM_BLOCKS],
     pub pass: bool,
+    pub tea: bool,
     /// Whether the palace kind is listed (possibly with no square; see [`Sources::any`]).
     pub has_palace: bool,
+    /// The pass action's id (the edition's).
+    pub pass_action: usize,
 }
 
 impl Legal {
     pub const NONE: Legal = Legal {
-        blocks: [Bits::EMPTY; 9],
+        blocks: [Bits::EMPTY; NUM_BLOCKS],
         pass: false,
+        tea: false,
         has_palace: false,
+        pass_action: PASS_ACTION,
     };
 
     /// The number of legal actions.
     pub fn count(&self) -> u32 {
-        self.blocks.iter().map(|b| b.count()).sum::<u32>() + self.pass as u32
+        self.blocks.iter().map(|b| b.count()).sum::<u32>() + self.pass as u32 + self.tea as u32
     }
 
     /// Calls `f` on every legal action id, in the Python order.
     pub fn for_each(&self, mut f: impl FnMut(usize)) {
-        for (block, bits) in self.blocks.iter().enumerate() {
-            for sq in bits.iter() {
-                f(block * NUM_SQUARES + sq);
-            }
-        }
-        if self.pass {
-            f(PASS_ACTION);
-        }
-    }
-
-    /// The kinds with legal actions, as indices into [`KINDS`], in order.
-    pub fn kinds(&self) -> ([u8; 7], usize) {
-        let mut out = [0u8; 7];
-        let mut n = 0;
-        let mut push = |k: u8| {
-            out[n] = k;
-            n += 1;
-        };
-        if self.blocks[0].any() {
-            push(0);
-        }
-        if self.has_palace || self.blocks[1..5].iter().any(|b| b.any()) {
-            push(1);
-        }
-        for (k, block) in [(2u8, 5usize), (3, 6), (4, 7), (5, 8)] {
-            if self.blocks[block].any() {
-                push(k);
-            }
-        }
-        if self.pass {
-            push(6);
-        }
-        (out, n)
-    }
-
-    /// The action blocks of one kind (index into [`KINDS`]).
-    fn kind_blocks(kind: usize) -> core::ops::Range<usize> {
-        match kind {
-            0 => 0..1,
-            1 => 1..5,
-            k @ 2..=5 => k + 3..k + 4,
-            _ => 0..0,
-        }
-    }
-
-    /// Calls `f` on every legal action of one kind, in order.
-    pub fn for_each_of_kind(&self, kind: usize, mut f: impl FnMut(usize)) {
-        if kind == 6 {
-            if self.pass {
-                f(PASS_ACTION);
-            }
-            return;
-        }
-        for block in Legal::kind_blocks(kind) {
+        for block in BLOCK_ORDER {
             for sq in self.blocks[block].iter() {
                 f(block * NUM_SQUARES + sq);
             }
         }
+        if self.tea {
+            f(TEA_ACTION);
+        }
+        if self.pass {
+            f(self.pass_action);
+        }
+    }
+
+    /// The kinds with legal actions, as indices into [`KINDS`], in order.
+    pub fn kinds(&self) -> ([u8; 9], usize) {
+        let mut out = [0u8; 9];
+        let mut n = 0;
+        for (kind, blocks) in KIND_BLOCKS.iter().enumerate() {
+            let listed = match kind {
+                1 => self.has_palace || blocks.iter().any(|&b| self.blocks[b].any()),
+                TEA_KIND => self.tea,
+                PASS_KIND => self.pass,
+                _ => blocks.iter().any(|&b| self.blocks[b].any()),
+            };
+            if listed {
+                out[n] = kind as u8;
+                n += 1;
+            }
+        }
+        (out, n)
+    }
+
+    /// Calls `f` on every legal action of one kind, in order.
+    pub fn for_each_of_kind(&self, kind: usize, f: impl FnMut(usize)) {
+        self.of_kind(kind).for_each(f);
     }
 
     /// Only the actions of one kind (index into [`KINDS`]).
     pub fn of_kind(&self, kind: usize) -> Legal {
-        let mut out = Legal::NONE;
-        if kind == 6 {
-            out.pass = self.pass;
-        } else {
-            for block in Legal::kind_blocks(kind) {
-                out.blocks[block] = self.blocks[block];
+        let mut out = Legal {
+            pass_action: self.pass_action,
+            ..Legal::NONE
+        };
+        match kind {
+            TEA_KIND => out.tea = self.tea,
+            PASS_KIND => out.pass = self.pass,
+            _ => {
+                for &block in KIND_BLOCKS.get(kind).copied().unwrap_or(&[]) {
+                    out.blocks[block] = self.blocks[block];
+                }
             }
         }
         out
@@ -334,45 +472,40 @@ impl Legal {
 
     /// The `i`-th legal action in the Python order, `i < self.count()`.
     pub fn nth(&self, mut i: u32) -> usize {
-        for (block, bits) in self.blocks.iter().enumerate() {
+        for block in BLOCK_ORDER {
+            let bits = self.blocks[block];
             let c = bits.count();
             if i < c {
                 return block * NUM_SQUARES + bits.nth(i);
             }
             i -= c;
         }
-        PASS_ACTION
+        if self.tea {
+            TEA_ACTION
+        } else {
+            self.pass_action
+        }
     }
 
     /// The number of legal actions of one kind.
     pub fn count_of_kind(&self, kind: usize) -> u32 {
-        if kind == 6 {
-            return self.pass as u32;
-        }
-        Legal::kind_blocks(kind).map(|b| self.blocks[b].count()).sum()
+        self.of_kind(kind).count()
     }
 
     /// The `i`-th legal action of one kind (`i < count_of_kind(kind)`).
-    pub fn nth_of_kind(&self, kind: usize, mut i: u32) -> usize {
-        if kind == 6 {
-            return PASS_ACTION;
-        }
-        for block in Legal::kind_blocks(kind) {
-            let c = self.blocks[block].count();
-            if i < c {
-                return block * NUM_SQUARES + self.blocks[block].nth(i);
-            }
-            i -= c;
-        }
-        usize::MAX
+    pub fn nth_of_kind(&self, kind: usize, i: u32) -> usize {
+        self.of_kind(kind).nth(i)
     }
 
     /// Whether `action` is one of these.
     pub fn contains(&self, action: usize) -> bool {
-        if action == PASS_ACTION {
+        if action == self.pass_action {
             return self.pass;
         }
-        action < PASS_ACTION && self.blocks[action / NUM_SQUARES].has(action % NUM_SQUARES)
+        if action == TEA_ACTION && self.pass_action == PASS_ACTION_2E {
+            return self.tea;
+        }
+        action < NUM_BLOCKS * NUM_SQUARES && self.blocks[action / NUM_SQUARES].has(action % NUM_SQUARES)
     }
 }
 
@@ -380,63 +513,77 @@ impl Legal {
     /// These actions counted once, for finding the `i`-th one many times.
     pub fn words(&self) -> LegalWords {
         // Only the start phase has start-merchant actions, and then nothing else.
-        let first_block = if self.blocks[START_BLOCK].any() {
-            START_BLOCK
+        let order = if self.blocks[START_BLOCK].any() {
+            &START_ORDER
         } else {
-            START_BLOCK + 1
+            &PLAY_ORDER
         };
-        let mut blocks = [Bits::EMPTY; 8];
-        blocks.copy_from_slice(&self.blocks[first_block..first_block + 8]);
-        LegalWords::new(blocks, first_block, self.pass)
+        let blocks = if self.blocks[START_BLOCK].any() {
+            let mut b = [Bits::EMPTY; 9];
+            b[0] = self.blocks[START_BLOCK];
+            b
+        } else {
+            PLAY_ORDER.map(|b| self.blocks[b])
+        };
+        LegalWords::new(blocks, order, self.tea, self.pass, self.pass_action)
     }
 }
 
-/// The actions of a [`Legal`] counted once: eight action blocks (the start block, or the
-/// eight after it: no position has both) with the number of actions before each block.
-/// The count is read off, and the `i`-th action is a short scan of the blocks, then of
-/// the words of one, and a select in one word (a Python `random.choice` reads `len`,
-/// then one item).  Smaller than a `Legal`: a loop that keeps many allocates no more.
+/// The actions of a [`Legal`] counted once: nine action blocks in listing order (the start
+/// block, or the nine after it: no position has both) with the number of actions before
+/// each block, then tea and pass.  The count is read off, and the `i`-th action is a short
+/// scan of the blocks, then of the words of one, and a select in one word (a Python
+/// `random.choice` reads `len`, then one item).  Smaller than a `Legal`: a loop that keeps
+/// many allocates no more.
 #[derive(Clone, Copy, Debug)]
 pub struct LegalWords {
-    /// The squares of action blocks `first_block..first_block + 8`.
-    blocks: [Bits; 8],
-    first_block: u8,
+    /// The squares of the blocks `order` names.
+    blocks: [Bits; 9],
+    order: &'static [usize; 9],
+    tea: bool,
     pass: bool,
-    /// The actions in the blocks before each; `before[8]`: all but the pass action.
-    before: [u16; 9],
+    pass_action: u16,
+    /// The actions in the blocks before each; `before[9]`: all but tea and pass.
+    before: [u16; 10],
 }
 
 impl LegalWords {
-    /// The actions of action blocks `first_block..first_block + 8`, then pass if `pass`.
-    fn new(blocks: [Bits; 8], first_block: usize, pass: bool) -> LegalWords {
-        let mut before = [0u16; 9];
+    /// The actions of blocks `order` (squares `blocks`), then tea if `tea`, then pass if `pass`.
+    fn new(blocks: [Bits; 9], order: &'static [usize; 9], tea: bool, pass: bool, pass_action: usize) -> LegalWords {
+        let mut before = [0u16; 10];
         let mut total = 0u16;
         for (b, bits) in blocks.iter().enumerate() {
             before[b] = total;
             total += bits.count() as u16;
         }
-        before[8] = total;
+        before[9] = total;
         LegalWords {
             blocks,
-            first_block: first_block as u8,
+            order,
+            tea,
             pass,
+            pass_action: pass_action as u16,
             before,
         }
     }
 
     /// The number of actions.
     pub fn count(&self) -> usize {
-        self.before[8] as usize + self.pass as usize
+        self.before[9] as usize + self.tea as usize + self.pass as usize
     }
 
     /// The `i`-th action in the Python order, `i < self.count()`.
     pub fn nth(&self, i: usize) -> usize {
-        if i >= self.before[8] as usize {
-            return PASS_ACTION;
+        if i >= self.before[9] as usize {
+            return if self.tea {
+                TEA_ACTION
+            } else {
+                self.pass_action as usize
+            };
         }
         // The last block with no more than `i` actions before it holds the action: every
         // later one starts after it.
-        let mut b = 7;
+        let mut b = 8;
         while self.before[b] as usize > i {
             b -= 1;
         }
@@ -446,7 +593,7 @@ impl LegalWords {
             let word = self.blocks[b].0[w];
             let here = word.count_ones();
             if rest < here {
-                return (b + self.first_block as usize) * NUM_SQUARES + w * 64 + select64(word, rest);
+                return self.order[b] * NUM_SQUARES + w * 64 + select64(word, rest);
             }
             rest -= here;
             w += 1;
@@ -456,13 +603,16 @@ impl LegalWords {
     /// Calls `f` on every action, in order.
     pub fn for_each(&self, mut f: impl FnMut(usize)) {
         for (b, bits) in self.blocks.iter().enumerate() {
-            let base = (b + self.first_block as usize) * NUM_SQUARES;
+            let base = self.order[b] * NUM_SQUARES;
             for sq in bits.iter() {
                 f(base + sq);
             }
         }
+        if self.tea {
+            f(TEA_ACTION);
+        }
         if self.pass {
-            f(PASS_ACTION);
+            f(self.pass_action as usize);
         }
     }
 }
@@ -508,6 +658,24 @@ pub struct State {
     pub tower_tiles: [i8; 4],
     /// The starting merchant's square, or 255.
     pub start_square: u8,
+    /// The well's square (2e), or 255.
+    pub well: u8,
+    /// The squares touching the well (no palace piece, no stable) and its bonus squares (2e).
+    pub red: Bits,
+    pub yellow: Bits,
+    /// Neutral domes per seat (2e).
+    pub neutral: [u8; 4],
+    /// Tea tiles held per seat (2e), still to be awarded, and received this turn by the
+    /// player to move.
+    pub tea: [u8; 4],
+    pub tea_pool: u8,
+    pub tea_fresh: u8,
+    /// Merchants still on each tower tile, by tower slot (2e §1.4).
+    pub tower_merchants: [u8; 4],
+    /// The first placement of a two-placement turn has been made (a tea tile may go, 2e).
+    pub second_step: bool,
+    /// Palaces claimed so far (2e: the length of `claims`; each palace keeps its place).
+    pub num_claims: u8,
     /// In the play phase, `placement_sources(current_player)`: where the player to move
     /// may place (found anyway while ending the previous placement, kept as the Python
     /// engine keeps them); empty otherwise.  A function of the other fields.
@@ -523,13 +691,24 @@ pub struct State {
 }
 
 impl State {
-    /// The position before the starting merchant (`rules.initial_state`, non-random start).
+    /// The position before the starting merchant (`rules.initial_state`, non-random start;
+    /// a second-edition game's well is placed by [`State::place_well`]).
     pub fn new(num_players: usize, start_player: usize, rules: Rules) -> State {
-        assert!((3..=4).contains(&num_players) && start_player < num_players);
-        let per = if num_players == 3 { SUPPLY_3 } else { SUPPLY_4 };
+        let fewest = if rules.second() { 2 } else { 3 };
+        assert!((fewest..=4).contains(&num_players) && start_player < num_players);
+        let per = supply_for(rules.edition, num_players);
         let mut supply = [0u8; 4 * NUM_SLOTS];
         for p in 0..num_players {
             supply[p * NUM_SLOTS..(p + 1) * NUM_SLOTS].copy_from_slice(&per);
+        }
+        let second = rules.second();
+        let mut neutral = [0u8; 4];
+        let mut tower_merchants = [0u8; 4];
+        if second {
+            neutral[..num_players].fill(rules.neutral_domes[num_players - 2]);
+            for (m, &v) in tower_merchants.iter_mut().zip(rules.tower_values.iter()) {
+                *m = (4 - v.min(4)) as u8;
+            }
         }
         State {
             rules,
@@ -562,6 +741,16 @@ impl State {
             palace_tiles: [-1; 4],
             tower_tiles: [-1; 4],
             start_square: NO_SQUARE,
+            well: NO_SQUARE,
+            red: Bits::EMPTY,
+            yellow: Bits::EMPTY,
+            neutral,
+            tea: [0; 4],
+            tea_pool: if second { TEA_TILES } else { 0 },
+            tea_fresh: 0,
+            tower_merchants,
+            second_step: false,
+            num_claims: 0,
             sources: Sources::default(),
             near_merchants: Bits::EMPTY,
             crowded: Bits::EMPTY,
@@ -575,26 +764,53 @@ impl State {
         self.phase == Phase::Over
     }
 
+    /// The board side of this game (the 2-player side only in the second edition).
+    #[inline]
+    pub fn geo(&self) -> &'static Geometry {
+        geometry_for(self.num_players as usize)
+    }
+
+    /// The pass action's id (the edition's encoding).
+    #[inline]
+    pub fn pass_action(&self) -> usize {
+        if self.rules.second() {
+            PASS_ACTION_2E
+        } else {
+            PASS_ACTION
+        }
+    }
+
+    /// The number of action ids (the edition's encoding).
+    #[inline]
+    pub fn num_actions(&self) -> usize {
+        self.pass_action() + 1 + self.rules.second() as usize
+    }
+
     /// Sets the kept sets from the other fields (a loaded position): the squares next to
     /// merchants, and the placement sources (in play the player to act's
     /// `placement_sources`, else empty).
     pub fn reset_kept(&mut self) {
         self.near_merchants = ortho_dilate_any(self.merchants);
         self.crowded = two_or_more_neighbors(self.merchants);
-        self.near_palaces = ortho_dilate(self.palace_mask);
+        self.near_palaces = ortho_dilate(self.palace_mask) & self.geo().building;
         self.open_walls = self.wall_squares_now();
         self.sources = match self.phase {
             Phase::Play => self.placement_sources(self.current_player as usize),
             Phase::Start | Phase::Over => Sources::default(),
         };
+        // Without the obligation the kept sources are the legal moves, tea included (2e).
+        if self.phase == Phase::Play && !self.obligation && self.tea_legal() {
+            self.sources.tea = true;
+            self.sources.any = true;
+        }
     }
 
     /// Where the starting merchant may go (§2.1, A10).
     pub fn start_squares(&self) -> Bits {
         if self.rules.start_merchant_anywhere {
-            BUILDING
+            self.geo().building
         } else {
-            INNER
+            self.geo().inner
         }
     }
 
@@ -603,7 +819,7 @@ impl State {
     /// Empty building squares touching no palace piece and no stable (§3.1.3).
     #[inline]
     pub fn new_palace_squares(&self) -> Bits {
-        BUILDING.andnot(self.occupied).andnot(self.forbid)
+        self.geo().building.andnot(self.occupied).andnot(self.forbid)
     }
 
     /// Empty squares next to a palace piece that touch no other palace (§3.3).
@@ -615,7 +831,7 @@ impl State {
     /// The active chain's extensions, else the squares of a new chain (§3.4, A2).
     #[inline]
     pub fn merchant_squares(&self) -> Bits {
-        let free = BUILDING.andnot(self.occupied);
+        let free = self.geo().building.andnot(self.occupied);
         let m = if self.chain_ends.any() {
             // The chain has one or two ends.
             let ends = ORTHO_MASK[self.chain_ends.lowest()] | ORTHO_MASK[self.chain_ends.highest()];
@@ -646,9 +862,10 @@ impl State {
 
     /// [`State::wall_squares`] from the wall pieces.
     fn wall_squares_now(&self) -> Bits {
-        let occ = self.walls | TOWERS;
+        let geo = self.geo();
+        let occ = self.walls | geo.tower_mask;
         let w = WIDTH as u32;
-        ((HORIZONTAL_WALLS & (occ.shl(1) ^ occ.shr(1))) | (VERTICAL_WALLS & (occ.shl(w) ^ occ.shr(w))))
+        ((geo.horizontal_walls & (occ.shl(1) ^ occ.shr(1))) | (geo.vertical_walls & (occ.shl(w) ^ occ.shr(w))))
             .andnot(self.walls)
     }
 
@@ -670,7 +887,7 @@ impl State {
     }
 
     #[inline]
-    fn sup(&self, player: usize, slot: usize) -> u8 {
+    pub(crate) fn sup(&self, player: usize, slot: usize) -> u8 {
         self.supply[player * NUM_SLOTS + slot]
     }
 
@@ -691,6 +908,7 @@ impl State {
             || (self.sup(player, STABLE) > 0 && self.stable_squares().any())
             || (self.sup(player, MERCHANT) > 0 && self.merchant_squares().any())
             || (self.sup(player, WALL) > 0 && self.wall_squares().any())
+            || (self.neutral[player] > 0 && self.neutral_targets().any())
     }
 
     /// Where `player` may place each kind of piece, ignoring the dome obligation.
@@ -714,6 +932,9 @@ impl State {
         if self.sup(player, DOME) > 0 {
             out.dome = self.dome_targets(player);
         }
+        if self.neutral[player] > 0 {
+            out.neutral = self.neutral_targets();
+        }
         if self.sup(player, STABLE) > 0 {
             out.stable = self.stable_squares();
         }
@@ -723,7 +944,12 @@ impl State {
         if self.sup(player, WALL) > 0 {
             out.wall = self.wall_squares();
         }
-        out.any = out.has_palace || out.dome.any() || out.stable.any() || out.merchant.any() || out.wall.any();
+        out.any = out.has_palace
+            || out.dome.any()
+            || out.neutral.any()
+            || out.stable.any()
+            || out.merchant.any()
+            || out.wall.any();
         out
     }
 
@@ -731,55 +957,66 @@ impl State {
 
     /// The current player's legal actions, the dome obligation applied (`moves.legal_by_kind`).
     pub fn legal(&self) -> Legal {
-        let mut out = Legal::NONE;
+        let mut out = Legal {
+            pass_action: self.pass_action(),
+            ..Legal::NONE
+        };
         match self.phase {
             Phase::Over => {}
             Phase::Start => out.blocks[START_BLOCK] = self.start_squares().andnot(self.occupied),
             Phase::Play => {
                 let player = self.current_player as usize;
                 let src = self.sources;
-                if !src.any {
+                if !self.obligation {
+                    if !src.any {
+                        out.pass = true;
+                        return out;
+                    }
+                    out.blocks = src.blocks();
+                    out.has_palace = src.has_palace;
+                    out.tea = src.tea;
+                    return out;
+                }
+                // The kept sources are the placements; tea is decided here.
+                let mut blocks = src.blocks();
+                let mut has_palace = src.has_palace;
+                if self.placements_left == 1 {
+                    // The first placement was not a dome: the second must be (waived
+                    // when no dome placement is left).
+                    if src.dome.any() {
+                        blocks = [Bits::EMPTY; NUM_BLOCKS];
+                        blocks[DOME_BLOCK] = src.dome;
+                        has_palace = false;
+                    }
+                } else if self.rules.dome_obligation_lookahead {
+                    // A8: a first placement must leave a dome placement.
+                    let neutral_satisfies = self.rules.neutral_dome_satisfies_obligation;
+                    for (block, bits) in blocks.iter_mut().enumerate() {
+                        if block == DOME_BLOCK || (block == NEUTRAL_BLOCK && neutral_satisfies) {
+                            continue;
+                        }
+                        let mut keep = Bits::EMPTY;
+                        for sq in bits.iter() {
+                            let mut next = *self;
+                            next.place_piece(player, block * NUM_SQUARES + sq);
+                            if next.dome_targets(player).any() {
+                                keep = keep.with(sq);
+                            }
+                        }
+                        *bits = keep;
+                    }
+                    // A filtered kind with no move left is dropped (Python keeps only
+                    // non-empty kinds here).
+                    has_palace = false;
+                }
+                let tea = self.tea_legal();
+                if !has_palace && !tea && blocks.iter().all(|b| b.is_empty()) {
                     out.pass = true;
                     return out;
                 }
-                let mut blocks = src.blocks();
-                let mut has_palace = src.has_palace;
-                if self.obligation {
-                    if self.placements_left == 1 {
-                        // The first placement was not a dome: the second must be (waived
-                        // when no dome placement is left).
-                        if src.dome.any() {
-                            blocks = [Bits::EMPTY; 8];
-                            blocks[DOME] = src.dome;
-                            has_palace = false;
-                        }
-                    } else if self.rules.dome_obligation_lookahead {
-                        // A8: a first placement must leave a dome placement.
-                        for (block, bits) in blocks.iter_mut().enumerate() {
-                            if block == DOME {
-                                continue;
-                            }
-                            let mut keep = Bits::EMPTY;
-                            for sq in bits.iter() {
-                                let mut next = *self;
-                                next.place_piece(player, (block + 1) * NUM_SQUARES + sq);
-                                if next.dome_targets(player).any() {
-                                    keep = keep.with(sq);
-                                }
-                            }
-                            *bits = keep;
-                        }
-                        // A filtered kind with no move left is dropped (Python keeps only
-                        // non-empty kinds here).
-                        has_palace = false;
-                        if blocks.iter().all(|b| b.is_empty()) {
-                            out.pass = true;
-                            return out;
-                        }
-                    }
-                }
-                out.blocks[1..].copy_from_slice(&blocks);
+                out.blocks = blocks;
                 out.has_palace = has_palace;
+                out.tea = tea;
             }
         }
         out
@@ -789,7 +1026,8 @@ impl State {
     /// obligation is pending (they are then the legal actions).
     pub fn legal_words(&self) -> LegalWords {
         if self.phase == Phase::Play && !self.obligation {
-            return LegalWords::new(self.sources.blocks(), START_BLOCK + 1, !self.sources.any);
+            let src = &self.sources;
+            return LegalWords::new(src.play_slots(), &PLAY_ORDER, src.tea, !src.any, self.pass_action());
         }
         self.legal().words()
     }
@@ -798,24 +1036,34 @@ impl State {
     /// straight from the kept sources when no dome obligation is pending.
     pub fn legal_words_of_kind(&self, kind: usize) -> LegalWords {
         if self.phase == Phase::Play && !self.obligation {
-            let mut blocks = [Bits::EMPTY; 8];
-            for block in Legal::kind_blocks(kind).filter(|&b| b > START_BLOCK) {
-                blocks[block - 1] = self.sources.block(block);
-            }
-            return LegalWords::new(blocks, START_BLOCK + 1, kind == 6 && !self.sources.any);
+            let src = &self.sources;
+            let blocks = KIND_BLOCKS.get(kind).copied().unwrap_or(&[]);
+            let slots = PLAY_ORDER.map(|b| {
+                if b > START_BLOCK && blocks.contains(&b) {
+                    src.block(b)
+                } else {
+                    Bits::EMPTY
+                }
+            });
+            let tea = kind == TEA_KIND && src.tea;
+            let pass = kind == PASS_KIND && !src.any;
+            return LegalWords::new(slots, &PLAY_ORDER, tea, pass, self.pass_action());
         }
         self.legal().of_kind(kind).words()
     }
 
     /// Whether `action` may be applied now.
     pub fn is_legal(&self, action: usize) -> bool {
-        if action >= NUM_ACTIONS {
+        if action >= self.num_actions() {
             return false;
         }
         if self.phase == Phase::Play && !self.obligation {
             // A bitset test on the kept sources, as `moves.is_legal`.
-            if action == PASS_ACTION {
+            if action == self.pass_action() {
                 return !self.sources.any;
+            }
+            if action == TEA_ACTION {
+                return self.sources.tea;
             }
             let block = action / NUM_SQUARES;
             return block > 0 && self.sources.block(block).has(action % NUM_SQUARES);
@@ -837,8 +1085,15 @@ impl State {
     /// Applies an action known to be legal (the turn order, game end and obligation included).
     pub fn apply_legal(&mut self, action: usize) {
         let player = self.current_player as usize;
-        if action == PASS_ACTION {
+        if action == self.pass_action() {
             self.ply += 1;
+            self.start_next_turn(player);
+            return;
+        }
+        if action == TEA_ACTION && self.rules.second() {
+            // A tea tile instead of the second placement (2e §2.2).
+            self.ply += 1;
+            self.tea[player] -= 1;
             self.start_next_turn(player);
             return;
         }
@@ -851,26 +1106,46 @@ impl State {
         self.place_piece(player, action);
         if first {
             self.placements_left = 1;
-            if block == DOME_BLOCK {
+            let satisfied =
+                block == DOME_BLOCK || (block == NEUTRAL_BLOCK && self.rules.neutral_dome_satisfies_obligation);
+            if satisfied {
                 self.obligation = false;
             }
-            // Whether the player has a legal second placement.
-            let can_continue = if self.obligation {
-                (self.sup(player, DOME) > 0 && self.dome_targets(player).any()) || self.is_able(player)
-            } else {
-                // Without the obligation, the player's placements are exactly the legal
-                // moves if they go on.
-                self.sources = self.placement_sources(player);
-                self.sources.any
-            };
-            if can_continue {
-                if self.obligation {
-                    self.sources = self.placement_sources(player);
-                }
+            if self.rules.second() {
+                self.second_step = true;
+            }
+            if self.rules.obligation_recheck && self.rules.last_player_dome_obligation {
+                // E12b (Boardspace): the obligation of the second placement is decided now.
+                self.obligation = !satisfied && self.alone_with_dome(player);
+            }
+            if self.can_continue(player) {
                 return;
             }
         }
         self.start_next_turn(player);
+    }
+
+    /// Whether `player` has a legal second action (a placement, or with
+    /// `tea_spend_when_stuck` a tea tile, 2e E6); keeps the sources of that action.
+    fn can_continue(&mut self, player: usize) -> bool {
+        if self.obligation {
+            let able = (self.sup(player, DOME) > 0 && self.dome_targets(player).any())
+                || self.is_able(player)
+                || (self.rules.tea_spend_when_stuck && self.tea_usable(player) > 0);
+            if able {
+                self.sources = self.placement_sources(player);
+            }
+            return able;
+        }
+        // Without the obligation, the player's placements are exactly the legal moves if
+        // they go on.
+        let mut src = self.placement_sources(player);
+        if self.second_step && self.tea_usable(player) > 0 && (src.any || self.rules.tea_spend_when_stuck) {
+            src.tea = true;
+            src.any = true;
+        }
+        self.sources = src;
+        src.any
     }
 
     /// Moves to the start of the next turn, or ends the game (§5.1-5.3).
@@ -889,11 +1164,9 @@ impl State {
                 return;
             }
             false // nxt must pass
-        } else if self.sources.dome.any() {
+        } else if self.sources.dome.any() && self.rules.last_player_dome_obligation {
             if self.rules.last_player_by_supply {
-                others
-                    .clone()
-                    .all(|q| self.supply[q * NUM_SLOTS..(q + 1) * NUM_SLOTS].iter().all(|&c| c == 0))
+                others.clone().all(|q| self.supply_count(q) == 0)
             } else {
                 !others.clone().any(|q| self.is_able(q))
             }
@@ -901,9 +1174,14 @@ impl State {
             false
         };
         self.current_player = nxt as i8;
-        self.placements_left = 2;
         self.turn += 1;
-        self.obligation = alone;
+        // 2e §2.2: with 3-4 players the second turn has one placement too (the first is
+        // the starting merchant's turn, set up by `place_start`).
+        let opening = self.rules.second() && self.turn == 2 && n >= 3;
+        self.placements_left = if opening { 1 } else { 2 };
+        self.second_step = false;
+        self.tea_fresh = 0;
+        self.obligation = alone && !opening;
     }
 
     /// The starting merchant on `sq` (§2.1).
@@ -916,7 +1194,8 @@ impl State {
         self.chain_ends = bit;
         self.start_square = sq as u8;
         self.phase = Phase::Play;
-        self.placements_left = 2;
+        // 2e §2.2: the first turn has one placement.
+        self.placements_left = if self.rules.second() { 1 } else { 2 };
         self.turn = 1;
         self.ply += 1;
         self.sources = self.placement_sources(self.current_player as usize);
@@ -969,8 +1248,9 @@ impl State {
             return 0;
         }
         let mut keys = 0u8;
+        let run_masks = &self.geo().run_masks;
         for (r, &len) in self.run_len.iter().enumerate() {
-            if (RUN_MASKS[r][len as usize] & near).any() {
+            if (run_masks[r][len as usize] & near).any() {
                 keys |= 1 << self.key_of_run(r);
             }
         }
@@ -986,7 +1266,10 @@ impl State {
         }
     }
 
-    fn take_towers(&mut self, owner: usize, keys: u8) {
+    /// Connection events of `owner`'s palace (a seat or [`NEUTRAL`]) at these towers
+    /// (runs, A4): the tower tiles, and the merchants still on them (2e §4.2: to the
+    /// owner's supply, or the box).
+    fn take_towers(&mut self, owner: i8, keys: u8) {
         for (key, &run_tower) in RUN_TOWER.iter().enumerate() {
             if keys >> key & 1 != 0 {
                 let tower = if self.rules.tower_reconnect_per_run {
@@ -994,9 +1277,28 @@ impl State {
                 } else {
                     key
                 };
-                self.tower_tiles[tower] = owner as i8;
+                self.tower_tiles[tower] = owner;
+                let on_tile = self.tower_merchants[tower];
+                if on_tile > 0 {
+                    if owner >= 0 {
+                        self.supply[owner as usize * NUM_SLOTS + MERCHANT] += on_tile;
+                    }
+                    self.tower_merchants[tower] = 0;
+                }
             }
         }
+    }
+
+    /// Whether a palace of `owner` (a seat or [`NEUTRAL`]) takes tiles (2e E2).
+    #[inline]
+    fn tile_events(&self, owner: i8) -> bool {
+        owner >= 0 || (owner == NEUTRAL && self.rules.neutral_claims_tiles)
+    }
+
+    /// 2e E10: only claims cause tower events (no effect in the first edition).
+    #[inline]
+    fn claim_only(&self) -> bool {
+        self.rules.tower_events_claim_only && self.rules.second()
     }
 
     /// Gives the palace tile of `pid`'s colour to its owner if it is now strictly the largest (§4.1).
@@ -1010,6 +1312,16 @@ impl State {
         if holder >= 0 {
             let rival = self.palaces[self.owned[holder as usize * 4 + col] as usize];
             if pal.size <= rival.size {
+                return;
+            }
+        } else if holder == NEUTRAL {
+            // A tile held by nobody in particular (2e §4.1): the largest neutral palace's.
+            let largest = (0..self.num_palaces as usize)
+                .filter(|&i| i != pid && self.palaces[i].owner == NEUTRAL && self.palaces[i].color as usize == col)
+                .map(|i| self.palaces[i].size)
+                .max()
+                .unwrap_or(0);
+            if pal.size <= largest {
                 return;
             }
         }
@@ -1052,7 +1364,7 @@ impl State {
         if self.unfinished == [-1; 4] {
             return;
         }
-        let free = BUILDING.andnot(self.occupied).andnot(self.contested);
+        let free = self.geo().building.andnot(self.occupied).andnot(self.contested);
         for col in 0..4 {
             if self.unfinished[col] < 0 {
                 continue;
@@ -1099,9 +1411,14 @@ impl State {
             DOME_BLOCK => DOME,
             STABLE_BLOCK => STABLE,
             MERCHANT_BLOCK => MERCHANT,
-            _ => WALL,
+            WALL_BLOCK => WALL,
+            _ => NUM_SLOTS, // a neutral dome comes from its own count
         };
-        self.supply[player * NUM_SLOTS + slot] -= 1;
+        if slot < NUM_SLOTS {
+            self.supply[player * NUM_SLOTS + slot] -= 1;
+        } else {
+            self.neutral[player] -= 1;
+        }
         match block {
             1..=4 => {
                 let col = block - 1;
@@ -1116,13 +1433,14 @@ impl State {
                         dome: NO_SQUARE,
                         abandoned: false,
                         size: 0,
+                        claim: u8::MAX,
                     };
                     self.num_palaces += 1;
                     self.unfinished[col] = pid as i8;
                     pid
                 };
                 self.add_component(sq, pid, self.unfinished_pieces[col], false);
-                self.near_palaces |= ORTHO_MASK[sq] & BUILDING;
+                self.near_palaces |= ORTHO_MASK[sq] & self.geo().building;
                 self.unfinished_pieces[col] |= bit;
                 self.unowned_pieces[col] |= bit;
                 self.update_status(Some((col, sq)));
@@ -1148,21 +1466,22 @@ impl State {
                 self.shrink_status(bit);
             }
             WALL_BLOCK => {
-                let [(nb, near_run), (_, far_run)] = SIDE_RUNS[sq];
-                let run = if (self.walls | TOWERS).has(nb) {
+                let geo = self.geo();
+                let [(nb, near_run), (_, far_run)] = geo.side_runs[sq];
+                let run = if (self.walls | geo.tower_mask).has(nb) {
                     near_run
                 } else {
                     far_run
                 };
-                let front = WALL_FRONT[sq];
+                let front = geo.wall_front[sq];
                 let mut taken = None;
-                if (self.palace_mask | self.stables).has(front) {
+                if (self.palace_mask | self.stables).has(front) && !self.claim_only() {
                     let (pid, pieces) = self.palace_around(front);
                     let owner = self.palaces[pid].owner;
-                    if owner >= 0 {
+                    if self.tile_events(owner) {
                         let key = self.key_of_run(run);
                         if self.connection_keys(pieces | self.stables_of(pieces)) >> key & 1 == 0 {
-                            taken = Some((owner as usize, 1u8 << key));
+                            taken = Some((owner, 1u8 << key));
                         }
                     }
                 }
@@ -1178,34 +1497,43 @@ impl State {
                 self.add_component(sq, pid, pieces, true);
                 self.update_status(None);
                 let owner = self.palaces[pid].owner;
-                if owner >= 0 {
+                if self.tile_events(owner) {
                     self.check_palace_tile(pid);
-                    if (ORTHO_MASK[sq] & WALL_SPACES & self.walls).any() {
+                    if (ORTHO_MASK[sq] & self.walls).any() && !self.claim_only() {
                         let comps = pieces | self.stables_of(pieces);
                         let before = self.connection_keys(comps.andnot(bit));
                         let after = self.connection_keys(comps);
-                        self.take_towers(owner as usize, after & !before);
+                        self.take_towers(owner, after & !before);
                     }
                 }
             }
             _ => {
-                // A dome.
+                // A dome, or a neutral dome (2e): the palace is finished for nobody.
+                let neutral = block == NEUTRAL_BLOCK;
+                let owner = if neutral { NEUTRAL } else { player as i8 };
                 let (pid, pieces) = self.palace_around(sq);
                 let col = self.palaces[pid].color as usize;
-                self.palaces[pid].owner = player as i8;
+                self.palaces[pid].owner = owner;
                 self.palaces[pid].dome = sq as u8;
-                self.owned[player * 4 + col] = pid as i8;
+                if !neutral {
+                    self.owned[player * 4 + col] = pid as i8;
+                }
                 if self.unfinished[col] == pid as i8 {
                     self.unfinished[col] = -1;
                     self.ext[col] = Bits::EMPTY;
                     self.unfinished_pieces[col] = Bits::EMPTY;
                 }
                 self.unowned_pieces[col] = self.unowned_pieces[col].andnot(pieces);
-                self.check_palace_tile(pid);
-                let keys = self.connection_keys(pieces | self.stables_of(pieces));
-                self.take_towers(player, keys);
-                if (0..self.num_players as usize).all(|q| self.owned[q * 4 + col] >= 0) {
+                if self.tile_events(owner) {
+                    self.check_palace_tile(pid);
+                    let keys = self.connection_keys(pieces | self.stables_of(pieces));
+                    self.take_towers(owner, keys);
+                }
+                if !neutral && (0..self.num_players as usize).all(|q| self.owned[q * 4 + col] >= 0) {
                     self.retire(col); // every player owns a palace of this colour
+                }
+                if self.rules.second() {
+                    self.record_claim(pid, owner);
                 }
             }
         }
@@ -1242,12 +1570,14 @@ impl State {
             totals[pal.owner as usize] += (pieces.count()
                 + stables.count()
                 + (ortho_dilate(reach) & self.merchants).count()
-                + (ortho_dilate_any(comps) & self.walls).count()) as i64;
+                + (ortho_dilate_any(comps) & self.walls).count()
+                + 4 * (comps & self.yellow).count()) as i64;
         }
         totals
     }
 
-    /// The seats with the top score (the winners once the game is over).
+    /// The seats with the top score (the winners once the game is over), or the one the
+    /// tie-break picks among them (2e E13, `tie_break="largest_palace"`).
     pub fn winners(&self) -> ([u8; 4], usize) {
         let scores = self.scores();
         let n = self.num_players as usize;
@@ -1259,6 +1589,9 @@ impl State {
                 out[k] = seat as u8;
                 k += 1;
             }
+        }
+        if k > 1 && self.rules.tie_break_largest_palace {
+            return ([self.tie_break_winner(&out[..k]), 0, 0, 0], 1);
         }
         (out, k)
     }
@@ -1283,7 +1616,7 @@ impl State {
     pub fn random_action(&self, below: &mut impl FnMut(u32) -> u32) -> Option<usize> {
         match self.phase {
             Phase::Over => None,
-            Phase::Play if !self.obligation => Some(self.sources.random_action(below)),
+            Phase::Play if !self.obligation => Some(self.sources.random_action(self.pass_action(), below)),
             _ => {
                 let legal = self.legal();
                 let (kinds, n) = legal.kinds();
@@ -1309,7 +1642,7 @@ impl State {
 pub fn run_masks(state: &State) -> [Bits; NUM_RUNS] {
     let mut out = [Bits::EMPTY; NUM_RUNS];
     for (r, o) in out.iter_mut().enumerate() {
-        *o = RUN_MASKS[r][state.run_len[r] as usize];
+        *o = state.geo().run_masks[r][state.run_len[r] as usize];
     }
     out
 }
@@ -1389,18 +1722,25 @@ mod tests {
             (4, "boardspace"),
             (3, "boardspace_legacy"),
             (4, "default"),
+            (2, "second_edition"),
+            (3, "boardspace_v2"),
+            (4, "second_edition"),
         ] {
             let mut rules = Rules::preset(preset).expect("a preset");
             rules.new_chain_may_touch_one = players == 4;
-            for _ in 0..6 {
+            for game in 0..6 {
                 let mut s = State::new(players, 0, rules);
+                if rules.second() {
+                    s.place_well(2 * WIDTH + 4 + game);
+                    s.place_start(5 * WIDTH + 3);
+                }
                 while let Some(action) = s.random_action(&mut |k| rng.below(k)) {
                     s.apply_legal(action);
                     let mut recomputed = s;
                     recomputed.reset_kept();
                     assert_eq!(recomputed, s, "{preset}, {players} players, ply {}", s.ply);
                     // Each unfinished palace's extension squares, from its pieces.
-                    let free = BUILDING.andnot(s.occupied).andnot(s.contested);
+                    let free = s.geo().building.andnot(s.occupied).andnot(s.contested);
                     for col in 0..4 {
                         assert_eq!(
                             s.ext[col],

@@ -36,7 +36,7 @@ fn the_first_wall_moves_are_next_to_the_towers() {
     let s = started(3);
     let mut walls = vec![];
     s.legal()
-        .for_each_of_kind(5, |a| walls.push(a - WALL_BLOCK * NUM_SQUARES));
+        .for_each_of_kind(6, |a| walls.push(a - WALL_BLOCK * NUM_SQUARES));
     // B1 Q1 A2 R2 A12 R12 B13 Q13 in square order.
     let names = ["B1", "Q1", "A2", "R2", "A12", "R12", "B13", "Q13"];
     assert_eq!(walls, names.iter().map(|n| sq(n)).collect::<Vec<_>>());
@@ -229,8 +229,13 @@ fn the_tree_search_returns_a_legal_action() {
 
 #[test]
 fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
-    for seed in 0..20u64 {
-        let mut s = State::new(3 + (seed % 2) as usize, 0, Rules::default());
+    for seed in 0..30u64 {
+        let mut s = if seed < 20 {
+            State::new(3 + (seed % 2) as usize, 0, Rules::default())
+        } else {
+            // The second edition: neutral domes and tea listed between the other kinds.
+            second_edition(2 + (seed % 3) as usize, "second_edition")
+        };
         let mut below = below_from(seed);
         loop {
             let legal = s.legal();
@@ -266,4 +271,116 @@ fn the_nth_legal_action_is_the_nth_listed_one_for_all_moves_and_each_kind() {
             }
         }
     }
+}
+
+/// A started second-edition game of `players` (`preset`), the well on H7, the starting
+/// merchant on E5 and two neutral domes a seat (as `rules.initial_state` with those squares).
+fn second_edition(players: usize, preset: &str) -> State {
+    let rules = Rules {
+        neutral_domes: [2, 2, 2],
+        ..Rules::preset(preset).unwrap()
+    };
+    let mut s = State::new(players, 0, rules);
+    s.place_well(sq("H7"));
+    s.place_start(sq("E5"));
+    s.ply = 0;
+    s
+}
+
+#[test]
+fn the_second_edition_deals_its_supplies_towers_and_tea() {
+    let s = second_edition(2, "second_edition");
+    assert_eq!(s.supply[..NUM_SLOTS], [8, 8, 8, 8, 4, 4, 12, 15]);
+    // Towers A1, P1, A12, P12 worth 4, 2, 1, 3: 0, 2, 3, 1 merchants on them (4 - value).
+    assert_eq!(s.tower_merchants, [0, 2, 3, 1]);
+    assert_eq!((s.tea_pool, s.neutral), (6, [2, 2, 0, 0]));
+    // Turn 1 has one placement; the 2-player board's walls are next to its own towers.
+    assert_eq!((s.turn, s.placements_left), (1, 1));
+    assert!(s.wall_squares().has(sq("O1")) && !s.wall_squares().has(sq("Q1")));
+    // The well's square is never free, its red squares take no palace.
+    assert!(s.occupied.has(sq("H7")) && !s.new_palace_squares().has(sq("G6")));
+    assert!(s.merchant_squares().andnot(s.geo().building).is_empty());
+}
+
+#[test]
+fn a_neutral_dome_finishes_a_palace_for_nobody_and_a_purple_claim_pours_tea() {
+    let mut s = second_edition(3, "second_edition");
+    // Turn 1 (seat 0) and the one-placement turn 2 (seat 1), then two placements a turn.
+    play(&mut s, &["black@C3", "merchant@F5"]);
+    assert_eq!((s.current_player, s.placements_left), (2, 2));
+    let neutral = NEUTRAL_BLOCK * NUM_SQUARES + sq("C3");
+    assert!(s.is_legal(neutral));
+    s.apply(neutral).unwrap();
+    let pid = s.unfinished[1];
+    assert_eq!(pid, -1, "the palace is finished");
+    assert_eq!(s.palaces[0].owner, NEUTRAL);
+    // Half the pool (rounded up) goes to the box, no seat gets it; the tile is neutral.
+    assert_eq!((s.tea_pool, s.tea), (3, [0; 4]));
+    assert_eq!(s.palace_tiles[1], NEUTRAL);
+    assert_eq!(s.claims(), vec![0]);
+    // Seat 2's second placement: a purple palace domed by a seat takes 2 of the 3 left.
+    play(&mut s, &["black@M9"]);
+    play(&mut s, &["dome@M9"]);
+    assert_eq!((s.tea_pool, s.tea[0]), (1, 2));
+    assert!(s.tea_usable(0) == 2);
+}
+
+#[test]
+fn a_tea_tile_replaces_the_second_placement() {
+    let mut s = second_edition(2, "second_edition");
+    play(&mut s, &["black@C3", "dome@C3"]); // seat 0, then seat 1 domes purple
+    assert_eq!(s.tea[1], 3);
+    assert_eq!((s.current_player, s.second_step), (1, true));
+    assert!(s.is_legal(TEA_ACTION) && s.legal().tea);
+    s.apply(TEA_ACTION).unwrap();
+    assert_eq!((s.current_player, s.tea[1], s.ply), (0, 2, 3));
+    // Not at the first step of a turn.
+    assert!(!s.is_legal(TEA_ACTION));
+    assert_eq!(s.legal().count(), s.legal_words().count() as u32);
+}
+
+#[test]
+fn the_tie_break_picks_the_largest_palace_then_the_earlier_claim() {
+    let rules = Rules {
+        tie_break_largest_palace: true,
+        ..Rules::preset("second_edition").unwrap()
+    };
+    let mut s = State::new(2, 0, rules);
+    s.place_start(sq("E5"));
+    // Seat 0 starts gray; seat 1 grows and domes it; seat 0 builds and domes brown.
+    play(&mut s, &["gray@C3", "gray@C4", "dome@C3", "brown@J9", "dome@J9"]);
+    // Seat 0: brown of 1 (1 point + the brown tile 3); seat 1: gray of 2 (2 + tile 1).
+    assert_eq!(s.scores()[..2], [4, 3]);
+    assert_eq!(s.tie_break_winner(&[0, 1]), 1, "the larger palace");
+    let (winners, k) = s.winners();
+    assert_eq!(&winners[..k], &[0], "no tie: the top score wins");
+}
+
+#[test]
+fn loading_a_second_edition_position_gives_it_back() {
+    for (players, preset) in [(2, "second_edition"), (3, "boardspace_v2"), (4, "second_edition")] {
+        let mut s = second_edition(players, preset);
+        let mut below = below_from(players as u64);
+        loop {
+            let p = super::load::Position::of(&s);
+            let loaded = super::load::load(s.rules, players, &p).unwrap_or_else(|e| panic!("{preset}: {e}"));
+            assert_eq!(super::load::Position::of(&loaded), p);
+            assert_eq!(loaded.legal().count(), s.legal().count());
+            match s.random_action(&mut below) {
+                Some(a) => s.apply_legal(a),
+                None => break,
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stable_next_to_a_wall_of_the_two_player_board_connects_its_palace() {
+    // C12 is a wall space of the 2-player board (a building square of the big one).
+    let mut s = second_edition(2, "second_edition");
+    play(&mut s, &["gray@D11", "dome@D11", "wall@B12", "wall@C12", "stable@C11"]);
+    // Tower A12 (worth 1, 3 merchants on it) to seat 1, its merchants to seat 1's supply.
+    assert_eq!(s.tower_tiles, [-1, -1, 1, -1]);
+    assert_eq!(s.tower_merchants[2], 0);
+    assert_eq!(s.supply[NUM_SLOTS + MERCHANT], 12 + 3);
 }

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from tabletop.cli.checks import check_players, check_seconds, load_game
 from tabletop.cli.output import console, fail, say_err
@@ -40,6 +40,23 @@ def _game_and_counts(
     return game, [check_players(game, n, ruleset) for n in players or game.bench_player_counts]
 
 
+def _rulesets_and_counts(
+    game_id: str, players: list[int] | None, seconds: float, ruleset: str | None
+) -> tuple[Game, list[tuple[str, list[int]]]]:
+    """The game and the (ruleset, player counts) to measure: ``ruleset`` if given, else
+    the game's ``bench_rulesets`` (an optional hook: Medina's two editions) or its
+    default ruleset; ``players`` if given (every ruleset must seat them), else each
+    ruleset's own counts.  One-line errors for bad options."""
+    check_seconds(seconds, "--seconds")
+    game = load_game(game_id)
+    listed: dict[str, tuple[int, ...]] = dict(
+        getattr(game, "bench_rulesets", None) or {"default": game.bench_player_counts}
+    )
+    if ruleset is not None:
+        listed = {ruleset: listed.get(ruleset, game.bench_player_counts)}
+    return game, [(name, [check_players(game, n, name) for n in players or counts]) for name, counts in listed.items()]
+
+
 @bench_app.callback()
 def bench_group() -> None:
     """Benchmarks of the engines, the search and the server."""
@@ -64,10 +81,14 @@ def engine(
         bool, typer.Option("--yardstick/--no-yardstick", help="Also time OpenSpiel's C++ Amazons (rl extra).")
     ] = True,
     ruleset: Annotated[
-        str, typer.Option("--ruleset", help="The ruleset (Python engine), e.g. Medina's second_edition.")
-    ] = "default",
+        str | None,
+        typer.Option(
+            "--ruleset", help="Only this ruleset (default: the game's bench rulesets, e.g. both Medina editions)."
+        ),
+    ] = None,
 ) -> None:
-    """Complete kind-first random games on one core: games/s, actions/s, how games ended.
+    """Complete kind-first random games on one core: games/s, actions/s, how games ended,
+    a row per ruleset (Medina: the first edition and the second) and player count.
 
     With ``--engine native``: whole games in Rust, a Python loop over action ids and the
     protocol loop (uniform as OpenSpiel's loop, and kind-first), in CPU seconds, each as a
@@ -76,27 +97,45 @@ def engine(
     """
     from tabletop.bench.engine import bench_playouts
 
-    game, counts = _game_and_counts(game_id, players, seconds, ruleset)
+    game, runs = _rulesets_and_counts(game_id, players, seconds, ruleset)
     game = _engine(game_id, engine)  # the engine asked for, whatever TABLETOP_ENGINE says
     if getattr(game, "engine", "python") == "native":
-        if ruleset != "default":
-            fail("--ruleset is measured on the Python engine only (--engine python)")
-        _native_engine_table(game, counts, seconds, seed, yardstick)
+        _native_engine_table(game, runs, seconds, seed, yardstick)
         return
-    title = f"{game.name} playouts" + (f" ({ruleset})" if ruleset != "default" else "")
-    table = Table("players", "games", "games/s", "actions/s", "actions/game", "ended by", title=title)
-    for count in counts:
-        result = bench_playouts(game, count, seconds=seconds, seed=seed, ruleset=ruleset)
-        ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
-        table.add_row(
-            str(count),
-            str(result.games),
-            f"{result.games_per_second:,.1f}",
-            f"{result.actions_per_second:,.0f}",
-            f"{result.mean_actions:.1f}",
-            ends,
-        )
+    ruleset_column, title = _ruleset_column(runs)
+    table = Table(
+        *ruleset_column,
+        "players",
+        "games",
+        "games/s",
+        "actions/s",
+        "actions/game",
+        "ended by",
+        title=f"{game.name} playouts{title}",
+    )
+    for name, counts in runs:
+        for count in counts:
+            result = bench_playouts(game, count, seconds=seconds, seed=seed, ruleset=name)
+            ends = ", ".join(f"{k} {v / result.games:.0%}" for k, v in result.terminations.most_common())
+            table.add_row(
+                *([name] if ruleset_column else []),
+                str(count),
+                str(result.games),
+                f"{result.games_per_second:,.1f}",
+                f"{result.actions_per_second:,.0f}",
+                f"{result.mean_actions:.1f}",
+                ends,
+            )
     console.print(table)
+
+
+def _ruleset_column(runs: list[tuple[str, list[int]]]) -> tuple[list[Column], str]:
+    """A ``ruleset`` column where several rulesets are measured; else none, and the one
+    ruleset (unless the default) for the title."""
+    if len(runs) > 1:
+        return [Column("ruleset", no_wrap=True)], ""
+    name = runs[0][0]
+    return [], f" ({name})" if name != "default" else ""
 
 
 def _engine(game_id: str, engine: str) -> Game:
@@ -110,7 +149,9 @@ def _engine(game_id: str, engine: str) -> Game:
         fail(str(exc))
 
 
-def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: int, yardstick: bool) -> None:
+def _native_engine_table(
+    game: Game, runs: list[tuple[str, list[int]]], seconds: float, seed: int, yardstick: bool
+) -> None:
     from tabletop.bench.engine import (
         PlayoutBench,
         alternated,
@@ -126,7 +167,9 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
     if yardstick and openspiel() is None:
         say_err("OpenSpiel is not installed (the rl extra): no yardstick, no ratios")
         yardstick = False
+    ruleset_column, ruleset_title = _ruleset_column(runs)
     table = Table(
+        *ruleset_column,
         "players",
         "loop",
         "games",
@@ -134,28 +177,33 @@ def _native_engine_table(game: Game, counts: list[int], seconds: float, seed: in
         "actions/game",
         "yardstick actions/s",
         "ratio",
-        title=f"{game.name}, native engine, one core",
+        title=f"{game.name}, native engine, one core{ruleset_title}",
     )
     # Each row alternates with its yardstick (`alternated`): OpenSpiel's Amazons whole
     # games in C++ for the loop in Rust, OpenSpiel's Python loop for the Python loops.
-    runs = (
+    loops = (
         ("whole games in Rust", bench_native_playouts, openspiel_cpp_loop),
         ("Python loop, action ids", bench_action_loop, openspiel_python_loop),
         ("Python loop, protocol (uniform, OpenSpiel's loop)", bench_protocol_loop, openspiel_python_loop),
         ("Python loop, protocol (kind-first)", bench_protocol_cpu, openspiel_python_loop),
     )
     rounds = max(4, round(seconds / 0.5))  # half-second slices: the shorter, the less drift between
-    for count in counts:
-        for label, bench, stick in runs:
+    for name, count in ((name, count) for name, counts in runs for count in counts):
+        for label, bench, stick in loops:
 
             def ours(
-                slice_seconds: float, slice_seed: int, bench: Callable[..., PlayoutBench] = bench, count: int = count
+                slice_seconds: float,
+                slice_seed: int,
+                bench: Callable[..., PlayoutBench] = bench,
+                count: int = count,
+                name: str = name,
             ) -> PlayoutBench:
-                return bench(game, count, seconds=slice_seconds, seed=slice_seed)
+                return bench(game, count, seconds=slice_seconds, seed=slice_seed, ruleset=name)
 
             result, reference = alternated(ours, stick if yardstick else _no_yardstick, seconds, seed, rounds)
             rate = reference.per_second if reference is not None else None
             table.add_row(
+                *([name] if ruleset_column else []),
                 str(count),
                 label,
                 str(result.games),

@@ -27,6 +27,14 @@ def serve(
     log_level: Annotated[
         str, typer.Option("--log-level", help="uvicorn log level: critical, error, warning, info, debug or trace.")
     ] = "info",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Server processes on one PostgreSQL database, on ports PORT to PORT+N-1 (a proxy in front"
+            " spreads the clients: docs/deploy.md).",
+        ),
+    ] = 1,
 ) -> None:
     """Starts the web app: play Terra Nova and Medina in the browser."""
     import uvicorn
@@ -41,6 +49,21 @@ def serve(
         fail(str(exc))
     if log_level.lower() not in uvicorn.config.LOG_LEVELS:
         fail(f"--log-level must be one of {', '.join(uvicorn.config.LOG_LEVELS)}, not {log_level!r}")
+    if not 1 <= workers <= MAX_WORKERS:
+        fail(f"--workers must be 1 to {MAX_WORKERS}, not {workers}")
+    if workers > 1:
+        from tabletop.server.bus import is_postgres
+
+        if not is_postgres(settings.db_url):
+            fail(
+                "--workers above 1 needs a PostgreSQL database (--db postgresql+psycopg://...): on SQLite"
+                " one process serves, and its memory is the only one"
+            )
+        for worker_port in range(port, port + workers):
+            check_can_listen(host, worker_port)
+        check_database(settings.db_url)
+        supervise(host, port, workers, settings.db_url, bot_budget, bot_workers, bot_delay, log_level)
+        return
     check_can_listen(host, port)
     database = check_database(settings.db_url)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -57,6 +80,77 @@ def serve(
         # itself, from the proxies named in TABLETOP_TRUSTED_PROXIES only.
         proxy_headers=False,
     )
+
+
+MAX_WORKERS = 64
+"""The most processes ``--workers`` starts (each holds database connections)."""
+
+RESTART_PAUSE_S = 1.0
+"""How long the supervisor waits before starting a process that died again."""
+
+
+def supervise(
+    host: str,
+    port: int,
+    workers: int,
+    db_url: str,
+    bot_budget: float | None,
+    bot_workers: int | None,
+    bot_delay: float | None,
+    log_level: str,
+) -> None:
+    """Runs ``workers`` server processes on ports ``port``.. and starts again any that dies.
+
+    Each is a plain ``tabletop serve`` on its own port (so a proxy can check and drop
+    each one on its own); they share the database, and through it everything a client
+    sees.  Ctrl-C or SIGTERM stops them all.
+    """
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def command(worker_port: int) -> list[str]:
+        args = [sys.executable, "-m", "tabletop.cli.serve_cmd", "--host", host, "--port", str(worker_port)]
+        args += ["--log-level", log_level]
+        for flag, value in (("--bot-budget", bot_budget), ("--bot-workers", bot_workers), ("--bot-delay", bot_delay)):
+            if value is not None:
+                args += [flag, str(value)]
+        return args
+
+    # The URL (and its password) goes in the environment, not on a command line ps shows.
+    env = dict(os.environ, TABLETOP_DB=db_url)
+    ports = list(range(port, port + workers))
+    children = {p: subprocess.Popen(command(p), env=env) for p in ports}
+    typer.echo(f"tabletop: {workers} processes on http://{host}:{ports[0]}/ to :{ports[-1]}/")
+    stopping = False
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        while not stopping:
+            time.sleep(0.2)
+            for worker_port, child in list(children.items()):
+                if child.poll() is not None and not stopping:
+                    typer.echo(
+                        f"tabletop: the process on port {worker_port} ended ({child.returncode}); starting it again"
+                    )
+                    time.sleep(RESTART_PAUSE_S)
+                    children[worker_port] = subprocess.Popen(command(worker_port), env=env)
+    finally:
+        for child in children.values():
+            if child.poll() is None:
+                child.terminate()
+        for child in children.values():
+            try:
+                child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                child.kill()
 
 
 def check_database(url: str) -> str:

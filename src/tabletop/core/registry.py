@@ -92,8 +92,8 @@ def make(game_id: str, engine: str | None = None) -> Game:
     Args:
         game_id: the game's registry id.
         engine: ``"python"``, ``"native"`` or ``"auto"`` (native where built, else
-            Python; a configuration the native engine refuses, such as Medina's second
-            edition, then starts on the Python engine); ``None`` reads ``TABLETOP_ENGINE``
+            Python; a configuration the native engine refuses, by the game's optional
+            ``native_refusal`` hook, then starts on the Python engine); ``None`` reads ``TABLETOP_ENGINE``
             (default :data:`DEFAULT_ENGINE`).
 
     Raises:

@@ -202,6 +202,14 @@ state, published or not: the one write a frozen state allows (the plain slot set
 bound once: this runs several times per action)."""
 
 
+def tupled(value: Any) -> Any:
+    """``value`` with every list in it a tuple, nested lists too: a field's value from
+    fields given as lists (a native position's ``export()``), for ``from_fields``."""
+    if type(value) is not list:
+        return value
+    return tuple([tupled(item) if type(item) is list else item for item in value])
+
+
 def _restore(cls: type[S], values: tuple[object, ...]) -> S:
     new = blank(cls)
     for name, value in zip(cls.FIELDS, values, strict=True):

@@ -214,6 +214,11 @@ def _starts(setup: common.Setup) -> list[Any]:
         native = native_game(setup.game)
     except NativeEngineError as exc:
         raise NativeEngineError(f"the vector env runs on the native engine: {exc}") from None
+    if not getattr(setup.encoding, "native_vector_env", True):  # an encoding's optional flag
+        raise ConfigError(
+            f"the vector env cannot play this {setup.game.id} config: it plays Medina's first edition only "
+            "(the other environments play the second)"
+        )
     config = setup.config(0)
     drawn = native.python.initial_draw(config) if hasattr(native.python, "initial_draw") else None
     if drawn is None:

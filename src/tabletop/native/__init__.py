@@ -9,8 +9,12 @@ Python loop through the protocol calls Rust directly.  Moves are the Python engi
 hook (the move table made here), so records, notation and every layer above see no
 difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
-Python state, built on first use by replaying the moves since the nearest state that has
-one through the Python engine.  A Python engine state at any position becomes the equal
+Python state, built on first use from the fields the Rust position exports
+(:meth:`NativeGame.python_state_of`: ``export()``, then the game's
+``State.from_fields``; what the export lacks is the nearest earlier Python state's), or
+by replaying the moves since that state where a field the export lacks has changed
+(Terra Nova's scored ``areas``, when one was scored since: the Rust engine keeps only
+their count).  A Python engine state at any position becomes the equal
 native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
 ``export``), which keeps it as the native state's Python state.
 
@@ -117,7 +121,9 @@ class NativeGame:
         self._fallback = fallback
         self._shared: dict[object, _Shared] = {}  # by _seedless(initial position)
         self._drawn: dict[object, _Shared] = {}  # by (seedless_key, draw) (`initial_draw`)
+        self._with_draw: dict[object, _Shared] = {}  # by the asked config's seedless_key (`with_draw`)
         self._move_tables: dict[int, Any] = {}  # by id(encoding): a tabletop._native.MoveTable
+        self._python_initials: dict[int, tuple[GameConfig, State]] = {}  # by id(config), `_python_initial`
         Draw = Callable[[GameConfig], tuple[GameConfig, Hashable] | None]
         self._initial_draw: Draw | None = getattr(python, "initial_draw", None)
         # The Rust class's own, where it has one: the same draw without Python's
@@ -175,7 +181,7 @@ class NativeGame:
         drawn = self._initial_draw(config) if self._initial_draw is not None else None
         draw_key = _draw_key(drawn)
         if drawn is not None and draw_key is not None:
-            state = self._kept_start(drawn, draw_key)
+            state = self._kept_start(drawn, draw_key) or self._start_with_draw(config, drawn)
             if state is not None:
                 return state
         python_initial = self.python.new_initial_state(config)
@@ -192,6 +198,8 @@ class NativeGame:
             if len(self._drawn) >= 1024:
                 self._drawn.clear()
             self._drawn[draw_key] = shared
+            if drawn is not None and drawn[1] is not None and hasattr(shared.initial_core, "with_draw"):
+                self._with_draw[seedless_key(config)] = shared
         # The config as the Python state has it (with anything drawn at random filled in).
         return _new_state(_context(self, python_initial.config, shared), shared.initial_core, python_initial)
 
@@ -202,6 +210,19 @@ class NativeGame:
         if shared is None:
             return None
         return _new_state(_context(self, drawn[0], shared), shared.initial_core, None)
+
+    def _start_with_draw(self, config: GameConfig, drawn: tuple[GameConfig, Hashable]) -> NativeState | None:
+        """The initial state of ``drawn`` made in Rust from the kept start of another seed
+        of ``config`` (the Rust class's optional ``with_draw(draw)``: Medina's second
+        edition places its drawn well and starting merchant on a fresh position), or
+        ``None`` where none is kept.  A second-edition seed draws one of some 10,000
+        positions: kept by draw, nearly every new game missed and built the Python initial
+        state and its setup (about 0.4 ms, more than the game's moves)."""
+        kept = self._with_draw.get(seedless_key(config))
+        if kept is None:
+            return None
+        core = kept.initial_core.with_draw(drawn[1])
+        return _new_state(kept.context_class(self, drawn[0], kept.moves), core, None)
 
     def _shared_for(self, python_initial: State, key: object) -> _Shared:
         """What every game starting from this position shares (built once, then cached
@@ -222,6 +243,7 @@ class NativeGame:
         if len(self._shared) >= 256:
             self._shared.clear()
             self._drawn.clear()
+            self._with_draw.clear()
             self._move_tables.clear()
             self._move_tables[id(encoding)] = moves
         shared = self._shared[key] = _Shared(core, moves)
@@ -258,6 +280,48 @@ class NativeGame:
         except ValueError as exc:
             raise InvalidPositionError(str(exc)) from None
         return _new_state(initial.context, core, state)
+
+    def python_state_of(self, state: NativeState, known: State | None = None) -> State | None:
+        """The Python engine's state equal to the native ``state``, built from the fields
+        its Rust position exports (``export()``, the outcome) by the game's
+        ``State.from_fields``, in the context of ``known``: a Python state of the same
+        game at ``state`` or before it (default: its config's initial state).  What the
+        export lacks is ``known``'s: Terra Nova's scored ``areas`` (the Rust engine keeps
+        only their count; areas are only ever added, so the same count means the same
+        areas); Medina's export has every field, the second edition's included.  ``None``
+        where that cannot be done: the game's state has no ``from_fields``, or a lacking
+        field changed since ``known`` (``from_fields`` raises ``ValueError``: an area
+        scored since).  ``NativeState.python_state`` calls
+        this with the nearest earlier state that has a Python state
+        (``native/src/protocol.rs``), and replays the moves since that one on ``None``."""
+        if known is None:
+            known = self._python_initial(state.config)
+        build = getattr(type(known), "from_fields", None)
+        context = getattr(known, "context", None)
+        if build is None or context is None:
+            return None
+        fields = state.native.export()
+        fields["result"] = state.outcome()  # a state keeping its outcome as a field (Terra Nova's)
+        for name in getattr(known, "FIELDS", ()):
+            if name not in fields:
+                fields[name] = getattr(known, name)
+        try:
+            python: State = build(context, fields)
+        except ValueError:
+            return None
+        return python
+
+    def _python_initial(self, config: GameConfig) -> State:
+        """The Python engine's initial state of ``config`` (a native state's config, which
+        names what was drawn), kept per config object: the states of one game share theirs."""
+        kept = self._python_initials.get(id(config))
+        if kept is not None and kept[0] is config:
+            return kept[1]
+        if len(self._python_initials) >= 256:
+            self._python_initials.clear()
+        initial = self.python.new_initial_state(config)
+        self._python_initials[id(config)] = (config, initial)
+        return initial
 
     def canonical_config(self, config: GameConfig) -> GameConfig:
         return self.python.canonical_config(config)

@@ -83,7 +83,7 @@ def configs(game: Game, count: int, seed: int = 0) -> Iterator[GameConfig]:
 
 def native_plays(game: Game, config: GameConfig) -> bool:
     """Whether ``config`` is valid and the native engine plays it (the game's optional
-    ``native_refusal`` hook: Medina's second edition runs on the Python engine only)."""
+    ``native_refusal`` hook, for a config a game's native engine does not play)."""
     try:
         game.canonical_config(config)
         refusal = getattr(game, "native_refusal", None)

@@ -47,6 +47,7 @@ from sqlalchemy import Engine, delete, desc, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection
 
+from tabletop.server.bus import SEATS_CHANNEL
 from tabletop.server.config import Settings
 from tabletop.server.guard import Backoff, SlidingWindow
 from tabletop.server.rooms import Room, RoomError, RoomManager, hash_token
@@ -205,7 +206,11 @@ def delete_session(engine: Engine, token_hash: str) -> None:
 def store_binding(
     engine: Engine, match_id: str, seat: int, account_id: int, name: str, token_hash: str, unrate: bool
 ) -> None:
-    """Binds a stored seat to an account (its name and token too); clears ``rated`` if asked."""
+    """Binds a stored seat to an account (its name and token too); clears ``rated`` if asked.
+
+    Every process that holds the match hears of it and reloads its seats, so none takes
+    the seat's link alone any more (the match's version stays: nothing was played).
+    """
     with engine.begin() as conn:
         conn.execute(
             update(seats)
@@ -214,6 +219,8 @@ def store_binding(
         )
         if unrate:
             conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
+        if conn.dialect.name == "postgresql":  # other processes reload the seats (the bus)
+            conn.execute(select(func.pg_notify(SEATS_CHANNEL, f"{match_id} {seat}")))
 
 
 def matches_of(engine: Engine, account: Account, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:

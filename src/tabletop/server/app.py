@@ -20,12 +20,21 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tabletop.server import ratings
+from tabletop.server import duties, ratings
 from tabletop.server.accounts import Accounts
 from tabletop.server.bots import BotPool
-from tabletop.server.bus import PostgresListener, is_postgres
+from tabletop.server.bus import (
+    CHANNEL,
+    CHAT_CHANNEL,
+    PRESENCE_CHANNEL,
+    SEATS_CHANNEL,
+    Handler,
+    PostgresListener,
+    is_postgres,
+)
 from tabletop.server.config import Settings
-from tabletop.server.guard import MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
+from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
+from tabletop.server.leader import make_leadership
 from tabletop.server.lobby import Lobby
 from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
@@ -39,6 +48,9 @@ from tabletop.server.ws import router as ws_router
 
 log = logging.getLogger("tabletop.server")
 
+HEALTH_TIMEOUT_S = 2.0
+"""How long ``/health`` waits for the database before answering 503."""
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Builds the web app: API, websocket and the static client."""
@@ -46,7 +58,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.db_url)
+        store = Store(settings.db_url, settings.clock)
+        # Who does the work that must happen once (clocks, stalled bots, ratings): taken
+        # before anything is loaded, so a lone process (SQLite) resumes everything at start.
+        leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))
+        await asyncio.to_thread(leadership.start)
         bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s, settings.engine)
         rooms = RoomManager(
             store,
@@ -57,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_sockets_per_match=settings.max_sockets_per_match,
             max_sockets_per_client=settings.max_sockets_per_client,
             engine=settings.engine,
+            leadership=leadership,
         )
         app.state.rooms = rooms
         lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
@@ -67,24 +84,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Several processes on one PostgreSQL database hear each other's changes.
         listener = None
         if is_postgres(settings.db_url):
-            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), rooms.heard, rooms.reconnected)
+            handlers: dict[str, Handler] = {
+                CHANNEL: rooms.heard,
+                CHAT_CHANNEL: lobby.chat.heard,
+                PRESENCE_CHANNEL: lobby.heard_presence,
+                SEATS_CHANNEL: rooms.seats_changed,
+            }
+            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
             await asyncio.to_thread(listener.start)
-        resumed = await rooms.resume_bots()
-        if resumed:
-            log.info("resumed %d matches with bots", resumed)
+        if leadership.alone:  # among several processes the leader's sweep finds them
+            resumed = await rooms.resume_bots()
+            if resumed:
+                log.info("resumed %d matches with bots", resumed)
         await lobby.start()
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, lobby))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await lobby.close()
             if listener is not None:
                 await asyncio.to_thread(listener.close)
             await rooms.close()
             bots.shutdown()
             app.state.analysis.shutdown()
+            await asyncio.to_thread(leadership.close)
             store.close()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
@@ -142,6 +171,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(account_routes.router)
     app.include_router(rating_routes.router)
     app.include_router(learn_routes.router)  # the tutorials and the rules pages
+
+    @app.api_route(HEALTH_PATH, methods=["GET", "HEAD"], include_in_schema=False)
+    async def health(request: Request) -> JSONResponse:
+        """For a proxy's health check: 200 while this process serves and reaches its
+        database, else 503 (the proxy sends clients to the other processes)."""
+        rooms = getattr(request.app.state, "rooms", None)
+        if rooms is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(rooms.store.ping), timeout=HEALTH_TIMEOUT_S)
+        except Exception:
+            return JSONResponse({"status": "no database"}, status_code=503)
+        return JSONResponse({"status": "ok", "leader": rooms.leadership.leading})
 
     # HEAD too: uptime monitors and link checkers ask for the page that way.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)

@@ -23,6 +23,17 @@ log = logging.getLogger("tabletop.server")
 CHANNEL = "tabletop_matches"
 """The PostgreSQL notification channel of match changes."""
 
+CHAT_CHANNEL = "tabletop_chat"
+"""The channel of chat lines: ``'<match id> <n>'`` once line ``n`` is stored."""
+
+SEATS_CHANNEL = "tabletop_seats"
+"""The channel of seats bound to an account: ``'<match id> <seat>'`` (the version stays)."""
+
+PRESENCE_CHANNEL = "tabletop_presence"
+"""The channel of seats' presence: ``'<match id> <code>'`` when a seat's person says hello
+on a websocket or a process's last socket of the seat closes (the code names the process,
+the seat and which: ``tables.presence_code``)."""
+
 RECONNECT_S = 1.0
 """Pause before the listener connects again after losing its connection."""
 
@@ -40,24 +51,29 @@ def parse_notice(payload: str) -> tuple[str, int] | None:
     return match_id, int(version)
 
 
-class PostgresListener:
-    """LISTENs for match changes in a thread and hands each to the event loop.
+Handler = Callable[[str, int], None]
+"""Runs on the event loop for each ``'<match id> <number>'`` notification of its channel."""
 
-    ``heard(match_id, version)`` runs on the loop for every notification;
-    ``reconnected()`` runs on the loop after each (re)connection, since notifications
-    sent while the listener was away are lost and the caller must catch up.
+
+class PostgresListener:
+    """LISTENs in a thread and hands each notification to the event loop.
+
+    ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version)``, and
+    :data:`CHAT_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs on the loop for each of
+    its notifications; ``reconnected()`` runs on the loop after each (re)connection, since
+    notifications sent while the listener was away are lost and the caller must catch up.
     """
 
     def __init__(
         self,
         db_url: str,
         loop: asyncio.AbstractEventLoop,
-        heard: Callable[[str, int], None],
+        handlers: dict[str, Handler],
         reconnected: Callable[[], None],
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self.loop = loop
-        self.heard = heard
+        self.handlers = dict(handlers)
         self.reconnected = reconnected
         self.listening = threading.Event()
         self._stop = threading.Event()
@@ -80,14 +96,16 @@ class PostgresListener:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self.conninfo, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
+                    for channel in self.handlers:
+                        conn.execute(f"LISTEN {channel}")
                     self.listening.set()
                     self.loop.call_soon_threadsafe(self.reconnected)
                     while not self._stop.is_set():
                         for notice in conn.notifies(timeout=1.0):
                             parsed = parse_notice(notice.payload)
-                            if parsed is not None:
-                                self.loop.call_soon_threadsafe(self.heard, *parsed)
+                            handler = self.handlers.get(notice.channel)
+                            if parsed is not None and handler is not None:
+                                self.loop.call_soon_threadsafe(handler, *parsed)
             except Exception:
                 if self._stop.is_set():
                     return

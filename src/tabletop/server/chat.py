@@ -64,10 +64,16 @@ class Chat:
             table.chat_next = next_n
 
     async def history(self, match_id: str) -> list[dict[str, Any]]:
-        """The match's last ``chat_history`` messages, oldest first."""
-        _, table = await self.lobby.table(match_id)
-        await self.load(table)
-        return [m.to_json() for m in table.chat or ()]
+        """The match's last ``chat_history`` messages, oldest first.
+
+        Read from the database, not this process's copy: a line posted through another
+        process is there too.
+        """
+        await self.lobby.table(match_id)
+        rows, _ = await self.lobby.rooms.run_db(
+            db.load_chat, self.lobby.rooms.store.engine, match_id, self.lobby.settings.chat_history
+        )
+        return [ChatMessage(*r).to_json() for r in rows]
 
     async def say(
         self, match_id: str, token: str, text: str, client: str, account_id: int | None = None
@@ -98,7 +104,37 @@ class Chat:
         # The number comes from the database, so processes sharing it never repeat one.
         n = await self.lobby.rooms.run_db(db.insert_chat, self.lobby.rooms.store.engine, match_id, seat, line, at)
         message = ChatMessage(n, seat, line, at)
-        table.chat_next = max(table.chat_next, n + 1)
-        table.chat.append(message)
-        self.lobby.send_all(room, json.dumps({"type": "chat", "match": match_id, "messages": [message.to_json()]}))
+        self._deliver(match_id, [message])
         return message.to_json()
+
+    def _deliver(self, match_id: str, messages: list[ChatMessage]) -> None:
+        """Keeps the lines this process has not sent yet and sends them to its sockets."""
+        table = self.lobby.tables.get(match_id)
+        room = self.lobby.rooms.loaded(match_id)
+        if table is None or table.chat is None or room is None:
+            return  # not held here: a later visit reads the chat from the database
+        known = {m.n for m in table.chat}
+        fresh = [m for m in messages if m.n not in known]
+        if not fresh:
+            return
+        table.chat.extend(fresh)
+        if any(m.n < table.chat_next for m in fresh):  # a line from elsewhere came late
+            table.chat = deque(sorted(table.chat, key=lambda m: m.n), maxlen=table.chat.maxlen)
+        table.chat_next = max(table.chat_next, max(m.n for m in fresh) + 1)
+        self.lobby.send_all(
+            room, json.dumps({"type": "chat", "match": match_id, "messages": [m.to_json() for m in fresh]})
+        )
+
+    def heard(self, match_id: str, n: int) -> None:
+        """The bus: line ``n`` of ``match_id`` was stored (by any process); this process's
+        sockets get it, once."""
+        table = self.lobby.tables.get(match_id)
+        if table is None or table.chat is None or any(m.n == n for m in table.chat):
+            return
+        first = min(n, table.chat_next)
+
+        async def fetch() -> None:
+            rows = await self.lobby.rooms.run_db(db.load_chat_from, self.lobby.rooms.store.engine, match_id, first)
+            self._deliver(match_id, [ChatMessage(*r) for r in rows])
+
+        self.lobby._spawn(fetch())

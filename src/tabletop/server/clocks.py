@@ -20,7 +20,7 @@ means the same after a restart: the deadline of the running seat is
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,6 +99,9 @@ class MatchClock:
     started_ms: int = 0
     """When the game's clock started (for the benchmark's drift check: every moment since
     is charged to exactly one seat while people alone play)."""
+    version: int = 0
+    """The match version this clock reflects: of two copies (a process's and the stored
+    one) the later is brought up to date (:func:`replay_switches`)."""
 
     @classmethod
     def start(cls, settings: ClockSettings, num_seats: int, first: int | None, now_ms: int) -> MatchClock:
@@ -179,6 +182,7 @@ class MatchClock:
             "ply": self.ply,
             "timed_out": sorted(self.timed_out),
             "started_ms": self.started_ms,
+            "version": self.version,
         }
 
     @classmethod
@@ -192,16 +196,28 @@ class MatchClock:
             int(data["ply"]),
             {int(s) for s in data.get("timed_out", ())},
             int(data.get("started_ms", 0)),
+            int(data.get("version", 0)),
         )
 
 
-def catch_up(clock: MatchClock, seat_to_move: int | None, ply: int, last_action_ms: int | None) -> None:
-    """Brings a stored clock up to the match after a restart.
+def replay_switches(
+    clock: MatchClock,
+    actors: Sequence[int],
+    action_ms: Sequence[int],
+    to_move: int | None,
+    runs_for: Callable[[int | None], int | None],
+) -> None:
+    """Brings a clock up to the match's actions it has not seen, at the times they were stored.
 
-    The clock is written just after each action; a server that died in between has the
-    action but not the clock.  The missing switch is then made at the time the action
-    was stored (``last_action_ms``), so the seat that moved is charged exactly its turn.
+    Whichever process accepted an action, it stored the action's time; a clock that
+    missed actions (another process took them, or this one died before storing its
+    clock) makes each missed switch at that action's time, so every seat is charged
+    exactly its turns.  The seat to move after an action is the next action's actor, and
+    ``to_move`` after the last; ``runs_for(seat)`` is the seat whose clock runs when
+    ``seat`` is to move (``None`` for a bot's seat or no seat).
     """
-    if clock.ply == ply:
-        return
-    clock.switch(seat_to_move, ply, last_action_ms if last_action_ms is not None else clock.turn_started_ms)
+    count = len(actors)
+    for ply in range(min(clock.ply, count), count):
+        after = actors[ply + 1] if ply + 1 < count else to_move
+        clock.switch(runs_for(after), ply + 1, action_ms[ply])
+    clock.ply = count

@@ -318,6 +318,10 @@ def error_body(code: str, detail: str) -> bytes:
     return json.dumps({"error": code, "detail": clip(detail, MAX_DETAIL)}).encode()
 
 
+HEALTH_PATH = "/health"
+"""The health check's path (``app.py``), which no request budget counts."""
+
+
 class RequestGuard:
     """The outermost HTTP layer: body limit, strict JSON, request rate, security headers."""
 
@@ -333,7 +337,9 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         send = _with_security_headers(send)
-        wait = self.requests.allow(client_of(scope, self.trusted))
+        # A proxy's health checks (every second or two, per process) are not a client's budget.
+        health = scope["path"] == HEALTH_PATH
+        wait = None if health else self.requests.allow(client_of(scope, self.trusted))
         if wait is not None:
             await _answer(send, 429, "too_many_requests", "too many requests from this address", wait)
             return

@@ -16,9 +16,9 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 from tabletop.ai.agent import make_agent
 from tabletop.core.errors import ConfigError, TabletopError, short_repr
@@ -35,12 +35,10 @@ from tabletop.server.store import now as iso_now
 from tabletop.server.tables import BOT, PLAYING, MatchTable, Tables
 
 log = logging.getLogger("tabletop.server")
+T = TypeVar("T")
 
 SeatState = Literal["open", "taken", "bot", "reserved"]
 """A lobby seat: free, a person's, a bot's, or kept for a person (a rematch)."""
-
-STARTED_KEPT = 10_000
-"""Started lobby games remembered in memory (older ones are matches, found by their id)."""
 
 
 @dataclass(slots=True)
@@ -81,9 +79,6 @@ class LobbyGame:
     creator_hash: str
     status: str = db.OPEN
     rematch_of: str | None = None
-    client: str = ""
-    """The creator's address (kept in memory only, for the per-address cap on open games)."""
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def setup_json(self) -> dict[str, Any]:
         """The stored ``setup`` column."""
@@ -99,7 +94,8 @@ class LobbyGame:
         }
 
     @classmethod
-    def from_row(cls, game_id: str, game: str, setup: dict[str, Any], public: bool, created: str) -> LobbyGame:
+    def from_row(cls, row: db.LobbyRow) -> LobbyGame:
+        game_id, game, setup, public, created, status = row
         clock = setup.get("clock")
         return cls(
             game_id,
@@ -113,6 +109,7 @@ class LobbyGame:
             int(setup["grace_s"]),
             bool(setup["rated"]),
             setup["creator_hash"],
+            status=status,
             rematch_of=setup.get("rematch_of"),
         )
 
@@ -149,17 +146,35 @@ class Lobby(Tables):
 
     def __init__(self, rooms: RoomManager, settings: Settings) -> None:
         super().__init__(rooms, settings)
-        self.games: dict[str, LobbyGame] = {}
         self._creations = SlidingWindow(settings.matches_per_minute)
         self._joins = SlidingWindow(settings.joins_per_minute)
-        self._started: dict[str, LobbyGame] = {}
-        """Recently started lobby games, so a player waiting on one learns it started."""
+        self._opened_by: dict[str, list[str]] = {}
+        """The lobby games each address opened through this process (for the per-address
+        cap; whether each is still open is asked of the database)."""
 
     async def start(self, *, keep_clocks: bool = True) -> None:
-        """Loads the open games and the live tables, then starts the clock keeper."""
-        for row in await self.rooms.run_db(db.open_lobby_games, self.rooms.store.engine):
-            self.games[row[0]] = LobbyGame.from_row(*row)
+        """Loads the live tables, then starts the clock keeper (lobby games stay in the
+        database: every process reads and changes them there)."""
         await self.start_tables(keep_clocks=keep_clocks)
+
+    async def _change(self, game_id: str, change: Callable[[LobbyGame], T]) -> tuple[LobbyGame, T]:
+        """Runs ``change`` on the stored lobby game with its row locked and stores the result.
+
+        ``change`` runs on the database thread, so it must not touch the event loop's
+        objects; a :class:`RoomError` it raises leaves the game unchanged.
+
+        Raises:
+            RoomError: 404 if there is no such game open.
+        """
+
+        def locked(row: db.LobbyRow | None) -> tuple[tuple[LobbyGame, T], dict[str, Any], str]:
+            if row is None or row[5] != db.OPEN:  # a started game is a match now
+                raise RoomError(404, "unknown_game", f"no open game {short_repr(game_id)}")
+            lg = LobbyGame.from_row(row)
+            result = change(lg)
+            return (lg, result), lg.setup_json(), lg.status
+
+        return await self.rooms.run_db(db.change_lobby_game, self.rooms.store.engine, game_id, locked)
 
     # ----- creating and joining ---------------------------------------------------
 
@@ -190,9 +205,14 @@ class Lobby(Tables):
         wait = self._creations.retry_after(client)
         if wait is not None:
             raise RoomError(429, "too_many_matches", "too many games created from this address", retry_after=wait)
-        if sum(1 for g in self.games.values() if g.status == db.OPEN) >= self.settings.max_open_games:
+        engine = self.rooms.store.engine
+        if await self.rooms.run_db(db.count_open_lobby_games, engine) >= self.settings.max_open_games:
             raise RoomError(429, "lobby_full", "the lobby has as many open games as the server allows", retry_after=60)
-        if sum(1 for g in self.games.values() if g.client == client) >= self.settings.open_games_per_client:
+        opened = self._opened_by.setdefault(client, [])
+        if len(opened) >= self.settings.open_games_per_client:
+            still_open = await self.rooms.run_db(db.open_lobby_ids, engine, opened)
+            opened[:] = [i for i in opened if i in still_open]
+        if len(opened) >= self.settings.open_games_per_client:
             raise RoomError(
                 429, "too_many_open_games", "this address has as many open games as it may: start or cancel one"
             )
@@ -254,13 +274,14 @@ class Lobby(Tables):
             grace_s,
             rated,
             hash_token(token),
-            client=client,
         )
         await self.rooms.run_db(db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), public)
-        self.games[lg.id] = lg
-        if not lg.is_waiting():
-            async with lg.lock:
-                await self._start(lg)
+        if lg.is_waiting():
+            opened.append(lg.id)
+        else:  # no seat to wait for: nobody else can change it
+            lg.status = db.STARTED
+            await self._save_game(lg)
+            await self._start(lg)
         return lg, creator_seat, token
 
     async def join(
@@ -279,31 +300,36 @@ class Lobby(Tables):
         wait = self._joins.retry_after(client)
         if wait is not None:
             raise RoomError(429, "too_many_joins", "too many joins from this address", retry_after=wait)
-        lg = self.lobby_game(game_id)
         if account is not None:
             name = account.name
         if not name.strip():
             raise RoomError(422, "bad_name", "a seat needs a name")
-        async with lg.lock:
+
+        def take(lg: LobbyGame) -> tuple[int, str]:
             if lg.status != db.OPEN:
                 raise RoomError(409, "not_open", f"this game is {lg.status}")
             free = [i for i, s in enumerate(lg.seats) if s.state == "open"]
-            if seat is None:
+            chosen = seat
+            if chosen is None:
                 if not free:
                     raise RoomError(409, "no_free_seat", "every seat of this game is taken")
-                seat = free[0]
-            elif not 0 <= seat < len(lg.seats) or seat not in free:
-                raise RoomError(409, "seat_taken", f"seat {seat} is not free")
+                chosen = free[0]
+            elif not 0 <= chosen < len(lg.seats) or chosen not in free:
+                raise RoomError(409, "seat_taken", f"seat {chosen} is not free")
             if account is not None and any(s.account_id == account.id for s in lg.seats):
                 raise RoomError(409, "already_seated", "you already hold another seat of this game")
-            self._joins.hit(client)
-            token = secrets.token_urlsafe(18) if account is None else accounts_mod.seat_token(account, lg.id, seat)
+            token = secrets.token_urlsafe(18) if account is None else accounts_mod.seat_token(account, lg.id, chosen)
             account_id = None if account is None else account.id
-            lg.seats[seat] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token), account_id=account_id)
-            await self._save_game(lg)
+            lg.seats[chosen] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token), account_id=account_id)
             if not lg.is_waiting():
-                await self._start(lg)
-        return lg, seat, token
+                lg.status = db.STARTED  # decided under the row's lock: started once, here
+            return chosen, token
+
+        lg, (taken, token) = await self._change(game_id, take)
+        self._joins.hit(client)
+        if lg.status == db.STARTED:
+            await self._start(lg)
+        return lg, taken, token
 
     async def start_now(self, game_id: str, token: str, agent: str | None, client: str) -> LobbyGame:
         """The creator starts the game, bots of level ``agent`` (else the takeover bot) in the empty seats.
@@ -312,17 +338,21 @@ class Lobby(Tables):
             RoomError: 403 not the creator's token, 404 no such game, 409 not open,
                 422 unknown bot.
         """
-        lg = self.lobby_game(game_id)
+        lg = await self.lobby_game(game_id)
         self._check_creator(lg, token, client)
         agent = agent or lg.takeover
         self._check_agent(agent)
-        async with lg.lock:
+
+        def fill(lg: LobbyGame) -> None:
             if lg.status != db.OPEN:
                 raise RoomError(409, "not_open", f"this game is {lg.status}")
             for i, s in enumerate(lg.seats):
                 if s.state in ("open", "reserved"):
                     lg.seats[i] = LobbySeat("bot", f"{agent} {i + 1}", agent)
-            await self._start(lg)
+            lg.status = db.STARTED
+
+        lg, _ = await self._change(game_id, fill)
+        await self._start(lg)
         return lg
 
     async def cancel(self, game_id: str, token: str, client: str) -> LobbyGame:
@@ -331,38 +361,31 @@ class Lobby(Tables):
         Raises:
             RoomError: 403 not the creator's token, 404 no such game, 409 not open.
         """
-        lg = self.lobby_game(game_id)
-        self._check_creator(lg, token, client)
-        async with lg.lock:
+        self._check_creator(await self.lobby_game(game_id), token, client)
+
+        def withdraw(lg: LobbyGame) -> None:
             if lg.status != db.OPEN:
                 raise RoomError(409, "not_open", f"this game is {lg.status}")
             lg.status = db.CANCELLED
-            await self._save_game(lg)
-        del self.games[lg.id]
+
+        lg, _ = await self._change(game_id, withdraw)
         return lg
 
-    def lobby_game(self, game_id: str) -> LobbyGame:
-        """An open or just started lobby game.
+    async def lobby_game(self, game_id: str) -> LobbyGame:
+        """An open or started lobby game, as stored.
 
         Raises:
-            RoomError: 404 if there is none with this id (started games are matches).
+            RoomError: 404 if there is none with this id (or it was cancelled).
         """
-        lg = self.games.get(game_id)
-        if lg is None:
+        row = await self.rooms.run_db(db.load_lobby_game, self.rooms.store.engine, game_id)
+        if row is None or row[5] == db.CANCELLED:
             raise RoomError(404, "unknown_game", f"no open game {short_repr(game_id)}")
-        return lg
+        return LobbyGame.from_row(row)
 
-    def open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    async def open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Public open games, newest first, and how many there are."""
-        # Newest first; games made in the same millisecond stay newest first too (the sort
-        # is stable, and the dict holds them in the order they were opened).
-        found = [
-            g
-            for g in reversed(self.games.values())
-            if g.public and g.status == db.OPEN and (game is None or g.game == game)
-        ]
-        found.sort(key=lambda g: g.created, reverse=True)
-        return [g.view() for g in found[offset : offset + limit]], len(found)
+        rows, total = await self.rooms.run_db(db.open_lobby_page, self.rooms.store.engine, game, offset, limit)
+        return [LobbyGame.from_row(row).view() for row in rows], total
 
     async def games_in_progress(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Public matches being played, newest first, and how many there are."""
@@ -378,7 +401,10 @@ class Lobby(Tables):
         return out, total
 
     async def _start(self, lg: LobbyGame) -> None:
-        """Creates the match of a full lobby game and its table; the caller holds ``lg.lock``."""
+        """Creates the match of a full lobby game and its table.
+
+        The caller stored the game as started (under its row's lock), so this runs once.
+        """
         config = GameConfig.from_json(lg.config)
         room, _ = await self.rooms.create(
             lg.game,
@@ -415,19 +441,7 @@ class Lobby(Tables):
         # A bot in the first seat may have moved while the table was being stored: bring
         # the clock up to the position (nothing changes if it did not).
         self.changed(room)
-        lg.status = db.STARTED
-        await self._save_game(lg)
-        # A started game is a match now; the lobby forgets it (GET /api/lobby/{id} then
-        # points to the match through the table).
-        self.games.pop(lg.id, None)
-        self._started[lg.id] = lg
-        if len(self._started) > STARTED_KEPT:
-            self._started.pop(next(iter(self._started)))
         log.debug("lobby game %s started", lg.id)
-
-    def started_game(self, game_id: str) -> LobbyGame | None:
-        """A lobby game that became a match while this server ran."""
-        return self._started.get(game_id)
 
     async def _save_game(self, lg: LobbyGame) -> None:
         await self.rooms.run_db(db.save_lobby_game, self.rooms.store.engine, lg.id, lg.setup_json(), lg.status)
@@ -544,27 +558,32 @@ class Lobby(Tables):
                     "",
                     rematch_of=room.id,
                 )
-                await self.rooms.run_db(
-                    db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), lg.public
-                )
-                self.games[lg.id] = lg
-                table.rematch = lg.id
-                self._save(table)
+                engine = self.rooms.store.engine
+                await self.rooms.run_db(db.insert_lobby_game, engine, lg.id, lg.game, lg.setup_json(), lg.public)
+                # Another process may have made one first: the first named is the rematch.
+                named = await self.rooms.run_db(db.claim_rematch, engine, room.id, lg.id)
+                if named != lg.id:
+                    lg.status = db.CANCELLED
+                    await self._save_game(lg)
+                table.rematch = named
                 self._send_table(room, table)
-        lg_or_none = self.games.get(table.rematch) or self._started.get(table.rematch)
-        if lg_or_none is None:
-            raise RoomError(409, "rematch_gone", "the rematch is no longer open")
-        lg = lg_or_none
-        async with lg.lock:
-            new_seat = next((i for i, s in enumerate(lg.seats) if s.reserved_for == old_hash), None)
-            if new_seat is None or lg.status != db.OPEN:
+        assert table.rematch is not None
+        lg = await self.lobby_game(table.rematch)
+        new_seat = next((i for i, s in enumerate(lg.seats) if s.reserved_for == old_hash), None)
+        if new_seat is None or lg.status != db.OPEN:
+            raise RoomError(409, "rematch_taken", "your seat in the rematch is taken already")
+        new_token, name, bound_to = await self._rematch_token(lg, new_seat, lg.seats[new_seat], account_id)
+
+        def take(lg: LobbyGame) -> None:
+            if lg.status != db.OPEN or new_seat is None or lg.seats[new_seat].reserved_for != old_hash:
                 raise RoomError(409, "rematch_taken", "your seat in the rematch is taken already")
-            kept = lg.seats[new_seat]
-            new_token, name, bound_to = await self._rematch_token(lg, new_seat, kept, account_id)
             lg.seats[new_seat] = LobbySeat("taken", name, HUMAN, hash_token(new_token), account_id=bound_to)
             if not lg.creator_hash:
                 lg.creator_hash = hash_token(new_token)
-            await self._save_game(lg)
             if not lg.is_waiting():
-                await self._start(lg)
+                lg.status = db.STARTED
+
+        lg, _ = await self._change(lg.id, take)
+        if lg.status == db.STARTED:
+            await self._start(lg)
         return lg, new_seat, new_token

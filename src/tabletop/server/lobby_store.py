@@ -8,15 +8,25 @@ the actions' (an action's commit always comes before the clock written after it)
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from tabletop.server.store import chat_messages, lobby_games, match_tables, matches, now, seats
+from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
+from tabletop.server.store import (
+    StaleVersionError,
+    announce,
+    chat_messages,
+    lobby_games,
+    match_tables,
+    matches,
+    now,
+    seats,
+)
 
 OPEN = "open"
 STARTED = "started"
@@ -49,17 +59,89 @@ def insert_lobby_game(engine: Engine, game_id: str, game: str, setup: dict[str, 
         )
 
 
+LobbyRow = tuple[str, str, dict[str, Any], bool, str, str]
+"""A stored lobby game: ``(id, game, setup, public, created, status)``."""
+
+T = TypeVar("T")
+
+
+def _lobby_row(r: Any) -> LobbyRow:
+    return (r.id, r.game, _json(r.setup), bool(r.public), r.created, r.status)
+
+
+def load_lobby_game(engine: Engine, game_id: str) -> LobbyRow | None:
+    """One lobby game (any status), or ``None``."""
+    with engine.connect() as conn:
+        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id)).first()
+    return None if r is None else _lobby_row(r)
+
+
+def change_lobby_game(
+    engine: Engine, game_id: str, change: Callable[[LobbyRow | None], tuple[T, dict[str, Any], str]]
+) -> T:
+    """Reads a lobby game with its row locked, lets ``change`` decide, and writes its answer.
+
+    ``change`` gets the stored game (``None`` if there is none) and returns its result, the
+    new ``setup`` and the new ``status``; whatever it raises leaves the row as it was.  The
+    lock (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a time) means two
+    processes never give out the same seat, or start a game twice.
+    """
+    with engine.begin() as conn:
+        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id).with_for_update()).first()
+        result, setup, status = change(None if r is None else _lobby_row(r))
+        if r is not None:
+            conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
+    return result
+
+
 def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
     """Writes a lobby game's seats and status."""
     with engine.begin() as conn:
         conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
 
 
-def open_lobby_games(engine: Engine) -> list[tuple[str, str, dict[str, Any], bool, str]]:
-    """Every open lobby game: ``(id, game, setup, public, created)`` (loaded on start)."""
+def open_lobby_page(engine: Engine, game: str | None, offset: int, limit: int) -> tuple[list[LobbyRow], int]:
+    """Public open lobby games, newest first, and how many there are."""
+    query = select(lobby_games).where(lobby_games.c.status == OPEN, lobby_games.c.public.is_(True))
+    if game is not None:
+        query = query.where(lobby_games.c.game == game)
     with engine.connect() as conn:
-        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == OPEN)).all()
-    return [(r.id, r.game, _json(r.setup), bool(r.public), r.created) for r in rows]
+        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
+        rows = conn.execute(
+            query.order_by(lobby_games.c.created.desc(), lobby_games.c.id).offset(offset).limit(limit)
+        ).all()
+    return [_lobby_row(r) for r in rows], int(total)
+
+
+def count_open_lobby_games(engine: Engine) -> int:
+    """How many lobby games are open."""
+    with engine.connect() as conn:
+        return int(
+            conn.execute(select(func.count()).select_from(lobby_games).where(lobby_games.c.status == OPEN)).scalar()
+            or 0
+        )
+
+
+def open_lobby_ids(engine: Engine, ids: Collection[str]) -> set[str]:
+    """Those of ``ids`` that are open lobby games."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(lobby_games.c.id).where(lobby_games.c.id.in_(list(ids)), lobby_games.c.status == OPEN)
+        ).all()
+    return {r.id for r in rows}
+
+
+def claim_rematch(engine: Engine, match_id: str, rematch_id: str) -> str:
+    """Names ``rematch_id`` the match's rematch unless one is named already; returns the
+    rematch's id (the first one named, whichever process named it)."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(match_tables)
+            .where(match_tables.c.match_id == match_id, match_tables.c.rematch.is_(None))
+            .values(rematch=rematch_id)
+        )
+        named = conn.execute(select(match_tables.c.rematch).where(match_tables.c.match_id == match_id)).scalar()
+    return str(named or rematch_id)
 
 
 def insert_table(engine: Engine, row: TableRow) -> None:
@@ -109,19 +191,64 @@ def save_table(
             conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
 
 
+def commit_table(
+    engine: Engine,
+    match_id: str,
+    version: int,
+    *,
+    clock: dict[str, Any] | None,
+    seat_status: list[str],
+    ended: dict[str, Any] | None,
+    rematch: str | None,
+    seat_agent: tuple[int, str] | None = None,
+) -> None:
+    """A change of the table that changes the match (a seat taken over or back, a
+    resignation, the end), as the match's next version: the same compare-and-set as an
+    action's, so a process whose cache is behind is refused, and every process hears the
+    new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
+    who plays that seat from now on.
+
+    Raises:
+        StaleVersionError: if another writer changed the match first (nothing is written).
+    """
+    with engine.begin() as conn:
+        values: dict[str, Any] = {"version": version + 1}
+        if ended is not None:
+            values["finished"] = True
+        bumped = conn.execute(
+            update(matches).where(matches.c.id == match_id, matches.c.version == version).values(**values)
+        )
+        if bumped.rowcount != 1:
+            raise StaleVersionError(match_id)
+        if seat_agent is not None:
+            seat, agent = seat_agent
+            conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
+        conn.execute(
+            update(match_tables)
+            .where(match_tables.c.match_id == match_id)
+            .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
+        )
+        announce(conn, match_id, version + 1)
+
+
 def save_clocks(engine: Engine, clocks: list[tuple[str, dict[str, Any]]]) -> None:
-    """Writes the clocks of several matches in one transaction."""
+    """Writes the clocks of several matches in one transaction, each only over an older one.
+
+    Any process may store a clock it brought up to date; one that reflects an earlier
+    version of the match than the stored one (:attr:`MatchClock.version`) is not written,
+    so a take-over stored by the leader is never overwritten by a lagging copy.
+    """
     if not clocks:
         return
     with engine.begin() as conn:
         for match_id, clock in clocks:
+            stored = conn.execute(
+                select(match_tables.c.clock).where(match_tables.c.match_id == match_id).with_for_update()
+            ).scalar()
+            stored = _json(stored)
+            if stored is not None and int(stored.get("version", 0)) > int(clock.get("version", 0)):
+                continue
             conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
-
-
-def set_seat_agent(engine: Engine, match_id: str, seat: int, agent: str) -> None:
-    """Who plays a seat now (a bot taking over, or a person back)."""
-    with engine.begin() as conn:
-        conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
 
 
 def live_tables(engine: Engine) -> list[str]:
@@ -133,19 +260,6 @@ def live_tables(engine: Engine) -> list[str]:
             .where(matches.c.finished.is_(False))
         ).all()
     return [r.match_id for r in rows]
-
-
-def last_action_ms(engine: Engine, match_id: str) -> int | None:
-    """When the match's last action was stored, in epoch milliseconds (``None``: no action)."""
-    from tabletop.server.store import actions
-
-    with engine.connect() as conn:
-        at = conn.execute(
-            select(actions.c.at).where(actions.c.match_id == match_id).order_by(actions.c.ply.desc()).limit(1)
-        ).scalar()
-    if at is None:
-        return None
-    return int(_dt.datetime.fromisoformat(at).timestamp() * 1000)
 
 
 def public_games_in_progress(
@@ -186,10 +300,32 @@ def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) ->
                 ).scalar_one()
                 n = 0 if highest is None else int(highest) + 1
                 conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+                if conn.dialect.name == "postgresql":  # the bus: other processes' sockets hear it
+                    conn.execute(select(func.pg_notify(CHAT_CHANNEL, f"{match_id} {n}")))
             return n
         except IntegrityError:
             continue
     raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
+
+
+def announce_presence(engine: Engine, match_id: str, code: int) -> None:
+    """Tells every process that a seat's person is on a socket or that one process's last
+    socket of the seat closed (``code``: ``tables.presence_code``), on PostgreSQL (the bus)."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.begin() as conn:
+        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
+
+
+def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:
+    """The chat messages ``(n, seat, text, at)`` numbered ``first`` and later, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(chat_messages)
+            .where(chat_messages.c.match_id == match_id, chat_messages.c.n >= first)
+            .order_by(chat_messages.c.n)
+        ).all()
+    return [(r.n, r.seat, r.text, r.at) for r in rows]
 
 
 def load_chat(engine: Engine, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:

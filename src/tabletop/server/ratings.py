@@ -229,7 +229,10 @@ def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -
     ``forfeited``: seats ranked last (see :func:`ranks_of`).
     """
     with engine.begin() as conn:
-        match = conn.execute(select(matches).where(matches.c.id == match_id)).first()
+        # The match's row stays locked to the end: two processes rating it at once (the
+        # one that ended it and the leader's sweep) take turns, and the second finds the
+        # events of the first.
+        match = conn.execute(select(matches).where(matches.c.id == match_id).with_for_update()).first()
         if match is None or not match.rated or not match.finished or (match.result is None and not forfeited):
             return None
         done = conn.execute(select(rating_events.c.id).where(rating_events.c.match_id == match_id).limit(1)).first()
@@ -443,9 +446,18 @@ async def install(rooms: RoomManager, forfeits: Forfeits | None = None) -> None:
     ``forfeits`` names the seats that forfeited a match (resigned, or timed out and taken
     over by a bot): they rank last.
     """
-    engine = rooms.store.engine
-    rooms.finish_hooks.append(partial(on_game_over, engine, forfeits=forfeits))
+    rooms.finish_hooks.append(partial(on_game_over, rooms.store.engine, forfeits=forfeits))
     rooms.rateable = bots_rateable
+    if rooms.leadership.leading:
+        await rate_pending(rooms.store.engine, forfeits)
+
+
+async def rate_pending(engine: Engine, forfeits: Forfeits | None = None) -> int:
+    """Rates every rated match that ended but was not applied (its process stopped in
+    between); the leader's sweep (``server/leader.py``).  Returns how many it rated."""
+    rated = 0
     for match_id in await asyncio.to_thread(unrated_finished_matches, engine):
         forfeited = await _forfeited(forfeits, match_id)
-        await asyncio.to_thread(rate_match, engine, match_id, forfeited)
+        if await asyncio.to_thread(rate_match, engine, match_id, forfeited) is not None:
+            rated += 1
+    return rated

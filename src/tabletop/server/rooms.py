@@ -36,8 +36,9 @@ from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
+from tabletop.server.leader import Leadership, SoleProcess
 from tabletop.server.replay import BOARD_HISTORY
-from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store
+from tabletop.server.store import MatchRow, SeatRow, StaleVersionError, Store, iso_at
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
@@ -114,11 +115,15 @@ class RoomHooks:
     and must not block.
     """
 
-    async def loaded(self, room: Room) -> None:
-        """A stored match was rebuilt, before anyone can use it."""
+    async def loaded(self, room: Room, row: MatchRow) -> None:
+        """A stored match (``row``) was rebuilt, before anyone can use it."""
 
     def changed(self, room: Room) -> None:
         """An action was committed (a person's or a bot's), or one was undone."""
+
+    async def refreshed(self, room: Room, row: MatchRow) -> None:
+        """The room caught up with its stored match (``row``), which another process moved
+        on; the caller holds ``room.lock``."""
 
     def joined(self, room: Room, send: Subscriber) -> None:
         """A client connected and was sent the full view."""
@@ -372,8 +377,11 @@ class RoomManager:
         max_sockets_per_match: int = 100,
         max_sockets_per_client: int = 32,
         engine: str = "python",
+        leadership: Leadership | None = None,
     ) -> None:
         self.store = store
+        self.leadership = leadership or SoleProcess()
+        """Whether this process does the work that must happen once (``server/leader.py``)."""
         self.engine = engine
         """The engine the matches run on (``Settings.engine``)."""
         self.bots = bots
@@ -562,11 +570,14 @@ class RoomManager:
                     raise RoomError(
                         410, "unavailable_match", "this match can no longer be replayed by this server"
                     ) from None
-                await self.hooks.loaded(room)
+                await self.hooks.loaded(room, row)
                 self._rooms[match_id] = room
         finally:
             self._loading.pop(match_id, None)
-        self._schedule_bot(room)
+        if self.leadership.alone:
+            self._schedule_bot(room)
+        else:  # the process that took the last action plays the bot; the leader if it stalls
+            self._watch_bot(room)
         return room
 
     async def resume_bots(self) -> int:
@@ -612,6 +623,8 @@ class RoomManager:
         async with room.lock:
             seat = self.seat_for_token(room, token, client, account_id)
             await self._catch_up_to(room, version)
+            if room.ended is not None:  # said before the version: the end is a version of its own
+                raise RoomError(409, "game_over", "the game is over")
             self._check_version(room, version)
             if room.seats[seat].is_bot:
                 raise RoomError(409, "bot_plays", "a bot plays this seat now: take it back first")
@@ -726,6 +739,7 @@ class RoomManager:
         room.rated = row.rated
         room._view_cache = None
         room._board_cache = None
+        await self.hooks.refreshed(room, row)
         return True
 
     async def _catch_up_to(self, room: Room, version: int) -> None:
@@ -745,6 +759,27 @@ class RoomManager:
         if room is None or room.version >= version or self._closing:
             return
         task = asyncio.get_running_loop().create_task(self._catch_up(room))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    def seats_changed(self, match_id: str, _seat: int) -> None:
+        """The bus: a seat of ``match_id`` was bound to an account (by any process), which
+        leaves the version as it is: the cached seats are read again."""
+        room = self._rooms.get(match_id)
+        if room is None or self._closing:
+            return
+
+        async def reload_seats() -> None:
+            async with room.lock:
+                row = await self._run_db(self.store.load_match, match_id)
+                if row is None:
+                    return
+                room.seats = tuple(Seat(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in row.seats)
+                room.rated = row.rated
+                room._view_cache = None
+            self.broadcast(room)
+
+        task = asyncio.get_running_loop().create_task(reload_seats())
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -777,10 +812,12 @@ class RoomManager:
 
         If the match has not moved after :attr:`bot_stall_s` (that process died, say),
         this one plays the turn, so a bot never stalls; the compare-and-set on the version
-        keeps a turn from being played twice even if both try.
+        keeps a turn from being played twice even if both try.  Only the leader watches
+        (``server/leader.py``); it also finds the stalled matches nobody caches
+        (:meth:`play_stalled_bots`).
         """
         state = room.state
-        if self._closing or room.ended is not None or state.is_terminal():
+        if not self.leadership.leading or self._closing or room.ended is not None or state.is_terminal():
             return
         if not room.seats[state.current_player].is_bot:
             return
@@ -802,6 +839,36 @@ class RoomManager:
         task = asyncio.get_running_loop().create_task(take_over_if_stalled())
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
+
+    async def play_stalled_bots(self, stall_s: float | None = None) -> int:
+        """The leader's sweep: plays each bot turn that has waited over ``stall_s`` (by
+        default :attr:`bot_stall_s`) in the database (the process playing it died, or
+        never cached the match); returns how many it started.
+
+        A turn still being played by a live process is taken only after the stall, and
+        then the compare-and-set lets one of the two moves in, once.
+        """
+        idle_since = iso_at(self.store.clock() - (self.bot_stall_s if stall_s is None else stall_s))
+        started = 0
+        for match_id, version in await self._run_db(self.store.idle_bot_matches, idle_since):
+            if self._closing or not self.leadership.leading:
+                break
+            try:
+                room = await self.get(match_id)
+            except RoomError:
+                continue
+            if room.bot_task is not None and not room.bot_task.done():
+                continue  # this process plays it already
+            if room.version < version:
+                async with room.lock:
+                    if await self.refresh_from_store(room):
+                        self.broadcast(room)
+            state = room.state
+            if room.ended is None and not state.is_terminal() and room.seats[state.current_player].is_bot:
+                log.warning("the bot turn of match %s stalled; playing it here", room.id)
+                self._schedule_bot(room)
+                started += 1
+        return started
 
     @staticmethod
     def _check_version(room: Room, version: int) -> None:
@@ -921,8 +988,14 @@ class RoomManager:
                     continue  # someone undid or the position moved on; think again
                 try:
                     await self._apply(room, seat, text)
-                except RoomError:
-                    log.exception("bot move %r refused in match %s", text, room.id)
+                except RoomError as exc:
+                    if exc.code == "stale_version":
+                        # Another process played this turn first (a take-over after a
+                        # stall): the database kept its move, this one is dropped, and
+                        # that process plays on.
+                        log.info("bot turn of match %s was played elsewhere", room.id)
+                    else:
+                        log.exception("bot move %r refused in match %s", text, room.id)
                     return
             self.broadcast(room)
             self.hooks.changed(room)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,11 +220,24 @@ class MatchRow:
     actions: tuple[tuple[int, str], ...]
     """``(seat, notation)`` per ply."""
     rated: bool = False
+    action_ms: tuple[int, ...] = ()
+    """When each action was stored, in epoch milliseconds (the clocks replay their switches
+    from these, whichever process accepted the action)."""
 
 
 def now() -> str:
     """The current UTC time as ISO text."""
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+
+
+def iso_at(seconds: float) -> str:
+    """A :func:`time.time` reading as the ISO text :func:`now` stores."""
+    return _dt.datetime.fromtimestamp(seconds, _dt.UTC).isoformat(timespec="milliseconds")
+
+
+def iso_to_ms(at: str) -> int:
+    """An ISO time stored by :func:`now` as epoch milliseconds."""
+    return round(_dt.datetime.fromisoformat(at).timestamp() * 1000)
 
 
 def make_engine(url: str) -> Engine:
@@ -253,8 +267,10 @@ def make_engine(url: str) -> Engine:
 class Store:
     """The repository: every read and write the rooms need, each in its own transaction."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
         self.engine = make_engine(url)
+        self.clock = clock
+        """Stamps each action (the server's time source: the clocks replay switches at these)."""
         self.notifies = self.engine.dialect.name == "postgresql"
         """Whether each committed change is announced on the bus (``server/bus.py``)."""
         try:
@@ -262,6 +278,11 @@ class Store:
         except BaseException:
             self.engine.dispose()
             raise
+
+    def ping(self) -> None:
+        """One round trip to the database (the health check); raises if it cannot be reached."""
+        with self.engine.connect() as conn:
+            conn.execute(select(1))
 
     def close(self) -> None:
         """Releases the connection pool."""
@@ -306,7 +327,9 @@ class Store:
                 return None
             seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
             action_rows = conn.execute(
-                select(actions.c.seat, actions.c.action).where(actions.c.match_id == match_id).order_by(actions.c.ply)
+                select(actions.c.seat, actions.c.action, actions.c.at)
+                .where(actions.c.match_id == match_id)
+                .order_by(actions.c.ply)
             ).all()
         config = row.config if isinstance(row.config, dict) else json.loads(row.config)
         return MatchRow(
@@ -320,6 +343,7 @@ class Store:
             seats=tuple(SeatRow(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in seat_rows),
             actions=tuple((a.seat, a.action) for a in action_rows),
             rated=bool(row.rated),
+            action_ms=tuple(iso_to_ms(a.at) for a in action_rows),
         )
 
     def append_action(
@@ -344,7 +368,8 @@ class Store:
             )
             if bumped.rowcount != 1:
                 raise StaleVersionError(match_id)
-            conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=now()))
+            at = iso_at(self.clock())
+            conn.execute(insert(actions).values(match_id=match_id, ply=ply, seat=seat, action=action, at=at))
             self._announce(conn, match_id, version + 1)
 
     def remove_last_action(self, match_id: str, ply: int, version: int) -> None:
@@ -365,9 +390,7 @@ class Store:
             self._announce(conn, match_id, version + 1)
 
     def _announce(self, conn: Connection, match_id: str, version: int) -> None:
-        # Inside the transaction: PostgreSQL delivers the notification on commit only.
-        if self.notifies:
-            conn.execute(select(func.pg_notify(CHANNEL, f"{match_id} {version}")))
+        announce(conn, match_id, version)
 
     def unfinished_bot_matches(self) -> list[str]:
         """Ids of unfinished matches with at least one bot seat (to resume after a restart)."""
@@ -379,7 +402,31 @@ class Store:
             ).all()
         return [r.id for r in rows]
 
+    def idle_bot_matches(self, idle_since: str) -> list[tuple[str, int]]:
+        """``(id, version)`` of unfinished matches with a bot seat and no action stored since
+        ``idle_since`` (ISO time; a match with no action counts from its creation): the
+        leader looks among them for a bot turn whose process died."""
+        # Per match, through the actions' primary key: only unfinished matches are read.
+        last_at = select(func.max(actions.c.at)).where(actions.c.match_id == matches.c.id).scalar_subquery()
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(matches.c.id, matches.c.version)
+                .where(matches.c.finished.is_(False))
+                .where(matches.c.id.in_(select(seats.c.match_id).where(seats.c.agent != "human")))
+                .where(func.coalesce(last_at, matches.c.created) < idle_since)
+            ).all()
+        return [(r.id, r.version) for r in rows]
+
     def count_actions(self, match_id: str) -> int:
         """How many actions are stored for a match (used by tests and the benchmark)."""
         with self.engine.connect() as conn:
             return len(conn.execute(select(actions.c.ply).where(actions.c.match_id == match_id)).all())
+
+
+def announce(conn: Connection, match_id: str, version: int) -> None:
+    """Tells every process (the bus) that ``match_id`` is at ``version``, on PostgreSQL.
+
+    Inside the writing transaction: PostgreSQL delivers the notification on commit only.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_notify(CHANNEL, f"{match_id} {version}")))

@@ -5,7 +5,8 @@ the start, a bot that took over a dropped or timed-out seat, a resigned seat), t
 resignation or abort, the rematch's id and the chat.  :class:`Tables` hears the rooms
 through :class:`~tabletop.server.rooms.RoomHooks`, runs its database work on the rooms'
 database thread (after the action it follows) and keeps the clocks: every
-``clock_poll_s`` it hands timed-out and dropped seats to their bot.  Time comes from
+``clock_poll_s`` it hands timed-out and dropped seats to their bot (the leader only, among
+several processes: ``server/leader.py``).  Time comes from
 ``Settings.clock`` (tests pass a fake and call :meth:`Tables.check_clocks`).
 docs/server.md, "Lobby, clocks and takeover", has the rules.
 """
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
+import secrets
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -25,9 +28,10 @@ from tabletop.core.protocol import TERMINAL
 from tabletop.server import accounts
 from tabletop.server import lobby_store as db
 from tabletop.server.chat import Chat, ChatMessage
-from tabletop.server.clocks import REALTIME, MatchClock, catch_up, to_ms
+from tabletop.server.clocks import REALTIME, MatchClock, replay_switches, to_ms
 from tabletop.server.config import Settings
 from tabletop.server.rooms import HUMAN, Room, RoomError, RoomHooks, RoomManager, Subscriber
+from tabletop.server.store import MatchRow, StaleVersionError
 from tabletop.server.store import now as iso_now
 
 log = logging.getLogger("tabletop.server")
@@ -62,6 +66,9 @@ class MatchTable:
     turn_seat: int | None = None
     turn_started_ms: int = 0
     present: dict[int, set[Subscriber]] = field(default_factory=dict)
+    """This process's sockets of each seat (said hello with its token)."""
+    present_elsewhere: set[int] = field(default_factory=set)
+    """Seats another process said were on a socket there (the bus)."""
     gone_since_ms: dict[int, int] = field(default_factory=dict)
     chat: deque[ChatMessage] | None = None
     """The last messages, once loaded (:mod:`tabletop.server.chat`)."""
@@ -77,6 +84,20 @@ class MatchTable:
         }
 
 
+PRESENCE_ORIGIN_BITS = 30
+PRESENCE_SEAT_BITS = 7
+
+
+def presence_code(origin: int, seat: int, here: bool) -> int:
+    """A presence notice's number: the sending process, the seat, and here or gone."""
+    return (origin << (PRESENCE_SEAT_BITS + 1)) | (seat << 1) | int(here)
+
+
+def read_presence_code(code: int) -> tuple[int, int, bool]:
+    """:func:`presence_code`'s ``(origin, seat, here)``."""
+    return code >> (PRESENCE_SEAT_BITS + 1), (code >> 1) & ((1 << PRESENCE_SEAT_BITS) - 1), bool(code & 1)
+
+
 class Tables(RoomHooks):
     """The tables of the started lobby matches and the clock keeper."""
 
@@ -88,18 +109,32 @@ class Tables(RoomHooks):
         self.chat = Chat(self)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._keeper: asyncio.Task[None] | None = None
+        self._origin = secrets.randbits(PRESENCE_ORIGIN_BITS)
+        """This process, in the presence notices it sends (it ignores its own)."""
         self._switched: set[str] = set()
         """Tables whose clock switched since the last :meth:`flush_clocks`."""
         rooms.hooks = self
 
     async def start_tables(self, *, keep_clocks: bool = True) -> None:
-        """Loads the tables of the unfinished matches, then starts the clock keeper."""
-        for match_id in await self.rooms.run_db(db.live_tables, self.rooms.store.engine):
-            with contextlib.suppress(RoomError):
-                await self.rooms.get(match_id)  # the loaded hook brings its table
-        await self.check_clocks()
+        """Loads the tables of the unfinished matches (a process alone on its database;
+        among several, the leader does, :meth:`load_live_tables`), then starts the clock keeper."""
+        if self.rooms.leadership.alone:
+            await self.load_live_tables()
+            await self.check_clocks()
         if keep_clocks:
             self._keeper = asyncio.get_running_loop().create_task(self._keep_clocks())
+
+    async def load_live_tables(self) -> int:
+        """Loads every unfinished lobby match not in memory yet (their clocks are kept
+        here); returns how many were loaded."""
+        loaded = 0
+        for match_id in await self.rooms.run_db(db.live_tables, self.rooms.store.engine):
+            if match_id in self.tables:
+                continue
+            with contextlib.suppress(RoomError):
+                await self.rooms.get(match_id)  # the loaded hook brings its table
+                loaded += 1
+        return loaded
 
     # ----- life cycle ------------------------------------------------------------
 
@@ -127,9 +162,10 @@ class Tables(RoomHooks):
 
         Clock switches are written in batches, every ``clock_poll_s``, rather than one
         transaction per turn: a server killed between two batches restarts with the
-        clocks of the batch before, and :func:`~tabletop.server.clocks.catch_up` charges
-        the time since to the seat that was running then; at most ``clock_poll_s`` of
-        play is put on the wrong seat, and only after a crash.
+        clocks of the batch before, and :func:`~tabletop.server.clocks.replay_switches`
+        makes the missed switches at the stored times of the actions, so no seat is
+        charged another's time.  A clock older than the stored one is not written
+        (:func:`~tabletop.server.lobby_store.save_clocks`).
         """
         if not self._switched:
             return
@@ -155,29 +191,61 @@ class Tables(RoomHooks):
         while True:
             await asyncio.sleep(self.settings.clock_poll_s)
             try:
-                await self.check_clocks()
+                if self.rooms.leadership.leading:  # a seat is handed to its bot once
+                    await self.check_clocks()
                 await self.flush_clocks()
             except Exception:
                 log.exception("the clock keeper failed; trying again")
 
     # ----- tables: the hooks from the rooms ------------------------------------------
 
-    async def loaded(self, room: Room) -> None:
+    async def loaded(self, room: Room, match: MatchRow) -> None:
         """A match was read from the store: its table (if it has one) comes with it."""
-        engine = self.rooms.store.engine
-        row = await self.rooms.run_db(db.load_table, engine, room.id)
+        row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, room.id)
         if row is None:
             return
         clock = MatchClock.from_json(row.clock) if row.clock else None
         table = MatchTable(room.id, row.public, row.settings, clock, list(row.seat_status), row.ended, row.rematch)
         room.ended = row.ended
-        if clock is not None and clock.ply != len(room.moves):
-            last_ms = await self.rooms.run_db(db.last_action_ms, engine, room.id)
-            catch_up(clock, self._clock_seat(room, table), len(room.moves), last_ms)
-            self._save(table)
+        if clock is not None and self._bring_up(room, table, clock, match):
+            self._switched.add(room.id)
         table.turn_seat = self._seat_to_move(room)
         table.turn_started_ms = clock.turn_started_ms if clock else self.now_ms()
         self.tables[room.id] = table
+
+    async def refreshed(self, room: Room, match: MatchRow) -> None:
+        """Another process moved the match on: the stored table is the authority for the
+        seats, the end and the rematch; of the stored clock and this process's, the later
+        one is brought up to the actions (at their stored times)."""
+        table = self.tables.get(room.id)
+        if table is None:
+            return
+        row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, room.id)
+        if row is None:
+            return
+        table.seat_status, table.ended, table.rematch = list(row.seat_status), row.ended, row.rematch
+        room.ended = row.ended
+        stored = MatchClock.from_json(row.clock) if row.clock else None
+        if stored is not None and (table.clock is None or stored.version > table.clock.version):
+            table.clock = stored
+        if table.clock is not None:
+            self._bring_up(room, table, table.clock, match)
+        self._note_turn(room, table, self.now_ms())
+        self._send_table(room, table)
+
+    def _bring_up(self, room: Room, table: MatchTable, clock: MatchClock, match: MatchRow) -> bool:
+        """Makes ``clock``'s missed switches; returns whether it changed."""
+        if clock.ply == len(room.moves) and clock.version == room.version:
+            return False
+        replay_switches(
+            clock,
+            room.actors,
+            match.action_ms,
+            self._seat_to_move(room),
+            lambda seat: self._runs_for(table.seat_status, seat),
+        )
+        clock.version = room.version
+        return True
 
     def changed(self, room: Room) -> None:
         table = self.tables.get(room.id)
@@ -187,6 +255,7 @@ class Tables(RoomHooks):
         if table.clock is not None:
             running = table.clock.running
             table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+            table.clock.version = room.version
             # Stored when the clock switches (in batches: flush_clocks); an action within
             # a turn changes only the action count, which a restart recovers from the
             # moves (clocks.catch_up).
@@ -205,6 +274,7 @@ class Tables(RoomHooks):
             return
         table.present.setdefault(seat, set()).add(send)
         table.gone_since_ms.pop(seat, None)
+        self._announce_presence(room.id, seat, here=True)
         self._send_table(room, table)
 
     def left(self, room: Room, send: Subscriber) -> None:
@@ -216,11 +286,43 @@ class Tables(RoomHooks):
                 sends.discard(send)
                 if not sends:
                     table.gone_since_ms[seat] = self.now_ms()
+                    self._announce_presence(room.id, seat, here=False)
                     self._send_table(room, table)
         if not room.subscribers and room.state.is_terminal():
             # The rooms forget a finished match nobody watches; its table goes with it
             # (both come back from the store on the next visit).
             self.tables.pop(room.id, None)
+
+    def _announce_presence(self, match_id: str, seat: int, *, here: bool) -> None:
+        if not self.rooms.leadership.alone:  # others hold this table too, the leader among them
+            code = presence_code(self._origin, seat, here)
+            self._spawn(self.rooms.run_db(db.announce_presence, self.rooms.store.engine, match_id, code))
+
+    def heard_presence(self, match_id: str, code: int) -> None:
+        """The bus: a seat's person said hello on a socket somewhere, or one process's last
+        socket of the seat closed.
+
+        The leader hands a dropped seat to its bot, so it must hear of sockets on every
+        process.  A process that still holds a socket of a seat said to be gone answers
+        that it is here, so a person with a page open on another process is never taken
+        for gone.  A process that dies says nothing: its seats are not taken for gone
+        until one of their sockets opens and closes again somewhere (the clock still runs).
+        """
+        table = self.tables.get(match_id)
+        origin, seat, here = read_presence_code(code)
+        if origin == self._origin or table is None or not 0 <= seat < len(table.seat_status):
+            return  # this process's own word (heard late, it would undo what happened since)
+        if here:
+            table.present_elsewhere.add(seat)
+            table.gone_since_ms.pop(seat, None)
+        elif table.present.get(seat):
+            self._announce_presence(match_id, seat, here=True)
+        else:
+            table.present_elsewhere.discard(seat)
+            table.gone_since_ms.setdefault(seat, self.now_ms())
+        room = self.rooms.loaded(match_id)
+        if room is not None:
+            self._send_table(room, table)
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
@@ -240,8 +342,12 @@ class Tables(RoomHooks):
 
     def _clock_seat(self, room: Room, table: MatchTable) -> int | None:
         """The seat whose clock runs: the one to move, if a person plays it."""
-        seat = self._seat_to_move(room)
-        return seat if seat is not None and table.seat_status[seat] == PLAYING else None
+        return self._runs_for(table.seat_status, self._seat_to_move(room))
+
+    @staticmethod
+    def _runs_for(seat_status: list[str], seat: int | None) -> int | None:
+        """The seat whose clock runs while ``seat`` is to move: itself, if a person plays it."""
+        return seat if seat is not None and seat_status[seat] == PLAYING else None
 
     def _note_turn(self, room: Room, table: MatchTable, now_ms: int) -> None:
         seat = self._seat_to_move(room)
@@ -270,7 +376,7 @@ class Tables(RoomHooks):
             "clock": table.clock.snapshot(now_ms) if table.clock else None,
             "server_now_ms": now_ms,
             "seats": [
-                {"seat": i, "status": status, "present": bool(table.present.get(i))}
+                {"seat": i, "status": status, "present": bool(table.present.get(i)) or i in table.present_elsewhere}
                 for i, status in enumerate(table.seat_status)
             ],
             "to_move": self._seat_to_move(room),
@@ -336,18 +442,23 @@ class Tables(RoomHooks):
 
     async def _take_over(self, room: Room, table: MatchTable, seat: int, reason: str) -> bool:
         async with room.lock:
-            if table.seat_status[seat] != PLAYING or room.ended is not None:
+            # The database is the authority: another process may have taken the seat's
+            # move (or the seat) since this cache last heard.
+            await self.rooms.refresh_from_store(room)
+            if table.seat_status[seat] != PLAYING or room.ended is not None or self._seat_to_move(room) != seat:
+                return False
+            now_ms = self.now_ms()
+            if reason == TIMEOUT and (table.clock is None or not table.clock.is_out(now_ms)):
                 return False
             agent = table.settings["takeover"]
-            await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, agent)
-            self.rooms.set_agent(room, seat, agent)
-            table.seat_status[seat] = reason
-            now_ms = self.now_ms()
-            if table.clock is not None:
+            draft = self._draft(table)
+            draft.seat_status[seat] = reason
+            if draft.clock is not None:
                 if reason == TIMEOUT:
-                    table.clock.timed_out.add(seat)
-                table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
-            self._save(table)
+                    draft.clock.timed_out.add(seat)
+                draft.clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
+            if not await self._commit(room, table, draft, (seat, agent)):
+                return False
         log.info("seat %d of match %s %s: %s plays it", seat, room.id, reason, agent)
         self.rooms.refresh(room)
         self._send_table(room, table)
@@ -365,25 +476,26 @@ class Tables(RoomHooks):
         room, table = await self.table(match_id)
         seat = self.rooms.seat_for_token(room, token, client, account_id)
         async with room.lock:
+            await self.rooms.refresh_from_store(room)
             if room.ended is not None or room.state.is_terminal():
                 raise RoomError(409, "game_over", "the game is over")
             if table.seat_status[seat] not in TAKEN_OVER:
                 raise RoomError(409, "not_taken_over", f"seat {seat} is {table.seat_status[seat]}, not taken over")
-            await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, HUMAN)
-            self.rooms.set_agent(room, seat, HUMAN)
-            table.seat_status[seat] = PLAYING
-            table.gone_since_ms.pop(seat, None)
+            draft = self._draft(table)
+            draft.seat_status[seat] = PLAYING
             now_ms = self.now_ms()
-            if table.clock is not None:
-                clock = table.clock
-                clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
+            if draft.clock is not None:
+                clock = draft.clock
+                clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
                 if clock.settings.kind == REALTIME:
                     minimum = max(RECLAIM_MIN_MS, clock.settings.initial_ms() // RECLAIM_SHARE)
                     clock.refill(seat, minimum, now_ms)
                 else:
                     clock.timed_out.discard(seat)
+            if not await self._commit(room, table, draft, (seat, HUMAN)):
+                raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
+            table.gone_since_ms.pop(seat, None)
             self._note_turn(room, table, now_ms)
-            self._save(table)
         self.rooms.refresh(room)
         self._send_table(room, table)
         return room, table, seat
@@ -405,24 +517,27 @@ class Tables(RoomHooks):
         room, table = await self.table(match_id)
         seat = self.rooms.seat_for_token(room, token, client, account_id)
         async with room.lock:
+            await self.rooms.refresh_from_store(room)
             if room.ended is not None or room.state.is_terminal():
                 raise RoomError(409, "game_over", "the game is over")
             if table.seat_status[seat] == RESIGNED:
                 raise RoomError(409, "resigned", "this seat has resigned already")
             now_ms = self.now_ms()
             ends = len(room.seats) == 2
+            draft = self._draft(table)
+            seat_agent = None
             if ends:
-                self._end(room, table, {"reason": "resigned", "seat": seat, "winners": [1 - seat], "at": iso_now()})
-                # Stored before the game-over hooks run: the ratings read the finished match.
-                await self.rooms.run_db(db.save_table, self.rooms.store.engine, room.id, **table.row_values())
+                draft.ended = {"reason": "resigned", "seat": seat, "winners": [1 - seat], "at": iso_now()}
+                if draft.clock is not None:
+                    draft.clock.switch(None, len(room.moves), now_ms)
             else:
-                agent = table.settings["takeover"]
-                await self.rooms.run_db(db.set_seat_agent, self.rooms.store.engine, room.id, seat, agent)
-                self.rooms.set_agent(room, seat, agent)
-                table.seat_status[seat] = RESIGNED
-                if table.clock is not None:
-                    table.clock.switch(self._clock_seat(room, table), len(room.moves), now_ms)
-                self._save(table)
+                seat_agent = (seat, table.settings["takeover"])
+                draft.seat_status[seat] = RESIGNED
+                if draft.clock is not None:
+                    draft.clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
+            # Stored before the game-over hooks run: the ratings read the finished match.
+            if not await self._commit(room, table, draft, seat_agent):
+                raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         if ends:
             await self.rooms.game_over(room)  # rates it (the resigned seat ranks last)
         self.rooms.refresh(room)
@@ -447,29 +562,73 @@ class Tables(RoomHooks):
                     409, "too_late", f"a game can be aborted only before {self.settings.abort_before_actions} actions"
                 )
             await accounts.unrate(self.rooms, room, locked=True)  # before it is stored as finished
-            self._end(room, table, {"reason": "aborted", "seat": seat, "winners": [], "at": iso_now()})
-            self._save(table)
+            draft = self._draft(table)
+            draft.ended = {"reason": "aborted", "seat": seat, "winners": [], "at": iso_now()}
+            if draft.clock is not None:
+                draft.clock.switch(None, len(room.moves), self.now_ms())
+            if not await self._commit(room, table, draft, None):
+                raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         self.rooms.refresh(room)
         self._send_table(room, table)
         return room, table
 
-    def forfeited_seats(self, match_id: str) -> set[int]:
+    async def forfeited_seats(self, match_id: str) -> set[int]:
         """The seats whose person timed out, dropped or resigned and did not come back.
 
         For ratings: they rank last, whatever the bot that played them scored
-        (docs/server.md, "Takeover and ratings").
+        (docs/server.md, "Takeover and ratings").  A table this process does not hold
+        (the leader rating a match another process ended) is read from the database.
         """
         table = self.tables.get(match_id)
-        if table is None:
-            return set()
-        forfeited = {i for i, status in enumerate(table.seat_status) if status in (*TAKEN_OVER, RESIGNED)}
-        if table.ended is not None and table.ended.get("reason") == "resigned":
-            forfeited.add(int(table.ended["seat"]))  # a 2-player resign ends the match
+        if table is not None:
+            seat_status, ended = table.seat_status, table.ended
+        else:
+            row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, match_id)
+            if row is None:
+                return set()
+            seat_status, ended = row.seat_status, row.ended
+        forfeited = {i for i, status in enumerate(seat_status) if status in (*TAKEN_OVER, RESIGNED)}
+        if ended is not None and ended.get("reason") == "resigned":
+            forfeited.add(int(ended["seat"]))  # a 2-player resign ends the match
         return forfeited
 
-    def _end(self, room: Room, table: MatchTable, ended: dict[str, Any]) -> None:
-        room.ended = table.ended = ended
-        if table.clock is not None:
-            table.clock.switch(None, len(room.moves), self.now_ms())
-        if room.bot_task is not None:
-            room.bot_task.cancel()
+    @staticmethod
+    def _draft(table: MatchTable) -> MatchTable:
+        """A copy of ``table`` to change and then :meth:`_commit` (the original stays as
+        stored until the commit succeeds)."""
+        clock = MatchClock.from_json(table.clock.to_json()) if table.clock is not None else None
+        return dataclasses.replace(table, seat_status=list(table.seat_status), clock=clock)
+
+    async def _commit(
+        self, room: Room, table: MatchTable, draft: MatchTable, seat_agent: tuple[int, str] | None
+    ) -> bool:
+        """Stores ``draft`` (and who plays ``seat_agent``'s seat now) as the match's next
+        version and takes it into ``table`` and ``room``; the caller holds ``room.lock``.
+
+        Returns ``False``, with the room and table reloaded, when another process changed
+        the match first.
+        """
+        version = room.version + 1
+        if draft.clock is not None:
+            draft.clock.version = version
+        try:
+            await self.rooms.run_db(
+                db.commit_table,
+                self.rooms.store.engine,
+                room.id,
+                room.version,
+                **draft.row_values(),
+                seat_agent=seat_agent,
+            )
+        except StaleVersionError:
+            await self.rooms.refresh_from_store(room)
+            return False
+        table.seat_status, table.clock, table.ended = draft.seat_status, draft.clock, draft.ended
+        room.version = version
+        if seat_agent is not None:
+            self.rooms.set_agent(room, *seat_agent)
+        if draft.ended is not None:
+            room.ended = draft.ended
+            if room.bot_task is not None:
+                room.bot_task.cancel()
+        return True

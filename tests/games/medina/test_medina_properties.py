@@ -26,7 +26,7 @@ from tabletop.games.medina.moves import (
 )
 from tabletop.games.medina.placement import claimable, merchant_squares, stable_squares, wall_squares
 from tabletop.games.medina.rules import BOX, SUPPLY
-from tabletop.games.medina.scoring import score_sheet
+from tabletop.games.medina.scoring import score_breakdown
 from tests.builders import medina_position
 
 GAME = make("medina", engine="python")
@@ -156,7 +156,7 @@ def check_invariants(state: State) -> None:
         assert (tile["holder"] is None) == (not connected)
         assert tile["holder"] is None or tile["holder"] in connected
     # Scores = per-palace breakdown + tiles, and match an independent recomputation.
-    sheet = score_sheet(state)
+    sheet = score_breakdown(state)
     assert list(state.scores()) == list(sheet.totals())
     assert list(state.scores()) == naive_scores(view, state.rules.stable_adjacency_scores)
     # legal_kinds / legal_moves_of_kind agree with legal_moves.
@@ -231,14 +231,14 @@ def test_random_games_keep_the_invariants(num_players: int, seed: int) -> None:
     for state in states[:: max(1, len(states) // 12)]:
         check_rebuild(state)
         move = random_illegal_move(state, rng)
-        before = (state._key(), state.to_json())
+        before = (state._values(), state.to_json())
         try:
             state.apply(move)
         except IllegalMoveError as exc:
             assert str(move) in str(exc)
         else:
             raise AssertionError(f"{move} was accepted")
-        assert (state._key(), state.to_json()) == before
+        assert (state._values(), state.to_json()) == before
 
 
 @SETTINGS

@@ -1,6 +1,8 @@
 """Medina's spec §8 conformance scenarios and §7 worked scoring example, and the second
 edition's §9 scenarios: the data in ``scenarios.py`` and ``scenarios_2e.py``, run by the
-shared scenario runner (``tests/scenarios.py``) with Medina's own step words."""
+shared scenario runner (``tests/scenarios.py``) with Medina's own step words, on both
+engines: the native one checked after every step to hold the fields and legal moves of
+its Python state (:func:`native_agrees`)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ from tabletop.core.registry import make
 from tabletop.games.medina import State
 from tabletop.games.medina.board import NEUTRAL, SQUARE_NAMES, parse_square, squares_of
 from tabletop.games.medina.moves import NUM_SLOTS, PALACE_COLORS, PALACE_COLORS_2E, SLOT_NAMES, color_names
-from tabletop.games.medina.scoring import palace_score, score_sheet
+from tabletop.games.medina.scoring import palace_score, score_breakdown
 from tests.builders import medina_with_turn
-from tests.scenarios import ScenarioRunner, StepFunction, expect
+from tests.native import needs_native
+from tests.scenarios import ScenarioRunner, StepFunction, expect, fields
 
 from .scenarios import SCENARIOS
 from .scenarios_2e import SCENARIOS_2E
@@ -74,7 +77,7 @@ def palace(state: State, square: str, breakdown: Sequence[int]) -> None:
 
 
 def sheet(state: State, totals: Mapping[str, int]) -> None:
-    s = score_sheet(state)
+    s = score_breakdown(state)
     names = color_names(state.rules.edition)
     expect({names[p.color]: p.total for p in s.palaces}, dict(totals), "score sheet palaces")
     expect(s.totals(), state.scores(), "score sheet totals")
@@ -208,14 +211,59 @@ STEPS: dict[str, StepFunction] = {
 }
 """Medina's own step words (``scenarios.py`` describes them)."""
 
-RUNNER = ScenarioRunner("medina", STEPS)
+
+def _plain(value: object) -> object:
+    """Tuples (and named tuples) as lists, for comparing Python fields with ``export()``."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
 
 
-@pytest.mark.parametrize("scenario", RUNNER.params(SCENARIOS))
-def test_scenario(scenario: dict[str, Any]) -> None:
-    RUNNER.run(scenario)
+def native_agrees(state: Any) -> None:
+    """The native position's own fields (``export()``) and legal actions are its Python
+    state's: the step words, which read the Python state, then speak for the native one."""
+    python = state.python_state()
+    native = state.native
+    for name, value in native.export().items():
+        expect(_plain(value), _plain(getattr(python, name)), f"the native field {name}")
+    encode = state.game.encoding(python.config).encode
+    expect(native.legal_actions(), [encode(m) for m in python.legal_moves()], "the native legal actions")
 
 
-@pytest.mark.parametrize("scenario", RUNNER.params(SCENARIOS_2E))
-def test_second_edition_scenario(scenario: dict[str, Any]) -> None:
-    RUNNER.run(scenario)
+def native_position(state: Any) -> Any:
+    """The native state of a scenario's hand-made Python position (``MedinaState.load_position``:
+    ``load``'s checks without the accounting of a game played from the start)."""
+    initial: Any = make("medina", engine="native").new_initial_state(state.config)
+    return type(initial)(initial.context, initial.native.load_position(state), state)
+
+
+def _on_fields(function: StepFunction) -> StepFunction:
+    """``function`` reading a native state's Python state (:func:`tests.scenarios.fields`)."""
+    return lambda state, *args: function(fields(state), *args)
+
+
+RUNNERS = {
+    "python": ScenarioRunner("medina", STEPS),
+    "native": ScenarioRunner(
+        "medina",
+        {word: _on_fields(function) for word, function in STEPS.items()},
+        engine="native",
+        agree=native_agrees,
+        load=native_position,
+    ),
+}
+"""One runner per engine."""
+
+ENGINES = ["python", pytest.param("native", marks=needs_native("medina"))]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("scenario", RUNNERS["python"].params(SCENARIOS))
+def test_scenario(scenario: dict[str, Any], engine: str) -> None:
+    RUNNERS[engine].run(scenario)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("scenario", RUNNERS["python"].params(SCENARIOS_2E))
+def test_second_edition_scenario(scenario: dict[str, Any], engine: str) -> None:
+    RUNNERS[engine].run(scenario)

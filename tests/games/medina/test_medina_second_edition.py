@@ -18,6 +18,7 @@ from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make, player_counts
 from tabletop.games.medina import MedinaGame, State
 from tabletop.games.medina.moves import MERCHANT, NUM_SLOTS
+from tabletop.native import has_native
 
 GAME = make("medina", engine="python")
 
@@ -82,6 +83,11 @@ def test_random_games_end_keep_the_invariants_and_replay(
         record = GameRecord.from_states(initial, moves, [PlayerInfo(f"p{i}", "random") for i in range(num_players)])
         again = replay(GameRecord.loads(record.dumps()), engine="python")
         assert again == state and again.outcome() == state.outcome()
+        if has_native("medina"):
+            # The record replays on the native engine to the same end (a Rust position).
+            native: Any = replay(GameRecord.loads(record.dumps()), engine="native")
+            assert hasattr(native, "native") and native.python_state() == state
+            assert (native.scores(), native.outcome()) == (state.scores(), state.outcome())
 
 
 def test_the_config_records_the_drawn_well_and_starting_merchant() -> None:
@@ -126,11 +132,12 @@ def test_notation_names_purple_and_reads_black() -> None:
         two.parse_move("merchant@Q5")
 
 
-def test_the_auto_engine_plays_the_second_edition_on_the_python_engine() -> None:
+def test_the_auto_engine_plays_the_second_edition_natively_where_built() -> None:
     auto = make("medina", engine="auto")
     state = auto.new_initial_state(GameConfig(num_players=2, ruleset="second_edition", seed=2))
-    assert isinstance(state, State) and state.rules.edition == 2
-    assert isinstance(MedinaGame().native_refusal(GameConfig(num_players=3)), type(None))
+    assert state.to_json()["rules"]["edition"] == 2
+    assert isinstance(state, State) != has_native("medina")  # a NativeState where the extension is built
+    assert not hasattr(MedinaGame(), "native_refusal")  # the native engine plays every config
 
 
 @pytest.mark.parametrize("num_players", [2, 3])
@@ -182,3 +189,17 @@ def test_the_command_line_benches_and_checks_the_second_edition() -> None:
     assert "second_edition" in result.output and "no_legal_placements" in result.output
     result = runner.invoke(app, ["bench", "engine", "medina", "-n", "2", "--seconds", "0.05"])
     assert result.exit_code == 2 and "ruleset 'default' is for 3 to 4 players" in result.stderr
+
+
+@pytest.mark.skipif(not has_native("medina"), reason="the native extension is not built")
+def test_the_native_bench_has_rows_for_both_editions() -> None:
+    from typer.testing import CliRunner
+
+    from tabletop.cli.main import app
+
+    args = ["bench", "engine", "medina", "--engine", "native", "-n", "3", "--seconds", "0.02", "--no-yardstick"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    # The first line of each row: ruleset, players, the loop's first word (cells wrap).
+    rows = [[c.strip() for c in line.split("│")[1:4]] for line in result.output.splitlines() if "│ 3 " in line]
+    assert [ruleset for ruleset, _, loop in rows if loop == "whole"] == ["default", "second_edition"]

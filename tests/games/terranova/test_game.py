@@ -13,7 +13,6 @@ from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.record import GameRecord, PlayerInfo, replay
 from tabletop.core.registry import make
 from tabletop.games.terranova import GAME, PASS, Place, Slide, State, Stone
-from tabletop.games.terranova.state import initial
 from tabletop.testing.conformance import check_game
 from tests.builders import terranova_position
 
@@ -126,13 +125,15 @@ def test_each_new_game_is_its_own_empty_board() -> None:
         config = GameConfig(3, seed=seed, variants={"lake_is_landscape": False})
         state = GAME.new_initial_state(config)
         assert state.config is config
-        fresh = initial(
+        fresh = State.from_fields(
             state.context,
-            current_player=state.start_player,
-            phase="placement",
-            pioneers=(0, 0, 0),
-            in_hand=(10, 10, 10),
-            start_player=state.start_player,
+            {
+                "current_player": state.start_player,
+                "phase": "placement",
+                "pioneers": (0, 0, 0),
+                "in_hand": (10, 10, 10),
+                "start_player": state.start_player,
+            },
         )
         assert {f: getattr(state, f) for f in State.FIELDS} == {f: getattr(fresh, f) for f in State.FIELDS}
         assert state.legal_moves() == fresh.legal_moves()
@@ -243,7 +244,14 @@ def test_foreign_objects_are_illegal_not_crashes() -> None:
     with pytest.raises(InvalidMoveError, match="'zz99'"):
         state.parse_move("zz99")
     play = terranova_position(d37(), {0: [(0, 0)], 1: [(3, -3)]})
-    for bad in (Slide("a", 3), Slide(18, 99), Stone(-1), Place(500), Slide(18, None)):  # type: ignore[arg-type]
+    bad_moves = (
+        Slide("a", 3, "a-3"),  # type: ignore[arg-type]
+        Slide(18, 99, "@18-@99"),
+        Stone(-1, "#@-1"),
+        Place(500, "@500"),
+        Slide(18, None, "@18-"),  # type: ignore[arg-type]
+    )
+    for bad in bad_moves:
         assert not play.is_legal(bad)
         with pytest.raises(IllegalMoveError, match=r"there is no cell|pioneers are already|first action"):
             play.apply(bad)

@@ -32,6 +32,7 @@ from tabletop.core.protocol import State as ProtocolState
 from tabletop.core.registry import register
 from tabletop.core.setups import SetupCache
 from tabletop.games.medina import heuristics, notation, render, rules, scoring
+from tabletop.games.medina.board import SQUARE_NAMES, geometry_for
 from tabletop.games.medina.encoding import MedinaEncoding, encoding_for
 from tabletop.games.medina.moves import (
     PALACE_COLORS,
@@ -46,8 +47,8 @@ from tabletop.games.medina.moves import (
     Tea,
     Wall,
 )
-from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, make_ruleset
-from tabletop.games.medina.state import SEAT_COLORS, State
+from tabletop.games.medina.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
+from tabletop.games.medina.state import SEAT_COLORS, Context, State
 from tabletop.render.svg import SvgImage
 
 
@@ -62,6 +63,9 @@ class MedinaGame:
     options: Final[tuple[OptionSpec, ...]] = OPTIONS
     rulesets: Final[Mapping[str, Mapping[str, OptionValue]]] = PRESETS
     bench_player_counts: Final = (3, 4)
+    bench_rulesets: Final[Mapping[str, tuple[int, ...]]] = {"default": (3, 4), "second_edition": (2, 3, 4)}
+    """The rulesets ``tabletop bench engine`` measures side by side, each with its player
+    counts (an optional hook read by ``cli.bench_cmd``): both editions."""
     rollout_horizon: Final = 160
     """The longest rest of a game that the MCTS levels value by random rollouts (longer
     rests get the evaluation): an optional hook read by ``ai.evaluators.AdaptiveRollout``,
@@ -98,16 +102,23 @@ class MedinaGame:
             ConfigError: as :meth:`canonical_config`.
         """
         setup = self._setups.get(config)
-        return rules.initial_state(self, setup.canonical(config), setup.rules)
+        n = config.num_players
+        return rules.initial_state(
+            Context(self, setup.canonical(config), setup.rules, geometry_for(n), n, SEAT_COLORS[:n])
+        )
 
     def initial_draw(self, config: GameConfig) -> tuple[GameConfig, Hashable] | None:
         """The config that the initial state of ``config`` holds, and what its seed draws
-        there: nothing, unless the starting merchant's square is drawn (then ``None``:
-        every seed has its own position).  Configs with the same seedless key
-        (``core.setups``) and the same draw start from equal positions.
+        there: nothing, unless the starting merchant's square is drawn.  A first-edition
+        draw is ``None`` (every seed has its own position); the second edition's config
+        records its draws (the well and the starting merchant's square), which are the
+        draw: the names of the well (``"none"`` without one) and of the starting
+        merchant's square (``""`` before it is placed).  Configs with the same seedless
+        key (``core.setups``) and the same draw start from equal positions.
 
         An optional hook: the native engine starts a game whose draw it has seen
-        without building this engine's initial state (``tabletop.native``).
+        without building this engine's initial state, and a second-edition draw from a
+        kept start of the same config (``MedinaState.with_draw``, ``tabletop.native``).
 
         Raises:
             ConfigError: as :meth:`canonical_config`.
@@ -116,7 +127,11 @@ class MedinaGame:
         r = setup.rules
         if r.edition == 2:
             if r.well == "random" or (r.start_merchant == "random" and not r.start_square):
-                return None
+                drawn: dict[str, str] = {}
+                well, start = rules.setup_squares(r, config.num_players, config.seed, drawn)
+                canonical = setup.canonical(config)
+                held = replace(canonical, variants={**canonical.variants, **drawn})
+                return held, (SQUARE_NAMES[well] if well >= 0 else "none", SQUARE_NAMES[start] if start >= 0 else "")
         elif r.start_merchant == "random":
             return None
         return setup.canonical(config), None
@@ -135,7 +150,7 @@ class MedinaGame:
         sp = config.start_player
         if sp is not None and (isinstance(sp, bool) or not isinstance(sp, int) or not 0 <= sp < n):
             raise ConfigError(f"start_player must be a seat from 0 to {n - 1}, got {sp!r}")
-        rules_ = make_ruleset(config.ruleset, config.variants)
+        rules_ = resolve_ruleset(config.ruleset, config.variants)
         if n == 2 and rules_.edition != 2:
             raise ConfigError(
                 "medina's first edition is for 3 or 4 players; 2 players need the second edition "
@@ -145,40 +160,13 @@ class MedinaGame:
             rules.well_square(rules_.well, n)
         if rules_.edition == 2 and rules_.start_square:
             rules.start_square(rules_, n)
-        preset = make_ruleset(config.ruleset, {})
+        preset = resolve_ruleset(config.ruleset, {})
         variants = {
             spec.name: getattr(rules_, spec.name)
             for spec in OPTIONS
             if getattr(rules_, spec.name) != getattr(preset, spec.name)
         }
         return _Setup(rules_, variants)
-
-    def native_refusal(self, config: GameConfig) -> str | None:
-        """Why the native engine cannot play ``config`` (``None`` if it can): it plays the
-        first edition's rules without the flags added with the second edition, which
-        change play there too (an optional hook read by ``tabletop.native``).
-
-        Raises:
-            ConfigError: as :meth:`canonical_config`.
-        """
-        rules_ = self.ruleset(config)
-        if rules_.edition != 1:
-            return "the native engine plays Medina's first edition only (the second edition runs on engine='python')"
-        unsupported = [
-            name
-            for name, value in (
-                ("obligation_recheck", rules_.obligation_recheck),
-                ("last_player_dome_obligation", not rules_.last_player_dome_obligation),
-                ("tie_break", rules_.tie_break != "none"),
-            )
-            if value
-        ]
-        if unsupported:
-            return (
-                f"the native engine does not implement Medina's {', '.join(unsupported)} (set in ruleset "
-                f"{config.ruleset!r} or its variants); play it with engine='python'"
-            )
-        return None
 
     def rating_pool(self, config: GameConfig) -> str:
         """The rating pool of ``config`` (an optional hook read by ``server.ratings``): the
@@ -217,7 +205,7 @@ class MedinaGame:
 
     def score_sheet(self, state: ProtocolState) -> dict[str, Any]:
         """Per-seat totals with tiles, and every owned palace, as tables."""
-        return scoring.score_sheet_tables(_medina(state))
+        return scoring.score_sheet(_medina(state))
 
     def seat_colors(self, num_players: int) -> tuple[str, ...]:
         """Dome colours in seat order (red, blue, green, yellow)."""
@@ -265,6 +253,7 @@ GAME: Final = register(MedinaGame())
 __all__ = [
     "GAME",
     "PALACE_COLORS",
+    "Context",
     "Dome",
     "MedinaGame",
     "Merchant",

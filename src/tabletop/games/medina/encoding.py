@@ -324,6 +324,11 @@ class SecondEditionEncoding(MedinaEncoding):
     """The second edition: the first edition's actions plus ``neutral@SQ`` and ``tea``, its
     observations plus the well, neutral palaces, tea tiles and tower merchants."""
 
+    native_vector_env: Final = False
+    """The Rust vector env plays the first edition only (``tabletop.envs.vector``): its
+    starts are drawn start players, not a second-edition seed's well and starting
+    merchant.  The native encoder (``native/src/medina/encode.rs``) writes this encoding."""
+
     def __init__(self, num_players: int, max_game_length: int, geo: Geometry) -> None:
         super().__init__(num_players, max_game_length, geo)
         self._spec = ObservationSpec((*PLANES, *PLANES_2E), HEIGHT, WIDTH, (*VECTOR, *VECTOR_2E))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from tabletop.core.errors import Message, short_repr
 from tabletop.core.moves import LazyMoves
@@ -73,12 +73,8 @@ SLOT_NAMES: Final = (*PALACE_COLORS, "dome", "stable", "merchant", "wall")
 class StartMerchant:
     """The setup placement of the starting merchant (from the box) by the start player."""
 
+    kind: ClassVar[str] = "merchant_start"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"merchant_start"``."""
-        return "merchant_start"
 
     def __str__(self) -> str:
         return f"start@{SQUARE_NAMES[self.square]}"
@@ -88,13 +84,9 @@ class StartMerchant:
 class PalacePiece:
     """A palace piece of colour ``color`` (index into :data:`PALACE_COLORS`) on a building square."""
 
+    kind: ClassVar[str] = "palace"
     color: int
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"palace"`` (every colour is one kind)."""
-        return "palace"
 
     def __str__(self) -> str:
         return f"{PALACE_COLORS[self.color]}@{SQUARE_NAMES[self.square]}"
@@ -104,12 +96,8 @@ class PalacePiece:
 class Dome:
     """A dome on the palace piece at ``square``: claims that piece's palace."""
 
+    kind: ClassVar[str] = "dome"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"dome"``."""
-        return "dome"
 
     def __str__(self) -> str:
         return f"dome@{SQUARE_NAMES[self.square]}"
@@ -119,12 +107,8 @@ class Dome:
 class Stable:
     """A stable on a building square next to a palace piece."""
 
+    kind: ClassVar[str] = "stable"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"stable"``."""
-        return "stable"
 
     def __str__(self) -> str:
         return f"stable@{SQUARE_NAMES[self.square]}"
@@ -134,12 +118,8 @@ class Stable:
 class Merchant:
     """A merchant from the player's supply on a building square."""
 
+    kind: ClassVar[str] = "merchant"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"merchant"``."""
-        return "merchant"
 
     def __str__(self) -> str:
         return f"merchant@{SQUARE_NAMES[self.square]}"
@@ -149,12 +129,8 @@ class Merchant:
 class Wall:
     """A wall piece on a wall space."""
 
+    kind: ClassVar[str] = "wall"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"wall"``."""
-        return "wall"
 
     def __str__(self) -> str:
         return f"wall@{SQUARE_NAMES[self.square]}"
@@ -164,12 +140,8 @@ class Wall:
 class NeutralDome:
     """A neutral dome (2e) on the palace piece at ``square``: the palace is finished for nobody."""
 
+    kind: ClassVar[str] = "neutral"
     square: Square
-
-    @property
-    def kind(self) -> str:
-        """Always ``"neutral"``."""
-        return "neutral"
 
     def __str__(self) -> str:
         return f"neutral@{SQUARE_NAMES[self.square]}"
@@ -179,10 +151,7 @@ class NeutralDome:
 class Tea:
     """Returning a tea tile to the box instead of the turn's second placement (2e §2.2)."""
 
-    @property
-    def kind(self) -> str:
-        """Always ``"tea"``."""
-        return "tea"
+    kind: ClassVar[str] = "tea"
 
     def __str__(self) -> str:
         return "tea"
@@ -192,10 +161,7 @@ class Tea:
 class Pass:
     """The only move of a player who cannot place anything while the game goes on."""
 
-    @property
-    def kind(self) -> str:
-        """Always ``"pass"``."""
-        return "pass"
+    kind: ClassVar[str] = "pass"
 
     def __str__(self) -> str:
         return "pass"
@@ -313,7 +279,7 @@ _NTH_IN_BYTE: Final = tuple(tuple(b for b in range(8) if v >> b & 1) for v in ra
 def tea_usable(s: State, player: int) -> int:
     """Tea tiles ``player`` may spend now (2e E7: not those received this turn, if so ruled)."""
     held = s.tea[player]
-    if held and not s.rules.tea_usable_turn_received and player == s.current_player:
+    if held and not s.context.rules.tea_usable_turn_received and player == s.current_player:
         held -= s.tea_fresh
     return held
 
@@ -427,7 +393,7 @@ def _sources(s: State) -> Sources:
             if tea_legal(s):
                 got["tea"] = (TEA_SOURCE,)
         elif s.phase == START:
-            got = {"merchant_start": ((START_MOVES, start_squares(s.rules, s.geo) & ~s.occupied),)}
+            got = {"merchant_start": ((START_MOVES, start_squares(s.context.rules, s.context.geo) & ~s.occupied),)}
         else:
             got = {}
         set_memo(s, "known_sources", got)
@@ -516,11 +482,11 @@ def _apply_obligation(s: State, by_kind: dict[str, list[Move]]) -> dict[str, lis
         # The first placement was not a dome: the second one must be (waived without lookahead
         # when no dome placement is left).
         return {"dome": domes} if domes else by_kind
-    if not s.rules.dome_obligation_lookahead:
+    if not s.context.rules.dome_obligation_lookahead:
         return by_kind
     player = s.current_player
     out: dict[str, list[Move]] = {}
-    satisfying = ("dome", "neutral") if s.rules.neutral_dome_satisfies_obligation else ("dome",)
+    satisfying = ("dome", "neutral") if s.context.rules.neutral_dome_satisfies_obligation else ("dome",)
     for kind, moves in by_kind.items():
         if kind in satisfying:
             out[kind] = moves
@@ -591,7 +557,7 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
     if s.phase == START:
         if not isinstance(move, StartMerchant):
             return SAY("start_first")
-        if s.rules.start_merchant_anywhere:
+        if s.context.rules.start_merchant_anywhere:
             return SAY("start_on_building")
         return SAY("start_on_inner")
     if isinstance(move, StartMerchant):
@@ -617,7 +583,7 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
         if s.placements_left == 1:
             return SAY("dome_obligation")
         return SAY("dome_obligation_lookahead")
-    geo = s.geo
+    geo = s.context.geo
     if isinstance(move, Wall):
         if not s.supply[base + WALL]:
             return SAY("no_walls_left")
@@ -651,7 +617,7 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
         if pal.owner != -1:
             return SAY("palace_owned", square=name)
         if s.owned[player * 4 + pal.color] >= 0:
-            return SAY("own_color_already", color=color_names(s.rules.edition)[pal.color])
+            return SAY("own_color_already", color=color_names(s.context.rules.edition)[pal.color])
         return SAY("palace_abandoned", square=name)
     if s.occupied & bit:
         return SAY("occupied", square=name)
@@ -661,13 +627,13 @@ def _explain(s: State, move: Move, legal: dict[str, tuple[Move, ...]]) -> Messag
         col = move.color
         if s.supply[base + col] == 0:
             if s.retired[col]:
-                return SAY("color_retired", color=color_names(s.rules.edition)[col])
-            return SAY("no_color_left", color=color_names(s.rules.edition)[col])
+                return SAY("color_retired", color=color_names(s.context.rules.edition)[col])
+            return SAY("no_color_left", color=color_names(s.context.rules.edition)[col])
         if s.unfinished[col] >= 0:
             if s.contested & bit:
                 return SAY("touches_palace", square=name)
-            return SAY("must_extend", color=color_names(s.rules.edition)[col])
-        return SAY("new_palace_touches", color=color_names(s.rules.edition)[col], square=name)
+            return SAY("must_extend", color=color_names(s.context.rules.edition)[col])
+        return SAY("new_palace_touches", color=color_names(s.context.rules.edition)[col], square=name)
     if isinstance(move, Stable):
         if not s.supply[base + STABLE]:
             return SAY("no_stables_left")

@@ -43,14 +43,14 @@ def start_squares(rules: RuleSet, geo: Geometry) -> Mask:
 def new_palace_squares(s: State) -> Mask:
     """Empty building squares touching no palace piece and no stable (§3.1.3; 2e: not red,
     the red squares being in ``State.forbid``)."""
-    return s.geo.building & ~s.occupied & ~s.forbid
+    return s.context.geo.building & ~s.occupied & ~s.forbid
 
 
 def stable_squares(s: State) -> Mask:
     """Empty squares next to a palace piece that touch no other palace (§3.3)."""
     m = s.known_stable_squares
     if m is None:
-        m = ortho_dilate(s.palace_mask) & s.geo.building & ~s.occupied & ~s.contested
+        m = ortho_dilate(s.palace_mask) & s.context.geo.building & ~s.occupied & ~s.contested
         set_memo(s, "known_stable_squares", m)
     return m
 
@@ -59,11 +59,11 @@ def merchant_squares(s: State) -> Mask:
     """Where a merchant may go: the active chain's extensions, else new-chain squares (§3.4)."""
     m = s.known_merchant_squares
     if m is None:
-        free = s.geo.building & ~s.occupied
+        free = s.context.geo.building & ~s.occupied
         crowded = two_or_more_neighbors(s.merchants)
         m = ortho_dilate(s.chain_ends) & free & ~crowded if s.chain_ends else 0
         if not m:
-            m = free & ~crowded if s.rules.new_chain_may_touch_one else free & ~ortho_dilate(s.merchants)
+            m = free & ~crowded if s.context.rules.new_chain_may_touch_one else free & ~ortho_dilate(s.merchants)
         set_memo(s, "known_merchant_squares", m)
     return m
 
@@ -72,7 +72,7 @@ def wall_squares(s: State) -> Mask:
     """Empty wall spaces next to exactly one of {tower, wall piece} along the side (§3.5)."""
     m = s.known_wall_squares
     if m is None:
-        geo = s.geo
+        geo = s.context.geo
         occ = s.walls | geo.tower_mask
         m = (
             (geo.horizontal_walls & ((occ << 1) ^ (occ >> 1)))
@@ -86,7 +86,7 @@ def claimable(s: State) -> list[int]:
     """Ids of the palaces a dome may claim (ignoring the one-per-colour rule) (§3.2, A1)."""
     ids = s.known_claimable
     if ids is None:
-        if s.rules.abandoned_palace_claimable:
+        if s.context.rules.abandoned_palace_claimable:
             ids = [i for i, p in enumerate(s.palaces) if p.owner == NOBODY]
         else:
             ids = [i for i in s.unfinished if i >= 0]
@@ -116,7 +116,7 @@ def dome_targets(s: State, player: int) -> Mask:
 def neutral_targets(s: State) -> Mask:
     """Palace pieces a neutral dome may go on (2e §3.2.5, E3): any colour, a palace a dome
     could claim by its status; with ``neutral_dome_any_unowned`` any unowned palace."""
-    if s.rules.neutral_dome_any_unowned:
+    if s.context.rules.neutral_dome_any_unowned:
         ids = [i for i, p in enumerate(s.palaces) if p.owner == NOBODY]
     else:
         ids = claimable(s)

@@ -14,12 +14,12 @@ ever go).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
-from typing import Any
 
 from tabletop.core.errors import ConfigError, IllegalMoveError
-from tabletop.core.protocol import TERMINAL, GameConfig
+from tabletop.core.protocol import TERMINAL
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.state_base import blank, build, draft, freeze
 from tabletop.games.medina.board import (
@@ -66,7 +66,7 @@ from tabletop.games.medina.moves import (
 )
 from tabletop.games.medina.placement import dome_targets, start_squares
 from tabletop.games.medina.ruleset import RuleSet
-from tabletop.games.medina.state import OVER, PLAY, START, TEA_TILES, Palace, State
+from tabletop.games.medina.state import OVER, PLAY, START, TEA_TILES, Context, Palace, State
 
 SUPPLY = {
     3: (6, 6, 6, 6, 4, 4, 8, 10),
@@ -110,16 +110,17 @@ BOX = (20, 20, 20, 20, 16, 12, 25, 32)
 # --- setup -----------------------------------------------------------------------------
 
 
-def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
-    """The position before the starting merchant (or after it, with ``start_merchant="random"``)."""
-    n = config.num_players
+def initial_state(context: Context) -> State:
+    """The position before the starting merchant (or after it, with ``start_merchant="random"``),
+    in the game of ``context`` (its config, with what the setup draws filled in, is the
+    returned state's)."""
+    config = context.config
+    rules = context.rules
+    geo = context.geo
+    n = context.num_players
     second = rules.edition == 2
     s = blank(State)
-    s.game = game
-    s.config = config
-    s.rules = rules
-    s.geo = geo = geometry_for(n)
-    s.num_players = n
+    s.context = context
     s.phase = START
     s.current_player = config.start_player or 0
     s.placements_left = 1
@@ -147,39 +148,63 @@ def initial_state(game: Any, config: GameConfig, rules: RuleSet) -> State:
     s.tower_merchants = tower_merchant_counts(rules.tower_value_tuple()) if second else (0, 0, 0, 0)
     s.second_step = False
     s.claims = ()
-    # The engine stays deterministic: no seed means seed 0.  Draws: the well, then the
-    # starting merchant (2e §2.1), so the merchant never lands on the well.
-    rng = random.Random(config.seed if config.seed is not None else 0)
     drawn: dict[str, str] = {}
-    if second and rules.well != "none":
-        if rules.well == "random":
-            inner = squares_of(geo.inner)
-            well = inner[rng.randrange(len(inner))]
-            drawn["well"] = SQUARE_NAMES[well]
-        else:
-            well = well_square(rules.well, n)
+    well, start = setup_squares(rules, n, config.seed, drawn)
+    if well >= 0:
         s.well = well
         s.red, s.yellow = well_squares(rules, well, geo.building)
         s.occupied = 1 << well  # never empty, for every rule
         # No palace piece or stable may ever go on a red square: the street-rule sets say so.
         s.forbid = s.contested = s.red
-    if second and rules.start_square:
-        s = _place_start(build(s), start_square(rules, n))
+    if start >= 0:
+        s = _place_start(build(s), start)
         s.ply = 0
-    elif rules.start_merchant == "random":
-        squares = squares_of(start_squares(rules, geo) & ~s.occupied)
-        s = _place_start(build(s), squares[rng.randrange(len(squares))])
-        s.ply = 0
-        if second:
-            drawn["start_square"] = SQUARE_NAMES[s.start_square]
     if drawn:
         # The config records what was drawn, so that a game record replays it whatever
         # the random generator (and a Boardspace record can name its squares).
-        s.config = replace(config, variants={**config.variants, **drawn})
-        s.rules = replace(
-            rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
+        s.context = replace(
+            context,
+            config=replace(config, variants={**config.variants, **drawn}),
+            rules=replace(
+                rules, well=drawn.get("well", rules.well), start_square=drawn.get("start_square", rules.start_square)
+            ),
         )
     return build(s)
+
+
+def setup_squares(rules: RuleSet, num_players: int, seed: int | None, drawn: dict[str, str]) -> tuple[int, int]:
+    """The squares of the well (2e) and the starting merchant placed at setup (-1: none),
+    drawn from ``seed`` where the rules say so (and, in the second edition, the drawn
+    squares' names added to ``drawn``, which a new game's config records).
+
+    The engine stays deterministic: no seed means seed 0.  Draws: the well, then the
+    starting merchant (2e §2.1), so the merchant never lands on the well.
+    """
+    second = rules.edition == 2
+    geo = geometry_for(num_players)
+    rng = random.Random(seed if seed is not None else 0)
+    well = -1
+    if second and rules.well != "none":
+        if rules.well == "random":
+            inner = _inner_squares(num_players)
+            well = inner[rng.randrange(len(inner))]
+            drawn["well"] = SQUARE_NAMES[well]
+        else:
+            well = well_square(rules.well, num_players)
+    start = -1
+    if second and rules.start_square:
+        start = start_square(rules, num_players)
+    elif rules.start_merchant == "random":
+        squares = squares_of(start_squares(rules, geo) & ~(1 << well if well >= 0 else 0))
+        start = squares[rng.randrange(len(squares))]
+        if second:
+            drawn["start_square"] = SQUARE_NAMES[start]
+    return well, start
+
+
+@functools.lru_cache(maxsize=4)
+def _inner_squares(num_players: int) -> list[int]:
+    return squares_of(geometry_for(num_players).inner)
 
 
 def start_square(rules: RuleSet, num_players: int) -> int:
@@ -246,7 +271,7 @@ def apply(s: State, move: ProtocolMove) -> State:
     new = place_piece(s, player, move)  # type: ignore[arg-type]
     if s.placements_left == 2:
         new.placements_left = 1
-        rules = s.rules
+        rules = s.context.rules
         satisfied = tp is Dome or (tp is NeutralDome and rules.neutral_dome_satisfies_obligation)
         if satisfied:
             new.obligation = False
@@ -271,11 +296,11 @@ def _can_continue(s: State, player: int) -> bool:
     if s.obligation:
         if sup_domes(s, player) and dome_targets(s, player):
             return True
-        return is_able(s, player) or (s.rules.tea_spend_when_stuck and tea_usable(s, player) > 0)
+        return is_able(s, player) or (s.context.rules.tea_spend_when_stuck and tea_usable(s, player) > 0)
     # Without the obligation, the player's placements are exactly the legal moves of
     # ``s`` if they go on: kept rather than looked up a second time.
     sources = placement_sources(s, player)
-    if s.second_step and tea_usable(s, player) > 0 and (sources or s.rules.tea_spend_when_stuck):
+    if s.second_step and tea_usable(s, player) > 0 and (sources or s.context.rules.tea_spend_when_stuck):
         sources["tea"] = (TEA_SOURCE,)
     if sources:
         keep_sources(s, sources)
@@ -288,8 +313,8 @@ def _alone_with_dome(s: State, player: int) -> bool:
     place an own dome in ``s``: the last-player dome obligation (§5.2)."""
     if not (sup_domes(s, player) and dome_targets(s, player)):
         return False
-    others = _OTHERS[s.num_players][player]
-    if s.rules.last_player_by_supply:
+    others = _OTHERS[s.context.num_players][player]
+    if s.context.rules.last_player_by_supply:
         return all(_supply_count(s, q) == 0 for q in others)
     return not any(is_able(s, q) for q in others)
 
@@ -306,7 +331,7 @@ def sup_domes(s: State, player: int) -> int:
 
 def _start_next_turn(s: State, previous: int) -> None:
     """Moves ``s`` (fresh, unpublished) to the start of the next turn, or ends the game (§5.3)."""
-    n = s.num_players
+    n = s.context.num_players
     nxt = (previous + 1) % n
     others = _OTHERS[n][nxt]
     # Where nxt may place: empty if nxt cannot place (§5.1), with "dome" if nxt can dome.
@@ -319,8 +344,8 @@ def _start_next_turn(s: State, previous: int) -> None:
             s.obligation = False
             return
         alone = False  # nxt must pass
-    elif "dome" in sources and s.rules.last_player_dome_obligation:
-        if s.rules.last_player_by_supply:
+    elif "dome" in sources and s.context.rules.last_player_dome_obligation:
+        if s.context.rules.last_player_by_supply:
             alone = all(_supply_count(s, q) == 0 for q in others)
         else:
             # A plain loop: this runs on most turns, and any() over a generator costs more.
@@ -335,7 +360,7 @@ def _start_next_turn(s: State, previous: int) -> None:
     s.turn += 1
     # 2e §2.2: with 3-4 players the second turn has one placement too (the first is
     # the starting merchant's turn, set up by ``_place_start``).
-    opening = s.rules.edition == 2 and s.turn == 2 and n >= 3
+    opening = s.context.rules.edition == 2 and s.turn == 2 and n >= 3
     s.placements_left = 1 if opening else 2
     s.second_step = False
     s.tea_fresh = 0
@@ -360,7 +385,7 @@ def _place_start(s: State, sq: int) -> State:
     new.chain = new.chain_ends = bit
     new.start_square = sq
     new.phase = PLAY
-    new.placements_left = 1 if s.rules.edition == 2 else 2  # 2e §2.2: turn 1 has one placement
+    new.placements_left = 1 if s.context.rules.edition == 2 else 2  # 2e §2.2: turn 1 has one placement
     new.turn = 1
     new.ply = s.ply + 1
     return new
@@ -385,12 +410,12 @@ def _palace_next_to(s: State, sq: int) -> int:
 
 def _tile_events(s: State, owner: int) -> bool:
     """Whether a palace of ``owner`` (a seat or ``NEUTRAL``) takes tiles (2e E2)."""
-    return owner >= 0 or (owner == NEUTRAL and s.rules.neutral_claims_tiles)
+    return owner >= 0 or (owner == NEUTRAL and s.context.rules.neutral_claims_tiles)
 
 
 def _claim_only(s: State) -> bool:
     """2e E10: only claims cause tower events (a second-edition flag: no effect in the first)."""
-    return s.rules.tower_events_claim_only and s.rules.edition == 2
+    return s.context.rules.tower_events_claim_only and s.context.rules.edition == 2
 
 
 def _connection_keys(s: State, components: Mask) -> set[int]:
@@ -398,12 +423,12 @@ def _connection_keys(s: State, components: Mask) -> set[int]:
     near = ortho_dilate_any(components) & s.walls
     if not near:
         return set()
-    per_run = s.rules.tower_reconnect_per_run
+    per_run = s.context.rules.tower_reconnect_per_run
     return {r if per_run else RUN_TOWER[r] for r, m in enumerate(s.runs) if m & near}
 
 
 def _key_tower(s: State, key: int) -> int:
-    return RUN_TOWER[key] if s.rules.tower_reconnect_per_run else key
+    return RUN_TOWER[key] if s.context.rules.tower_reconnect_per_run else key
 
 
 def _take_towers(new: State, owner: int, keys: set[int]) -> None:
@@ -590,7 +615,7 @@ def place_piece(s: State, player: int, move: Move) -> State:
         new.walls = s.walls | bit
         # The run on the side of its neighbour (a tower or a wall piece; a legal wall piece
         # has exactly one).
-        geo = s.geo
+        geo = s.context.geo
         (nb, run), (_, other_run) = geo.side_runs[sq]
         if not (s.walls | geo.tower_mask) >> nb & 1:
             run = other_run
@@ -602,7 +627,7 @@ def place_piece(s: State, player: int, move: Move) -> State:
             pid = palace_at(s, front)
             pal = s.palaces[pid]
             if _tile_events(s, pal.owner):
-                key = run if s.rules.tower_reconnect_per_run else RUN_TOWER[run]
+                key = run if s.context.rules.tower_reconnect_per_run else RUN_TOWER[run]
                 if key not in _connection_keys(s, pal.pieces | pal.stables):
                     _take_towers(new, pal.owner, {key})
     elif tp is Stable:
@@ -637,12 +662,12 @@ def place_piece(s: State, player: int, move: Move) -> State:
         _check_palace_tile(new, pid)
         _take_towers(new, player, _connection_keys(s, pal.pieces | pal.stables))
         owned = new.owned
-        for q in range(s.num_players):
+        for q in range(s.context.num_players):
             if owned[q * 4 + col] < 0:
                 break
         else:
             _retire(new, col)  # every player owns a palace of this colour
-        if s.rules.edition == 2:
+        if s.context.rules.edition == 2:
             new.claims = (*s.claims, pid)
             if col == PURPLE:
                 _award_tea(new, player)
@@ -660,7 +685,7 @@ def place_piece(s: State, player: int, move: Move) -> State:
         if s.unfinished[col] == pid:
             new.unfinished = (*s.unfinished[:col], -1, *s.unfinished[col + 1 :])
             new.ext = (*s.ext[:col], 0, *s.ext[col + 1 :])
-        if s.rules.neutral_claims_tiles:
+        if s.context.rules.neutral_claims_tiles:
             _check_palace_tile(new, pid)
             _take_towers(new, NEUTRAL, _connection_keys(s, pal.pieces | pal.stables))
         new.claims = (*s.claims, pid)

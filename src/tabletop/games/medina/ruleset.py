@@ -226,16 +226,16 @@ def parse_neutral_domes(text: str) -> dict[int, int]:
     return counts
 
 
-def make_ruleset(preset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
-    """Builds the :class:`RuleSet` of a preset plus flag overrides.
+def resolve_ruleset(ruleset: str, variants: Mapping[str, OptionValue]) -> RuleSet:
+    """The :class:`RuleSet` for a preset name plus flag overrides.
 
     Raises:
         ConfigError: for an unknown preset, unknown flag or a value outside its choices;
             the message names the bad flag.
     """
-    if preset not in PRESETS:
-        raise ConfigError(f"unknown ruleset {preset!r} for medina (known: {', '.join(PRESETS)})")
-    merged: dict[str, OptionValue] = {**PRESETS[preset], **variants}
+    if ruleset not in PRESETS:
+        raise ConfigError(f"unknown ruleset {ruleset!r} for medina (known: {', '.join(PRESETS)})")
+    merged: dict[str, OptionValue] = {**PRESETS[ruleset], **variants}
     for name, value in merged.items():
         spec = _SPECS.get(name)
         if spec is None:

@@ -43,7 +43,7 @@ class PalaceScore:
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreSheet:
+class ScoreBreakdown:
     """Everyone's score: owned palaces plus the tiles held.
 
     Attributes:
@@ -83,11 +83,11 @@ def palace_score(s: State, pid: int) -> PalaceScore:
     )
 
 
-def score_sheet(s: State) -> ScoreSheet:
+def score_breakdown(s: State) -> ScoreBreakdown:
     """The full breakdown of the scores if the game ended now."""
     palace_tiles, tower_tiles = tile_points(s)
     palaces = tuple(palace_score(s, i) for i, p in enumerate(s.palaces) if p.owner >= 0)
-    return ScoreSheet(palaces, tuple(palace_tiles), tuple(tower_tiles))
+    return ScoreBreakdown(palaces, tuple(palace_tiles), tuple(tower_tiles))
 
 
 def tile_points(s: State) -> tuple[list[int], list[int]]:
@@ -106,7 +106,7 @@ def tile_points(s: State) -> tuple[list[int], list[int]]:
 
 
 def scores(s: State) -> tuple[int, ...]:
-    """Each seat's total if the game ended now (:func:`score_sheet`'s totals, computed directly)."""
+    """Each seat's total if the game ended now (:func:`score_breakdown`'s totals, computed directly)."""
     palace_tiles, tower_tiles = tile_points(s)
     totals = [p + t for p, t in zip(palace_tiles, tower_tiles, strict=True)]
     stable_reach = s.rules.stable_adjacency_scores
@@ -141,7 +141,7 @@ def tie_break_winner(s: State, tied: tuple[int, ...]) -> int:
 
 def describe_score(s: State) -> str:
     """A human-readable per-palace breakdown with tiles and totals."""
-    sheet = score_sheet(s)
+    sheet = score_breakdown(s)
     values = s.rules.tower_value_tuple()
     colors = color_names(s.rules.edition)
     towers = s.geo.towers
@@ -168,14 +168,14 @@ def describe_score(s: State) -> str:
     return "\n".join(lines)
 
 
-def score_sheet_tables(s: State) -> dict[str, Any]:
+def score_sheet(s: State) -> dict[str, Any]:
     """The data of :func:`describe_score` as tables the web client translates.
 
     The shape is Terra Nova's (``terranova.scoring.score_sheet``): i18n keys for
     captions and headers, and cells that are numbers, square names, ``{"seat": p}`` or
     ``{"text": key, "params": {...}}`` (a palace colour is the param ``color``).
     """
-    sheet = score_sheet(s)
+    sheet = score_breakdown(s)
     values = s.rules.tower_value_tuple()
     colors = color_names(s.rules.edition)
     towers = s.geo.towers

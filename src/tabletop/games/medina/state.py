@@ -12,19 +12,20 @@ and the legal moves it found while ending the turn.  Read them through the prope
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from tabletop.core.errors import InvalidMoveError
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
 from tabletop.core.protocol import Move as ProtocolMove
-from tabletop.core.state_base import FrozenState, StateDefaults, set_memo
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, set_memo, tupled
 from tabletop.games.medina.board import Geometry, Mask, Square
 from tabletop.games.medina.ruleset import RuleSet
 
 if TYPE_CHECKING:
-    from tabletop.games.medina import MedinaGame
+    from tabletop.core.protocol import Game
     from tabletop.games.medina.moves import Move, Sources
 
 START: Final = "start_merchant"
@@ -53,6 +54,38 @@ SEAT_COLORS: Final = ("red", "blue", "green", "yellow")
 
 TEA_TILES: Final = 6
 """Tea tiles in the second edition (pool + held + box)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Context:
+    """What never changes during one game (Terra Nova's ``Context`` has the same shape).
+
+    Attributes:
+        game: the Game object.
+        config: the canonical configuration (with what the setup drew filled in).
+        rules: the resolved rule flags.
+        geo: the board side (``board.BOARD_34``, or ``board.BOARD_2P`` for 2 players).
+        num_players: 2 (second edition), 3 or 4.
+        seat_colors: display colour name per seat.
+    """
+
+    game: Game
+    config: GameConfig
+    rules: RuleSet
+    geo: Geometry
+    num_players: int
+    seat_colors: tuple[str, ...]
+
+    def _key(self) -> tuple[RuleSet, int, tuple[str, ...]]:
+        return (self.rules, self.num_players, self.seat_colors)
+
+    # Two games with the same rules and seats are the same game for position equality,
+    # whatever the config spelling (the geometry follows from the player count).
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Context) and self._key() == other._key())
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 class Palace(NamedTuple):
@@ -93,11 +126,8 @@ class State(FrozenState, StateDefaults):
     Board attributes are bitsets over :mod:`~tabletop.games.medina.board` square indices.
 
     Attributes:
-        game: the game object.
-        config: the canonical configuration.
-        rules: the rule flags.
-        geo: the board side (``board.BOARD_34``, or ``board.BOARD_2P`` for 2 players).
-        num_players: 2 (second edition), 3 or 4.
+        context: the static part shared by every state of one game (:class:`Context`:
+            game, config, rules, geo, num_players; each also a property of the state).
         phase: ``START``, ``PLAY`` or ``OVER``.
         current_player: the seat to act, or -1 when over.
         placements_left: placements left in this turn (2 or 1; 1 in the setup phase).
@@ -136,11 +166,7 @@ class State(FrozenState, StateDefaults):
     """
 
     __slots__ = (
-        "game",
-        "config",
-        "rules",
-        "geo",
-        "num_players",
+        "context",
         "phase",
         "current_player",
         "placements_left",
@@ -180,11 +206,7 @@ class State(FrozenState, StateDefaults):
     )
     MEMO = MEMO_FIELDS
 
-    game: MedinaGame
-    config: GameConfig
-    rules: RuleSet
-    geo: Geometry
-    num_players: int
+    context: Context
     phase: str
     current_player: int
     placements_left: int
@@ -248,16 +270,52 @@ class State(FrozenState, StateDefaults):
         """Where a merchant may go (``placement.merchant_squares``)."""
         return _placement.merchant_squares(self)
 
-    def _key(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in _KEY_FIELDS)
+    @classmethod
+    def from_fields(cls, context: Context, fields: Mapping[str, Any]) -> State:
+        """The state of ``context``'s game whose fields are ``fields`` (by name, lists for
+        tuples: ``export()`` of the native engine's position, or test positions); a field
+        ``fields`` does not name has its value in the initial position
+        (``rules.initial_state``).  Other names are ignored."""
+        # The initial position only where a field is missing (it costs a setup).
+        base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
+        s = blank(State)
+        s.context = context
+        for name in PUBLIC_FIELDS:
+            if name not in fields:
+                value = getattr(base, name)
+            elif name == "palaces":
+                value = tuple(Palace(*palace) for palace in fields[name])
+            else:
+                value = tupled(fields[name])
+            setattr(s, name, value)
+        return build(s)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, State):
-            return NotImplemented
-        return self.config == other.config and self._key() == other._key()
+    # -- static context -------------------------------------------------------------
 
-    def __hash__(self) -> int:
-        return hash(self._key())
+    @property
+    def game(self) -> Game:
+        """The Medina game object."""
+        return self.context.game
+
+    @property
+    def config(self) -> GameConfig:
+        """The configuration the game was created with."""
+        return self.context.config
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rule flags in force."""
+        return self.context.rules
+
+    @property
+    def geo(self) -> Geometry:
+        """The board side."""
+        return self.context.geo
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.context.num_players
 
     def __repr__(self) -> str:
         scores = "-".join(map(str, self.scores()))
@@ -345,9 +403,9 @@ class State(FrozenState, StateDefaults):
         return _notation.state_to_json(self)
 
 
-# Equality and hashing leave out the game and the config (an unhashable mapping of
-# flags): two states of one ruleset are equal when their positions are.
-_KEY_FIELDS = tuple(name for name in State.FIELDS if name not in ("game", "config", "rules", "geo"))
+PUBLIC_FIELDS: Final = tuple(name for name in State.FIELDS if name != "context")
+"""The fields :meth:`State.from_fields` reads: every field but the context."""
+
 
 # Late imports: these modules build and read States, and State delegates to them.
 from tabletop.games.medina import board as _board  # noqa: E402

@@ -46,9 +46,10 @@ from tabletop.games.terranova.mapfile import (
 from tabletop.games.terranova.maplint import LintReport, lint
 from tabletop.games.terranova.moves import PASS, Move, Pass, Place, Slide, Stone
 from tabletop.games.terranova.notation import cell_name, parse_cell
+from tabletop.games.terranova.rules import initial_state, seeded_start
 from tabletop.games.terranova.ruleset import OPTIONS, PRESETS, RuleSet, resolve_ruleset
 from tabletop.games.terranova.scoring import ScoredArea, describe_score, score_sheet
-from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, PLACEMENT, SEAT_COLORS, Context, State, initial
+from tabletop.games.terranova.state import PIONEERS_PER_PLAYER, SEAT_COLORS, Context, State
 
 DEFAULT_MAP: Final = "isola"
 
@@ -90,7 +91,7 @@ class TerraNovaGame:
         """
         setup = self._setups.get(config)
         n = setup.num_players
-        start = _seeded_start(config, n)
+        start = seeded_start(config, n)
         if start is None:
             # Unseeded draw: store the result so records replay the same game.
             start = random.SystemRandom().randrange(n)
@@ -109,7 +110,7 @@ class TerraNovaGame:
         Raises:
             ConfigError: as :meth:`new_initial_state`.
         """
-        start = _seeded_start(config, self._setups.get(config).num_players)
+        start = seeded_start(config, self._setups.get(config).num_players)
         return None if start is None else (config, start)
 
     def _check(self, config: GameConfig) -> _Setup:
@@ -257,16 +258,6 @@ class TerraNovaGame:
         return "TerraNovaGame()"
 
 
-def _seeded_start(config: GameConfig, num_players: int) -> int | None:
-    """The start player ``config`` names, or the one its seed draws; ``None`` without
-    either (spec §1.3: the start player is drawn)."""
-    if config.start_player is not None:
-        return config.start_player
-    if config.seed is None:
-        return None
-    return random.Random(config.seed).randrange(num_players)
-
-
 class _Setup:
     """What a configuration decides apart from its seed, and its empty boards."""
 
@@ -284,15 +275,7 @@ class _Setup:
         """The initial state of the game of ``context`` (of this setup), ``start`` to place first."""
         first = self._empty.get(start)
         if first is None:
-            n = self.num_players
-            first = self._empty[start] = initial(
-                context,
-                current_player=start,
-                phase=PLACEMENT,
-                pioneers=(0,) * n,
-                in_hand=(PIONEERS_PER_PLAYER[n],) * n,
-                start_player=start,
-            )
+            first = self._empty[start] = initial_state(context)
             return first
         board = draft(first)
         board.context = context

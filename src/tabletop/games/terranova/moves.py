@@ -1,8 +1,10 @@
 """Terra Nova moves: the move values, legal move generation and legality with reasons.
 
-Moves name cells by board index (see :mod:`tabletop.games.terranova.board`).  The board
-builds one interned object per possible move, with its notation in ``label`` (not part
-of equality), so move generation never allocates and ``str(move)`` is the notation.
+Moves name cells by board index (see :mod:`tabletop.games.terranova.board`).  A move's
+notation is part of its value (``label``, compared like the cells): cell names depend on
+the map, so the board makes every move (``board.place_moves``, ``board.slide`` ...,
+``notation.parse_move``), one interned object per possible move, so move generation
+never allocates, ``str(move)`` is the notation and two equal moves print the same.
 
 Kinds: ``"place"`` (setup placement), ``"move"`` (slide a pioneer), ``"stone"`` (place a
 border stone) and ``"pass"`` (a turn with no possible action).
@@ -16,7 +18,7 @@ the return rule §3.5 included).  :func:`illegal_reason` says why a move is not 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING, ClassVar, Final
 
@@ -37,10 +39,11 @@ class Place:
 
     kind: ClassVar[str] = "place"
     cell: int
-    label: str = field(default="", compare=False, repr=False)
+    label: str
+    """The notation, the cell's name on its board (``c3``)."""
 
     def __str__(self) -> str:
-        return self.label or f"@{self.cell}"
+        return self.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +53,11 @@ class Slide:
     kind: ClassVar[str] = "move"
     src: int
     dst: int
-    label: str = field(default="", compare=False, repr=False)
+    label: str
+    """The notation on its board (``c3-c6``)."""
 
     def __str__(self) -> str:
-        return self.label or f"@{self.src}-@{self.dst}"
+        return self.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +66,11 @@ class Stone:
 
     kind: ClassVar[str] = "stone"
     cell: int
-    label: str = field(default="", compare=False, repr=False)
+    label: str
+    """The notation on its board (``#c3``)."""
 
     def __str__(self) -> str:
-        return self.label or f"#@{self.cell}"
+        return self.label
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,12 @@ ends by itself; a player who cannot move at turn start has only the pass.  End c
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
-from tabletop.core.errors import IllegalMoveError
+from tabletop.core.errors import ConfigError, IllegalMoveError
 from tabletop.core.outcome import Outcome
-from tabletop.core.protocol import TERMINAL
+from tabletop.core.protocol import TERMINAL, GameConfig
 from tabletop.core.state_base import draft, freeze
 from tabletop.games.terranova.board import Board, flood_fill
 from tabletop.games.terranova.moves import (
@@ -34,7 +35,16 @@ from tabletop.games.terranova.moves import (
     stone_targets,
 )
 from tabletop.games.terranova.scoring import landscape_count, parts_after_stone, score_parts, zones
-from tabletop.games.terranova.state import OVER, PLACEMENT, PLAY, State
+from tabletop.games.terranova.state import (
+    OVER,
+    PIONEERS_PER_PLAYER,
+    PLACEMENT,
+    PLAY,
+    TOTAL_STONES,
+    Context,
+    State,
+    assemble,
+)
 
 # Termination reasons (Outcome.termination), in the order of the end checks (§5.2).
 BOARD_DIVIDED: Final = "board_divided"  # E1
@@ -42,6 +52,59 @@ ONE_MOBILE_PLAYER: Final = "one_mobile_player"  # E2
 PLAYER_ELIMINATED: Final = "player_eliminated"  # E3
 STONES_EXHAUSTED: Final = "stones_exhausted"  # E4
 STALL: Final = "stall"  # E5
+
+
+# ---------------------------------------------------------------------------------
+# Setup
+
+
+def seeded_start(config: GameConfig, num_players: int) -> int | None:
+    """The start player ``config`` names, or the one its seed draws; ``None`` without
+    either (spec §1.3: the start player is drawn)."""
+    if config.start_player is not None:
+        return config.start_player
+    if config.seed is None:
+        return None
+    return random.Random(config.seed).randrange(num_players)
+
+
+def initial_state(context: Context) -> State:
+    """The empty board in the placement phase (spec §1.3), the start player of the
+    context's config (named, or drawn by its seed) to place first.
+
+    Raises:
+        ConfigError: if the config names neither a start player nor a seed
+            (``TerraNovaGame.new_initial_state`` fills one in).
+    """
+    n = context.num_players
+    start = seeded_start(context.config, n)
+    if start is None:
+        raise ConfigError("a Terra Nova game needs a start player or a seed to draw one")
+    return assemble(
+        context,
+        {
+            "current_player": start,
+            "phase": PLACEMENT,
+            "pioneers": (0,) * n,
+            "stones": 0,
+            "closed": 0,
+            "supply": TOTAL_STONES,
+            "points": (0,) * n,
+            "in_hand": (PIONEERS_PER_PLAYER[n],) * n,
+            "removed": (0,) * n,
+            "areas": (),
+            "action": 0,
+            "movers": (),
+            "moves_made": 0,
+            "pending_return": -1,
+            "turn_stones": 0,
+            "turn": 0,
+            "ply": 0,
+            "stall": 0,
+            "start_player": start,
+            "result": None,
+        },
+    )
 
 
 # ---------------------------------------------------------------------------------

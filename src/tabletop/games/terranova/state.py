@@ -35,13 +35,13 @@ Public fields (stable; the renderer and clients read them):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
-from tabletop.core.state_base import FrozenState, blank, build
+from tabletop.core.state_base import FrozenState, StateDefaults, blank, build, tupled
 from tabletop.games.terranova.board import Board
 from tabletop.games.terranova.ruleset import RuleSet
 from tabletop.games.terranova.scoring import ScoredArea
@@ -93,12 +93,13 @@ class Context:
         return hash(self._key())
 
 
-class State(FrozenState):
+class State(FrozenState, StateDefaults):
     """A Terra Nova position (see the module docstring for the fields).
 
-    Immutable (:class:`~tabletop.core.state_base.FrozenState`): ``rules.py`` builds each
+    Immutable (:class:`~tabletop.core.state_base.FrozenState`; ``returns`` is
+    :class:`~tabletop.core.state_base.StateDefaults`'s): ``rules.py`` builds each
     successor by naming the fields that change on a draft of the previous state;
-    :func:`initial` builds a state from its public fields.
+    :meth:`from_fields` builds a state from its public fields.
     """
 
     __slots__ = (
@@ -150,7 +151,7 @@ class State(FrozenState):
     stall: int
     start_player: int
     result: Outcome | None
-    # Derived from the fields above (set with them by ``rules.py``, or by ``initial``).
+    # Derived from the fields above (set with them by ``rules.py``, or by ``assemble``).
     line_pioneers: tuple[int, ...]
     lattice_blocked: int
     filled: int
@@ -159,6 +160,27 @@ class State(FrozenState):
     def __repr__(self) -> str:
         scores = "-".join(map(str, self.points))
         return f"<terranova.State turn={self.turn} ply={self.ply} player={self.current_player} scores={scores}>"
+
+    @classmethod
+    def from_fields(cls, context: Context, fields: Mapping[str, Any]) -> State:
+        """The state of ``context``'s game whose public fields (:data:`PUBLIC_FIELDS`) are
+        ``fields`` (by name: ``export()`` of the native engine's position, or test
+        positions); a field ``fields`` does not name has its value in the initial position
+        (``rules.initial_state``), and the engine caches are computed.  Other names are
+        ignored, but ``num_areas`` (the native export counts the scored areas, and has
+        no ``areas``) must be the number of ``areas``.
+
+        Raises:
+            ValueError: if ``num_areas`` is not the number of ``areas``.
+        """
+        num_areas = fields.get("num_areas")
+        if num_areas is not None and num_areas != len(fields.get("areas", ())):
+            raise ValueError(f"{num_areas} areas were scored, but the fields have {len(fields.get('areas', ()))}")
+        # The initial position only where a field is missing (it costs a layout).
+        base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
+        values = {name: tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
+        values["areas"] = tuple(area if isinstance(area, ScoredArea) else ScoredArea(*area) for area in values["areas"])
+        return assemble(context, values)
 
     # -- static context -------------------------------------------------------------
 
@@ -224,11 +246,6 @@ class State(FrozenState):
         """The result once over, else ``None``."""
         return self.result
 
-    def returns(self) -> tuple[float, ...]:
-        """Win share per seat once over (1/k to each of k winners), zeros before."""
-        result = self.result
-        return result.returns() if result is not None else (0.0,) * self.context.num_players
-
     def scores(self) -> tuple[int, ...]:
         """Current score per seat."""
         return self.points
@@ -288,60 +305,47 @@ class State(FrozenState):
         return _notation.summary(self)
 
 
-def initial(
-    context: Context,
-    *,
-    current_player: int,
-    phase: str,
-    pioneers: tuple[int, ...],
-    stones: int = 0,
-    closed: int = 0,
-    supply: int = TOTAL_STONES,
-    points: tuple[int, ...] | None = None,
-    in_hand: tuple[int, ...] | None = None,
-    removed: tuple[int, ...] | None = None,
-    areas: tuple[ScoredArea, ...] = (),
-    turn: int = 0,
-    ply: int = 0,
-    stall: int = 0,
-    start_player: int = 0,
-    result: Outcome | None = None,
-) -> State:
-    """A state at the start of a turn (or of setup) from its public fields.
+PUBLIC_FIELDS: Final = (
+    "current_player",
+    "phase",
+    "pioneers",
+    "stones",
+    "closed",
+    "supply",
+    "points",
+    "in_hand",
+    "removed",
+    "areas",
+    "action",
+    "movers",
+    "moves_made",
+    "pending_return",
+    "turn_stones",
+    "turn",
+    "ply",
+    "stall",
+    "start_player",
+    "result",
+)
+"""The fields :meth:`State.from_fields` reads: every field but the context and the
+engine caches derived from them."""
 
-    The derived fields (the lines and lattice layouts, ``filled``) are computed here;
-    turn progress is empty.  For the initial state and for test positions; ``rules.py``
-    builds successors incrementally instead.
-    """
+
+def assemble(context: Context, fields: Mapping[str, Any]) -> State:
+    """The state of ``context`` with every public field (:data:`PUBLIC_FIELDS`) from
+    ``fields`` and the engine caches computed from them (``rules.initial_state`` and
+    :meth:`State.from_fields`; ``rules.py`` builds successors incrementally instead)."""
     board = context.board
-    n = context.num_players
     s = blank(State)
     s.context = context
-    s.current_player = current_player
-    s.phase = phase
-    s.pioneers = pioneers
-    s.stones = stones
-    s.closed = closed
-    s.supply = supply
-    s.points = points if points is not None else (0,) * n
-    s.in_hand = in_hand if in_hand is not None else (0,) * n
-    s.removed = removed if removed is not None else (0,) * n
-    s.areas = areas
-    s.action = 0
-    s.movers = ()
-    s.moves_made = 0
-    s.pending_return = -1
-    s.turn_stones = 0
-    s.turn = turn
-    s.ply = ply
-    s.stall = stall
-    s.start_player = start_player
-    s.result = result
-    filled = stones | closed
+    for name in PUBLIC_FIELDS:
+        setattr(s, name, fields[name])
+    pioneers = s.pioneers
+    filled = s.stones | s.closed
     for own in pioneers:
         filled |= own
     s.line_pioneers = tuple(board.to_lines(own) for own in pioneers)
-    s.lattice_blocked = board.to_lattice(stones | closed)
+    s.lattice_blocked = board.to_lattice(s.stones | s.closed)
     s.filled = filled
     # The free cells as the whole layout less the filled ones: a cell's bits are its own,
     # so this is ``to_lines`` of the free cells, converting only the few filled ones.

@@ -57,7 +57,7 @@ async def list_lobby(
     """Public games, newest first: ``open`` ones (seats free) or ``playing`` (to spectate)."""
     page = min(limit or lobby.settings.lobby_page_size, lobby.settings.lobby_page_size)
     if state == "open":
-        games, total = lobby.open_games(game, offset, page)
+        games, total = await lobby.open_games(game, offset, page)
     else:
         games, total = await lobby.games_in_progress(game, offset, page)
     return {"state": state, "games": games, "total": total, "offset": offset, "limit": page}
@@ -93,9 +93,10 @@ async def create_lobby_game(
 @router.get("/api/lobby/{game_id}", responses=errors(404, 410))
 async def get_lobby_game(game_id: str, lobby: LobbyDep) -> dict[str, Any]:
     """A lobby game (open, or started: then ``match`` is the match's id)."""
-    lg = lobby.games.get(game_id) or lobby.started_game(game_id)
-    if lg is not None:
-        return lg.view()
+    try:
+        return (await lobby.lobby_game(game_id)).view()
+    except RoomError:
+        pass
     try:
         await lobby.table(game_id)
     except RoomError:

@@ -1,0 +1,56 @@
+"""The leader's sweep: the work that must happen once, found in the database (``server/leader.py``).
+
+Every :data:`SWEEP_S` the process that holds the lease loads the lobby matches it does not
+hold yet (their clocks are then kept there: timeouts and dropped seats are handed to
+their bot by the leader only), plays the bot turns that have stalled (the process
+playing them died), and rates the matches that ended without being rated (their process
+died in between).  The other processes sweep nothing; a process leading alone (SQLite)
+sweeps too, which finds nothing it does not already hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from tabletop.server import ratings
+from tabletop.server.lobby import Lobby
+from tabletop.server.rooms import RoomManager
+
+log = logging.getLogger("tabletop.server")
+
+SWEEP_S = 1.0
+"""How often the leader sweeps; with the lease's poll it bounds how long a dead process's
+work waits (a stalled bot turn waits :attr:`RoomManager.bot_stall_s` first)."""
+
+
+async def sweep_once(rooms: RoomManager, lobby: Lobby, *, new_leader: bool = False) -> dict[str, int]:
+    """One sweep, if this process leads: what it took on, by kind.
+
+    A process that has just taken the lease (``new_leader``) plays every pending bot turn
+    at once rather than after the stall: the leader before it most likely died with some
+    of them, and a live process still thinking on one only loses the compare-and-set.
+    """
+    if not rooms.leadership.leading:
+        return {}
+    return {
+        "tables": await lobby.load_live_tables(),
+        "bot_turns": await rooms.play_stalled_bots(0.0 if new_leader else None),
+        "ratings": await ratings.rate_pending(rooms.store.engine, lobby.forfeited_seats),
+    }
+
+
+async def keep_sweeping(rooms: RoomManager, lobby: Lobby, every_s: float = SWEEP_S) -> None:
+    """Sweeps until cancelled; a failed sweep is logged and tried again."""
+    led = rooms.leadership.alone  # a lone process resumed its bots at start
+    while True:
+        await asyncio.sleep(every_s)
+        leading = rooms.leadership.leading
+        try:
+            done = await sweep_once(rooms, lobby, new_leader=leading and not led)
+            led = leading
+        except Exception:
+            log.exception("the leader's sweep failed; trying again")
+            continue
+        if any(done.values()):
+            log.info("the leader took on %s", ", ".join(f"{n} {kind}" for kind, n in done.items() if n))
