@@ -297,4 +297,67 @@ mod tests {
         }
         assert!(wins > 0, "{wins}");
     }
+
+    /// Paranoid minimax by brute force: the root seat's lead, maximised by it, minimised by
+    /// every other seat.
+    fn minimax(game: &Evaluated, s: &State, depth: u32, root: usize) -> f64 {
+        let seat = game.to_act(s);
+        if seat < 0 || depth == 0 {
+            let mut e = [0.0; 4];
+            game.evaluate(s, &mut e[..game.num_players]);
+            let rival = (0..game.num_players)
+                .filter(|&j| j != root)
+                .fold(f64::NEG_INFINITY, |m, j| m.max(e[j]));
+            let lead = e[root] - rival;
+            return if seat < 0 {
+                lead + crate::common::alphabeta::WIN * lead.signum()
+            } else {
+                lead
+            };
+        }
+        let mut actions = Vec::new();
+        game.actions(s, &mut actions);
+        let values = actions
+            .iter()
+            .map(|&a| minimax(game, &game.play(s, a), depth - 1, root));
+        if seat as usize == root {
+            values.fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            values.fold(f64::INFINITY, f64::min)
+        }
+    }
+
+    /// At the last placement of a turn, depth 2 is the seat's placement and the next
+    /// seat's answer: the alpha-beta's value is brute-force paranoid minimax's.
+    #[test]
+    fn the_alphabeta_value_is_paranoid_minimaxs_across_a_turn_end() {
+        let mut checked = 0;
+        for (players, seed) in [(3, 1), (3, 2), (4, 3)] {
+            let game = Evaluated { num_players: players };
+            let mut s = position(players, 70, seed);
+            let mut rng = Rng::new(seed);
+            for _ in 0..2 {
+                while !s.is_terminal() && s.placements_left != 1 {
+                    let action = s.random_action(&mut |k| rng.below(k)).expect("not over");
+                    s.apply_legal(action);
+                }
+                if s.is_terminal() {
+                    break;
+                }
+                let root = s.current_player as usize;
+                let found = search(&game, &s, &Settings { max_depth: 2, width: 0 }, &Budget::default());
+                assert_eq!(
+                    found.value,
+                    minimax(&game, &s, 2, root),
+                    "{players} players, seed {seed}"
+                );
+                let next = game.play(&s, found.action.expect("an action"));
+                assert!(next.is_terminal() || next.current_player as usize != root);
+                checked += 1;
+                let action = s.random_action(&mut |k| rng.below(k)).expect("not over");
+                s.apply_legal(action);
+            }
+        }
+        assert!(checked >= 4, "{checked}");
+    }
 }
