@@ -5,11 +5,12 @@ evaluation against the Python one, and the error without the extension."""
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
 
-from tabletop.ai.agent import agent_kinds, make_agent, random_move
+from tabletop.ai.agent import AnytimeAgent, agent_kinds, make_agent, random_move
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
@@ -93,6 +94,19 @@ def test_the_alphabeta_options_are_checked() -> None:
         state.native.alphabeta(width=-1)
 
 
+def test_a_deadline_or_stop_ends_a_deep_search_with_a_legal_move() -> None:
+    state = midgame("medina", 3, 20)
+    agent = make_agent("native-ab:40")
+    assert isinstance(agent, AnytimeAgent) and isinstance(agent, NativeAlphaBetaAgent)
+    move = agent.choose_move(state, deadline=time.monotonic() + 0.1)
+    assert state.is_legal(move)
+    assert agent.last_stats is not None and 1 <= agent.last_stats.depth < 40
+    # A deadline far away leaves the search to its depth.
+    short = NativeAlphaBetaAgent(AlphaBetaSearchConfig(2))
+    assert state.is_legal(short.choose_move(state, deadline=time.monotonic() + 600))
+    assert short.last_stats is not None and short.last_stats.depth == 2
+
+
 def test_a_finished_game_has_no_move() -> None:
     state: Any = midgame("medina", 3, 10_000)
     assert state.is_terminal()
@@ -132,7 +146,9 @@ def test_the_bench_reports_the_depth_reached_in_a_cpu_budget() -> None:
     assert depth >= 1
 
 
-def test_without_the_extension_the_bot_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_extension_the_bot_is_not_offered_and_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert set(alphabeta.agent_factories()) == {"native-ab"}
     monkeypatch.setattr(alphabeta, "native_module", lambda: None)
+    assert alphabeta.agent_factories() == {}
     with pytest.raises(ConfigError, match="make native"):
-        make_agent("native-ab:5@1cpu")
+        alphabeta.make_native_alphabeta("5@1cpu", None)

@@ -653,12 +653,10 @@ class _NativeEngines:
             raise ConfigError(str(exc)) from None
 
     def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
-        # The alpha-beta yardstick is listed even without the extension, so that asking
-        # for it says what is missing rather than that there is no such bot.
-        from tabletop.native.alphabeta import KIND, make_native_alphabeta
+        from tabletop.native.alphabeta import agent_factories as alphabeta_factories
         from tabletop.native.mcts import agent_factories
 
-        return {**agent_factories(), KIND: make_native_alphabeta}
+        return {**agent_factories(), **alphabeta_factories()}
 
 
 register_engine("native", _NativeEngines())

@@ -20,12 +20,17 @@ Specs:
 * ``native-ab:D,width=W@Tcpu`` — another width (``0``: every action; the default per
   game is :data:`WIDTHS`).
 
-Where the extension is not built, making the bot says so (``make native``).
+The ``native-ab`` kind is registered only where the extension is built (as ``native``),
+so the bot lists never offer a bot that cannot play; building the agent directly without
+it says what is missing (``make native``).
 """
 
 from __future__ import annotations
 
 import math
+import threading
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -133,7 +138,7 @@ class NativeAlphaBetaAgent:
 
     def __init__(self, config: AlphaBetaSearchConfig = AlphaBetaSearchConfig(), *, name: str | None = None) -> None:
         module = native_module()
-        if module is None or not hasattr(module.MedinaState, "alphabeta"):
+        if module is None or not _has_alphabeta():
             raise ConfigError(f"the native alpha-beta ({KIND}) needs the extension tabletop._native (`make native`)")
         self.config = config
         self._name = name or f"{KIND}:{config.max_depth}"
@@ -144,8 +149,9 @@ class NativeAlphaBetaAgent:
     def name(self) -> str:
         return self._name
 
-    def choose_move(self, state: State) -> Move:
-        """The best move of the search from ``state``.
+    def choose_move(self, state: State, deadline: float | None = None) -> Move:
+        """The best move of the search from ``state``, by ``deadline`` (a
+        :func:`time.monotonic` instant; the first iteration, depth 1, always finishes).
 
         Raises:
             ValueError: if the game is over, or ``state`` is not a valid position.
@@ -158,9 +164,20 @@ class NativeAlphaBetaAgent:
         }
         if self.config.cpu_seconds is not None:
             options["cpu_seconds"] = self.config.cpu_seconds
+        # The Rust search has a CPU budget and a stop flag; a wall-clock deadline sets the
+        # flag from a timer thread (the search runs with the GIL released).
+        timer = None
+        if deadline is not None:
+            timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._stop.set)
+            timer.start()
         try:
             found = native.native.alphabeta(stop=self._stop, **options)
         finally:
+            if timer is not None:
+                timer.cancel()
+                timer.join()
+            # Cleared after the search (and the timer), not before: a stop() that came
+            # in while the search was starting must still stop it.
             self._stop.clear()
         self.last_stats = AlphaBetaStats(found["depth"], found["nodes"], found["value"])
         action = found["action"]
@@ -180,3 +197,14 @@ def make_native_alphabeta(arg: str | None, seed: int | None) -> NativeAlphaBetaA
     del seed
     config, name = parse_spec(arg)
     return NativeAlphaBetaAgent(config, name=name)
+
+
+def _has_alphabeta() -> bool:
+    module = native_module()
+    return module is not None and hasattr(module.MedinaState, "alphabeta")
+
+
+def agent_factories() -> Mapping[str, Callable[[str | None, int | None], Any]]:
+    """The agent kinds this module adds (``ai.agent``'s registry): ``native-ab`` where the
+    extension with the alpha-beta is built, nothing otherwise."""
+    return {KIND: make_native_alphabeta} if _has_alphabeta() else {}
