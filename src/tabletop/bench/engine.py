@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletop.ai.agent import random_move
+from tabletop.ai.agent import make_agent, random_move
 from tabletop.core.protocol import Game, GameConfig, State
 
 
@@ -384,22 +384,30 @@ class AlphaBetaDepth:
 
 
 def bench_native_alphabeta(
-    game: Game, num_players: int, cpu_seconds: float, *, ply: int = 0, seed: int = 0, width: int = 0
+    game: Game, num_players: int, cpu_seconds: float, *, ply: int = 0, seed: int = 0, width: int | None = None
 ) -> AlphaBetaDepth:
-    """The native alpha-beta (``state.native.alphabeta``, the ``native-ab`` bot's search)
-    from the position after ``ply`` random moves of seed ``seed``, as deep as
-    ``cpu_seconds`` CPU seconds of the searching thread allow."""
+    """The ``native-ab`` bot's search from the position after ``ply`` random moves of seed
+    ``seed``, as deep as ``cpu_seconds`` CPU seconds of the searching thread allow, with
+    the bot's width for the game or ``width``.
+
+    Raises:
+        ConfigError: where the native alpha-beta is not built.
+    """
     rng = random.Random(seed)
     state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
     for _ in range(ply):
         if state.is_terminal():
             break
         state = state.apply(random_move(state, rng))
-    core = native_core(state)
+    settings = "" if width is None else f",width={width}"
+    # The bot itself (the ai registry), so the bench times what plays: its width per game.
+    agent: Any = make_agent(f"native-ab:64{settings}@{cpu_seconds:g}cpu")
     start = time.thread_time()
-    found = core.alphabeta(max_depth=64, width=width, cpu_seconds=cpu_seconds)
+    agent.choose_move(state)
     seconds = time.thread_time() - start
-    return AlphaBetaDepth(state.ply, len(core.legal_actions()), width, found["depth"], found["nodes"], seconds)
+    stats = agent.last_stats
+    actions = len(native_core(state).legal_actions())
+    return AlphaBetaDepth(state.ply, actions, agent.config.width_for(game.id), stats.depth, stats.nodes, seconds)
 
 
 def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:

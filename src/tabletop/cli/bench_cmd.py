@@ -14,6 +14,7 @@ from rich.table import Column, Table
 
 from tabletop.cli.checks import check_players, check_seconds, load_game
 from tabletop.cli.output import console, fail, say_err
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game
 
 bench_app = typer.Typer(
@@ -277,7 +278,6 @@ def alphabeta(
     """How deep the native alpha-beta (``native-ab``) gets in a CPU budget, from mid-game
     positions (the native engine: `make native`)."""
     from tabletop.bench.engine import bench_native_alphabeta
-    from tabletop.native.alphabeta import WIDTHS
 
     game, counts = _game_and_counts(game_id, players, cpu_seconds)
     game = _engine(game_id, "native")
@@ -286,8 +286,12 @@ def alphabeta(
     )
     for count in counts:
         for position in range(positions):
-            for width in widths or [WIDTHS.get(game_id, 0)]:
-                found = bench_native_alphabeta(game, count, cpu_seconds, ply=ply, seed=seed + position, width=width)
+            chosen: list[int | None] = list(widths) if widths else [None]
+            for width in chosen:
+                try:
+                    found = bench_native_alphabeta(game, count, cpu_seconds, ply=ply, seed=seed + position, width=width)
+                except ConfigError as exc:
+                    fail(str(exc))
                 table.add_row(
                     str(count),
                     str(seed + position),
@@ -485,7 +489,7 @@ def batch(
     """
     from tabletop.arena.tournament import TournamentConfig
     from tabletop.bench.batch import bench_batch, spec_text
-    from tabletop.core.errors import ConfigError, TabletopError
+    from tabletop.core.errors import TabletopError
 
     load_game(game_id)
     entries = tuple(b.strip() for b in bots.split(","))
