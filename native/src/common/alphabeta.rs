@@ -19,16 +19,16 @@
 //!   lead after each), after the previous iteration's principal variation and the
 //!   ply's two killer moves. With `width > 0` only the `width` best of them by the prior
 //!   are searched there (the PV and killer moves always are): a selective search, as
-//!   the game sites' robots are, without which the ~100-300 actions of a Medina
-//!   position allow 2-3 placements a second, not 5. Nodes one action from the horizon
+//!   the game sites' robots are, without which the 150-500 actions of a mid-game
+//!   Medina position allow depth 3 in a CPU second, not 5. Nodes one action from the horizon
 //!   value every child (the prior would cost as much as the values themselves).
 //! * **Transposition table** for games with a position key ([`Evaluate::key`]): at
 //!   nodes two or more actions from the horizon only, where a node's priors cost a play
 //!   and an evaluation per action, so hashing the position is cheap beside them (a Medina
 //!   position is 1.7 kB, hashed whole). It keeps each node's value with its bound kind
 //!   and depth, and its best action (searched first), for the whole search (all
-//!   iterations). Medina's two placements a turn transpose often (A then B is B then A).
-//!   A value read from it ends the line there, so the principal variation reported can
+//!   iterations). Medina's two placements a turn can transpose (A then B is B then A),
+//!   though with a width few such pairs are both searched. A value read from it ends the line there, so the principal variation reported can
 //!   be shorter than the depth.
 //! * **Budget.** Iterative deepening from depth 1 to `max_depth`, stopped by CPU seconds
 //!   of the searching thread or a stop flag; depth 1 always completes. An iteration cut
