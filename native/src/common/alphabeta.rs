@@ -25,7 +25,7 @@
 //! * **Transposition table** for games with a position key ([`Evaluate::key`]): at
 //!   nodes two or more actions from the horizon only, where a node's priors cost a play
 //!   and an evaluation per action, so hashing the position is cheap beside them (a Medina
-//!   position is 1.7 kB, hashed whole). It keeps each node's value with its bound kind
+//!   position is about 1.9 kB, hashed whole). It keeps each node's value with its bound kind
 //!   and depth, and its best action (searched first), for the whole search (all
 //!   iterations). Medina's two placements a turn can transpose (A then B is B then A),
 //!   though with a width few such pairs are both searched. A value read from it ends the line there, so the principal variation reported can
