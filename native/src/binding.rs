@@ -151,6 +151,19 @@ macro_rules! game_classes {
                 $crate::protocol::Position::search(self, py, &options)
             }
 
+            /// The alpha-beta search from here over the game's evaluation, with the options
+            /// of `common::search_py::AlphaBetaOptions` (`max_depth`, `width`, `cpu_seconds`,
+            /// `stop`): a dict with the chosen action, its value, the depth reached, nodes.
+            #[pyo3(signature = (**options))]
+            fn alphabeta(
+                &self,
+                py: pyo3::Python<'_>,
+                options: Option<&pyo3::Bound<'_, pyo3::types::PyDict>>,
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                let options = $crate::common::search_py::AlphaBetaOptions::from_kwargs(options)?;
+                $crate::protocol::Position::alphabeta(self, py, &options)
+            }
+
             fn __copy__(slf: pyo3::PyRef<'_, Self>) -> pyo3::PyRef<'_, Self> {
                 slf
             }

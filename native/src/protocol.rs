@@ -19,7 +19,7 @@
 
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
-use crate::common::search_py::Options;
+use crate::common::search_py::{AlphaBetaOptions, Options};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -84,6 +84,9 @@ pub trait Position: Protocol + Sized + Clone {
     fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
     /// The tree search from here (`common::search_py`): its result as a dict.
     fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
+    /// The alpha-beta search from here over the game's evaluation
+    /// (`common::search_py::run_alphabeta`): its result as a dict.
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
     /// The position in a line (the classes' `repr`), `<` ... `>`.
     fn describe(&self) -> String;
 }

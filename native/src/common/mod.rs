@@ -1,6 +1,7 @@
 //! Pieces both games use: fixed-size bitsets, a small fast random generator, outcomes,
 //! and (with the `python` feature) the lazy action sequence both bindings return.
 
+pub mod alphabeta;
 pub mod bits;
 pub mod kept;
 pub mod mcts;

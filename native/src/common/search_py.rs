@@ -1,7 +1,9 @@
-//! The tree search's Python side (`common::mcts`): the `search(**options)` method both
-//! state classes share, and `SearchStop`, the flag that stops a running search from
-//! another thread (`docs/native.md`, "Tree search").
+//! The searches' Python side: the tree search's (`common::mcts`) `search(**options)` and
+//! the alpha-beta's (`common::alphabeta`) `alphabeta(**options)`, methods both state
+//! classes share, and `SearchStop`, the flag that stops a running search from another
+//! thread (`docs/native.md`, "Tree search").
 
+use super::alphabeta::{self, Evaluate};
 use super::mcts::{self, Budget, SearchGame, Settings};
 use super::rng::Rng;
 use pyo3::exceptions::PyValueError;
@@ -148,6 +150,79 @@ where
     out.set_item("node_bytes", result.node_bytes)?;
     out.set_item("tree_bytes", result.tree_bytes)?;
     out.set_item("children", result.children)?;
+    Ok(out.into_any().unbind())
+}
+
+/// The options of `alphabeta(**options)`, read from Python keywords.
+pub struct AlphaBetaOptions {
+    settings: alphabeta::Settings,
+    cpu_seconds: Option<f64>,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+/// The deepest `max_depth` accepted (the search keeps a few buffers per ply).
+pub const MAX_ALPHABETA_DEPTH: u32 = 64;
+
+impl AlphaBetaOptions {
+    /// Reads `max_depth` (1 to `MAX_ALPHABETA_DEPTH`, default 5), `width` (default 0:
+    /// every action), `cpu_seconds` and `stop` (a `SearchStop`).
+    pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut options = AlphaBetaOptions {
+            settings: alphabeta::Settings::default(),
+            cpu_seconds: None,
+            stop: None,
+        };
+        if let Some(kwargs) = kwargs {
+            for (key, value) in kwargs.iter() {
+                let key: String = key.extract()?;
+                match key.as_str() {
+                    "max_depth" => options.settings.max_depth = value.extract()?,
+                    "width" => options.settings.width = value.extract()?,
+                    "cpu_seconds" => options.cpu_seconds = value.extract()?,
+                    "stop" => {
+                        if !value.is_none() {
+                            options.stop = Some(value.cast::<SearchStop>()?.get().flag.clone());
+                        }
+                    }
+                    other => return Err(PyValueError::new_err(format!("alphabeta has no option {other:?}"))),
+                }
+            }
+        }
+        if !(1..=MAX_ALPHABETA_DEPTH).contains(&options.settings.max_depth) {
+            return Err(PyValueError::new_err(format!(
+                "max_depth must be between 1 and {MAX_ALPHABETA_DEPTH}"
+            )));
+        }
+        if options.cpu_seconds.is_some_and(|s| !(s.is_finite() && s >= 0.0)) {
+            return Err(PyValueError::new_err("cpu_seconds must be finite and not negative"));
+        }
+        Ok(options)
+    }
+}
+
+/// Searches from `root` by alpha-beta without holding the GIL; returns a dict: `action`
+/// (`None` once the game is over), `value` (the root seat's lead at the end of the
+/// principal variation), `depth` (the deepest iteration completed), `nodes`,
+/// `table_hits` (nodes answered by the transposition table), `pv`.
+pub fn run_alphabeta<G>(py: Python<'_>, game: &G, root: &G::State, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>
+where
+    G: Evaluate + Sync,
+    G::State: Send + Sync,
+{
+    let result = py.detach(|| {
+        let budget = alphabeta::Budget {
+            cpu_seconds: options.cpu_seconds,
+            stop: options.stop.as_deref(),
+        };
+        alphabeta::search(game, root, &options.settings, &budget)
+    });
+    let out = PyDict::new(py);
+    out.set_item("action", result.action)?;
+    out.set_item("value", result.value)?;
+    out.set_item("depth", result.depth)?;
+    out.set_item("nodes", result.nodes)?;
+    out.set_item("table_hits", result.table_hits)?;
+    out.set_item("pv", result.pv)?;
     Ok(out.into_any().unbind())
 }
 

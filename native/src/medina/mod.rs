@@ -41,6 +41,7 @@
 
 pub mod board;
 pub mod encode;
+pub mod eval;
 pub mod load;
 pub mod second_edition;
 pub mod state;

@@ -17,7 +17,7 @@ use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
-use crate::common::search_py::{self, Options};
+use crate::common::search_py::{self, AlphaBetaOptions, Options};
 use crate::protocol::{Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
@@ -245,6 +245,12 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
         })
     }
 
+    /// Each seat's estimated final score (`medina::eval`: `heuristics.evaluate`'s
+    /// first-edition terms).
+    fn evaluate(&self) -> Vec<f64> {
+        super::eval::evaluate(&self.state)[..self.state.num_players as usize].to_vec()
+    }
+
     /// The initial state of another seed of this state's config (this state being an
     /// initial one): the Python game's second-edition draw `(well, start square)` (names;
     /// `"none"`, `""`: none) placed on a fresh position of the same rules and start player
@@ -469,6 +475,12 @@ impl Position for MedinaState {
             num_players: self.state.num_players as usize,
         };
         search_py::run(py, &game, &self.state, options)
+    }
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
+        let game = super::eval::Evaluated {
+            num_players: self.state.num_players as usize,
+        };
+        search_py::run_alphabeta(py, &game, &self.state, options)
     }
     fn describe(&self) -> String {
         let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();

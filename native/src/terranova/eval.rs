@@ -10,6 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::state::{Game, State, MAX_SEATS};
+use crate::common::alphabeta::Evaluate;
 use crate::common::bits::Bits;
 use crate::common::mcts::SearchGame;
 use crate::common::rng::Rng;
@@ -212,6 +213,13 @@ impl<const W: usize> SearchGame for Evaluated<'_, W> {
     }
 }
 
+impl<const W: usize> Evaluate for Evaluated<'_, W> {
+    fn evaluate(&self, state: &State<W>, out: &mut [f64]) {
+        let estimate = evaluate(self.game, state);
+        out.copy_from_slice(&estimate[..out.len()]);
+    }
+}
+
 /// The state after at most `limit` kind-first random actions from `state` (fewer if
 /// the game ends first): the walk of both a rollout with a limit and `ends_within`.
 fn random_walk<const W: usize>(g: &Game<W>, state: &State<W>, limit: u32, rng: &mut Rng) -> State<W> {
@@ -261,6 +269,7 @@ impl<const W: usize> Evaluated<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::alphabeta;
     use crate::common::mcts::{search_with, Budget, Settings};
     use crate::terranova::board::{Board, Rules};
 
@@ -362,5 +371,50 @@ mod tests {
             .filter(|&&a| prior_of(a) > worst_searched)
             .count();
         assert_eq!((searched.len(), better_unsearched), (7, 0));
+    }
+
+    /// Along random games: where an action ends the game with the seat to act the only
+    /// winner, the alpha-beta at depth 1 plays such an action; now and then where no
+    /// action ends the game, it plays an action of the best one-ply lead (the prior's).
+    #[test]
+    fn the_alphabeta_takes_a_winning_end_and_else_the_best_lead() {
+        let game = island(2);
+        let evaluated = Evaluated { game: &game, limit: 0 };
+        let one_ply = alphabeta::Settings { max_depth: 1, width: 0 };
+        let (mut wins, mut checked) = (0, 0);
+        for seed in 0..8u64 {
+            let mut state = game.initial(seed as usize % 2);
+            let mut rng = Rng::new(seed);
+            let mut slides = Vec::new();
+            let mut step = 0;
+            while !state.is_terminal() {
+                step += 1;
+                let actions = state.legal_actions(&game);
+                let seat = game.to_act(&state) as usize;
+                let wins_here = |a: u32| {
+                    let child = game.play(&state, a);
+                    child.is_terminal() && child.winners(&game) == vec![seat]
+                };
+                let winning = actions.iter().any(|&a| wins_here(a));
+                let ending = actions.iter().any(|&a| game.play(&state, a).is_terminal());
+                if winning || (!ending && step % 17 == 0) {
+                    let found = alphabeta::search(&evaluated, &state, &one_ply, &alphabeta::Budget::default());
+                    let action = found.action.expect("an action");
+                    if winning {
+                        assert!(wins_here(action), "seed {seed}, step {step}");
+                        wins += 1;
+                    } else {
+                        let mut priors = Vec::new();
+                        assert!(evaluated.action_priors(&state, &actions, &mut priors));
+                        let best = priors.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                        assert_eq!(priors[actions.iter().position(|&a| a == action).unwrap()], best);
+                        checked += 1;
+                    }
+                }
+                let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+                state.play(&game, mv);
+            }
+        }
+        assert!(wins > 0 && checked > 5, "{wins} {checked}");
     }
 }

@@ -11,7 +11,7 @@ use crate::common::pyfields::Fields;
 use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
-use crate::common::search_py::{self, Options};
+use crate::common::search_py::{self, AlphaBetaOptions, Options};
 use crate::protocol::{Position, Protocol};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -360,6 +360,15 @@ impl Position for TerraNovaState {
                 search_py::run(py, &game, s, options)
             }
             None => search_py::run(py, g.as_ref(), s, options),
+        })
+    }
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
+        with!(&self.inner, |g, s| {
+            let game = super::eval::Evaluated {
+                game: g.as_ref(),
+                limit: 0,
+            };
+            search_py::run_alphabeta(py, &game, s, options)
         })
     }
     fn describe(&self) -> String {

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletop.ai.agent import random_move
+from tabletop.ai.agent import make_agent, random_move
 from tabletop.core.protocol import Game, GameConfig, State
 
 
@@ -369,6 +369,45 @@ def bench_native_mcts(
     label = f"native MCTS, ply {state.ply}" + (f", widening {widening:g}" if widening else "")
     label += f", rollouts of {rollout_limit} then evaluation" if rollout_limit is not None else ""
     return SearchRate(label, simulations, simulations / seconds, found["nodes"], found["node_bytes"])
+
+
+@dataclass(frozen=True, slots=True)
+class AlphaBetaDepth:
+    """How deep the native alpha-beta got from one position in its CPU budget."""
+
+    ply: int
+    actions: int
+    width: int
+    depth: int
+    nodes: int
+    cpu_seconds: float
+
+
+def bench_native_alphabeta(
+    game: Game, num_players: int, cpu_seconds: float, *, ply: int = 0, seed: int = 0, width: int | None = None
+) -> AlphaBetaDepth:
+    """The ``native-ab`` bot's search from the position after ``ply`` random moves of seed
+    ``seed``, as deep as ``cpu_seconds`` CPU seconds of the searching thread allow, with
+    the bot's width for the game or ``width``.
+
+    Raises:
+        ConfigError: where the native alpha-beta is not built.
+    """
+    rng = random.Random(seed)
+    state = game.new_initial_state(GameConfig(num_players=num_players, seed=seed))
+    for _ in range(ply):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    settings = "" if width is None else f",width={width}"
+    # The bot itself (the ai registry), so the bench times what plays: its width per game.
+    agent: Any = make_agent(f"native-ab:64{settings}@{cpu_seconds:g}cpu")
+    start = time.thread_time()
+    agent.choose_move(state)
+    seconds = time.thread_time() - start
+    stats = agent.last_stats
+    actions = len(native_core(state).legal_actions())
+    return AlphaBetaDepth(state.ply, actions, agent.config.width_for(game.id), stats.depth, stats.nodes, seconds)
 
 
 def openspiel_mcts_yardstick(simulations: int, seed: int = 0) -> SearchRate | None:

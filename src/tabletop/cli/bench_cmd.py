@@ -14,11 +14,12 @@ from rich.table import Column, Table
 
 from tabletop.cli.checks import check_players, check_seconds, load_game
 from tabletop.cli.output import console, fail, say_err
+from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import Game
 
 bench_app = typer.Typer(
-    help="Benchmarks: engine speed (random games), search speed (MCTS), research environments, the web server, "
-    "batches of games (local processes against Ray).",
+    help="Benchmarks: engine speed (random games), search speed (MCTS, alpha-beta depth), research environments, "
+    "the web server, batches of games (local processes against Ray).",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -261,6 +262,49 @@ def search(
     console.print(table)
 
 
+@bench_app.command()
+def alphabeta(
+    game_id: GameArg,
+    players: PlayersOpt = None,
+    cpu_seconds: Annotated[float, typer.Option("--cpu-seconds", help="CPU seconds a search (above 0).")] = 1.0,
+    ply: Annotated[int, typer.Option("--ply", min=0, help="Random moves before the measured position.")] = 30,
+    positions: Annotated[int, typer.Option("--positions", min=1, help="Positions (seeds) per player count.")] = 3,
+    widths: Annotated[
+        list[int] | None,
+        typer.Option("--width", help="Widths to time (0: every action; default: the bot's width for the game)."),
+    ] = None,
+    seed: SeedOpt = 0,
+) -> None:
+    """How deep the native alpha-beta (``native-ab``) gets in a CPU budget, from mid-game
+    positions (the native engine: `make native`)."""
+    from tabletop.bench.engine import bench_native_alphabeta
+
+    game, counts = _game_and_counts(game_id, players, cpu_seconds)
+    game = _engine(game_id, "native")
+    table = Table(
+        "players", "seed", "ply", "actions", "width", "depth", "nodes", "CPU s", title=f"{game.name} alpha-beta"
+    )
+    for count in counts:
+        for position in range(positions):
+            chosen: list[int | None] = list(widths) if widths else [None]
+            for width in chosen:
+                try:
+                    found = bench_native_alphabeta(game, count, cpu_seconds, ply=ply, seed=seed + position, width=width)
+                except ConfigError as exc:
+                    fail(str(exc))
+                table.add_row(
+                    str(count),
+                    str(seed + position),
+                    str(found.ply),
+                    str(found.actions),
+                    str(found.width),
+                    str(found.depth),
+                    f"{found.nodes:,}",
+                    f"{found.cpu_seconds:.2f}",
+                )
+    console.print(table)
+
+
 def _native_search_table(
     game: Game, counts: list[int], simulations: list[int], seed: int, widening: float, rollout_limit: int | None
 ) -> None:
@@ -493,7 +537,7 @@ def batch(
     """
     from tabletop.arena.tournament import TournamentConfig
     from tabletop.bench.batch import bench_batch, spec_text
-    from tabletop.core.errors import ConfigError, TabletopError
+    from tabletop.core.errors import TabletopError
 
     load_game(game_id)
     entries = tuple(b.strip() for b in bots.split(","))

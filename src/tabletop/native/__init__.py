@@ -641,7 +641,7 @@ class _NativeEncoding:
 
 class _NativeEngines:
     """The native engines as an engine provider of ``core.registry`` (``make(game_id,
-    engine="native")``, and ``"auto"`` where built), with the native search bot."""
+    engine="native")``, and ``"auto"`` where built), with the native search bots."""
 
     def has_engine(self, game_id: str) -> bool:
         return has_native(game_id)
@@ -653,9 +653,10 @@ class _NativeEngines:
             raise ConfigError(str(exc)) from None
 
     def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
+        from tabletop.native.alphabeta import agent_factories as alphabeta_factories
         from tabletop.native.mcts import agent_factories
 
-        return agent_factories()
+        return {**agent_factories(), **alphabeta_factories()}
 
 
 register_engine("native", _NativeEngines())

@@ -121,6 +121,10 @@ TERRANOVA_LEVELS: Final[Mapping[int, NativeSearchConfig]] = {
 """Terra Nova's settings per level (measured in ``docs/bots.md``, fifth part)."""
 
 GAME_LEVELS: Final[Mapping[str, Mapping[int, NativeSearchConfig]]] = {"terranova": TERRANOVA_LEVELS}
+
+LEAF_EVALUATION_GAMES: Final = frozenset({"terranova"})
+"""The games whose tree search can value leaves by the evaluation in Rust
+(``rollout_limit``); Medina's evaluation in Rust serves the alpha-beta only."""
 """The games whose levels differ from :data:`LEVELS`."""
 
 DEFAULT_LEVEL: Final = 3
@@ -280,7 +284,7 @@ class NativeMctsAgent:
         options["horizon"] = config.horizon
         if config.rollout_limit is not None:
             options["rollout_limit"] = config.rollout_limit
-        elif config.leaf_evaluation and hasattr(native.native, "evaluate"):
+        elif config.leaf_evaluation and state.game.id in LEAF_EVALUATION_GAMES:
             options["rollout_limit"] = 0
         if config.simulations is not None:
             options["simulations"] = config.simulations
