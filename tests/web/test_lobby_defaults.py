@@ -77,3 +77,11 @@ def test_game_lists_show_display_names(page: Any, server: str) -> None:
     page.wait_for_selector("#lobby-game h1")
     heading = page.text_content("#lobby-game h1") or ""
     assert "Terra Nova" in heading and "terranova" not in heading
+
+
+def test_an_empty_variant_field_shows_what_the_ruleset_plays(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    page.select_option("#game-select", "medina")
+    assert page.get_attribute("#variant-edition", "placeholder") == "1"
+    page.select_option("#ruleset-select", "second_edition")
+    assert page.get_attribute("#variant-edition", "placeholder") == "2"

@@ -91,6 +91,8 @@ export function showLobby(main) {
   function variantInputs(g) {
     // The flag name (as in records and docs) shows on hover; the label is its description.
     const describe = (o) => describeFlag(g, o);
+    // An empty field plays what the chosen ruleset sets (edition 2 in second_edition), else the default.
+    const preset = g.rulesets[form.ruleset] || {};
     return g.options.map((o) => {
       const sel = h("select", {
         id: `variant-${o.name}`,
@@ -108,7 +110,7 @@ export function showLobby(main) {
         const inp = h("input", {
           id: `variant-${o.name}`,
           type: isText ? "text" : "number",
-          placeholder: String(o.default),
+          placeholder: String(o.name in preset ? preset[o.name] : o.default),
           onchange: (e) => {
             if (e.target.value === "") delete form.variants[o.name];
             else form.variants[o.name] = isText ? e.target.value : Number(e.target.value);
