@@ -66,9 +66,11 @@ run: install native
 	$(BIN)/tabletop serve
 
 ## Installs what the tests need and runs every check: ruff, mypy, pytest.
-## The browser tests use Debian's chromium (Playwright's own download does not work here).
+## The browser tests use Debian's chromium (Playwright's own download does not work here),
+## the proxy tests Debian's haproxy (deploy/haproxy.cfg).
 test: install-dev native-check
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v haproxy >/dev/null || (apt-get update && apt-get install -y haproxy)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy

@@ -130,6 +130,10 @@ def cluster(tmp_path: Path, schema_db_url: str) -> Iterator[Cluster]:
             TABLETOP_HTTP_BIND=f"127.0.0.1:{http_port}",
             TABLETOP_HTTPS_BIND=f"127.0.0.1:{https_port}",
             TABLETOP_TLS_CERT=str(cert),
+            # Every client of this test comes from 127.0.0.1: the proxy's per-address
+            # limits (test_proxy_limits.py) are lifted.
+            TABLETOP_PROXY_REQUESTS_PER_10S="1000000",
+            TABLETOP_PROXY_CONNECTIONS="100000",
             **{f"TABLETOP_APP{i + 1}": f"127.0.0.1:{port}" for i, port in enumerate(ports)},
         )
         proxy = subprocess.Popen(
