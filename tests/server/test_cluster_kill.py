@@ -483,7 +483,9 @@ def test_three_processes_behind_haproxy_survive_two_kills(cluster: Cluster) -> N
     assert len(killed) == 2, "the play ended before both kills"
     assert new_leader and new_leader[0] is not None and new_leader[0] != killed[0]
     assert ledger.served_by >= {"app1", "app2", "app3"}  # the clients were spread
-    assert ledger.retries > 0  # and some had to reconnect
+    # How many answers were lost with a process (ledger.retries) depends on what was in
+    # flight at each kill: haproxy sends a request that could not reach a process to
+    # another, so it may be none; every client went on either way (above and below).
 
     engine = create_engine(cluster.db_url)
     try:

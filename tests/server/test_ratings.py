@@ -407,3 +407,63 @@ def test_medina_second_edition_is_its_own_rating_pool(client: TestClient) -> Non
     assert r.status_code == 201, r.text
     mine = {m["id"]: m for m in alice.get("/api/me/matches").json()["matches"]}
     assert mine[r.json()["id"]]["rated"] is False
+
+
+def test_two_matches_of_one_person_rated_at_once_chain_their_ratings(
+    client: TestClient, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes rating two of Alice's matches at the same moment (PostgreSQL): the
+    second reads the rating the first wrote, and neither fails on her first rating row."""
+    import threading
+
+    from sqlalchemy import delete, select, update
+
+    from tabletop.server.bus import is_postgres
+    from tabletop.server.store import rating_events
+    from tabletop.server.store import ratings as rating_rows
+
+    if not is_postgres(db_url):
+        pytest.skip("one process on SQLite: no two ratings at once")
+    alice, bob, carol = register(client), register(client), register(client)
+    first, second = _two_person_game(client, alice, bob), _two_person_game(client, alice, carol)
+    engines = [make_engine(db_url) for _ in range(2)]
+    try:
+        with engines[0].begin() as conn:  # as if both had ended while no process could rate
+            conn.execute(delete(rating_events).where(rating_events.c.match_id.in_([first, second])))
+            conn.execute(delete(rating_rows).where(rating_rows.c.game == "toy"))
+            conn.execute(update(rating_rows).values(games=0))
+        for engine in engines:  # connected before the race starts
+            with engine.connect():
+                pass
+        # Each rating thinks a while between reading the ratings and writing them: the
+        # other one's read falls in between unless it waits for the first to commit.
+        library_rate = ratings.rate
+        monkeypatch.setattr(ratings, "rate", lambda *args: (time.sleep(0.3), library_rate(*args))[1])
+        start = threading.Barrier(2)
+        failures: list[BaseException] = []
+
+        def rate(engine: Any, match_id: str) -> None:
+            start.wait()
+            try:
+                ratings.rate_match(engine, match_id)
+            except BaseException as exc:  # reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=rate, args=pair) for pair in zip(engines, (first, second), strict=True)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert failures == []
+        with engines[0].connect() as conn:
+            [alice_id] = select_account_ids(conn, (alice.name,))
+            events = conn.execute(
+                select(rating_events).where(rating_events.c.account_id == alice_id).order_by(rating_events.c.id)
+            ).all()
+    finally:
+        for engine in engines:
+            engine.dispose()
+    assert len(events) == 2
+    assert (events[1].mu_before, events[1].sigma_before) == (events[0].mu, events[0].sigma)
+    got = _rating(alice)
+    assert got is not None and got["games"] == 2 and got["mu"] == pytest.approx(events[1].mu)

@@ -265,6 +265,13 @@ def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -
         if unrated:
             conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
             return None
+        # The people's accounts stay locked too (in id order, so two matches never wait on
+        # each other): two of their matches ending at once on two processes would both
+        # read the same ratings, and the second would write over the first, or both
+        # insert a first rating.
+        conn.execute(
+            select(accounts.c.id).where(accounts.c.id.in_(sorted(people))).order_by(accounts.c.id).with_for_update()
+        )
         current = {
             r.account_id: (r.mu, r.sigma)
             for r in conn.execute(
