@@ -171,8 +171,9 @@ class Ledger:
     """Per match, each acknowledged action by ply."""
     chat: dict[str, list[str]] = field(default_factory=dict)
     """Per lobby game, the chat lines the server acknowledged, in the order sent."""
-    chat_unanswered: set[str] = field(default_factory=set)
-    """Chat lines whose answer was lost with a process: stored or not, either is right."""
+    chat_unanswered: set[tuple[str, str]] = field(default_factory=set)
+    """``(lobby game, line)`` of the chat lines whose answer was lost with a process:
+    stored or not, either is right."""
     served_by: set[str] = field(default_factory=set)
     retries: int = 0
     """How often a client lost its process (no answer, or the proxy's 5xx) and went on."""
@@ -406,7 +407,7 @@ def lobby_match(
                 ledger.chat.setdefault(game_id, []).append(line)
         elif r is None:
             with ledger.lock:
-                ledger.chat_unanswered.add(line)
+                ledger.chat_unanswered.add((game_id, line))
         time.sleep(LOBBY_PACE_S)
 
     playing = {0: tokens[0]} if idle else tokens  # an idle Bob never moves: his time runs out
@@ -530,7 +531,8 @@ def test_three_processes_behind_haproxy_survive_two_kills(cluster: Cluster) -> N
             assert [n for n, _ in lines] == list(range(len(lines)))  # in order, no repeats, no gaps
             # every acknowledged line, and beside them only lines whose answer was lost
             stored = [t for _, t in lines]
-            assert [t for t in stored if t not in ledger.chat_unanswered] == ledger.chat.get(game_id, [])
+            answered = [t for t in stored if (game_id, t) not in ledger.chat_unanswered]
+            assert answered == ledger.chat.get(game_id, [])
         # Each clock charged each seat its own turns, at the times the actions were stored
         # (whichever process took them, and across the kills).
         for game_id, at in times.items():
