@@ -8,3 +8,6 @@ pub mod load;
 pub mod py;
 pub mod setup;
 pub mod state;
+
+#[cfg(test)]
+mod tests;

@@ -4,7 +4,8 @@
 
 use super::load;
 use super::setup;
-use super::state::{ActionRuns, Game, Kind, State, MAX_SEATS};
+use super::state::{ActionRuns, Kind};
+use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;

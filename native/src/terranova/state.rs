@@ -45,25 +45,165 @@ impl Phase {
     }
 }
 
-/// Why a game ended (E1-E5, `rules.py`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Termination {
-    BoardDivided,
-    OneMobilePlayer,
-    PlayerEliminated,
-    StonesExhausted,
-    Stall,
+/// Everything fixed for one game: the board, the rules, the player count.
+#[derive(Clone, Debug)]
+pub struct Game<const W: usize> {
+    pub board: Board<W>,
+    pub rules: Rules,
+    pub num_players: usize,
 }
 
-impl Termination {
-    pub fn name(self) -> &'static str {
-        match self {
-            Termination::BoardDivided => "board_divided",
-            Termination::OneMobilePlayer => "one_mobile_player",
-            Termination::PlayerEliminated => "player_eliminated",
-            Termination::StonesExhausted => "stones_exhausted",
-            Termination::Stall => "stall",
+/// A Terra Nova position (the fields of `state.State`, same names and meanings).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct State<const W: usize> {
+    pub pioneers: [Bits<W>; MAX_SEATS],
+    pub stones: Bits<W>,
+    pub closed: Bits<W>,
+    /// Pioneers, stones and closed cells (`state.filled`).
+    pub filled: Bits<W>,
+    pub turn_stones: Bits<W>,
+    pub points: [i32; MAX_SEATS],
+    pub in_hand: [i32; MAX_SEATS],
+    pub removed: [i32; MAX_SEATS],
+    pub supply: i32,
+    /// `(current cell, turn-start cell)` of each pioneer moved this turn.
+    pub movers: [(u16, u16); 3],
+    pub num_movers: u8,
+    pub action: u8,
+    pub moves_made: u8,
+    pub pending_return: i32,
+    pub turn: u32,
+    pub ply: u32,
+    pub stall: u32,
+    pub current_player: i32,
+    pub start_player: u8,
+    pub phase: Phase,
+    pub termination: Option<Termination>,
+    /// How many areas have been scored (`len(state.areas)`).
+    pub num_areas: u32,
+    /// The empty cells in the lines layout, for counting slides (derived from `filled`).
+    pub lines: Lines<W>,
+}
+
+/// The empty cells in the lines layout of `board.py`: six copies of the board, copy `d`
+/// laid out line by line along direction `d`, a padding bit after every line and in
+/// every gap (`Board::cell_line_pos`). There, the cells a pioneer can slide to in
+/// direction `d` are the run of set bits right after its position in copy `d`, so its
+/// slides in that direction are counted by one bit scan, and the `k`-th slide is found
+/// without listing any.
+///
+/// Listing some 200 slides by walking the rays cell by cell was about four fifths of a
+/// random playout's time (and most of `legal_actions`). An action fills or empties one
+/// or two cells (more when an area closes): six bits each to flip, which
+/// [`State::play`] does. The lines are a cache of `filled`: they know the `filled` they
+/// were made for, and a state whose `filled` changed elsewhere (or a board whose layout
+/// does not fit, `Board::lines_fit`) walks the rays instead. Two states compare equal
+/// whatever their caches.
+#[derive(Clone, Copy)]
+pub struct Lines<const W: usize> {
+    /// The layout's bits, little-endian bytes (so that 64 bits from any bit are one read).
+    pub(super) words: [[[u8; 8]; W]; LINE_WORDS_PER_W],
+    /// The filled cells `words` is for.
+    pub(super) filled: Bits<W>,
+}
+
+impl<const W: usize> PartialEq for Lines<W> {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the state's `filled`, which the state compares
+    }
+}
+
+impl<const W: usize> Eq for Lines<W> {}
+
+impl<const W: usize> std::fmt::Debug for Lines<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lines")
+    }
+}
+
+impl<const W: usize> Lines<W> {
+    /// The lines of a board with `filled` cells.
+    pub fn new(b: &Board<W>, filled: &Bits<W>) -> Self {
+        // Every cell filled is all bits clear; then the empty cells are flipped.
+        let mut lines = Lines {
+            words: [[[0; 8]; W]; LINE_WORDS_PER_W],
+            filled: b.all,
+        };
+        lines.sync(b, filled);
+        lines
+    }
+
+    /// Brings the lines up to `filled`: flips the six bits of every changed cell.
+    #[inline]
+    pub fn sync(&mut self, b: &Board<W>, filled: &Bits<W>) {
+        if !b.lines_fit {
+            return;
         }
+        let changed = self.filled ^ *filled;
+        for cell in changed.iter() {
+            let bytes = self.words.as_flattened_mut().as_flattened_mut();
+            for &p in b.cell_line_pos[cell].iter() {
+                bytes[p as usize >> 3] ^= 1 << (p & 7);
+            }
+        }
+        self.filled = *filled;
+    }
+
+    /// How many empty cells follow the layout position `p` in a row (a run is shorter
+    /// than a ray, at most 56 cells: `Board::lines_fit`).
+    #[inline]
+    pub(super) fn run_after(&self, p: u32) -> u32 {
+        let next = p as usize + 1;
+        let bytes = self.words.as_flattened().as_flattened();
+        let at = next >> 3;
+        // The 57 or more bits from `next` on, in one read.
+        let window = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        (window >> (next & 7)).trailing_ones()
+    }
+
+    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
+    #[inline]
+    pub(super) fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
+        b.cell_line_pos[cell].map(|p| self.run_after(p))
+    }
+}
+
+impl<const W: usize> State<W> {
+    #[inline]
+    pub(super) fn player(&self) -> usize {
+        self.current_player as usize
+    }
+
+    #[inline]
+    pub(super) fn movers(&self) -> &[(u16, u16)] {
+        &self.movers[..self.num_movers as usize]
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    /// s(X) of the pioneer now on `cell`.
+    pub(super) fn start_cell(&self, cell: usize) -> usize {
+        for &(cur, start) in self.movers() {
+            if cur as usize == cell {
+                return start as usize;
+            }
+        }
+        cell
+    }
+
+    /// Whether seat `p` has a pioneer next to an empty cell.
+    #[inline]
+    pub(super) fn can_step(&self, g: &Game<W>, own: &Bits<W>) -> bool {
+        let empty = g.board.all.minus(&self.filled);
+        own.iter().any(|c| g.board.neighbor_masks[c].intersects(&empty))
+    }
+
+    /// The lines layout of the empty cells, where it is up to date (`Lines`).
+    #[inline]
+    pub(super) fn lines(&self, g: &Game<W>) -> Option<&Lines<W>> {
+        (g.board.lines_fit && self.lines.filled == self.filled).then_some(&self.lines)
     }
 }
 
@@ -140,68 +280,6 @@ pub enum Move {
     Slide { src: usize, dst: usize },
     Stone(usize),
     Pass,
-}
-
-/// Everything fixed for one game: the board, the rules, the player count.
-#[derive(Clone, Debug)]
-pub struct Game<const W: usize> {
-    pub board: Board<W>,
-    pub rules: Rules,
-    pub num_players: usize,
-}
-
-/// Up to three scored parts (a stone touches at most three arcs of open ground).
-struct Parts<const W: usize> {
-    parts: [Bits<W>; 3],
-    len: usize,
-}
-
-impl<const W: usize> Parts<W> {
-    fn new() -> Self {
-        Parts {
-            parts: [Bits::EMPTY; 3],
-            len: 0,
-        }
-    }
-    fn push(&mut self, part: Bits<W>) {
-        self.parts[self.len] = part;
-        self.len += 1;
-    }
-    fn as_slice(&self) -> &[Bits<W>] {
-        &self.parts[..self.len]
-    }
-}
-
-/// A Terra Nova position (the fields of `state.State`, same names and meanings).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct State<const W: usize> {
-    pub pioneers: [Bits<W>; MAX_SEATS],
-    pub stones: Bits<W>,
-    pub closed: Bits<W>,
-    /// Pioneers, stones and closed cells (`state.filled`).
-    pub filled: Bits<W>,
-    pub turn_stones: Bits<W>,
-    pub points: [i32; MAX_SEATS],
-    pub in_hand: [i32; MAX_SEATS],
-    pub removed: [i32; MAX_SEATS],
-    pub supply: i32,
-    /// `(current cell, turn-start cell)` of each pioneer moved this turn.
-    pub movers: [(u16, u16); 3],
-    pub num_movers: u8,
-    pub action: u8,
-    pub moves_made: u8,
-    pub pending_return: i32,
-    pub turn: u32,
-    pub ply: u32,
-    pub stall: u32,
-    pub current_player: i32,
-    pub start_player: u8,
-    pub phase: Phase,
-    pub termination: Option<Termination>,
-    /// How many areas have been scored (`len(state.areas)`).
-    pub num_areas: u32,
-    /// The empty cells in the lines layout, for counting slides (derived from `filled`).
-    pub lines: Lines<W>,
 }
 
 /// A position's legal actions in the Python order, counted but not listed: the legal
@@ -373,124 +451,7 @@ impl<const W: usize> ActionRuns<W> {
     }
 }
 
-/// The empty cells in the lines layout of `board.py`: six copies of the board, copy `d`
-/// laid out line by line along direction `d`, a padding bit after every line and in
-/// every gap (`Board::cell_line_pos`). There, the cells a pioneer can slide to in
-/// direction `d` are the run of set bits right after its position in copy `d`, so its
-/// slides in that direction are counted by one bit scan, and the `k`-th slide is found
-/// without listing any.
-///
-/// Listing some 200 slides by walking the rays cell by cell was about four fifths of a
-/// random playout's time (and most of `legal_actions`). An action fills or empties one
-/// or two cells (more when an area closes): six bits each to flip, which
-/// [`State::play`] does. The lines are a cache of `filled`: they know the `filled` they
-/// were made for, and a state whose `filled` changed elsewhere (or a board whose layout
-/// does not fit, `Board::lines_fit`) walks the rays instead. Two states compare equal
-/// whatever their caches.
-#[derive(Clone, Copy)]
-pub struct Lines<const W: usize> {
-    /// The layout's bits, little-endian bytes (so that 64 bits from any bit are one read).
-    words: [[[u8; 8]; W]; LINE_WORDS_PER_W],
-    /// The filled cells `words` is for.
-    filled: Bits<W>,
-}
-
-impl<const W: usize> PartialEq for Lines<W> {
-    fn eq(&self, _: &Self) -> bool {
-        true // derived from the state's `filled`, which the state compares
-    }
-}
-
-impl<const W: usize> Eq for Lines<W> {}
-
-impl<const W: usize> std::fmt::Debug for Lines<W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Lines")
-    }
-}
-
-impl<const W: usize> Lines<W> {
-    /// The lines of a board with `filled` cells.
-    pub fn new(b: &Board<W>, filled: &Bits<W>) -> Self {
-        // Every cell filled is all bits clear; then the empty cells are flipped.
-        let mut lines = Lines {
-            words: [[[0; 8]; W]; LINE_WORDS_PER_W],
-            filled: b.all,
-        };
-        lines.sync(b, filled);
-        lines
-    }
-
-    /// Brings the lines up to `filled`: flips the six bits of every changed cell.
-    #[inline]
-    pub fn sync(&mut self, b: &Board<W>, filled: &Bits<W>) {
-        if !b.lines_fit {
-            return;
-        }
-        let changed = self.filled ^ *filled;
-        for cell in changed.iter() {
-            let bytes = self.words.as_flattened_mut().as_flattened_mut();
-            for &p in b.cell_line_pos[cell].iter() {
-                bytes[p as usize >> 3] ^= 1 << (p & 7);
-            }
-        }
-        self.filled = *filled;
-    }
-
-    /// How many empty cells follow the layout position `p` in a row (a run is shorter
-    /// than a ray, at most 56 cells: `Board::lines_fit`).
-    #[inline]
-    fn run_after(&self, p: u32) -> u32 {
-        let next = p as usize + 1;
-        let bytes = self.words.as_flattened().as_flattened();
-        let at = next >> 3;
-        // The 57 or more bits from `next` on, in one read.
-        let window = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-        (window >> (next & 7)).trailing_ones()
-    }
-
-    /// The reach of the pioneer on `cell` in each direction: the empty cells in a row.
-    #[inline]
-    fn reach(&self, b: &Board<W>, cell: usize) -> [u32; 6] {
-        b.cell_line_pos[cell].map(|p| self.run_after(p))
-    }
-}
-
 impl<const W: usize> Game<W> {
-    /// The initial state: placement, `start` to place first.
-    pub fn initial(&self, start: usize) -> State<W> {
-        let each = pioneers_per_player(self.num_players).unwrap_or(0);
-        let mut in_hand = [0; MAX_SEATS];
-        for h in in_hand.iter_mut().take(self.num_players) {
-            *h = each;
-        }
-        State {
-            pioneers: [Bits::EMPTY; MAX_SEATS],
-            stones: Bits::EMPTY,
-            closed: Bits::EMPTY,
-            filled: Bits::EMPTY,
-            turn_stones: Bits::EMPTY,
-            points: [0; MAX_SEATS],
-            in_hand,
-            removed: [0; MAX_SEATS],
-            supply: TOTAL_STONES,
-            movers: [(0, 0); 3],
-            num_movers: 0,
-            action: 0,
-            moves_made: 0,
-            pending_return: -1,
-            turn: 0,
-            ply: 0,
-            stall: 0,
-            current_player: start as i32,
-            start_player: start as u8,
-            phase: Phase::Placement,
-            termination: None,
-            num_areas: 0,
-            lines: Lines::new(&self.board, &Bits::EMPTY),
-        }
-    }
-
     /// The move of an action id, or `None` for an id that names no move on this board.
     pub fn decode(&self, action: usize) -> Option<Move> {
         let b = &self.board;
@@ -538,42 +499,24 @@ impl<const W: usize> Game<W> {
         let dst = b.line_cell[b.cell_line_pos[src][direction] as usize + steps].0 as usize;
         Some(Move::Slide { src, dst })
     }
+
+    /// The action id of a move (`encoding.encode`).
+    pub fn encode(&self, mv: Move) -> usize {
+        let b = &self.board;
+        match mv {
+            Move::Place(cell) => cell,
+            Move::Stone(cell) => b.stone_base() + cell,
+            Move::Pass => b.pass_action(),
+            Move::Slide { src, dst } => {
+                // Only the moves of this state's lists are encoded: slides along a line.
+                let (direction, steps) = b.direction_steps(src, dst).unwrap_or((0, 1));
+                b.slide_action(src, direction, steps)
+            }
+        }
+    }
 }
 
 impl<const W: usize> State<W> {
-    #[inline]
-    fn player(&self) -> usize {
-        self.current_player as usize
-    }
-
-    #[inline]
-    fn movers(&self) -> &[(u16, u16)] {
-        &self.movers[..self.num_movers as usize]
-    }
-
-    pub fn is_terminal(&self) -> bool {
-        self.termination.is_some()
-    }
-
-    /// s(X) of the pioneer now on `cell`.
-    fn start_cell(&self, cell: usize) -> usize {
-        for &(cur, start) in self.movers() {
-            if cur as usize == cell {
-                return start as usize;
-            }
-        }
-        cell
-    }
-
-    /// Whether seat `p` has a pioneer next to an empty cell.
-    #[inline]
-    fn can_step(&self, g: &Game<W>, own: &Bits<W>) -> bool {
-        let empty = g.board.all.minus(&self.filled);
-        own.iter().any(|c| g.board.neighbor_masks[c].intersects(&empty))
-    }
-
-    // -- move generation (moves.py) ------------------------------------------------------
-
     /// `_forbidden_returns`: the movers that may not slide back onto s(X) now.
     fn forbidden_returns(&self, g: &Game<W>) -> &[(u16, u16)] {
         if self.num_movers == 0 {
@@ -601,7 +544,7 @@ impl<const W: usize> State<W> {
     /// The pioneers that may slide now, and the slides back that are forbidden
     /// (`(current cell, turn-start cell)` pairs).
     #[inline]
-    fn slide_sources(&self, g: &Game<W>) -> (Bits<W>, &[(u16, u16)]) {
+    pub(super) fn slide_sources(&self, g: &Game<W>) -> (Bits<W>, &[(u16, u16)]) {
         if self.pending_return >= 0 {
             return (Bits::single(self.pending_return as usize), &[]);
         }
@@ -949,9 +892,67 @@ impl<const W: usize> State<W> {
         }
         true
     }
+}
 
-    // -- applying moves (rules.py) ---------------------------------------------------------
+/// Why a game ended (E1-E5, `rules.py`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Termination {
+    BoardDivided,
+    OneMobilePlayer,
+    PlayerEliminated,
+    StonesExhausted,
+    Stall,
+}
 
+impl Termination {
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::BoardDivided => "board_divided",
+            Termination::OneMobilePlayer => "one_mobile_player",
+            Termination::PlayerEliminated => "player_eliminated",
+            Termination::StonesExhausted => "stones_exhausted",
+            Termination::Stall => "stall",
+        }
+    }
+}
+
+impl<const W: usize> Game<W> {
+    /// The initial state: placement, `start` to place first.
+    pub fn initial(&self, start: usize) -> State<W> {
+        let each = pioneers_per_player(self.num_players).unwrap_or(0);
+        let mut in_hand = [0; MAX_SEATS];
+        for h in in_hand.iter_mut().take(self.num_players) {
+            *h = each;
+        }
+        State {
+            pioneers: [Bits::EMPTY; MAX_SEATS],
+            stones: Bits::EMPTY,
+            closed: Bits::EMPTY,
+            filled: Bits::EMPTY,
+            turn_stones: Bits::EMPTY,
+            points: [0; MAX_SEATS],
+            in_hand,
+            removed: [0; MAX_SEATS],
+            supply: TOTAL_STONES,
+            movers: [(0, 0); 3],
+            num_movers: 0,
+            action: 0,
+            moves_made: 0,
+            pending_return: -1,
+            turn: 0,
+            ply: 0,
+            stall: 0,
+            current_player: start as i32,
+            start_player: start as u8,
+            phase: Phase::Placement,
+            termination: None,
+            num_areas: 0,
+            lines: Lines::new(&self.board, &Bits::EMPTY),
+        }
+    }
+}
+
+impl<const W: usize> State<W> {
     /// The state after the action, or `None` if it is not legal here.
     pub fn apply_action(&self, g: &Game<W>, action: usize) -> Option<State<W>> {
         let mv = g.decode(action)?;
@@ -978,12 +979,6 @@ impl<const W: usize> State<W> {
             Move::Pass => self.finish_turn(g, false),
         }
         self.lines.sync(&g.board, &self.filled);
-    }
-
-    /// The lines layout of the empty cells, where it is up to date (`Lines`).
-    #[inline]
-    fn lines(&self, g: &Game<W>) -> Option<&Lines<W>> {
-        (g.board.lines_fit && self.lines.filled == self.filled).then_some(&self.lines)
     }
 
     fn apply_place(&mut self, g: &Game<W>, cell: usize) {
@@ -1125,38 +1120,6 @@ impl<const W: usize> State<W> {
         self.termination = Some(termination);
     }
 
-    /// `score_parts`: scores and closes each area.
-    fn score_parts(&mut self, g: &Game<W>, parts: &[Bits<W>]) {
-        let n = g.num_players;
-        for cells in parts {
-            let lands = g.board.lands_of(cells);
-            let t = landscape_count(g, lands);
-            let value = cells.count() as i32 * (4 - t as i32);
-            let mut counts = [0i32; MAX_SEATS];
-            for (p, count) in counts.iter_mut().enumerate().take(n) {
-                *count = (self.pioneers[p] & *cells).count() as i32;
-            }
-            let top = *counts[..n].iter().max().unwrap_or(&0);
-            if top > 0 {
-                let leaders = counts[..n].iter().filter(|&&c| c == top).count() as i32;
-                let share = value.div_euclid(leaders);
-                for (points, &count) in self.points.iter_mut().zip(counts.iter()).take(n) {
-                    if count == top {
-                        *points += share;
-                    }
-                }
-            }
-            for (p, &count) in counts.iter().enumerate().take(n) {
-                if count > 0 {
-                    self.pioneers[p] = self.pioneers[p].minus(cells);
-                    self.removed[p] += count;
-                }
-            }
-            self.closed |= *cells;
-            self.num_areas += 1;
-        }
-    }
-
     // -- the end of the game (§5) ------------------------------------------------------------
 
     /// How many seats can still move by the ruleset's mobility test (counting stops at
@@ -1212,136 +1175,36 @@ impl<const W: usize> State<W> {
         }
         crate::common::outcome::winners(&self.points[..g.num_players])
     }
-
-    // -- random play -------------------------------------------------------------------------
-
-    /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
-    /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
-    /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
-    pub fn random_move(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
-        let kinds = self.legal_kinds(g);
-        let kinds = kinds.as_slice();
-        let kind = match kinds.len() {
-            0 => return None,
-            1 => kinds[0],
-            k => kinds[rng.below(k as u32) as usize],
-        };
-        let pick = |set: Bits<W>, rng: &mut Rng| {
-            let count = set.count();
-            if count == 0 {
-                None
-            } else {
-                set.nth(if count == 1 { 0 } else { rng.below(count) })
-            }
-        };
-        match kind {
-            Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
-            Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
-            Kind::Pass => Some(Move::Pass),
-            Kind::Move => match self.lines(g) {
-                Some(lines) => self.random_counted_slide(g, lines, rng),
-                None => self.random_listed_slide(g, rng, slides),
-            },
-        }
-    }
-
-    /// A uniformly random legal slide, from the full list.
-    fn random_listed_slide(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
-        slides.clear();
-        self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
-        let count = slides.len() as u32;
-        if count == 0 {
-            return None;
-        }
-        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
-        Some(Move::Slide {
-            src: src as usize,
-            dst: dst as usize,
-        })
-    }
-
-    /// A uniformly random legal slide, counted in `lines`: the same slide as
-    /// [`State::random_listed_slide`] gives for the same draw (the listing's order is
-    /// source, then direction, then steps; the forbidden slides back left out).
-    fn random_counted_slide(&self, g: &Game<W>, lines: &Lines<W>, rng: &mut Rng) -> Option<Move> {
-        let b = &g.board;
-        let (own, forbidden) = self.slide_sources(g);
-        let mut count = 0;
-        let mut sources = [(0usize, [0u32; 6]); 16];
-        let mut num_sources = 0;
-        for src in own.iter() {
-            let reach = lines.reach(b, src);
-            count += reach.iter().sum::<u32>();
-            if num_sources < 16 {
-                sources[num_sources] = (src, reach);
-            }
-            num_sources += 1;
-        }
-        if num_sources > 16 {
-            return self.random_listed_slide(g, rng, &mut Vec::new());
-        }
-        // The forbidden slides back that are on an open ray: at most one per pioneer.
-        let mut skips = [(usize::MAX, 0usize, 0u32); 3];
-        let mut num_skips = 0;
-        for &(cur, start) in forbidden {
-            let (cur, start) = (cur as usize, start as usize);
-            if !own.get(cur) {
-                continue;
-            }
-            if let Some((d, steps)) = b.direction_steps(cur, start) {
-                if steps as u32 <= lines.run_after(b.cell_line_pos[cur][d]) {
-                    skips[num_skips] = (cur, d, steps as u32);
-                    num_skips += 1;
-                }
-            }
-        }
-        let skips = &skips[..num_skips];
-        let count = count - num_skips as u32;
-        if count == 0 {
-            return None;
-        }
-        let mut index = if count == 1 { 0 } else { rng.below(count) };
-        for &(src, reach) in sources[..num_sources].iter() {
-            let skip = skips.iter().find(|k| k.0 == src);
-            for (d, &run) in reach.iter().enumerate() {
-                let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
-                let run = run - skipped.is_some() as u32;
-                if index >= run {
-                    index -= run;
-                    continue;
-                }
-                let mut steps = index + 1;
-                if skipped.is_some_and(|k| steps >= k) {
-                    steps += 1;
-                }
-                let mut dst = src;
-                for _ in 0..steps {
-                    dst = b.next[d][dst] as usize;
-                }
-                return Some(Move::Slide { src, dst });
-            }
-        }
-        None // the counts above add up, so this is never reached
-    }
-
-    /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
-        let mut s = *self;
-        let mut actions = 0;
-        while !s.is_terminal() {
-            match s.random_move(g, rng, slides) {
-                Some(mv) => {
-                    s.play(g, mv);
-                    actions += 1;
-                }
-                None => break, // never happens in a consistent position; stop rather than spin
-            }
-        }
-        (s, actions)
-    }
 }
 
-// -- zones and scoring (scoring.py) ----------------------------------------------------------
+/// `_split_off`: whether this turn's stones cut `zone` off from a larger zone.
+fn split_off<const W: usize>(g: &Game<W>, zone: &Bits<W>, open: &Bits<W>, turn_stones: &Bits<W>) -> bool {
+    let then = *open | *turn_stones;
+    let old_zone = g.board.flood_fill(zone, &then);
+    (old_zone & *open).minus(zone).any()
+}
+
+/// Up to three scored parts (a stone touches at most three arcs of open ground).
+pub(super) struct Parts<const W: usize> {
+    parts: [Bits<W>; 3],
+    pub(super) len: usize,
+}
+
+impl<const W: usize> Parts<W> {
+    fn new() -> Self {
+        Parts {
+            parts: [Bits::EMPTY; 3],
+            len: 0,
+        }
+    }
+    fn push(&mut self, part: Bits<W>) {
+        self.parts[self.len] = part;
+        self.len += 1;
+    }
+    pub(super) fn as_slice(&self) -> &[Bits<W>] {
+        &self.parts[..self.len]
+    }
+}
 
 /// t(Z) for the landscapes `lands` (A2 aware).
 fn landscape_count<const W: usize>(g: &Game<W>, lands: u32) -> u32 {
@@ -1356,19 +1219,12 @@ fn landscape_count<const W: usize>(g: &Game<W>, lands: u32) -> u32 {
     }
 }
 
-fn is_area<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> bool {
+pub(super) fn is_area<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> bool {
     landscape_count(g, g.board.lands_of(cells)) <= 3
 }
 
-/// `_split_off`: whether this turn's stones cut `zone` off from a larger zone.
-fn split_off<const W: usize>(g: &Game<W>, zone: &Bits<W>, open: &Bits<W>, turn_stones: &Bits<W>) -> bool {
-    let then = *open | *turn_stones;
-    let old_zone = g.board.flood_fill(zone, &then);
-    (old_zone & *open).minus(zone).any()
-}
-
 /// `parts_after_stone`: the parts of x's old zone to score after a stone on `x`.
-fn parts_after_stone<const W: usize>(g: &Game<W>, x: usize, open_after: &Bits<W>) -> Parts<W> {
+pub(super) fn parts_after_stone<const W: usize>(g: &Game<W>, x: usize, open_after: &Bits<W>) -> Parts<W> {
     let b = &g.board;
     let rules = &g.rules;
     let mut out = Parts::new();
@@ -1577,20 +1433,164 @@ fn explore_one_part<const W: usize>(
     }
 }
 
-impl<const W: usize> Game<W> {
-    /// The action id of a move (`encoding.encode`).
-    pub fn encode(&self, mv: Move) -> usize {
-        let b = &self.board;
-        match mv {
-            Move::Place(cell) => cell,
-            Move::Stone(cell) => b.stone_base() + cell,
-            Move::Pass => b.pass_action(),
-            Move::Slide { src, dst } => {
-                // Only the moves of this state's lists are encoded: slides along a line.
-                let (direction, steps) = b.direction_steps(src, dst).unwrap_or((0, 1));
-                b.slide_action(src, direction, steps)
+impl<const W: usize> State<W> {
+    /// `score_parts`: scores and closes each area.
+    pub(super) fn score_parts(&mut self, g: &Game<W>, parts: &[Bits<W>]) {
+        let n = g.num_players;
+        for cells in parts {
+            let lands = g.board.lands_of(cells);
+            let t = landscape_count(g, lands);
+            let value = cells.count() as i32 * (4 - t as i32);
+            let mut counts = [0i32; MAX_SEATS];
+            for (p, count) in counts.iter_mut().enumerate().take(n) {
+                *count = (self.pioneers[p] & *cells).count() as i32;
+            }
+            let top = *counts[..n].iter().max().unwrap_or(&0);
+            if top > 0 {
+                let leaders = counts[..n].iter().filter(|&&c| c == top).count() as i32;
+                let share = value.div_euclid(leaders);
+                for (points, &count) in self.points.iter_mut().zip(counts.iter()).take(n) {
+                    if count == top {
+                        *points += share;
+                    }
+                }
+            }
+            for (p, &count) in counts.iter().enumerate().take(n) {
+                if count > 0 {
+                    self.pioneers[p] = self.pioneers[p].minus(cells);
+                    self.removed[p] += count;
+                }
+            }
+            self.closed |= *cells;
+            self.num_areas += 1;
+        }
+    }
+}
+
+impl<const W: usize> State<W> {
+    /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
+    /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
+    /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
+    pub fn random_move(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
+        let kinds = self.legal_kinds(g);
+        let kinds = kinds.as_slice();
+        let kind = match kinds.len() {
+            0 => return None,
+            1 => kinds[0],
+            k => kinds[rng.below(k as u32) as usize],
+        };
+        let pick = |set: Bits<W>, rng: &mut Rng| {
+            let count = set.count();
+            if count == 0 {
+                None
+            } else {
+                set.nth(if count == 1 { 0 } else { rng.below(count) })
+            }
+        };
+        match kind {
+            Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
+            Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
+            Kind::Pass => Some(Move::Pass),
+            Kind::Move => match self.lines(g) {
+                Some(lines) => self.random_counted_slide(g, lines, rng),
+                None => self.random_listed_slide(g, rng, slides),
+            },
+        }
+    }
+
+    /// A uniformly random legal slide, from the full list.
+    pub(super) fn random_listed_slide(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
+        slides.clear();
+        self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
+        let count = slides.len() as u32;
+        if count == 0 {
+            return None;
+        }
+        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
+        Some(Move::Slide {
+            src: src as usize,
+            dst: dst as usize,
+        })
+    }
+
+    /// A uniformly random legal slide, counted in `lines`: the same slide as
+    /// [`State::random_listed_slide`] gives for the same draw (the listing's order is
+    /// source, then direction, then steps; the forbidden slides back left out).
+    pub(super) fn random_counted_slide(&self, g: &Game<W>, lines: &Lines<W>, rng: &mut Rng) -> Option<Move> {
+        let b = &g.board;
+        let (own, forbidden) = self.slide_sources(g);
+        let mut count = 0;
+        let mut sources = [(0usize, [0u32; 6]); 16];
+        let mut num_sources = 0;
+        for src in own.iter() {
+            let reach = lines.reach(b, src);
+            count += reach.iter().sum::<u32>();
+            if num_sources < 16 {
+                sources[num_sources] = (src, reach);
+            }
+            num_sources += 1;
+        }
+        if num_sources > 16 {
+            return self.random_listed_slide(g, rng, &mut Vec::new());
+        }
+        // The forbidden slides back that are on an open ray: at most one per pioneer.
+        let mut skips = [(usize::MAX, 0usize, 0u32); 3];
+        let mut num_skips = 0;
+        for &(cur, start) in forbidden {
+            let (cur, start) = (cur as usize, start as usize);
+            if !own.get(cur) {
+                continue;
+            }
+            if let Some((d, steps)) = b.direction_steps(cur, start) {
+                if steps as u32 <= lines.run_after(b.cell_line_pos[cur][d]) {
+                    skips[num_skips] = (cur, d, steps as u32);
+                    num_skips += 1;
+                }
             }
         }
+        let skips = &skips[..num_skips];
+        let count = count - num_skips as u32;
+        if count == 0 {
+            return None;
+        }
+        let mut index = if count == 1 { 0 } else { rng.below(count) };
+        for &(src, reach) in sources[..num_sources].iter() {
+            let skip = skips.iter().find(|k| k.0 == src);
+            for (d, &run) in reach.iter().enumerate() {
+                let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
+                let run = run - skipped.is_some() as u32;
+                if index >= run {
+                    index -= run;
+                    continue;
+                }
+                let mut steps = index + 1;
+                if skipped.is_some_and(|k| steps >= k) {
+                    steps += 1;
+                }
+                let mut dst = src;
+                for _ in 0..steps {
+                    dst = b.next[d][dst] as usize;
+                }
+                return Some(Move::Slide { src, dst });
+            }
+        }
+        None // the counts above add up, so this is never reached
+    }
+
+    /// Plays kind-first random moves to the end; returns the final state and the moves made.
+    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
+        let mut s = *self;
+        let mut actions = 0;
+        while !s.is_terminal() {
+            match s.random_move(g, rng, slides) {
+                Some(mv) => {
+                    s.play(g, mv);
+                    actions += 1;
+                }
+                None => break, // never happens in a consistent position; stop rather than spin
+            }
+        }
+        (s, actions)
     }
 }
 
@@ -1643,206 +1643,5 @@ impl<const W: usize> Game<W> {
             returns[p] = 1.0 / winners.len() as f64;
         }
         end
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::board::{Board, Rules};
-    use super::*;
-
-    fn disc_game(radius: i32, num_players: usize, rules: Rules) -> Game<4> {
-        let mut cells = Vec::new();
-        for r in -radius..=radius {
-            for q in -radius..=radius {
-                if (q + r).abs() <= radius {
-                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
-                }
-            }
-        }
-        let water = [false, false, false, false, false, false, true];
-        Game {
-            board: Board::new(&cells, &water).unwrap(),
-            rules,
-            num_players,
-        }
-    }
-
-    #[test]
-    fn a_slide_decoded_from_the_layout_is_the_slide_walked_to() {
-        // A disc, and a disc with a hole in it (lines with gaps).
-        for hole in [0, 2] {
-            let mut cells = Vec::new();
-            for r in -5i32..=5 {
-                for q in -5i32..=5 {
-                    let distance = q.abs().max(r.abs()).max((q + r).abs());
-                    if distance <= 5 && distance >= hole {
-                        cells.push((q, r, ((q * 3 + r * 5).rem_euclid(7)) as u8));
-                    }
-                }
-            }
-            let water = [false, false, false, false, false, false, true];
-            let game = Game::<4> {
-                board: Board::new(&cells, &water).unwrap(),
-                rules: Rules::default(),
-                num_players: 2,
-            };
-            assert!(game.board.lines_fit);
-            let mut slides = 0;
-            for action in game.board.num_cells..game.board.stone_base() {
-                if let Some(mv) = game.decode(action) {
-                    assert_eq!(game.decode_listed(action), Some(mv), "action {action}");
-                    slides += 1;
-                }
-            }
-            assert!(slides > 300);
-        }
-    }
-
-    #[test]
-    fn counted_random_slides_are_the_listed_slides() {
-        let game = disc_game(6, 3, Rules::default());
-        let mut rng = Rng::new(3);
-        let mut slides = Vec::new();
-        let mut state = game.initial(0);
-        let mut checked = 0;
-        while !state.is_terminal() {
-            if state.phase == Phase::Play && state.legal_kinds(&game).as_slice().contains(&Kind::Move) {
-                let mut listed = Vec::new();
-                state.for_each_slide(&game, |src, _, _, dst| listed.push(Move::Slide { src, dst }));
-                for _ in 0..20 {
-                    let mut again = state;
-                    again.phase = Phase::Play;
-                    let Some(mv) = again.random_move(&game, &mut rng, &mut slides) else {
-                        continue;
-                    };
-                    if let Move::Slide { .. } = mv {
-                        assert!(listed.contains(&mv), "{mv:?} is not a legal slide");
-                    }
-                }
-                checked += 1;
-            }
-            let mv = state
-                .random_move(&game, &mut rng, &mut slides)
-                .expect("a move while not over");
-            assert!(state.is_legal(&game, mv));
-            state = state.apply_legal(&game, mv);
-        }
-        assert!(checked > 50);
-    }
-
-    /// The lines kept by `play` against fresh ones, and the slides counted in them against
-    /// the listed slides for the same draw, at every step of random games: every return
-    /// rule (the forbidden slides back), both scoring times, 2-4 players, a disc and a
-    /// board with holes (rays that stop at gaps).
-    #[test]
-    fn the_counted_slides_are_the_listed_slides_for_the_same_draw() {
-        let holes = |q: i32, r: i32| (q * 7 + r * 3).rem_euclid(11) == 0 && (q, r) != (0, 0);
-        let mut drawn = 0;
-        for (k, return_rule) in [ReturnRule::EndOfTurn, ReturnRule::Strict, ReturnRule::ThreeMovesOnly]
-            .into_iter()
-            .enumerate()
-        {
-            for immediate_scoring in [true, false] {
-                for num_players in 2..=4 {
-                    let rules = Rules {
-                        return_rule,
-                        immediate_scoring,
-                        ..Rules::default()
-                    };
-                    let mut game = disc_game(6, num_players, rules);
-                    if num_players == 3 {
-                        let cells: Vec<(i32, i32, u8)> = game
-                            .board
-                            .coords
-                            .iter()
-                            .zip(game.board.land.iter())
-                            .filter(|(&(q, r), _)| !holes(q, r))
-                            .map(|(&(q, r), &l)| (q, r, l))
-                            .collect();
-                        let water = [false, false, false, false, false, false, true];
-                        game.board = Board::new(&cells, &water).unwrap();
-                    }
-                    assert!(game.board.lines_fit);
-                    let mut rng = Rng::new(k as u64 * 10 + num_players as u64);
-                    let mut slides = Vec::new();
-                    let mut state = game.initial(0);
-                    while !state.is_terminal() {
-                        let lines = state.lines(&game).expect("the lines follow every move");
-                        assert_eq!(lines.words, Lines::new(&game.board, &state.filled).words);
-                        if state.phase == Phase::Play {
-                            let (mut listing, mut counting) = (rng.clone(), rng.clone());
-                            let listed = state.random_listed_slide(&game, &mut listing, &mut slides);
-                            let counted = state.random_counted_slide(&game, lines, &mut counting);
-                            assert_eq!(listed, counted);
-                            assert_eq!(listing.next_u64(), counting.next_u64());
-                            drawn += listed.is_some() as usize;
-                            // The listing by runs, against the listing by walking the rays.
-                            let mut walked = state;
-                            walked.lines.filled = Bits::EMPTY;
-                            assert!(walked.lines(&game).is_none());
-                            for kind in [Kind::Move, Kind::Stone] {
-                                let (mut a, mut b) = (Vec::new(), Vec::new());
-                                state.actions_of_kind(&game, kind, &mut a);
-                                walked.actions_of_kind(&game, kind, &mut b);
-                                assert_eq!(a, b);
-                            }
-                            assert!(walked.action_runs(&game, &[Kind::Move]).is_none());
-                        }
-                        // Every kind's runs, and all legal actions', against the lists.
-                        let kinds = state.legal_kinds(&game);
-                        let mut every = vec![kinds.as_slice().to_vec()];
-                        every.extend(kinds.as_slice().iter().map(|&k| vec![k]));
-                        for kinds in every {
-                            let mut listed = Vec::new();
-                            for &kind in &kinds {
-                                state.actions_of_kind(&game, kind, &mut listed);
-                            }
-                            let runs = state.action_runs(&game, &kinds).unwrap();
-                            let b = &game.board;
-                            let read: Vec<u32> = (0..runs.len()).map(|i| runs.get(b, i)).collect();
-                            assert_eq!(read, listed);
-                            assert_eq!(runs.to_vec(b), listed);
-                        }
-                        let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
-                        state.play(&game, mv);
-                    }
-                }
-            }
-        }
-        assert!(drawn > 3000, "{drawn}");
-    }
-
-    #[test]
-    fn every_rule_variant_plays_to_the_end() {
-        for return_rule in [ReturnRule::EndOfTurn, ReturnRule::Strict, ReturnRule::ThreeMovesOnly] {
-            for immediate_scoring in [true, false] {
-                let rules = Rules {
-                    return_rule,
-                    immediate_scoring,
-                    ..Rules::default()
-                };
-                let game = disc_game(5, 2, rules);
-                let (end, actions) = game.initial(1).playout(&game, &mut Rng::new(9), &mut Vec::new());
-                assert!(end.is_terminal() && actions > 20);
-                assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
-            }
-        }
-    }
-
-    #[test]
-    fn the_search_returns_a_legal_action_and_counts_its_nodes() {
-        let game = disc_game(5, 2, Rules::default());
-        let mut state = game.initial(0);
-        let mut rng = Rng::new(2);
-        let mut slides = Vec::new();
-        for _ in 0..30 {
-            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
-            state = state.apply_legal(&game, mv);
-        }
-        let result = crate::common::mcts::search(&game, &state, 300, 2.0, &mut rng);
-        let action = result.action.expect("a legal action");
-        assert!(state.legal_actions(&game).contains(&action));
-        assert!(result.nodes > 300);
     }
 }
