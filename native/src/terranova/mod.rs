@@ -7,6 +7,7 @@ pub mod load;
 #[cfg(feature = "python")]
 pub mod py;
 pub mod scoring;
+pub mod search;
 pub mod setup;
 pub mod state;
 
