@@ -9,7 +9,7 @@
 //! conditions, or derived from them where it is not given.
 
 use super::board::ReturnRule;
-use super::state::Termination;
+use super::rules::Termination;
 use super::state::{pioneers_per_player, Game, Lines, Phase, State, MAX_SEATS, TOTAL_STONES};
 use crate::common::bits::Bits;
 

@@ -6,6 +6,7 @@ pub mod eval;
 pub mod load;
 #[cfg(feature = "python")]
 pub mod py;
+pub mod rules;
 pub mod scoring;
 pub mod search;
 pub mod setup;
