@@ -3,8 +3,8 @@
 //! the map limit of 1,000 cells) 16-word ones.
 
 use super::load;
+use super::moves::{ActionRuns, Kind};
 use super::setup;
-use super::state::{ActionRuns, Kind};
 use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
 use crate::common::outcome;

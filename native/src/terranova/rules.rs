@@ -6,8 +6,9 @@
 //! `scoring.rs`; the end checks run after every turn and once after setup.
 
 use super::board::ReturnRule;
+use super::moves::Move;
 use super::scoring::{is_area, parts_after_stone};
-use super::state::{pioneers_per_player, Game, Lines, Move, Phase, State, MAX_SEATS, TOTAL_STONES};
+use super::state::{pioneers_per_player, Game, Lines, Phase, State, MAX_SEATS, TOTAL_STONES};
 use crate::common::bits::Bits;
 
 /// Why a game ended (E1-E5, `rules.py`).

@@ -2,7 +2,8 @@
 //! `ai.agent.random_move`), playouts to the end of the game, and `common::mcts`'s
 //! `SearchGame` over a [`Game`] (its rollouts are those playouts).
 
-use super::state::{Game, Kind, Lines, Move, State};
+use super::moves::{Kind, Move};
+use super::state::{Game, Lines, State};
 use crate::common::bits::Bits;
 use crate::common::rng::Rng;
 

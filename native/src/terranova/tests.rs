@@ -2,7 +2,8 @@
 //! `tests/native/test_differential.py` and `tests/native/test_terranova_native.py`).
 
 use super::board::{Board, ReturnRule, Rules};
-use super::state::{Game, Kind, Lines, Move, Phase};
+use super::moves::{Kind, Move};
+use super::state::{Game, Lines, Phase};
 use crate::common::bits::Bits;
 use crate::common::rng::Rng;
 
