@@ -9,7 +9,8 @@
 //! conditions, or derived from them where it is not given.
 
 use super::board::ReturnRule;
-use super::state::{pioneers_per_player, Game, Lines, Phase, State, Termination, MAX_SEATS, TOTAL_STONES};
+use super::rules::Termination;
+use super::state::{pioneers_per_player, Game, Lines, Phase, State, MAX_SEATS, TOTAL_STONES};
 use crate::common::bits::Bits;
 
 /// The fields of a Terra Nova position (`export()`; numbers as read, checked by [`load`]).

@@ -3,8 +3,9 @@
 //! the map limit of 1,000 cells) 16-word ones.
 
 use super::load;
+use super::moves::{ActionRuns, Kind};
 use super::setup;
-use super::state::{ActionRuns, Game, Kind, State, MAX_SEATS};
+use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
 use crate::common::outcome;
 use crate::common::pyfields::Fields;

@@ -1,0 +1,187 @@
+//! Random play and the tree search's hooks for Terra Nova: the kind-first random move (as
+//! `ai.agent.random_move`), playouts to the end of the game, and `common::mcts`'s
+//! `SearchGame` over a [`Game`] (its rollouts are those playouts).
+
+use super::moves::{Kind, Move};
+use super::state::{Game, Lines, State};
+use crate::common::bits::Bits;
+use crate::common::rng::Rng;
+
+impl<const W: usize> State<W> {
+    /// A kind-first random legal move (as `ai.agent.random_move`), `None` if there is none.
+    /// A slide is counted and found in the lines layout (`Lines`), or else drawn from the
+    /// listed slides (`slides` is the list's buffer): the same slide for the same draw.
+    pub fn random_move(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
+        let kinds = self.legal_kinds(g);
+        let kinds = kinds.as_slice();
+        let kind = match kinds.len() {
+            0 => return None,
+            1 => kinds[0],
+            k => kinds[rng.below(k as u32) as usize],
+        };
+        let pick = |set: Bits<W>, rng: &mut Rng| {
+            let count = set.count();
+            if count == 0 {
+                None
+            } else {
+                set.nth(if count == 1 { 0 } else { rng.below(count) })
+            }
+        };
+        match kind {
+            Kind::Place => pick(g.board.all.minus(&self.filled), rng).map(Move::Place),
+            Kind::Stone => pick(self.stone_targets(g), rng).map(Move::Stone),
+            Kind::Pass => Some(Move::Pass),
+            Kind::Move => match self.lines(g) {
+                Some(lines) => self.random_counted_slide(g, lines, rng),
+                None => self.random_listed_slide(g, rng, slides),
+            },
+        }
+    }
+
+    /// A uniformly random legal slide, from the full list.
+    pub(super) fn random_listed_slide(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> Option<Move> {
+        slides.clear();
+        self.for_each_slide(g, |src, _, _, dst| slides.push((src as u16, dst as u16)));
+        let count = slides.len() as u32;
+        if count == 0 {
+            return None;
+        }
+        let (src, dst) = slides[if count == 1 { 0 } else { rng.below(count) } as usize];
+        Some(Move::Slide {
+            src: src as usize,
+            dst: dst as usize,
+        })
+    }
+
+    /// A uniformly random legal slide, counted in `lines`: the same slide as
+    /// [`State::random_listed_slide`] gives for the same draw (the listing's order is
+    /// source, then direction, then steps; the forbidden slides back left out).
+    pub(super) fn random_counted_slide(&self, g: &Game<W>, lines: &Lines<W>, rng: &mut Rng) -> Option<Move> {
+        let b = &g.board;
+        let (own, forbidden) = self.slide_sources(g);
+        let mut count = 0;
+        let mut sources = [(0usize, [0u32; 6]); 16];
+        let mut num_sources = 0;
+        for src in own.iter() {
+            let reach = lines.reach(b, src);
+            count += reach.iter().sum::<u32>();
+            if num_sources < 16 {
+                sources[num_sources] = (src, reach);
+            }
+            num_sources += 1;
+        }
+        if num_sources > 16 {
+            return self.random_listed_slide(g, rng, &mut Vec::new());
+        }
+        // The forbidden slides back that are on an open ray: at most one per pioneer.
+        let mut skips = [(usize::MAX, 0usize, 0u32); 3];
+        let mut num_skips = 0;
+        for &(cur, start) in forbidden {
+            let (cur, start) = (cur as usize, start as usize);
+            if !own.get(cur) {
+                continue;
+            }
+            if let Some((d, steps)) = b.direction_steps(cur, start) {
+                if steps as u32 <= lines.run_after(b.cell_line_pos[cur][d]) {
+                    skips[num_skips] = (cur, d, steps as u32);
+                    num_skips += 1;
+                }
+            }
+        }
+        let skips = &skips[..num_skips];
+        let count = count - num_skips as u32;
+        if count == 0 {
+            return None;
+        }
+        let mut index = if count == 1 { 0 } else { rng.below(count) };
+        for &(src, reach) in sources[..num_sources].iter() {
+            let skip = skips.iter().find(|k| k.0 == src);
+            for (d, &run) in reach.iter().enumerate() {
+                let skipped = skip.filter(|k| k.1 == d).map(|k| k.2);
+                let run = run - skipped.is_some() as u32;
+                if index >= run {
+                    index -= run;
+                    continue;
+                }
+                let mut steps = index + 1;
+                if skipped.is_some_and(|k| steps >= k) {
+                    steps += 1;
+                }
+                let mut dst = src;
+                for _ in 0..steps {
+                    dst = b.next[d][dst] as usize;
+                }
+                return Some(Move::Slide { src, dst });
+            }
+        }
+        None // the counts above add up, so this is never reached
+    }
+
+    /// Plays kind-first random moves to the end; returns the final state and the moves made.
+    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
+        let mut s = *self;
+        let mut actions = 0;
+        while !s.is_terminal() {
+            match s.random_move(g, rng, slides) {
+                Some(mv) => {
+                    s.play(g, mv);
+                    actions += 1;
+                }
+                None => break, // never happens in a consistent position; stop rather than spin
+            }
+        }
+        (s, actions)
+    }
+}
+
+impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
+    type State = State<W>;
+
+    fn num_players(&self) -> usize {
+        self.num_players
+    }
+
+    fn to_act(&self, state: &State<W>) -> i32 {
+        state.current_player
+    }
+
+    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
+        for &kind in state.legal_kinds(self).as_slice() {
+            state.actions_of_kind(self, kind, out);
+        }
+    }
+
+    fn play(&self, state: &State<W>, action: u32) -> State<W> {
+        match self.decode(action as usize) {
+            Some(mv) => state.apply_legal(self, mv),
+            None => *state,
+        }
+    }
+
+    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
+        self.playout_returns(state, rng, returns);
+    }
+
+    fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
+        let end = self.playout_returns(state, rng, returns);
+        scores
+            .iter_mut()
+            .zip(end.points.iter())
+            .for_each(|(s, &p)| *s = p as f64);
+        true
+    }
+}
+
+impl<const W: usize> Game<W> {
+    /// Plays a random game out from `state`, writes each seat's share of the win into
+    /// `returns` and gives back the final state (for its scores).
+    fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
+        let (end, _) = state.playout(self, rng, &mut Vec::new());
+        let winners = end.winners(self);
+        returns.iter_mut().for_each(|r| *r = 0.0);
+        for &p in winners.iter() {
+            returns[p] = 1.0 / winners.len() as f64;
+        }
+        end
+    }
+}
