@@ -239,7 +239,7 @@ impl Engine for MedinaEngine {
         self.num_players
     }
     fn num_actions(&self) -> usize {
-        crate::medina::state::NUM_ACTIONS
+        crate::medina::moves::NUM_ACTIONS
     }
     fn planes_len(&self) -> usize {
         me::PLANES_LEN

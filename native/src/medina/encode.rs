@@ -7,7 +7,8 @@
 //! and the functions `State::palace_pieces`, `state::palace_stables`, `State::scores`.
 
 use super::board::{geometry_for, Bits, Geometry, NUM_SQUARES};
-use super::state::{palace_stables, Phase, State, NEUTRAL, NUM_SLOTS};
+use super::moves::NUM_SLOTS;
+use super::state::{palace_stables, Phase, State, NEUTRAL};
 use crate::common::kept::Kept;
 
 /// Score planes hold `score / SCORE_SCALE` (`encoding.SCORE_SCALE`).
@@ -288,7 +289,7 @@ pub fn legal_actions_into(s: &State, out: &mut Vec<u32>) {
 mod tests {
     use super::*;
     use crate::common::rng::Rng;
-    use crate::medina::state::Rules;
+    use crate::medina::ruleset::Rules;
 
     #[test]
     fn vector_one_hots_hold_through_a_game() {

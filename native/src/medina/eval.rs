@@ -10,7 +10,9 @@
 //! tiles. The Python module's docstring says why each term is there.
 
 use super::board::{ortho_dilate, ortho_dilate_any};
-use super::state::{palace_stables, Search, State, DOME, NUM_SLOTS, PURPLE, STABLE};
+use super::moves::{DOME, NUM_SLOTS, PURPLE, STABLE};
+use super::search::Search;
+use super::state::{palace_stables, State};
 use crate::common::alphabeta::Evaluate;
 use crate::common::mcts::SearchGame;
 use crate::common::rng::Rng;
@@ -190,7 +192,7 @@ impl Evaluate for Evaluated {
 mod tests {
     use super::*;
     use crate::common::alphabeta::{search, Budget, Settings};
-    use crate::medina::state::Rules;
+    use crate::medina::ruleset::Rules;
 
     /// A 3-player game after `actions` kind-first random actions of seed `seed`.
     fn position(players: usize, actions: u32, seed: u64) -> State {

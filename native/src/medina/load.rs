@@ -10,10 +10,11 @@
 //! checked against those given.
 
 use super::board::{flood, geometry_for, ortho_dilate, touch_dilate, Bits, MAX_RUN, NUM_RUNS, NUM_SQUARES, WIDTH};
+use super::moves::{DOME, MERCHANT, NUM_SLOTS, STABLE, WALL};
+use super::rules::supply_for;
+use super::ruleset::Rules;
 use super::second_edition::well_squares;
-use super::state::{
-    supply_for, Palace, Phase, Rules, State, DOME, MAX_PALACES, MERCHANT, NEUTRAL, NUM_SLOTS, STABLE, TEA_TILES, WALL,
-};
+use super::state::{Palace, Phase, State, MAX_PALACES, NEUTRAL, TEA_TILES};
 
 /// One palace as the Python `state.Palace` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -572,7 +573,8 @@ mod py_fields {
     use super::{load, PalaceFields, Position};
     use crate::common::pyfields::Fields;
     use crate::medina::board::Bits;
-    use crate::medina::state::{Rules, State};
+    use crate::medina::ruleset::Rules;
+    use crate::medina::state::State;
     use pyo3::prelude::*;
 
     /// The state of a game with these rules and players at the position in `fields`.

@@ -1,10 +1,14 @@
 //! Medina's rules in Rust, both editions, exactly as the Python engine
-//! (`tabletop.games.medina`) plays them: [`board`] (the grid, both board sides and 256-bit
-//! square sets), [`state`] (the position, legal moves, applying moves, scoring, random
-//! play), [`second_edition`] (the well, neutral domes, tea tiles, the claims' order and the
-//! tie-break), [`load`] (a position from its fields), [`encode`] (both editions' research
-//! observations) and, with the `python` feature, `py` (the `tabletop._native.MedinaState`
-//! class of the contract in `docs/native.md`).
+//! (`tabletop.games.medina`) plays them, in files named as the Python package's modules:
+//! [`board`] (the grid, both board sides and 256-bit square sets), [`state`] (the
+//! position), [`ruleset`] (the rule flags and presets), [`placement`] (where each piece
+//! may go), [`moves`] (action ids, move kinds, the legal actions), [`rules`] (a new game,
+//! applying actions, the turn order and the game end), [`scoring`] (scores and winners),
+//! [`second_edition`] (the well, neutral domes, tea tiles, the claims' order and the
+//! tie-break), [`eval`] (`heuristics.py`), [`encode`] (both editions' research
+//! observations, `encoding.py`), [`load`] (a position from its fields), [`search`]
+//! (kind-first random play and the tree search's hooks) and, with the `python` feature,
+//! `py` (the `tabletop._native.MedinaState` class of the contract in `docs/native.md`).
 //!
 //! # How the position is held
 //!
@@ -43,6 +47,12 @@ pub mod board;
 pub mod encode;
 pub mod eval;
 pub mod load;
+pub mod moves;
+pub mod placement;
+pub mod rules;
+pub mod ruleset;
+pub mod scoring;
+pub mod search;
 pub mod second_edition;
 pub mod state;
 

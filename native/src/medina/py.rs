@@ -8,11 +8,10 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
-use super::second_edition::parse_neutral_domes;
-use super::state::{
-    palace_stables, palace_touch, parse_tower_values, run_masks, Legal, LegalWords, Rules, Search, State, KINDS,
-    NUM_ACTIONS_2E,
-};
+use super::moves::{Legal, LegalWords, KINDS, NUM_ACTIONS_2E};
+use super::ruleset::{parse_neutral_domes, parse_tower_values, Rules};
+use super::search::Search;
+use super::state::{palace_stables, palace_touch, run_masks, State};
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};

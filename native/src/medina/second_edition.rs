@@ -2,36 +2,13 @@
 //! them: the well and its squares, neutral domes, tea tiles, the claims' order and the
 //! tie-break, and the last-player dome obligation's second-edition checks (`rules.py`,
 //! `moves.py`, `placement.py`, `scoring.py`).  The 2-player board is `board::BOARD_2P`;
-//! the rest of the rules (and the flags that apply in either edition) are `state.rs`.
+//! the rest of the rules (and the flags that apply in either edition) are in the files
+//! named as the Python modules (`placement.rs`, `moves.rs`, `rules.rs`, `scoring.rs`;
+//! the flags and their parsing, `neutral_domes` included, `ruleset.rs`).
 
 use super::board::{Bits, TOUCH_CLOSED, WIDTH};
-use super::state::{State, DOME, NUM_SLOTS, PURPLE};
-
-/// Parses a `neutral_domes` string (`"2:2,3:1,4:0"`) as `ruleset.parse_neutral_domes`:
-/// neutral domes per seat with 2, 3 and 4 players.
-pub fn parse_neutral_domes(text: &str) -> Result<[u8; 3], String> {
-    let bad = || format!("bad variant 'neutral_domes': {text:?} (expected a count for 2, 3 and 4 players)");
-    let mut counts: [Option<u8>; 3] = [None; 3];
-    for part in text.split(',') {
-        let (players, count) = part.split_once(':').ok_or_else(bad)?;
-        let slot = match players.trim() {
-            "2" => 0,
-            "3" => 1,
-            "4" => 2,
-            _ => return Err(bad()),
-        };
-        let count = count.trim();
-        if counts[slot].is_some() || count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        counts[slot] = Some(count.parse::<u8>().map_err(|_| bad())?);
-    }
-    let mut out = [0; 3];
-    for (o, c) in out.iter_mut().zip(counts) {
-        *o = c.ok_or_else(bad)?;
-    }
-    Ok(out)
-}
+use super::moves::{DOME, NUM_SLOTS, PURPLE};
+use super::state::State;
 
 /// The red squares (touching the well) and the yellow bonus squares of a well on `well`
 /// (2e §1.5, E5: the cross of four squares two steps away, or the plaza ring of twelve),

@@ -2,6 +2,9 @@
 //! `tests/native/test_medina_*.py`).
 
 use super::board::*;
+use super::moves::*;
+use super::ruleset::*;
+use super::search::*;
 use super::state::*;
 use crate::common::rng::Rng;
 
