@@ -19,7 +19,7 @@ import secrets
 import threading
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -119,12 +119,22 @@ class Seat:
 Subscriber = Callable[[str], None]
 """Receives each update as JSON text; it must not block (a websocket queues it)."""
 
+Rateable = Callable[[str, Sequence[str], GameConfig], bool]
+"""Whether a match of a game (its id, its seats' agents, its config) can be rated."""
+
+
+def rate_any(game_id: str, agents: Sequence[str], config: GameConfig) -> bool:
+    """The rooms' rule without the ratings: any match asked for rated is rated."""
+    return True
+
 
 class RoomHooks:
-    """What the lobby (clocks, takeover, chat: :mod:`tabletop.server.lobby`) hears from rooms.
+    """What a listener of the rooms hears: the tables (clocks, takeover, chat:
+    :mod:`tabletop.server.tables`) and the ratings (:class:`~tabletop.server.ratings.Rater`).
 
-    The default does nothing, so rooms work alone; every method runs on the event loop
-    and must not block.
+    ``create_app`` hands the listeners to the rooms (:meth:`RoomManager.listen`).  The
+    default does nothing, so rooms work alone; every method runs on the event loop and
+    must not block.
     """
 
     async def loaded(self, room: Room, row: MatchRow) -> None:
@@ -155,6 +165,59 @@ class RoomHooks:
         process made (a clock charges each action at its stored time), so an action a bus
         notice carries is not applied from the notice alone."""
         return False
+
+    async def finished(self, room: Room) -> None:
+        """The match has just ended (stored as finished): awaited once, before
+        :meth:`changed` (the ratings rate it here)."""
+
+
+class RoomListeners(RoomHooks):
+    """Every listener of the rooms, heard in the order they were handed in."""
+
+    def __init__(self) -> None:
+        self.listeners: tuple[RoomHooks, ...] = ()
+
+    def add(self, listener: RoomHooks) -> None:
+        self.listeners = (*self.listeners, listener)
+
+    async def loaded(self, room: Room, row: MatchRow) -> None:
+        for listener in self.listeners:
+            await listener.loaded(room, row)
+
+    def changed(self, room: Room) -> None:
+        for listener in self.listeners:
+            listener.changed(room)
+
+    async def refreshed(self, room: Room, row: MatchRow) -> None:
+        for listener in self.listeners:
+            await listener.refreshed(room, row)
+
+    def joined(self, room: Room, send: Subscriber) -> None:
+        for listener in self.listeners:
+            listener.joined(room, send)
+
+    def hello(self, room: Room, seat: int, send: Subscriber) -> None:
+        for listener in self.listeners:
+            listener.hello(room, seat, send)
+
+    def left(self, room: Room, send: Subscriber) -> None:
+        for listener in self.listeners:
+            listener.left(room, send)
+
+    def holds(self, room: Room) -> bool:
+        return any(listener.holds(room) for listener in self.listeners)
+
+    def needs_stored_row(self, room: Room) -> bool:
+        return any(listener.needs_stored_row(room) for listener in self.listeners)
+
+    async def finished(self, room: Room) -> None:
+        """Each listener's :meth:`RoomHooks.finished`; a failing one is logged, and the
+        others still hear."""
+        for listener in self.listeners:
+            try:
+                await listener.finished(room)
+            except Exception:
+                log.exception("a game-over listener failed for match %s", room.id)
 
 
 @dataclass
@@ -415,6 +478,7 @@ class RoomManager:
         engine: str = "python",
         leadership: Leadership | None = None,
         idle_s: float = 1800.0,
+        rateable: Rateable | None = None,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
@@ -444,20 +508,21 @@ class RoomManager:
         self.max_sockets_per_client = max_sockets_per_client
         self._sockets: dict[str, int] = {}
         self._socket_client: dict[Subscriber, str] = {}
-        self.hooks = RoomHooks()
-        self.finish_hooks: list[Callable[[Room], Awaitable[None]]] = []
-        """Awaited once when a match ends (the ratings are one); see :meth:`game_over`."""
-        self.rateable: Callable[[str, Sequence[str], GameConfig], bool] = lambda game_id, agents, config: True
-        """Whether a match of this game with these seats' agents can be rated (the ratings
-        set it: a bot with no fixed rating in the family makes the match unrated at creation)."""
+        self.hooks = RoomListeners()
+        """The listeners ``create_app`` handed in (:meth:`listen`); none: rooms work alone."""
+        self.rateable: Rateable = rateable or rate_any
+        """Whether a match of this game with these seats' agents can be rated (``create_app``
+        passes the ratings' rule: a bot with no fixed rating in the family makes the match
+        unrated at creation)."""
+
+    def listen(self, listener: RoomHooks) -> None:
+        """Adds a listener; ``create_app`` hands each in before any room is loaded (the
+        listeners are built on the rooms, so they come after them)."""
+        self.hooks.add(listener)
 
     async def game_over(self, room: Room) -> None:
-        """Runs the finish hooks for a match that has just ended; a failing hook is logged."""
-        for hook in self.finish_hooks:
-            try:
-                await hook(room)
-            except Exception:
-                log.exception("a game-over hook failed for match %s", room.id)
+        """Tells the listeners that a match has just ended; a failing one is logged."""
+        await self.hooks.finished(room)
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
