@@ -211,7 +211,7 @@ class Tables(RoomHooks):
         # the clock up to the position (nothing changes if it did not).
         self.changed(room)
 
-    # ----- tables: the hooks from the rooms ------------------------------------------
+    # ----- tables: what the rooms tell their listeners ------------------------------
 
     async def loaded(self, room: Room, match: MatchRow) -> None:
         """A match was read from the store: its table (if it has one) comes with it."""
@@ -564,7 +564,7 @@ class Tables(RoomHooks):
                 draft.seat_status[seat] = RESIGNED
                 if draft.clock is not None:
                     draft.clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
-            # Stored before the game-over hooks run: the ratings read the finished match.
+            # Stored before the rooms' listeners hear the end: the ratings read the finished match.
             if not await self._commit(room, table, draft, seat_agent):
                 raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         if ends:
