@@ -3,11 +3,12 @@
 The clock (:mod:`tabletop.server.clocks`), who plays each seat now (a person, a bot from
 the start, a bot that took over a dropped or timed-out seat, a resigned seat), the end by
 resignation or abort, the rematch's id and the chat.  :class:`Tables` is built on the
-rooms and hears them as a :class:`~tabletop.server.rooms.RoomHooks` listener (``create_app``
-hands it to them), runs its database work on the rooms' database thread (after the action it follows) and keeps the clocks: every
-``clock_poll_s`` it hands timed-out and dropped seats to their bot (the leader only, among
-several processes: ``server/leader.py``).  Time comes from
-``Settings.clock`` (tests pass a fake and call :meth:`Tables.check_clocks`).
+rooms and hears them as a :class:`~tabletop.server.rooms.RoomHooks` listener
+(``create_app`` hands it to them), runs its database work on the rooms' database thread
+(after the action it follows) and keeps the clocks: every ``clock_poll_s`` it hands
+timed-out and dropped seats to their bot (the leader only, among several processes:
+``server/leader.py``).  Time comes from ``Settings.clock`` (tests pass a fake and call
+:meth:`Tables.check_clocks`).
 docs/server.md, "Lobby, clocks and takeover", has the rules.
 """
 
@@ -131,7 +132,7 @@ class Tables(RoomHooks):
             if match_id in self.tables:
                 continue
             with contextlib.suppress(RoomError):
-                await self.rooms.get(match_id)  # the loaded hook brings its table
+                await self.rooms.get(match_id)  # the tables hear it loaded and bring its table
                 loaded += 1
         return loaded
 
@@ -564,7 +565,7 @@ class Tables(RoomHooks):
                 draft.seat_status[seat] = RESIGNED
                 if draft.clock is not None:
                     draft.clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
-            # Stored before the rooms' listeners hear the end: the ratings read the finished match.
+            # Stored before the rooms' listeners hear of the end: the ratings read it finished.
             if not await self._commit(room, table, draft, seat_agent):
                 raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         if ends:
