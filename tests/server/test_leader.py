@@ -34,7 +34,7 @@ from tabletop.server.store import SeatRow, Store
 
 from .accounts_helpers import register
 from .conftest import create_toy
-from .test_lobby import FakeClock, act, check, lobby_of, table, two_player_match
+from .test_lobby import FakeClock, act, check, table, tables_of, two_player_match
 
 pytestmark = pytest.mark.skipif(
     not is_postgres(os.environ.get("TABLETOP_TEST_DB") or "sqlite://"), reason="needs PostgreSQL ($TABLETOP_TEST_DB)"
@@ -133,7 +133,7 @@ def test_a_timed_out_seat_is_taken_over_once_by_the_leader(
     first, second = pair
     match_id, ann, _bob = two_player_match(second, clock={"kind": "realtime", "base_s": 600})
     # The leader takes on the table the other process started (its sweep does this).
-    first.portal.call(lobby_of(first).load_live_tables)  # type: ignore[union-attr]
+    first.portal.call(tables_of(first).load_live_tables)  # type: ignore[union-attr]
     clock.advance(601)
     # (The leader may take over other tests' seats too: PostgreSQL tests share a database.)
     assert check(first) >= 1
@@ -217,7 +217,7 @@ def _say_hello(ws: Any, token: str) -> None:
 
 
 def _leader_table(client: TestClient, match_id: str) -> Any:
-    return lobby_of(client).tables[match_id]
+    return tables_of(client).tables[match_id]
 
 
 def test_the_leader_hears_of_a_seat_dropped_on_another_process(
@@ -243,7 +243,7 @@ def test_a_seat_with_a_socket_left_on_some_process_is_not_dropped(
     match_id, ann, _bob = two_player_match(
         second, clock={"kind": "realtime", "base_s": 600}, takeover="random", grace_s=30
     )
-    first.portal.call(lobby_of(first).load_live_tables)  # type: ignore[union-attr]
+    first.portal.call(tables_of(first).load_live_tables)  # type: ignore[union-attr]
     with second.websocket_connect(f"/api/matches/{match_id}/ws") as kept:
         _say_hello(kept, ann)
         wait_for(lambda: 0 in _leader_table(first, match_id).present_elsewhere)

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
-from tabletop.server.lobby import Lobby
+from tabletop.server.tables import Tables
 
 HOUR = 3600
 
@@ -56,16 +56,16 @@ def app_client(lobby_settings: Settings) -> Iterator[TestClient]:
         yield c
 
 
-def lobby_of(client: TestClient) -> Lobby:
-    lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
-    return lobby
+def tables_of(client: TestClient) -> Tables:
+    tables: Tables = client.app.state.tables  # type: ignore[attr-defined]
+    return tables
 
 
 def check(client: TestClient) -> int:
     """Runs the clock keeper once, then waits for the lobby's writes."""
-    lobby = lobby_of(client)
-    taken: int = client.portal.call(lobby.check_clocks)  # type: ignore[union-attr]
-    client.portal.call(lobby.settle)  # type: ignore[union-attr]
+    tables = tables_of(client)
+    taken: int = client.portal.call(tables.check_clocks)  # type: ignore[union-attr]
+    client.portal.call(tables.settle)  # type: ignore[union-attr]
     return taken
 
 
@@ -104,7 +104,7 @@ def listed(client: TestClient, state: str = "open") -> list[str]:
 
 
 def table(client: TestClient, match_id: str) -> dict[str, Any]:
-    client.portal.call(lobby_of(client).settle)  # type: ignore[union-attr]
+    client.portal.call(tables_of(client).settle)  # type: ignore[union-attr]
     r = client.get(f"/api/matches/{match_id}/table")
     assert r.status_code == 200, r.text
     data: dict[str, Any] = r.json()
@@ -280,7 +280,7 @@ def test_turn_based_timeout_hands_the_seat_to_the_bot_and_the_person_takes_it_ba
         view = app_client.get(f"/api/matches/{match_id}").json()
         if view["current_player"] == 0:
             break
-        app_client.portal.call(lobby_of(app_client).settle)  # type: ignore[union-attr]
+        app_client.portal.call(tables_of(app_client).settle)  # type: ignore[union-attr]
     assert view["current_player"] == 0 and view["players"][1]["agent"] == "random"
     # Someone else cannot take Bob's seat back; Ann's seat was never taken over.
     assert app_client.post(f"/api/matches/{match_id}/reclaim", json={"token": "forged"}).status_code == 403
@@ -453,7 +453,7 @@ def test_a_bot_moving_first_hands_the_clock_to_the_person(app_client: TestClient
     for _ in range(200):
         if app_client.get(f"/api/matches/{match_id}").json()["current_player"] == 1:
             break
-        app_client.portal.call(lobby_of(app_client).settle)  # type: ignore[union-attr]
+        app_client.portal.call(tables_of(app_client).settle)  # type: ignore[union-attr]
     clock.advance(4)
     t = table(app_client, match_id)
     assert t["clock"]["running"] == 1 and t["clock"]["remaining_ms"] == [300_000, 296_000]

@@ -44,6 +44,7 @@ from tabletop.server.routes import learn as learn_routes
 from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.routes import ratings as rating_routes
 from tabletop.server.store import Store
+from tabletop.server.tables import Tables
 from tabletop.server.ws import router as ws_router
 
 log = logging.getLogger("tabletop.server")
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))
         await asyncio.to_thread(leadership.start)
         bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s, settings.engine)
+        # The match service: the one writer of each match (``server/rooms.py``).
         rooms = RoomManager(
             store,
             bots,
@@ -75,20 +77,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine=settings.engine,
             leadership=leadership,
             idle_s=settings.room_idle_s,
+            rateable=ratings.bots_rateable,
         )
+        # Its listeners, built on it and handed to it before any room is loaded: the
+        # tables of the lobby matches (clocks, takeover, chat), then the ratings.
+        tables = Tables(rooms, settings)
+        rooms.listen(tables)
+        rooms.listen(ratings.Rater(store.engine, forfeits=tables.forfeited_seats))
+        lobby = Lobby(rooms, tables, settings)
         app.state.rooms = rooms
-        lobby = Lobby(rooms, settings)  # hooks itself into the rooms before any is loaded
+        app.state.tables = tables
         app.state.lobby = lobby
         app.state.accounts = Accounts(store.engine, settings)
-        await ratings.install(rooms, forfeits=lobby.forfeited_seats)
+        if leadership.leading:  # the rated matches the last run ended but did not rate
+            await ratings.rate_pending(store.engine, tables.forfeited_seats)
         app.state.analysis = analysis.AnalysisService(settings)
         # Several processes on one PostgreSQL database hear each other's changes.
         listener = None
         if is_postgres(settings.db_url):
             handlers: dict[str, Handler] = {
                 CHANNEL: rooms.heard,
-                CHAT_CHANNEL: lobby.chat.heard,
-                PRESENCE_CHANNEL: lobby.heard_presence,
+                CHAT_CHANNEL: tables.chat.heard,
+                PRESENCE_CHANNEL: tables.heard_presence,
                 SEATS_CHANNEL: rooms.seats_changed,
             }
             listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
@@ -97,8 +107,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             resumed = await rooms.resume_bots()
             if resumed:
                 log.info("resumed %d matches with bots", resumed)
-        await lobby.start()
-        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, lobby))
+        # The schedulers: the clock keeper (timeouts, dropped seats, clocks stored in
+        # batches) and the leader's sweep (tables, stalled bot turns, pending ratings).
+        await tables.start()
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()
@@ -108,7 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
-            await lobby.close()
+            await tables.close()
             if listener is not None:
                 await asyncio.to_thread(listener.close)
             await rooms.close()

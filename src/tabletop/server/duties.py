@@ -14,8 +14,8 @@ import asyncio
 import logging
 
 from tabletop.server import ratings
-from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomManager
+from tabletop.server.tables import Tables
 
 log = logging.getLogger("tabletop.server")
 
@@ -24,7 +24,7 @@ SWEEP_S = 1.0
 work waits (a stalled bot turn waits :attr:`RoomManager.bot_stall_s` first)."""
 
 
-async def sweep_once(rooms: RoomManager, lobby: Lobby, *, new_leader: bool = False) -> dict[str, int]:
+async def sweep_once(rooms: RoomManager, tables: Tables, *, new_leader: bool = False) -> dict[str, int]:
     """One sweep, if this process leads: what it took on, by kind.
 
     A process that has just taken the lease (``new_leader``) plays every pending bot turn
@@ -34,20 +34,20 @@ async def sweep_once(rooms: RoomManager, lobby: Lobby, *, new_leader: bool = Fal
     if not rooms.leadership.leading:
         return {}
     return {
-        "tables": await lobby.load_live_tables(),
+        "tables": await tables.load_live_tables(),
         "bot_turns": await rooms.play_stalled_bots(0.0 if new_leader else None),
-        "ratings": await ratings.rate_pending(rooms.store.engine, lobby.forfeited_seats),
+        "ratings": await ratings.rate_pending(rooms.store.engine, tables.forfeited_seats),
     }
 
 
-async def keep_sweeping(rooms: RoomManager, lobby: Lobby, every_s: float = SWEEP_S) -> None:
+async def keep_sweeping(rooms: RoomManager, tables: Tables, every_s: float = SWEEP_S) -> None:
     """Sweeps until cancelled; a failed sweep is logged and tried again."""
     led = rooms.leadership.alone  # a lone process resumed its bots at start
     while True:
         await asyncio.sleep(every_s)
         leading = rooms.leadership.leading
         try:
-            done = await sweep_once(rooms, lobby, new_leader=leading and not led)
+            done = await sweep_once(rooms, tables, new_leader=leading and not led)
             led = leading
         except Exception:
             log.exception("the leader's sweep failed; trying again")

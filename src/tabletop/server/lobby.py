@@ -27,7 +27,7 @@ from tabletop.core.registry import make
 from tabletop.server import accounts as accounts_mod
 from tabletop.server import lobby_store as db
 from tabletop.server.accounts import Account
-from tabletop.server.clocks import TURN, ClockSettings, MatchClock
+from tabletop.server.clocks import TURN, ClockSettings
 from tabletop.server.config import Settings
 from tabletop.server.guard import SlidingWindow
 from tabletop.server.rooms import HUMAN, RoomError, RoomManager, hash_token
@@ -140,22 +140,19 @@ class LobbyGame:
         }
 
 
-class Lobby(Tables):
-    """The open games, and (through :class:`~tabletop.server.tables.Tables`) the tables of
-    the started ones."""
+class Lobby:
+    """The open games; a game that fills starts a match in the rooms and its table in the
+    tables (:class:`~tabletop.server.tables.Tables`)."""
 
-    def __init__(self, rooms: RoomManager, settings: Settings) -> None:
-        super().__init__(rooms, settings)
+    def __init__(self, rooms: RoomManager, tables: Tables, settings: Settings) -> None:
+        self.rooms = rooms
+        self.tables = tables
+        self.settings = settings
         self._creations = SlidingWindow(settings.matches_per_minute)
         self._joins = SlidingWindow(settings.joins_per_minute)
         self._opened_by: dict[str, list[str]] = {}
         """The lobby games each address opened through this process (for the per-address
         cap; whether each is still open is asked of the database)."""
-
-    async def start(self, *, keep_clocks: bool = True) -> None:
-        """Loads the live tables, then starts the clock keeper (lobby games stay in the
-        database: every process reads and changes them there)."""
-        await self.start_tables(keep_clocks=keep_clocks)
 
     async def _change(self, game_id: str, change: Callable[[LobbyGame], T]) -> tuple[LobbyGame, T]:
         """Runs ``change`` on the stored lobby game with its row locked and stores the result.
@@ -430,17 +427,7 @@ class Lobby(Tables):
             None,
             [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
         )
-        now_ms = self.now_ms()
-        if lg.clock is not None:
-            table.clock = MatchClock.start(lg.clock, len(lg.seats), self._clock_seat(room, table), now_ms)
-        self._note_turn(room, table, now_ms)
-        row = db.TableRow(room.id, lg.public, table.settings, None, table.seat_status, None, None)
-        row = dataclasses.replace(row, clock=table.clock.to_json() if table.clock else None)
-        await self.rooms.run_db(db.insert_table, self.rooms.store.engine, row)
-        self.tables[room.id] = table
-        # A bot in the first seat may have moved while the table was being stored: bring
-        # the clock up to the position (nothing changes if it did not).
-        self.changed(room)
+        await self.tables.open_table(room, table, lg.clock)
         log.debug("lobby game %s started", lg.id)
 
     async def _save_game(self, lg: LobbyGame) -> None:
@@ -524,7 +511,7 @@ class Lobby(Tables):
         Raises:
             RoomError: 403 bad token, 404 no such lobby match, 409 not over yet.
         """
-        room, table = await self.table(match_id)
+        room, table = await self.tables.table(match_id)
         seat = self.rooms.seat_for_token(room, token, client, account_id)
         old_hash = room.seats[seat].token_hash
         n = len(room.seats)
@@ -566,7 +553,7 @@ class Lobby(Tables):
                     lg.status = db.CANCELLED
                     await self._save_game(lg)
                 table.rematch = named
-                self._send_table(room, table)
+                self.tables.send_table(room, table)
         assert table.rematch is not None
         lg = await self.lobby_game(table.rematch)
         new_seat = next((i for i, s in enumerate(lg.seats) if s.reserved_for == old_hash), None)

@@ -49,7 +49,6 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -58,7 +57,7 @@ from sqlalchemy import Engine, and_, func, insert, select, update
 from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder, ladder_level
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
-from tabletop.server.rooms import Room, RoomManager
+from tabletop.server.rooms import Room, RoomHooks
 from tabletop.server.store import accounts, matches, now, rating_events, ratings, seats
 
 log = logging.getLogger("tabletop.server")
@@ -435,28 +434,26 @@ async def _forfeited(forfeits: Forfeits | None, match_id: str) -> Collection[int
     return await found if inspect.isawaitable(found) else found
 
 
-async def on_game_over(engine: Engine, room: Room, forfeits: Forfeits | None = None) -> None:
-    """The rooms' game-over hook: rates the match if it is rated (off the event loop)."""
-    if not room.rated:
-        return
-    forfeited = await _forfeited(forfeits, room.id)
-    changes = await asyncio.to_thread(rate_match, engine, room.id, forfeited)
-    if changes is None:
-        room.rated = False
-    else:
-        log.info("rated match %s: %d people", room.id, len(changes))
-
-
-async def install(rooms: RoomManager, forfeits: Forfeits | None = None) -> None:
-    """Hooks the ratings into the rooms and applies any rated match the last run left unrated.
+class Rater(RoomHooks):
+    """The rooms' listener that rates a rated match as it ends (off the event loop).
 
     ``forfeits`` names the seats that forfeited a match (resigned, or timed out and taken
-    over by a bot): they rank last.
+    over by a bot): they rank last.  ``create_app`` builds it and hands it to the rooms.
     """
-    rooms.finish_hooks.append(partial(on_game_over, rooms.store.engine, forfeits=forfeits))
-    rooms.rateable = bots_rateable
-    if rooms.leadership.leading:
-        await rate_pending(rooms.store.engine, forfeits)
+
+    def __init__(self, engine: Engine, forfeits: Forfeits | None = None) -> None:
+        self.engine = engine
+        self.forfeits = forfeits
+
+    async def finished(self, room: Room) -> None:
+        if not room.rated:
+            return
+        forfeited = await _forfeited(self.forfeits, room.id)
+        changes = await asyncio.to_thread(rate_match, self.engine, room.id, forfeited)
+        if changes is None:
+            room.rated = False
+        else:
+            log.info("rated match %s: %d people", room.id, len(changes))
 
 
 async def rate_pending(engine: Engine, forfeits: Forfeits | None = None) -> int:

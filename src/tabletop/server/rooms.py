@@ -19,7 +19,7 @@ import secrets
 import threading
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
@@ -119,12 +119,22 @@ class Seat:
 Subscriber = Callable[[str], None]
 """Receives each update as JSON text; it must not block (a websocket queues it)."""
 
+Rateable = Callable[[str, Sequence[str], GameConfig], bool]
+"""Whether a match of a game (its id, its seats' agents, its config) can be rated."""
+
+
+def rate_any(game_id: str, agents: Sequence[str], config: GameConfig) -> bool:
+    """The rooms' rule without the ratings: any match asked for rated is rated."""
+    return True
+
 
 class RoomHooks:
-    """What the lobby (clocks, takeover, chat: :mod:`tabletop.server.lobby`) hears from rooms.
+    """What a listener of the rooms hears: the tables (clocks, takeover, chat:
+    :mod:`tabletop.server.tables`) and the ratings (:class:`~tabletop.server.ratings.Rater`).
 
-    The default does nothing, so rooms work alone; every method runs on the event loop
-    and must not block.
+    ``create_app`` hands the listeners to the rooms (:meth:`RoomManager.listen`).  The
+    default does nothing, so rooms work alone; every method runs on the event loop and
+    must not block.
     """
 
     async def loaded(self, room: Room, row: MatchRow) -> None:
@@ -155,6 +165,59 @@ class RoomHooks:
         process made (a clock charges each action at its stored time), so an action a bus
         notice carries is not applied from the notice alone."""
         return False
+
+    async def finished(self, room: Room) -> None:
+        """The match has just ended and is stored as finished: awaited once (the ratings
+        rate it here)."""
+
+
+class RoomListeners(RoomHooks):
+    """Every listener of the rooms, heard in the order they were handed in."""
+
+    def __init__(self) -> None:
+        self.members: tuple[RoomHooks, ...] = ()
+
+    def add(self, listener: RoomHooks) -> None:
+        self.members = (*self.members, listener)
+
+    async def loaded(self, room: Room, row: MatchRow) -> None:
+        for listener in self.members:
+            await listener.loaded(room, row)
+
+    def changed(self, room: Room) -> None:
+        for listener in self.members:
+            listener.changed(room)
+
+    async def refreshed(self, room: Room, row: MatchRow) -> None:
+        for listener in self.members:
+            await listener.refreshed(room, row)
+
+    def joined(self, room: Room, send: Subscriber) -> None:
+        for listener in self.members:
+            listener.joined(room, send)
+
+    def hello(self, room: Room, seat: int, send: Subscriber) -> None:
+        for listener in self.members:
+            listener.hello(room, seat, send)
+
+    def left(self, room: Room, send: Subscriber) -> None:
+        for listener in self.members:
+            listener.left(room, send)
+
+    def holds(self, room: Room) -> bool:
+        return any(listener.holds(room) for listener in self.members)
+
+    def needs_stored_row(self, room: Room) -> bool:
+        return any(listener.needs_stored_row(room) for listener in self.members)
+
+    async def finished(self, room: Room) -> None:
+        """Each listener's :meth:`RoomHooks.finished`; a failing one is logged, and the
+        others still hear."""
+        for listener in self.members:
+            try:
+                await listener.finished(room)
+            except Exception:
+                log.exception("a game-over listener failed for match %s", room.id)
 
 
 @dataclass
@@ -415,6 +478,7 @@ class RoomManager:
         engine: str = "python",
         leadership: Leadership | None = None,
         idle_s: float = 1800.0,
+        rateable: Rateable | None = None,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
@@ -444,20 +508,21 @@ class RoomManager:
         self.max_sockets_per_client = max_sockets_per_client
         self._sockets: dict[str, int] = {}
         self._socket_client: dict[Subscriber, str] = {}
-        self.hooks = RoomHooks()
-        self.finish_hooks: list[Callable[[Room], Awaitable[None]]] = []
-        """Awaited once when a match ends (the ratings are one); see :meth:`game_over`."""
-        self.rateable: Callable[[str, Sequence[str], GameConfig], bool] = lambda game_id, agents, config: True
-        """Whether a match of this game with these seats' agents can be rated (the ratings
-        set it: a bot with no fixed rating in the family makes the match unrated at creation)."""
+        self.listeners = RoomListeners()
+        """The listeners ``create_app`` handed in (:meth:`listen`); none: rooms work alone."""
+        self.rateable: Rateable = rateable or rate_any
+        """Whether a match of this game with these seats' agents can be rated (``create_app``
+        passes the ratings' rule: a bot with no fixed rating in the family makes the match
+        unrated at creation)."""
+
+    def listen(self, listener: RoomHooks) -> None:
+        """Adds a listener; ``create_app`` hands each in before any room is loaded (the
+        listeners are built on the rooms, so they come after them)."""
+        self.listeners.add(listener)
 
     async def game_over(self, room: Room) -> None:
-        """Runs the finish hooks for a match that has just ended; a failing hook is logged."""
-        for hook in self.finish_hooks:
-            try:
-                await hook(room)
-            except Exception:
-                log.exception("a game-over hook failed for match %s", room.id)
+        """Tells the listeners that a match has just ended; a failing one is logged."""
+        await self.listeners.finished(room)
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, partial(fn, *args))
@@ -651,7 +716,7 @@ class RoomManager:
                     raise RoomError(
                         410, "unavailable_match", "this match can no longer be replayed by this server"
                     ) from None
-                await self.hooks.loaded(room, row)
+                await self.listeners.loaded(room, row)
                 room.used = self.now()
                 self._rooms[match_id] = room
         finally:
@@ -666,7 +731,7 @@ class RoomManager:
         """Drops the rooms nobody used for :attr:`idle_s`; returns how many.
 
         Kept: a room with a socket, a request or a write under way (its lock), a bot
-        thinking, or one the hooks hold (a lobby match's running clock).  The database has
+        thinking, or one a listener holds (a lobby match's running clock).  The database has
         all of a dropped room, so :meth:`get` reloads it as after a restart.  Called from
         :meth:`get` (at most every :data:`SWEEP_S`), synchronously: no request can take
         a room between the check and the drop.
@@ -680,7 +745,7 @@ class RoomManager:
             and not room.subscribers
             and not room.lock.locked()
             and (room.bot_task is None or room.bot_task.done())
-            and not self.hooks.holds(room)
+            and not self.listeners.holds(room)
         ]
         for match_id in idle:
             del self._rooms[match_id]
@@ -857,7 +922,7 @@ class RoomManager:
         room.rated = row.rated
         room._view_cache = None
         room._board_cache = None
-        await self.hooks.refreshed(room, row)
+        await self.listeners.refreshed(room, row)
         return True
 
     async def _catch_up_to(self, room: Room, version: int) -> None:
@@ -916,7 +981,7 @@ class RoomManager:
                 # by the time the lock is free the room is there, with nothing to read.
                 if version is not None and room.version >= version:
                     return
-                from_notice = step is not None and not self.hooks.needs_stored_row(room)
+                from_notice = step is not None and not self.listeners.needs_stored_row(room)
                 if version is not None and step is not None and from_notice and self._step(room, version, step):
                     changed = True
                 else:
@@ -1051,7 +1116,7 @@ class RoomManager:
 
     def _after_change(self, room: Room, origin: Subscriber | None = None) -> None:
         self.broadcast(room, origin)
-        self.hooks.changed(room)
+        self.listeners.changed(room)
         self._schedule_bot(room)
 
     def broadcast(self, room: Room, origin: Subscriber | None = None) -> None:
@@ -1133,7 +1198,7 @@ class RoomManager:
                         log.exception("bot move %r refused in match %s", text, room.id)
                     return
             self.broadcast(room)
-            self.hooks.changed(room)
+            self.listeners.changed(room)
 
     # ----- subscriptions -------------------------------------------------------
 
@@ -1161,7 +1226,7 @@ class RoomManager:
         still holding the old room object cannot race a freshly loaded one.
         """
         room.forget(send)
-        self.hooks.left(room, send)
+        self.listeners.left(room, send)
         client = self._socket_client.pop(send, None)
         if client is not None:
             left = self._sockets[client] - 1

@@ -2,12 +2,13 @@
 
 The clock (:mod:`tabletop.server.clocks`), who plays each seat now (a person, a bot from
 the start, a bot that took over a dropped or timed-out seat, a resigned seat), the end by
-resignation or abort, the rematch's id and the chat.  :class:`Tables` hears the rooms
-through :class:`~tabletop.server.rooms.RoomHooks`, runs its database work on the rooms'
-database thread (after the action it follows) and keeps the clocks: every
-``clock_poll_s`` it hands timed-out and dropped seats to their bot (the leader only, among
-several processes: ``server/leader.py``).  Time comes from
-``Settings.clock`` (tests pass a fake and call :meth:`Tables.check_clocks`).
+resignation or abort, the rematch's id and the chat.  :class:`Tables` is built on the
+rooms and hears them as a :class:`~tabletop.server.rooms.RoomHooks` listener
+(``create_app`` hands it to them), runs its database work on the rooms' database thread
+(after the action it follows) and keeps the clocks: every ``clock_poll_s`` it hands
+timed-out and dropped seats to their bot (the leader only, among several processes:
+``server/leader.py``).  Time comes from ``Settings.clock`` (tests pass a fake and call
+:meth:`Tables.check_clocks`).
 docs/server.md, "Lobby, clocks and takeover", has the rules.
 """
 
@@ -28,7 +29,7 @@ from tabletop.core.protocol import TERMINAL
 from tabletop.server import accounts
 from tabletop.server import lobby_store as db
 from tabletop.server.chat import Chat, ChatMessage
-from tabletop.server.clocks import REALTIME, MatchClock, replay_switches, to_ms
+from tabletop.server.clocks import REALTIME, ClockSettings, MatchClock, replay_switches, to_ms
 from tabletop.server.config import Settings
 from tabletop.server.rooms import HUMAN, Room, RoomError, RoomHooks, RoomManager, Subscriber
 from tabletop.server.store import MatchRow, StaleVersionError
@@ -113,9 +114,8 @@ class Tables(RoomHooks):
         """This process, in the presence notices it sends (it ignores its own)."""
         self._switched: set[str] = set()
         """Tables whose clock switched since the last :meth:`flush_clocks`."""
-        rooms.hooks = self
 
-    async def start_tables(self, *, keep_clocks: bool = True) -> None:
+    async def start(self, *, keep_clocks: bool = True) -> None:
         """Loads the tables of the unfinished matches (a process alone on its database;
         among several, the leader does, :meth:`load_live_tables`), then starts the clock keeper."""
         if self.rooms.leadership.alone:
@@ -132,7 +132,7 @@ class Tables(RoomHooks):
             if match_id in self.tables:
                 continue
             with contextlib.suppress(RoomError):
-                await self.rooms.get(match_id)  # the loaded hook brings its table
+                await self.rooms.get(match_id)  # the tables hear it loaded and bring its table
                 loaded += 1
         return loaded
 
@@ -197,7 +197,22 @@ class Tables(RoomHooks):
             except Exception:
                 log.exception("the clock keeper failed; trying again")
 
-    # ----- tables: the hooks from the rooms ------------------------------------------
+    async def open_table(self, room: Room, table: MatchTable, clock: ClockSettings | None) -> None:
+        """Starts the table of a match the lobby has just created: its clock, its stored
+        row, and its place here."""
+        now_ms = self.now_ms()
+        if clock is not None:
+            table.clock = MatchClock.start(clock, len(table.seat_status), self._clock_seat(room, table), now_ms)
+        self._note_turn(room, table, now_ms)
+        row = db.TableRow(room.id, table.public, table.settings, None, table.seat_status, None, None)
+        row = dataclasses.replace(row, clock=table.clock.to_json() if table.clock else None)
+        await self.rooms.run_db(db.insert_table, self.rooms.store.engine, row)
+        self.tables[room.id] = table
+        # A bot in the first seat may have moved while the table was being stored: bring
+        # the clock up to the position (nothing changes if it did not).
+        self.changed(room)
+
+    # ----- tables: what the rooms tell their listeners ------------------------------
 
     async def loaded(self, room: Room, match: MatchRow) -> None:
         """A match was read from the store: its table (if it has one) comes with it."""
@@ -237,7 +252,7 @@ class Tables(RoomHooks):
         if table.clock is not None:
             self._bring_up(room, table, table.clock, match)
         self._note_turn(room, table, self.now_ms())
-        self._send_table(room, table)
+        self.send_table(room, table)
 
     def _bring_up(self, room: Room, table: MatchTable, clock: MatchClock, match: MatchRow) -> bool:
         """Makes ``clock``'s missed switches; returns whether it changed."""
@@ -269,7 +284,7 @@ class Tables(RoomHooks):
             if table.clock.running != running:
                 self._switched.add(room.id)
         self._note_turn(room, table, now_ms)
-        self._send_table(room, table)
+        self.send_table(room, table)
 
     def holds(self, room: Room) -> bool:
         # The clock keeper reads the rooms of unfinished tables: they stay in memory.
@@ -290,7 +305,7 @@ class Tables(RoomHooks):
         table.present.setdefault(seat, set()).add(send)
         table.gone_since_ms.pop(seat, None)
         self._announce_presence(room.id, seat, here=True)
-        self._send_table(room, table)
+        self.send_table(room, table)
 
     def left(self, room: Room, send: Subscriber) -> None:
         table = self.tables.get(room.id)
@@ -302,7 +317,7 @@ class Tables(RoomHooks):
                 if not sends:
                     table.gone_since_ms[seat] = self.now_ms()
                     self._announce_presence(room.id, seat, here=False)
-                    self._send_table(room, table)
+                    self.send_table(room, table)
         if not room.subscribers and room.state.is_terminal():
             # The rooms forget a finished match nobody watches; its table goes with it
             # (both come back from the store on the next visit).
@@ -337,7 +352,7 @@ class Tables(RoomHooks):
             table.gone_since_ms.setdefault(seat, self.now_ms())
         room = self.rooms.loaded(match_id)
         if room is not None:
-            self._send_table(room, table)
+            self.send_table(room, table)
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
@@ -409,7 +424,7 @@ class Tables(RoomHooks):
     def _table_text(self, room: Room, table: MatchTable) -> str:
         return json.dumps(self.table_view(room, table), separators=(",", ":"))
 
-    def _send_table(self, room: Room, table: MatchTable) -> None:
+    def send_table(self, room: Room, table: MatchTable) -> None:
         if room.subscribers:
             self.send_all(room, self._table_text(room, table))
 
@@ -476,7 +491,7 @@ class Tables(RoomHooks):
                 return False
         log.info("seat %d of match %s %s: %s plays it", seat, room.id, reason, agent)
         self.rooms.refresh(room)
-        self._send_table(room, table)
+        self.send_table(room, table)
         return True
 
     async def reclaim(
@@ -512,7 +527,7 @@ class Tables(RoomHooks):
             table.gone_since_ms.pop(seat, None)
             self._note_turn(room, table, now_ms)
         self.rooms.refresh(room)
-        self._send_table(room, table)
+        self.send_table(room, table)
         return room, table, seat
 
     # ----- resign, abort, rematch -------------------------------------------------------
@@ -550,13 +565,13 @@ class Tables(RoomHooks):
                 draft.seat_status[seat] = RESIGNED
                 if draft.clock is not None:
                     draft.clock.switch(self._clock_seat(room, draft), len(room.moves), now_ms)
-            # Stored before the game-over hooks run: the ratings read the finished match.
+            # Stored before the rooms' listeners hear of the end: the ratings read it finished.
             if not await self._commit(room, table, draft, seat_agent):
                 raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         if ends:
             await self.rooms.game_over(room)  # rates it (the resigned seat ranks last)
         self.rooms.refresh(room)
-        self._send_table(room, table)
+        self.send_table(room, table)
         return room, table
 
     async def abort(
@@ -584,7 +599,7 @@ class Tables(RoomHooks):
             if not await self._commit(room, table, draft, None):
                 raise RoomError(409, "stale_version", "the match changed meanwhile; try again")
         self.rooms.refresh(room)
-        self._send_table(room, table)
+        self.send_table(room, table)
         return room, table
 
     async def forfeited_seats(self, match_id: str) -> set[int]:

@@ -113,7 +113,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
     messages = SlidingWindow(settings.ws_messages_per_minute)
     try:
         send(room.join_text(board))
-        rooms.hooks.joined(room, send)
+        rooms.listeners.joined(room, send)
         while True:
             frame = await ws.receive()
             if frame["type"] == "websocket.disconnect":
@@ -239,5 +239,5 @@ async def _hello(
     except RoomError as exc:
         extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
         return _error(req, exc.status, exc.code, exc.detail, **extra)
-    rooms.hooks.hello(room, seat, origin)
+    rooms.listeners.hello(room, seat, origin)
     return {"type": "welcome", "req": req, "seat": seat}

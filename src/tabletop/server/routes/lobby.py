@@ -21,6 +21,7 @@ from tabletop.server.lobby_schemas import (
 )
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import errors
+from tabletop.server.tables import Tables
 
 router = APIRouter(tags=["lobby"])
 
@@ -32,6 +33,15 @@ def get_lobby(request: Request) -> Lobby:
 
 
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
+
+
+def get_tables(request: Request) -> Tables:
+    """The app's tables of the started lobby matches."""
+    tables: Tables = request.app.state.tables
+    return tables
+
+
+TablesDep = Annotated[Tables, Depends(get_tables)]
 
 
 def _seat_token(lg: LobbyGame, seat: int, token: str) -> SeatToken:
@@ -91,14 +101,14 @@ async def create_lobby_game(
 
 
 @router.get("/api/lobby/{game_id}", responses=errors(404, 410))
-async def get_lobby_game(game_id: str, lobby: LobbyDep) -> dict[str, Any]:
+async def get_lobby_game(game_id: str, lobby: LobbyDep, tables: TablesDep) -> dict[str, Any]:
     """A lobby game (open, or started: then ``match`` is the match's id)."""
     try:
         return (await lobby.lobby_game(game_id)).view()
     except RoomError:
         pass
     try:
-        await lobby.table(game_id)
+        await tables.table(game_id)
     except RoomError:
         raise RoomError(404, "unknown_game", "no such lobby game") from None
     return {"id": game_id, "status": "started", "match": game_id}
@@ -131,37 +141,37 @@ async def cancel_lobby_game(game_id: str, body: CreatorBody, lobby: LobbyDep, cl
 
 
 @router.get("/api/matches/{match_id}/table", responses=errors(404, 410))
-async def get_table(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
+async def get_table(match_id: str, tables: TablesDep) -> dict[str, Any]:
     """Clock (times left and the server's time), seat statuses, end and rematch of a lobby match."""
-    room, table = await lobby.table(match_id)
-    return lobby.table_view(room, table)
+    room, table = await tables.table(match_id)
+    return tables.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/reclaim", responses=errors(403, 404, 409, 410))
 async def reclaim_seat(
-    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str, body: TokenBody, tables: TablesDep, client: ClientDep, account: OptionalAccountDep
 ) -> dict[str, Any]:
     """The person of a seat a bot took over plays it again."""
-    room, table, _ = await lobby.reclaim(match_id, body.token, client, _account_id(account))
-    return lobby.table_view(room, table)
+    room, table, _ = await tables.reclaim(match_id, body.token, client, _account_id(account))
+    return tables.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/resign", responses=errors(403, 404, 409, 410))
 async def resign(
-    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str, body: TokenBody, tables: TablesDep, client: ClientDep, account: OptionalAccountDep
 ) -> dict[str, Any]:
     """The token's person resigns (two players: the match ends; more: a bot plays on)."""
-    room, table = await lobby.resign(match_id, body.token, client, _account_id(account))
-    return lobby.table_view(room, table)
+    room, table = await tables.resign(match_id, body.token, client, _account_id(account))
+    return tables.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/abort", responses=errors(403, 404, 409, 410))
 async def abort(
-    match_id: str, body: TokenBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str, body: TokenBody, tables: TablesDep, client: ClientDep, account: OptionalAccountDep
 ) -> dict[str, Any]:
     """Calls the match off early (before ``abort_before_actions`` actions); it is unrated."""
-    room, table = await lobby.abort(match_id, body.token, client, _account_id(account))
-    return lobby.table_view(room, table)
+    room, table = await tables.abort(match_id, body.token, client, _account_id(account))
+    return tables.table_view(room, table)
 
 
 @router.post("/api/matches/{match_id}/rematch", responses=errors(403, 404, 409, 410))
@@ -174,17 +184,17 @@ async def rematch(
 
 
 @router.get("/api/matches/{match_id}/chat", responses=errors(404, 410))
-async def get_chat(match_id: str, lobby: LobbyDep) -> dict[str, Any]:
+async def get_chat(match_id: str, tables: TablesDep) -> dict[str, Any]:
     """The match's last chat messages, oldest first (plain text: show it as text, never HTML)."""
-    return {"messages": await lobby.chat.history(match_id)}
+    return {"messages": await tables.chat.history(match_id)}
 
 
 @router.post("/api/matches/{match_id}/chat", status_code=status.HTTP_201_CREATED, responses=errors(403, 404, 410))
 async def post_chat(
-    match_id: str, body: ChatBody, lobby: LobbyDep, client: ClientDep, account: OptionalAccountDep
+    match_id: str, body: ChatBody, tables: TablesDep, client: ClientDep, account: OptionalAccountDep
 ) -> dict[str, Any]:
     """Posts a chat line for the token's seat; everyone watching gets ``{"type": "chat"}``."""
-    return await lobby.chat.say(match_id, body.token, body.text, client, _account_id(account))
+    return await tables.chat.say(match_id, body.token, body.text, client, _account_id(account))
 
 
 def _account_id(account: Account | None) -> int | None:
