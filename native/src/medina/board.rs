@@ -300,108 +300,15 @@ pub const MAX_RUN: usize = 16;
 /// The tower slot of each run.
 pub const RUN_TOWER: [usize; NUM_RUNS] = [0, 0, 1, 1, 2, 2, 3, 3];
 
-/// `(first wall space, step)` of each run: its squares going away from its tower.
-const fn run_walk(run: usize) -> (isize, isize) {
-    let tower = TOWER_SQUARES[run / 2] as isize;
-    let vertical = run % 2 == 1;
-    let col = tower % WIDTH as isize;
-    let row = tower / WIDTH as isize;
-    let step = if vertical {
-        if row == 0 {
-            WIDTH as isize
-        } else {
-            -(WIDTH as isize)
-        }
-    } else if col == 0 {
-        1
-    } else {
-        -1
-    };
-    (tower + step, step)
-}
-
 /// `RUN_MASKS[run][len]`: the squares of a run of `len` wall pieces.
-pub const RUN_MASKS: [[Bits; MAX_RUN + 1]; NUM_RUNS] = {
-    let mut t = [[Bits::EMPTY; MAX_RUN + 1]; NUM_RUNS];
-    let mut r = 0;
-    while r < NUM_RUNS {
-        let (first, step) = run_walk(r);
-        let mut len = 1;
-        while len <= MAX_RUN {
-            let sq = first + step * (len as isize - 1);
-            let m = t[r][len - 1];
-            t[r][len] = if sq >= 0 && (sq as usize) < NUM_SQUARES && WALL_SPACES.has(sq as usize) {
-                m.with(sq as usize)
-            } else {
-                m
-            };
-            len += 1;
-        }
-        r += 1;
-    }
-    t
-};
+pub const RUN_MASKS: [[Bits; MAX_RUN + 1]; NUM_RUNS] = geometry(WIDTH, HEIGHT).run_masks;
 
 /// For a wall space, the run it joins when its neighbour toward the run's tower is
 /// occupied: `(neighbour, run)` for both side neighbours.
-pub const SIDE_RUNS: [[(usize, usize); 2]; NUM_SQUARES] = {
-    let mut t = [[(usize::MAX, usize::MAX); 2]; NUM_SQUARES];
-    let mut sq = 0;
-    while sq < NUM_SQUARES {
-        if WALL_SPACES.has(sq) {
-            let step = if HORIZONTAL_WALLS.has(sq) { 1 } else { WIDTH };
-            let nbs = [sq - step, sq + step];
-            let mut k = 0;
-            while k < 2 {
-                // The run whose tower lies beyond this neighbour.
-                let mut r = 0;
-                while r < NUM_RUNS {
-                    let (first, st) = run_walk(r);
-                    let toward_tower = -st;
-                    let dir = nbs[k] as isize - sq as isize;
-                    let mut i = 0;
-                    let mut on_run = false;
-                    while i < MAX_RUN {
-                        if first + st * i as isize == sq as isize {
-                            on_run = true;
-                        }
-                        i += 1;
-                    }
-                    if on_run && dir == toward_tower {
-                        t[sq][k] = (nbs[k], r);
-                    }
-                    r += 1;
-                }
-                k += 1;
-            }
-        }
-        sq += 1;
-    }
-    t
-};
+pub const SIDE_RUNS: [[(usize, usize); 2]; NUM_SQUARES] = geometry(WIDTH, HEIGHT).side_runs;
 
 /// The building square in front of each wall space (`usize::MAX` elsewhere).
-pub const WALL_FRONT: [usize; NUM_SQUARES] = {
-    let mut t = [usize::MAX; NUM_SQUARES];
-    let mut sq = 0;
-    while sq < NUM_SQUARES {
-        if WALL_SPACES.has(sq) {
-            let col = sq % WIDTH;
-            let row = sq / WIDTH;
-            t[sq] = if row == 0 {
-                sq + WIDTH
-            } else if row == HEIGHT - 1 {
-                sq - WIDTH
-            } else if col == 0 {
-                sq + 1
-            } else {
-                sq - 1
-            };
-        }
-        sq += 1;
-    }
-    t
-};
+pub const WALL_FRONT: [usize; NUM_SQUARES] = geometry(WIDTH, HEIGHT).wall_front;
 
 /// The squares at `offsets` (column, row) from each square that lie on the grid.
 const fn offset_masks(offsets: &[(isize, isize)]) -> [Bits; NUM_SQUARES] {

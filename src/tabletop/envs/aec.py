@@ -49,12 +49,10 @@ class TabletopAECEnv(AECEnv[str, common.Observation, int]):  # type: ignore[misc
         self._reward = common.check_reward(reward)
         self.render_mode = common.check_render_mode(render_mode)
         self.metadata = {**self.metadata, "name": f"tabletop_{game_id}_v0", "is_parallelizable": False}
-        n = self._setup.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        space = common.observation_space(self._setup.encoding)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        action = gymnasium.spaces.Discrete(self._setup.encoding.num_distinct_actions)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action)
+        spaces = common.agent_spaces(self._setup)
+        self.possible_agents = spaces.agents
+        self.observation_spaces = spaces.observation_spaces
+        self.action_spaces = spaces.action_spaces
         self._np_random, _ = seeding.np_random(None)
         self._state: State | None = None
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}

@@ -127,6 +127,24 @@ def observation_space(encoding: Encoding) -> gymnasium.spaces.Dict:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class AgentSpaces:
+    """A PettingZoo environment's agents and their spaces (the AEC and the parallel env's)."""
+
+    agents: list[str]
+    observation_spaces: dict[str, gymnasium.spaces.Space[Any]]
+    action_spaces: dict[str, gymnasium.spaces.Space[Any]]
+
+
+def agent_spaces(setup: Setup) -> AgentSpaces:
+    """``player_0`` ... for each seat, each with the game's observation space and
+    ``Discrete(num_distinct_actions)``."""
+    agents = [f"player_{i}" for i in range(setup.num_players)]
+    observation = observation_space(setup.encoding)
+    action = gymnasium.spaces.Discrete(setup.encoding.num_distinct_actions)
+    return AgentSpaces(agents, dict.fromkeys(agents, observation), dict.fromkeys(agents, action))
+
+
 class Observer:
     """The observation dicts of one encoding (``{"observation", "vector", "action_mask"}``),
     each of new arrays (a caller may keep them); the mask is all zeros unless asked for.

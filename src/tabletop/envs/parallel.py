@@ -53,12 +53,11 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
         self._max_steps = common.check_max_steps(max_steps)
         self.render_mode = common.check_render_mode(render_mode)
         self.metadata = {**self.metadata, "name": f"tabletop_{game_id}_parallel_v0"}
-        self.possible_agents = [f"player_{i}" for i in range(self._setup.num_players)]
+        spaces = common.agent_spaces(self._setup)
+        self.possible_agents = spaces.agents
         self.agents: list[str] = []
-        space = common.observation_space(self._setup.encoding)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        action = gymnasium.spaces.Discrete(self._setup.encoding.num_distinct_actions)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action)
+        self.observation_spaces = spaces.observation_spaces
+        self.action_spaces = spaces.action_spaces
         self._observer = common.Observer(self._setup.encoding)
         self._np_random, _ = seeding.np_random(None)
         self._state: State | None = None
