@@ -8,10 +8,14 @@ tests never vanish from CI unnoticed: :func:`needs_native` decides.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 
 import pytest
 
+from tabletop.ai.agent import random_move
+from tabletop.core.protocol import GameConfig, State
+from tabletop.core.registry import make
 from tabletop.native import has_native
 
 REQUIRE_VARIABLE = "TABLETOP_REQUIRE_NATIVE"
@@ -39,3 +43,14 @@ def needs_native(*game_ids: str) -> pytest.MarkDecorator:
             pytrace=False,
         )
     return pytest.mark.skipif(bool(missing), reason=f"the native extension is not built for {', '.join(missing)}")
+
+
+def midgame(game_id: str, players: int, plies: int, *, engine: str = "native", seed: int = 0) -> State:
+    """A position ``plies`` random actions into a seeded game (fewer if it ends first)."""
+    state: State = make(game_id, engine=engine).new_initial_state(GameConfig(num_players=players, seed=seed))
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        state = state.apply(random_move(state, rng))
+    return state

@@ -31,7 +31,7 @@ from tabletop.grid.hex import disc
 from tabletop.native import InvalidPositionError, NativeState, native_game, native_state_of
 from tabletop.native.check import configs, random_variants
 from tests.games.terranova.helpers import d37, holey, map_from_cells, parallelogram
-from tests.native import needs_native
+from tests.native import midgame, needs_native
 
 pytestmark = needs_native("terranova", "medina")
 
@@ -115,14 +115,6 @@ def test_a_loaded_python_position_is_the_native_state_the_moves_reached(
 def test_a_native_state_is_its_own_native_state() -> None:
     state = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, seed=1))
     assert native_state_of(state) is state
-
-
-def _midgame(game_id: str, players: int, plies: int, seed: int = 2) -> State:
-    state = make(game_id, engine="python").new_initial_state(GameConfig(num_players=players, seed=seed))
-    rng = random.Random(seed)
-    for _ in range(plies):
-        state = state.apply(random_move(state, rng))
-    return state
 
 
 def _fields(game_id: str, players: int, wanted: Callable[[dict[str, Any]], bool]) -> tuple[Any, dict[str, Any]]:
@@ -233,14 +225,14 @@ def test_a_medina_palace_that_is_not_a_whole_group_is_refused() -> None:
 
 
 def test_a_python_state_that_breaks_an_invariant_is_refused() -> None:
-    state = _midgame("terranova", 2, 40)
+    state = midgame("terranova", 2, 40, engine="python", seed=2)
     broken = state.replace(supply=state.supply - 1)  # type: ignore[attr-defined]
     with pytest.raises(InvalidPositionError, match="not the 80 stones"):
         native_state_of(broken)
     broken = state.replace(points=(3, 0))  # type: ignore[attr-defined]
     with pytest.raises(InvalidPositionError, match=re.escape("points [3, 0] are not the scored areas' awards [0, 0]")):
         native_state_of(broken)
-    medina = _midgame("medina", 3, 30)
+    medina = midgame("medina", 3, 30, engine="python", seed=2)
     broken = medina.replace(obligation=True, phase="over", current_player=-1)  # type: ignore[attr-defined]
     with pytest.raises(InvalidPositionError, match="invalid Medina position: placements_left"):
         native_state_of(broken)
@@ -318,7 +310,7 @@ def test_a_spoiled_field_is_refused_or_loads_a_playable_position(game_id: str, d
 
 def test_another_games_position_is_refused() -> None:
     with pytest.raises(InvalidPositionError, match="a 'medina' position is not a 'terranova' one"):
-        native_game(make("terranova", engine="python")).load_state(_midgame("medina", 3, 5))
+        native_game(make("terranova", engine="python")).load_state(midgame("medina", 3, 5, engine="python", seed=2))
 
 
 @pytest.mark.parametrize(

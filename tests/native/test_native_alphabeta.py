@@ -12,7 +12,7 @@ import pytest
 
 from tabletop.ai.agent import AnytimeAgent, agent_kinds, make_agent, random_move
 from tabletop.core.errors import ConfigError
-from tabletop.core.protocol import GameConfig, State
+from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.native import alphabeta
 from tabletop.native.alphabeta import (
@@ -22,19 +22,9 @@ from tabletop.native.alphabeta import (
     NativeAlphaBetaAgent,
     parse_spec,
 )
-from tests.native import needs_native
+from tests.native import midgame, needs_native
 
 pytestmark = needs_native("terranova", "medina")
-
-
-def midgame(game_id: str, players: int, plies: int, *, engine: str = "native", seed: int = 0) -> State:
-    state: State = make(game_id, engine=engine).new_initial_state(GameConfig(num_players=players, seed=seed))
-    rng = random.Random(seed)
-    for _ in range(plies):
-        if state.is_terminal():
-            break
-        state = state.apply(random_move(state, rng))
-    return state
 
 
 def test_specs_give_a_depth_a_width_and_cpu_seconds() -> None:

@@ -12,25 +12,13 @@ import pytest
 
 from tabletop.ai.agent import agent_kinds, make_agent, random_move, think
 from tabletop.core.errors import ConfigError
-from tabletop.core.protocol import GameConfig, State
-from tabletop.core.registry import make
 from tabletop.native import NativeState, native_module
 from tabletop.native.mcts import NativeMctsAgent, NativeSearchConfig, agent_factories, level_config, to_native
-from tests.native import needs_native
+from tests.native import midgame, needs_native
 
 pytestmark = needs_native("terranova", "medina")
 
 GAMES = [("terranova", 2), ("terranova", 4), ("medina", 3), ("medina", 4)]
-
-
-def midgame(game_id: str, players: int, plies: int, *, engine: str = "native", seed: int = 0) -> State:
-    state: Any = make(game_id, engine=engine).new_initial_state(GameConfig(num_players=players, seed=seed))
-    rng = random.Random(seed)
-    for _ in range(plies):
-        if state.is_terminal():
-            break
-        state = state.apply(random_move(state, rng))
-    return state
 
 
 def test_level_specs_read_as_the_mcts_ones() -> None:
