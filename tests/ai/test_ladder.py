@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from tabletop.ai.agent import make_agent
-from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, Level, LevelAgent, ladder_level
+from tabletop.ai.ladder import DEFAULT_LEVEL, LADDER, SCALES, Level, LevelAgent, ladder_level, scale
 from tabletop.arena.match import new_game, play_match
 from tabletop.cli.main import app
 from tabletop.core.errors import ConfigError
@@ -56,10 +56,30 @@ def test_levels_take_no_argument_and_unknown_levels_fail() -> None:
 
 
 def test_measured_elo_rises_with_every_level() -> None:
-    for game in ("terranova", "medina"):
-        measured = [level.elo[game] for level in LADDER if game in level.elo]
+    for s in SCALES:
+        measured = [level.elo[s.key] for level in LADDER if s.key in level.elo]
         assert measured == sorted(measured) and len(set(measured)) == len(measured)
-    assert set(LADDER[0].specs.values()) == {"random"} and LADDER[0].elo == {"terranova": 0, "medina": 0}
+        assert len(measured) >= 3, f"{s.key}: a scale is measured from random up"
+    assert set(LADDER[0].specs.values()) == {"random"} and LADDER[0].elo == {s.key: 0 for s in SCALES}
+
+
+def test_every_elo_is_kept_on_a_scale_and_a_level_is_measured_bottom_up() -> None:
+    """An Elo is a sum of SPRT steps from random: a level measured on a scale has every
+    level below it measured there too, and its time a move too."""
+    keys = {s.key for s in SCALES}
+    for s in SCALES:
+        assert s.num_players in s.players
+        new_game(s.game, s.num_players, seed=1, ruleset=s.ruleset)  # a setting the game plays
+        below_measured = True
+        for level in LADDER:
+            assert set(level.elo) <= keys and set(level.seconds_per_move) <= keys
+            if s.key in level.elo:
+                assert below_measured, f"{level.key} on {s.key} without the step below it"
+                assert s.key in level.seconds_per_move
+            below_measured = s.key in level.elo
+    with pytest.raises(ConfigError, match="unknown ladder scale"):
+        scale("medina-5p")
+    assert scale("medina-2e-2p").ruleset == "second_edition"
 
 
 def test_the_default_level_is_on_the_ladder() -> None:

@@ -389,7 +389,8 @@ def select_account_ids(conn: Any, names: tuple[str, ...]) -> list[int]:
 
 def test_medina_second_edition_is_its_own_rating_pool(client: TestClient) -> None:
     """Medina's second edition is rated apart from the first (families ``2p-2e``,
-    ``multi-2e``); no bot was measured there, so a match with a bot is unrated at creation."""
+    ``multi-2e``), its bots at the Elo of the ladder measured there (not the first
+    edition's); a bot no SPRT placed there makes a match unrated at creation."""
     from tabletop.core.protocol import GameConfig
 
     second = GameConfig(num_players=3, ruleset="second_edition")
@@ -398,15 +399,23 @@ def test_medina_second_edition_is_its_own_rating_pool(client: TestClient) -> Non
     assert ratings.pool_of("terranova", GameConfig(num_players=2)) == ""
     assert ratings.family(2, "2e") == "2p-2e" and ratings.family(4, "2e") == "multi-2e"
     assert ratings.bots_rateable("medina", ["human", "human", "greedy"])
-    assert not ratings.bots_rateable("medina", ["human", "human", "greedy"], second)
-    assert client.get("/api/ratings/medina?family=2p-2e").json()["bots"] == []
+    assert ratings.bots_rateable("medina", ["human", "human", "club"], second)
+    assert not ratings.bots_rateable("medina", ["human", "human", "mcts:5"], second)
+    two = ratings.BOT_ELO[("medina", "2p-2e")]
+    three = ratings.BOT_ELO[("medina", "multi-2e")]
+    assert two["club"] == LADDER[2].elo["medina-2e-2p"] - LADDER[1].elo["medina-2e-2p"]
+    assert three["club"] == LADDER[2].elo["medina-2e-3p"] - LADDER[1].elo["medina-2e-3p"]
+    assert three["club"] != ratings.BOT_ELO[("medina", "multi")]["club"]  # measured apart
+    bots = client.get("/api/ratings/medina?family=2p-2e").json()["bots"]
+    assert {b["bot"] for b in bots} >= {"beginner", "casual", "club"}
     alice = register(client)
-    seats = [{"name": "P0", "agent": "human", "me": True}, {"name": "P1", "agent": "greedy"}]
-    body = {"game": "medina", "seats": seats, "ruleset": "second_edition", "seed": 1, "rated": True}
-    r = alice.post("/api/matches", body)
-    assert r.status_code == 201, r.text
-    mine = {m["id"]: m for m in alice.get("/api/me/matches").json()["matches"]}
-    assert mine[r.json()["id"]]["rated"] is False
+    for agent, rated in (("club", True), ("mcts:5", False)):
+        seats = [{"name": "P0", "agent": "human", "me": True}, {"name": "P1", "agent": agent}]
+        body = {"game": "medina", "seats": seats, "ruleset": "second_edition", "seed": 1, "rated": True}
+        r = alice.post("/api/matches", body)
+        assert r.status_code == 201, r.text
+        mine = {m["id"]: m for m in alice.get("/api/me/matches").json()["matches"]}
+        assert mine[r.json()["id"]]["rated"] is rated, agent
 
 
 def test_two_matches_of_one_person_rated_at_once_chain_their_ratings(

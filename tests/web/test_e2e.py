@@ -255,6 +255,19 @@ def test_the_lobby_shows_the_ladder_by_name_and_measured_elo(page: Any, server: 
             row = page.locator(f'#ladder tr[data-level="{level.key}"]')
             assert row.locator("th").text_content() == level.name
             assert row.locator("td").nth(2).text_content() == level.description
+    # The Elo shown is the one measured in the setting chosen: Medina's second edition for two.
+    page.select_option("#game-select", "medina")
+    page.select_option("#ruleset-select", "second_edition")
+    page.select_option("#players-select", "2")
+    page.wait_for_selector("#seat-1-agent")
+    for level in LADDER:
+        option = page.locator(f'#seat-1-agent option[value="{level.key}"]')
+        if not option.count():
+            continue
+        elo = level.elo.get("medina-2e-2p")
+        assert option.text_content() == (level.name if elo is None else f"{level.name} (Elo {elo})")
+        cell = page.locator(f'#ladder tr[data-level="{level.key}"] td').nth(0).text_content()
+        assert cell == (str(elo) if elo is not None else "not measured"), (level.key, cell)
     page.click("#ladder summary")
     page.screenshot(path=str(screenshots / "lobby-ladder-desktop.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})

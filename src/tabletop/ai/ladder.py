@@ -6,6 +6,10 @@ ladder and the server's ``GET /api/games`` serves it to the lobby.  Every level'
 is measured on one scale per game, where ``random`` is 0, from sequential matches
 between neighbouring levels (``tabletop sprt``); the time per move is CPU time on one
 core of the development machine.  ``docs/bots.md`` has the commands and the results.
+
+A scale (:data:`SCALES`) is one game, player count and edition the ladder was measured
+in: Terra Nova duels, Medina's first edition for three, its second edition for two and
+for three.  A level's Elo and time are kept per scale.
 """
 
 from __future__ import annotations
@@ -22,6 +26,51 @@ from tabletop.core.protocol import Move, State
 
 
 @dataclass(frozen=True, slots=True)
+class Scale:
+    """One game setting the ladder was measured in (a column of the ladder table).
+
+    Attributes:
+        key: the key of the levels' ``elo`` and ``seconds_per_move``, e.g. ``"medina-2e-2p"``.
+        game: the game id.
+        num_players: the seats of the measuring matches.
+        ruleset: the ruleset preset they were played under.
+        players: every seat count a match may have and still be rated on this scale (the
+            rating family it stands for: 3 and 4 players share one).
+    """
+
+    key: str
+    game: str
+    num_players: int
+    ruleset: str
+    players: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The scale as the server's game list shows it."""
+        return fields_json(self)
+
+
+SCALES: Final[tuple[Scale, ...]] = (
+    Scale("terranova", "terranova", 2, "default", (2,)),
+    Scale("medina", "medina", 3, "default", (3, 4)),
+    Scale("medina-2e-2p", "medina", 2, "second_edition", (2,)),
+    Scale("medina-2e-3p", "medina", 3, "second_edition", (3, 4)),
+)
+"""The settings the ladder was measured in, one Elo scale each (``random`` = 0)."""
+
+
+def scale(key: str) -> Scale:
+    """The scale named ``key``.
+
+    Raises:
+        ConfigError: for a key that is not a scale.
+    """
+    for s in SCALES:
+        if s.key == key:
+            return s
+    raise ConfigError(f"unknown ladder scale {key!r} (scales: {', '.join(s.key for s in SCALES)})")
+
+
+@dataclass(frozen=True, slots=True)
 class Level:
     """One rung of the ladder.
 
@@ -31,8 +80,9 @@ class Level:
         specs: the engine spec it plays in each game, e.g. ``{"medina": "mcts:2", ...}``:
             a level is a strength people understand, and what reaches it differs by game.
         description: one line for people choosing an opponent.
-        elo: measured Elo per game id (``random`` = 0); a game missing here is not measured.
-        seconds_per_move: typical CPU seconds per move on one core, per game id.
+        elo: measured Elo per scale key (:data:`SCALES`; ``random`` = 0); a scale missing
+            here is not measured.
+        seconds_per_move: typical CPU seconds per move on one core, per scale key.
         fallbacks: the spec played in a game where its own cannot be built here (a
             native level where the Rust extension is not built); not measured.
     """
@@ -62,11 +112,12 @@ class Level:
         missing = {g for g, spec in self.specs.items() if g in self.fallbacks and not _builds(spec)}
         if not missing:
             return self
+        unmeasured = {s.key for s in SCALES if s.game in missing}
         return replace(
             self,
             specs={g: self.fallbacks[g] if g in missing else spec for g, spec in self.specs.items()},
-            elo={g: elo for g, elo in self.elo.items() if g not in missing},
-            seconds_per_move={g: t for g, t in self.seconds_per_move.items() if g not in missing},
+            elo={k: elo for k, elo in self.elo.items() if k not in unmeasured},
+            seconds_per_move={k: t for k, t in self.seconds_per_move.items() if k not in unmeasured},
             fallbacks={},
         )
 
@@ -99,26 +150,28 @@ LADDER: Final[tuple[Level, ...]] = (
         "Beginner",
         _same("random"),
         "Plays any legal move, at random: for learning the rules.",
-        {"terranova": 0, "medina": 0},
-        {"terranova": 0.0, "medina": 0.0},
+        {"terranova": 0, "medina": 0, "medina-2e-2p": 0, "medina-2e-3p": 0},
+        {"terranova": 0.0, "medina": 0.0, "medina-2e-2p": 0.0, "medina-2e-3p": 0.0},
     ),
     Level(
         "casual",
         "Casual",
         _same("greedy"),
         "Looks one turn ahead for the move that adds most to its estimated final score.",
-        # SPRT against random (docs/bots.md): Terra Nova 17-1 in 18 games, Medina 54-0 pairs.
-        {"terranova": 382, "medina": 512},
-        {"terranova": 0.036, "medina": 0.014},
+        # SPRT against random (docs/bots.md): Terra Nova 17-1 in 18 games, Medina 54-0 pairs;
+        # Medina's second edition 18-0 (2p) and 54-0 pairs (3p).
+        {"terranova": 382, "medina": 512, "medina-2e-2p": 512, "medina-2e-3p": 512},
+        {"terranova": 0.036, "medina": 0.014, "medina-2e-2p": 0.011, "medina-2e-3p": 0.016},
     ),
     Level(
         "club",
         "Club",
         {"terranova": "native:1", "medina": "mcts:2"},
         "Tree search that sees a few moves ahead, in a blink.",
-        # SPRT over Casual (docs/bots.md): Terra Nova +301 (fifth part), Medina +512.
-        {"terranova": 683, "medina": 1024},
-        {"terranova": 0.003, "medina": 0.022},
+        # SPRT over Casual (docs/bots.md): Terra Nova +301 (fifth part), Medina +512;
+        # second edition +512 (2p), +436 (3p).
+        {"terranova": 683, "medina": 1024, "medina-2e-2p": 1024, "medina-2e-3p": 948},
+        {"terranova": 0.003, "medina": 0.022, "medina-2e-2p": 0.005, "medina-2e-3p": 0.006},
         {"terranova": "mcts:2"},
     ),
     Level(
@@ -126,9 +179,10 @@ LADDER: Final[tuple[Level, ...]] = (
         "Strong",
         {"terranova": "native:3,horizon=160@0.1cpu", "medina": "mcts:4"},
         "Deeper tree search that plays the end of the game out in its head.",
-        # SPRT over Club (docs/bots.md): Terra Nova +382 (fifth part), Medina +183 (fourth part).
-        {"terranova": 1065, "medina": 1207},
-        {"terranova": 0.10, "medina": 0.20},
+        # SPRT over Club (docs/bots.md): Terra Nova +382 (fifth part), Medina +183 (fourth part);
+        # second edition +354 (2p), STRONG3P (3p).
+        {"terranova": 1065, "medina": 1207, "medina-2e-2p": 1378},
+        {"terranova": 0.10, "medina": 0.20, "medina-2e-2p": 0.061},
         {"terranova": "mcts:4"},
     ),
     Level(

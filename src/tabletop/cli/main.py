@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, agent_kinds, make_agent
-from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder
+from tabletop.ai.ladder import DEFAULT_LEVEL, SCALES, installed_ladder
 from tabletop.arena.selfplay import SelfplayConfig, play_selfplay_game
 from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena, sprt
@@ -422,11 +422,12 @@ def games_cmd() -> None:
         for option in game.options:
             console.print(f"  {option.name} (default {option.default!r}): {option.help}", highlight=False)
     console.print(
-        f"[bold]bot levels[/] (Elo: random = 0; seconds per move on one core; lobby default: {DEFAULT_LEVEL})"
+        f"[bold]bot levels[/] (Elo: random = 0 on each scale: game, players, edition; seconds per move on one"
+        f" core; lobby default: {DEFAULT_LEVEL})"
     )
     for level in installed_ladder():
-        elos = ", ".join(f"{g} {level.elo[g]:+d}" if g in level.elo else f"{g} ?" for g in available_games())
-        seconds = ", ".join(f"{g} {s:.2g}" for g, s in level.seconds_per_move.items())
+        elos = ", ".join(f"{s.key} {level.elo[s.key]:+d}" if s.key in level.elo else f"{s.key} ?" for s in SCALES)
+        seconds = ", ".join(f"{key} {t:.2g}" for key, t in level.seconds_per_move.items())
         specs = ", ".join(f"{g} {level.spec(g)}" for g in available_games() if g in level.specs)
         console.print(f"  {level.name} ({level.key}) = {specs}: {level.description}", highlight=False)
         console.print(f"    Elo {elos}; s/move {seconds or '?'}", highlight=False)

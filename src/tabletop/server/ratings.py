@@ -16,8 +16,9 @@ and ``multi`` (three or more).  A duel and a four-player game of the same game r
 different skills, and 3 and 4 players are close enough to share a pool.  A game whose
 rulesets are different games for rating purposes names a pool per configuration (its
 optional hook ``rating_pool(config)``: Medina's second edition is ``2e``), and the family
-carries it: ``2p-2e``, ``multi-2e``.  No bot ladder was measured in those families, so a
-second-edition match with a bot is unrated (people alone are rated).
+carries it: ``2p-2e``, ``multi-2e``.  Each family with a measured ladder scale
+(:data:`tabletop.ai.ladder.SCALES`) rates matches with bots; the others (Terra Nova for 3-4)
+rate people alone.
 
 **Bots.** Bots have fixed ratings, converted from the arena's Elo ladder
 (``docs/bots.md``): they are passed to the library's ``rate()`` with the others and their
@@ -54,7 +55,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from sqlalchemy import Engine, and_, func, insert, select, update
 
-from tabletop.ai.ladder import DEFAULT_LEVEL, installed_ladder, ladder_level
+from tabletop.ai.ladder import DEFAULT_LEVEL, SCALES, Scale, installed_ladder, ladder_level
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.server.rooms import Room, RoomHooks
@@ -78,37 +79,35 @@ FAMILIES = ("2p", "multi", "2p-2e", "multi-2e")
 
 HUMAN = "human"
 
-_FAMILY_OF_LADDER: dict[str, str] = {"terranova": "2p", "medina": "multi"}
-"""The family each game's ladder was measured in: Terra Nova duels, Medina for three
-(which also covers four: Medina has no two-player game).  Terra Nova's 3-4 player family
-has no row: no bot was measured there, and a duel's Elo says little about a four-way race
-(the paranoid search, the kingmaking), so a Terra Nova game for 3-4 with a bot is unrated
-(people alone are still rated)."""
-
 _ANCHOR_LEVEL = DEFAULT_LEVEL
 """The ladder level placed at the library's starting mu (Elo 1500)."""
 
 
+def scale_family(s: Scale) -> tuple[str, str]:
+    """The (game, family) a ladder scale's Elo rates bots in: Terra Nova duels (``2p``),
+    Medina's first edition for three (``multi``, which covers four), its second edition
+    for two (``2p-2e``) and for three (``multi-2e``).  Terra Nova's 3-4 player family has
+    no scale: no bot was measured there, and a duel's Elo says little about a four-way
+    race (the paranoid search, the kingmaking), so a Terra Nova game for 3-4 with a bot is
+    unrated (people alone are still rated)."""
+    config = GameConfig(num_players=s.num_players, ruleset=s.ruleset)
+    return s.game, family(s.num_players, pool_of(s.game, config))
+
+
 def _ladder_elo() -> dict[tuple[str, str], dict[str, float]]:
     table: dict[tuple[str, str], dict[str, float]] = {}
-    for game, fam in _FAMILY_OF_LADDER.items():
-        anchor = ladder_level(_ANCHOR_LEVEL).elo[game]
-        row = table.setdefault((game, fam), {})
+    for s in SCALES:
+        anchor = ladder_level(_ANCHOR_LEVEL).elo.get(s.key)
+        if anchor is None:
+            continue
+        row = table.setdefault(scale_family(s), {})
         for level in installed_ladder():
-            if game in level.elo:
-                row[level.key] = float(level.elo[game] - anchor)
-                if "@" not in level.spec(game):  # a spec on a clock is another bot on another machine
-                    row[level.spec(game)] = row[level.key]
+            if s.key in level.elo:
+                row[level.key] = float(level.elo[s.key] - anchor)
+                if "@" not in level.spec(s.game):  # a spec on a clock is another bot on another machine
+                    row[level.spec(s.game)] = row[level.key]
     return table
 
-
-BOT_ELO: dict[tuple[str, str], dict[str, float]] = _ladder_elo()
-"""Fixed Elo (relative to the lobby's default level, Casual) per (game, family) and bot
-spec, read from the measured ladder (``tabletop.ai.ladder.LADDER``, ``docs/bots.md``): each
-measured level appears under its key (``club``) and its engine spec (``mcts:2``; not a spec
-on a clock, ``native:3,horizon=160@0.1cpu``, whose strength depends on the machine); a level
-whose step no SPRT decided has no entry.  A spec missing here, or a (game, family) with no
-row, makes a match with that bot unrated, from its creation on (:func:`bots_rateable`)."""
 
 SPEC_ALIASES = {"mcts": "mcts:3", "greedy:4": "greedy"}
 """Specs that are the same bot as another: ``mcts`` is level 3, greedy's default breadth is 4."""
@@ -130,6 +129,15 @@ def pool_of(game: str, config: GameConfig | Mapping[str, Any] | None) -> str:
     if hook is None:
         return ""
     return str(hook(config if isinstance(config, GameConfig) else GameConfig.from_json(config)))
+
+
+BOT_ELO: dict[tuple[str, str], dict[str, float]] = _ladder_elo()
+"""Fixed Elo (relative to the lobby's default level, Casual) per (game, family) and bot
+spec, read from the measured ladder (``tabletop.ai.ladder.LADDER``, ``docs/bots.md``): each
+measured level appears under its key (``club``) and its engine spec (``mcts:2``; not a spec
+on a clock, ``native:3,horizon=160@0.1cpu``, whose strength depends on the machine); a level
+whose step no SPRT decided has no entry.  A spec missing here, or a (game, family) with no
+row, makes a match with that bot unrated, from its creation on (:func:`bots_rateable`)."""
 
 
 def elo_to_mu(elo: float) -> float:

@@ -56,22 +56,34 @@ export function advancedBots(id, raw, levels, menus) {
     })));
 }
 
-/** What a seat menu shows for `agent`: a ladder level by name and Elo, any other bot by its spec. */
-export function botLabel(agent, game) {
+/**
+ * The ladder scale (`game.ladder_scales`) that measured bots in the lobby's `setting`
+ * ({players, ruleset}): its key, or undefined where no ladder was measured (Terra Nova
+ * for three or four).
+ */
+export function scaleKey(game, setting) {
+  const players = Number(setting?.players);
+  const ruleset = setting?.ruleset || "default";
+  return (game?.ladder_scales || []).find((s) => s.players.includes(players) && s.rulesets.includes(ruleset))?.key;
+}
+
+/** What a seat menu shows for `agent`: a ladder level by name and its Elo in `setting`, any other bot by its spec. */
+export function botLabel(agent, game, setting) {
   const level = levelOf(agent, game);
   if (!level) return agent;
-  const elo = level.elo[game.id];
+  const elo = level.elo[scaleKey(game, setting)];
   const name = levelName(agent);
   return elo === undefined ? name : t("ladder.option", { name, elo });
 }
 
-/** The ladder of `game` as a folded table: the levels this server can seat, weakest first. */
-export function ladderTable(game, agents) {
+/** The ladder of `game` in `setting` as a folded table: the levels this server can seat, weakest first. */
+export function ladderTable(game, agents, setting) {
   const levels = (game?.ladder || []).filter((level) => agents.includes(level.key));
   if (!levels.length) return null;
+  const scale = scaleKey(game, setting);
   const row = (level) => {
-    const elo = level.elo[game.id];
-    const seconds = level.seconds_per_move[game.id];
+    const elo = level.elo[scale];
+    const seconds = level.seconds_per_move[scale];
     return h("tr", { "data-level": level.key },
       h("th", { scope: "row", text: levelName(level.key) }),
       h("td.num", { text: elo === undefined ? t("ladder.not_measured") : String(elo) }),

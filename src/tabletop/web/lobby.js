@@ -182,7 +182,7 @@ export function showLobby(main) {
       : null;
     const { levels, raw } = splitBots(agents, g);
     const seats = form.seats.map((seat, i) => {
-      const who = botSelect(`seat-${i}-agent`, { levels, value: seat.agent, first: [["human", t("lobby.human")]], label: (a) => botLabel(a, g),
+      const who = botSelect(`seat-${i}-agent`, { levels, value: seat.agent, first: [["human", t("lobby.human")]], label: (a) => botLabel(a, g, form),
         onchange: (v) => { seat.agent = v; render(); } });
       return h(
         "fieldset.seat",
@@ -227,7 +227,7 @@ export function showLobby(main) {
         advancedBots("seat-advanced", raw, levels, form.seats.map((seat, i) => ({
           id: `seat-${i}-engine`, label: t("lobby.seat", { n: i + 1 }), value: seat.agent,
           onchange: (v) => { seat.agent = v || defaultBot; render(); } }))),
-        ladderTable(g, agents),
+        ladderTable(g, agents, form),
         h("details.variants", {}, h("summary", { text: t("lobby.variants") }), h("div.variant-grid", {}, variantInputs(g),
           h("label.variant", {}, h("span", { text: t("lobby.seed") }),
             h("input", { id: "seed", type: "number", min: 0, value: form.seed, oninput: (e) => (form.seed = e.target.value) })))),
@@ -239,7 +239,7 @@ export function showLobby(main) {
         h("details.rules", {}, h("summary", { text: t("lobby.rules") }), h("p", { text: t(`rules.${g.id}`) }), rulesLink(g.id)),
       ),
       openGameSection(() => ({ game: form.game, players: form.players, ruleset: form.ruleset, variants: form.variants, map: form.map }), agents,
-        (a) => botLabel(a, g), { levels, raw, defaultBot }),
+        (a) => botLabel(a, g, form), { levels, raw, defaultBot }),
       lists,
       h("section.lobby", {},
         h("h2", { text: t("lobby.replay_heading") }),

@@ -8,10 +8,11 @@ from typing import Any
 from fastapi import APIRouter, Body, Request
 
 from tabletop.ai.agent import agent_kinds, make_agent
-from tabletop.ai.ladder import LADDER, installed_ladder
+from tabletop.ai.ladder import LADDER, SCALES, Scale, installed_ladder
 from tabletop.core.errors import ConfigError, UnknownGameError
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import available_games, make, player_counts
+from tabletop.server.ratings import pool_of
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import errors
 
@@ -53,8 +54,10 @@ def list_games(request: Request) -> list[dict[str, Any]]:
     """Every game with its players, variants, rulesets and built-in maps.
 
     Each game also lists the bot ladder (``ladder``: level key, name, engine spec,
-    description, Elo and seconds per move, measured per game) and ``default_bot``, the
-    level the lobby seats by default (the server setting ``default_bot``).
+    description, Elo and seconds per move, measured per scale), the scales of this game
+    (``ladder_scales``: key, seat counts and the ruleset presets each one stands for, so
+    the lobby shows the Elo of the setting chosen) and ``default_bot``, the level the
+    lobby seats by default (the server setting ``default_bot``).
 
     A game package that fails to import is left out (and logged) rather than taking the
     whole list down with it.
@@ -65,11 +68,27 @@ def list_games(request: Request) -> list[dict[str, Any]]:
         try:
             described = describe_game(make(game_id))
             described["ladder"] = [level.to_json() for level in installed_ladder()]
+            described["ladder_scales"] = [
+                {**s.to_json(), "rulesets": _scale_rulesets(game_id, s)} for s in SCALES if s.game == game_id
+            ]
             described["default_bot"] = default_bot
             out.append(described)
         except Exception:
             log.exception("game %r is unavailable", game_id)
     return out
+
+
+def _scale_rulesets(game_id: str, scale: Scale) -> list[str]:
+    """The game's ruleset presets rated in the same pool as the one ``scale`` was measured in."""
+    measured = pool_of(game_id, GameConfig(num_players=scale.num_players, ruleset=scale.ruleset))
+
+    def same_pool(ruleset: str) -> bool:
+        try:
+            return pool_of(game_id, GameConfig(num_players=scale.num_players, ruleset=ruleset)) == measured
+        except ConfigError:  # a preset that has no game for this many seats
+            return False
+
+    return [ruleset for ruleset in make(game_id).rulesets if same_pool(ruleset)]
 
 
 def bot_specs() -> list[str]:
