@@ -180,9 +180,9 @@ LADDER: Final[tuple[Level, ...]] = (
         {"terranova": "native:3,horizon=160@0.1cpu", "medina": "mcts:4"},
         "Deeper tree search that plays the end of the game out in its head.",
         # SPRT over Club (docs/bots.md): Terra Nova +382 (fifth part), Medina +183 (fourth part);
-        # second edition +354 (2p), STRONG3P (3p).
-        {"terranova": 1065, "medina": 1207, "medina-2e-2p": 1378},
-        {"terranova": 0.10, "medina": 0.20, "medina-2e-2p": 0.061},
+        # second edition +354 (2p), +280 (3p).
+        {"terranova": 1065, "medina": 1207, "medina-2e-2p": 1378, "medina-2e-3p": 1228},
+        {"terranova": 0.10, "medina": 0.20, "medina-2e-2p": 0.061, "medina-2e-3p": 0.068},
         {"terranova": "mcts:4"},
     ),
     Level(
