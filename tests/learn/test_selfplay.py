@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -115,3 +116,22 @@ def test_policy_bot_plays_the_most_probable_legal_move(tiny_network: Path) -> No
         make_agent("policy")
     with pytest.raises(ConfigError, match="cannot read the network"):
         make_agent(f"policy:{tiny_network}.missing")
+
+
+def test_buffer_inputs_are_float16_while_exact(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    whole = _samples(rng, 4, (1.0, 0.0, 0.0))
+    whole = dataclasses.replace(whole, x=np.round(whole.x * 20) / 2)
+    buffer = ReplayBuffer(100, input_size=6, players=3)
+    buffer.add([whole])
+    buffer.save(tmp_path / "half.npz")
+    with np.load(tmp_path / "half.npz") as data:
+        assert data["x"].dtype == np.float16
+    thirds = _samples(rng, 3, (0.0, 1.0, 0.0))
+    buffer.add([thirds])
+    buffer.save(tmp_path / "full.npz")
+    with np.load(tmp_path / "full.npz") as data:
+        assert data["x"].dtype == np.float32
+        np.testing.assert_array_equal(data["x"], np.concatenate([whole.x, thirds.x]))
+    batch = buffer.batch(np.random.default_rng(0), 20, 20)
+    assert batch["x"].dtype == np.float32

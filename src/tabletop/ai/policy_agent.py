@@ -21,7 +21,7 @@ from tabletop.core.protocol import Move, State
 if TYPE_CHECKING:
     from tabletop.ai.network import PolicyValueNetwork
 
-_LOADED: dict[tuple[str, int, int], PolicyValueNetwork] = {}
+_LOADED: dict[tuple[str, int, int, int], PolicyValueNetwork] = {}
 
 
 def load_network(path: str | os.PathLike[str]) -> PolicyValueNetwork:
@@ -39,7 +39,7 @@ def load_network(path: str | os.PathLike[str]) -> PolicyValueNetwork:
         info = resolved.stat()
     except OSError as exc:
         raise ConfigError(f"cannot read the network {str(path)!r}: {exc.strerror or exc}") from None
-    key = (str(resolved), info.st_mtime_ns, info.st_size)
+    key = (str(resolved), info.st_ino, info.st_mtime_ns, info.st_size)  # a file replaced has a new inode
     network = _LOADED.get(key)
     if network is None:
         try:
