@@ -107,7 +107,12 @@ def curve_svg(points: Sequence[CurvePoint], level_elo: Mapping[str, float], *, t
             ET.SubElement(dot, "title").text = f"generation {p.generation}, {p.hours:.2f} h: {p.elo:.0f} vs {p.level}"
         legend = ET.SubElement(svg, "text", x=str(LEFT + 8 + 110 * i), y=str(TOP + 14), fill=color)
         legend.text = f"vs {level}"
-    axis = ET.SubElement(svg, "text", x=str(LEFT + plot_w / 2), y=str(HEIGHT - 10), fill="#555")
+    hour_step = _nice_step(max_hours)
+    for k in range(math.floor(max_hours / hour_step + 1e-9) + 1):
+        label = ET.SubElement(svg, "text", x=f"{x(k * hour_step):.1f}", y=str(TOP + plot_h + 16), fill="#555")
+        label.set("text-anchor", "middle")
+        label.text = f"{k * hour_step:g}"
+    axis = ET.SubElement(svg, "text", x=str(LEFT + plot_w / 2), y=str(HEIGHT - 8), fill="#555")
     axis.set("text-anchor", "middle")
-    axis.text = f"training hours (0 to {max_hours:.2f}); Elo on the ladder's scale (random = 0), 95 % intervals"
+    axis.text = "training hours; Elo on the ladder's scale (random = 0), 95 % intervals"
     return to_svg_image(svg)
