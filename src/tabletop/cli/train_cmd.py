@@ -84,7 +84,7 @@ def train(
     ] = 30,
     gate_games: Annotated[
         int, typer.Option("--gate-games", min=1, help="At most this many games in each gate (SPRT, CPU clock).")
-    ] = 60,
+    ] = 100,
     gate_elo1: Annotated[
         float, typer.Option("--gate-elo1", help="The gate's H1: the new network is this many Elo stronger.")
     ] = 50.0,
@@ -164,12 +164,16 @@ def train(
     finally:
         backend.close()
     console.print(
-        f"{progress.generation} generations in {progress.hours:.2f} training hours; best network: generation "
+        f"{progress.generation} generations in {_hours(progress.hours)} of training; best network: generation "
         f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
         markup=False,
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _hours(hours: float) -> str:
+    return f"{hours:.2f} hours" if hours >= 1 else f"{hours * 60:.1f} minutes"
 
 
 def _describe(settings: TrainSettings, resume: bool) -> str:

@@ -119,7 +119,7 @@ class TrainSettings:
     l2: float = 1e-4
     buffer_positions: int = 20_000
     sampled_moves: int = 30
-    gate_games: int = 60
+    gate_games: int = 100
     gate_elo1: float = 50.0
     ladder_every: int = 5
     ladder_levels: tuple[str, ...] = ("club", "strong", "master")
