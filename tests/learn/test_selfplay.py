@@ -135,3 +135,17 @@ def test_buffer_inputs_are_float16_while_exact(tmp_path: Path) -> None:
         np.testing.assert_array_equal(data["x"], np.concatenate([whole.x, thirds.x]))
     batch = buffer.batch(np.random.default_rng(0), 20, 20)
     assert batch["x"].dtype == np.float32
+
+
+def test_the_native_search_gives_root_visits_over_legal_actions() -> None:
+    need_native()
+    from tabletop.learn.selfplay import native_mcts_search
+
+    state = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, seed=6))
+    state = state.apply(state.legal_moves()[0])
+    visits, action = native_mcts_search("medina", 40)(state, 1)
+    legal = set(encoding_of(state.game, state.config).legal_actions(state))
+    assert set(visits) <= legal and len(visits) > 1
+    assert 39 <= sum(visits.values()) <= 40
+    assert visits[action] == max(visits.values())
+    assert native_mcts_search("medina", 40)(state, 1) == (visits, action)

@@ -140,6 +140,8 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
         actions = encoding.legal_actions(state)
         visits, best = search(state, rng.getrandbits(64))
         total = sum(visits.values())
+        if total <= 0:  # a search that visited nothing: its choice is the target
+            visits, total = {best: 1}, 1
         xs.append(network.input_of(state))
         seats.append(state.current_player)
         legal += actions
