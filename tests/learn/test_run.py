@@ -17,7 +17,7 @@ from tabletop.cli.main import app
 from tabletop.compute.batch import LocalBackend
 from tabletop.core.errors import ConfigError
 from tabletop.learn.curve import CurvePoint, curve_svg
-from tabletop.learn.run import Progress, TrainError, TrainSettings, network_agent_spec
+from tabletop.learn.run import RunProgress, TrainError, TrainSettings, network_agent_spec
 from tabletop.learn.selfplay import ReplayBuffer
 from tests.learn.conftest import NO_JAX, need_native
 
@@ -142,15 +142,15 @@ def test_settings_are_checked() -> None:
 
 
 def test_progress_round_trip_and_bad_files(tmp_path: Path) -> None:
-    progress = Progress(TINY, generation=3, hours=0.5, best_generation=2, generations=[{"generation": 1}])
+    progress = RunProgress(TINY, generation=3, hours=0.5, best_generation=2, generations=[{"generation": 1}])
     progress.ladder.append({"hours": 0.5, "generation": 2, "level": "club", "elo": 700.0, "low": 600.0, "high": 800.0})
     progress.write(tmp_path / "progress.json")
-    read = Progress.read(tmp_path / "progress.json")
+    read = RunProgress.read(tmp_path / "progress.json")
     assert read == progress
     assert read.curve_points() == [CurvePoint(0.5, 2, "club", 700.0, 600.0, 800.0)]
     (tmp_path / "bad.json").write_text('{"format": "other"}')
     with pytest.raises(TrainError, match="not the progress"):
-        Progress.read(tmp_path / "bad.json")
+        RunProgress.read(tmp_path / "bad.json")
 
 
 def test_curve_draws_a_line_per_level_and_the_levels() -> None:

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.curve import CurvePoint, curve_svg
 from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game
+
+if TYPE_CHECKING:
+    from tabletop.learn.model import Trainer
 
 PROGRESS_FORMAT: Final = "tabletop-train-1"
 FIXED_SETTINGS: Final = ("game", "players", "ruleset", "hidden", "seed")
@@ -187,7 +190,7 @@ class TrainSettings:
 
 
 @dataclass
-class Progress:
+class RunProgress:
     """What a run has done (``progress.json``).
 
     Attributes:
@@ -218,7 +221,7 @@ class Progress:
         }
 
     @classmethod
-    def read(cls, path: Path) -> Progress:
+    def read(cls, path: Path) -> RunProgress:
         """Raises:
         TrainError: if the file is missing or not a run's progress.
         """
@@ -293,7 +296,7 @@ def run_training(
     resume: bool = False,
     reporter: Reporter | None = None,
     on_lost: Callable[[int, str], None] | None = None,
-) -> Progress:
+) -> RunProgress:
     """Trains (see the module docstring) until ``settings.generations`` are done or
     ``settings.hours`` are spent; returns the progress, as ``progress.json`` holds it.
 
@@ -317,7 +320,7 @@ def _run(
     resume: bool,
     reporter: Reporter | None,
     on_lost: Callable[[int, str], None] | None,
-) -> Progress:
+) -> RunProgress:
     from tabletop.learn.model import AdamState, Hyper, Trainer  # JAX: the train extra
 
     settings.check()
@@ -387,14 +390,14 @@ def _run(
     return progress
 
 
-def _start(settings: TrainSettings, out: Path, resume: bool) -> Progress:
+def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
     """The progress to continue from: a new run's (its random network written), or the
     checkpoint's (``resume``)."""
     progress_file = out / PROGRESS
     if resume:
         if not progress_file.exists():
             raise TrainError(f"nothing to resume: {out} has no {PROGRESS}")
-        progress = Progress.read(progress_file)
+        progress = RunProgress.read(progress_file)
         old = progress.settings.to_json()
         new = settings.to_json()
         changed = [name for name in FIXED_SETTINGS if old[name] != new[name]]
@@ -420,7 +423,7 @@ def _start(settings: TrainSettings, out: Path, resume: bool) -> Progress:
     )
     network.save(out / BEST)
     network.save(out / LATEST)
-    progress = Progress(settings)
+    progress = RunProgress(settings)
     progress.write(progress_file)
     return progress
 
@@ -454,7 +457,7 @@ def _self_play(
 
 
 def _train(
-    trainer: Any, buffer: ReplayBuffer, settings: TrainSettings, generation: int, report: Reporter
+    trainer: Trainer, buffer: ReplayBuffer, settings: TrainSettings, generation: int, report: Reporter
 ) -> dict[str, float]:
     from tabletop.learn.model import Batch
 
@@ -507,7 +510,7 @@ def _gate(
 def _measure(
     settings: TrainSettings,
     out: Path,
-    progress: Progress,
+    progress: RunProgress,
     backend: Backend,
     report: Reporter,
     on_lost: Callable[[int, str], None] | None,
@@ -557,7 +560,7 @@ def _measure(
     return found
 
 
-def _draw(progress: Progress, out: Path) -> None:
+def _draw(progress: RunProgress, out: Path) -> None:
     settings = progress.settings
     level_elo = {}
     for key in settings.ladder_levels:
