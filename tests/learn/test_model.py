@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from tests.learn.conftest import NO_JAX
+from tests.learn.conftest import NO_JAX, NO_NUMPY
 
+np = pytest.importorskip("numpy", reason=NO_NUMPY)
 jax = pytest.importorskip("jax", reason=NO_JAX)
 
 from tabletop import GameConfig  # noqa: E402

@@ -5,16 +5,18 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from tabletop import GameConfig, make
-from tabletop.ai.agent import make_agent
-from tabletop.ai.network import PolicyValueNetwork, relative_values
-from tabletop.core.encoding import encoding_of
-from tabletop.core.errors import ConfigError
-from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game
-from tests.learn.conftest import need_native
+from tests.learn.conftest import NO_NUMPY, need_native
+
+np = pytest.importorskip("numpy", reason=NO_NUMPY)
+
+from tabletop import GameConfig, make  # noqa: E402
+from tabletop.ai.agent import make_agent  # noqa: E402
+from tabletop.ai.network import PolicyValueNetwork, relative_values  # noqa: E402
+from tabletop.core.encoding import encoding_of  # noqa: E402
+from tabletop.core.errors import ConfigError  # noqa: E402
+from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game  # noqa: E402
 
 
 def _game(network: Path, index: int = 0, sampled: int = 4) -> GameSamples:
