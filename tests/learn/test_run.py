@@ -60,7 +60,7 @@ def test_a_tiny_run_writes_its_files(tmp_path: Path) -> None:
     assert "1 generations" in result.output
     for name in ("best.npz", "latest.npz", "optimizer.npz", "replay.npz", "progress.json", "curve.svg"):
         assert (out / name).stat().st_size > 0, name
-    assert not list(out.glob("*.part")) and not (out / "candidate.npz").exists()
+    assert not list(out.glob("*.part")) and not list(out.glob("pending-*"))
     progress = json.loads((out / "progress.json").read_text())
     assert progress["generation"] == 1 and len(progress["generations"]) == 1
     generation = progress["generations"][0]
@@ -104,6 +104,28 @@ def test_resume_continues_from_the_same_generation(tmp_path: Path) -> None:
         np.testing.assert_allclose(a.params[name], b.params[name], rtol=1e-5, atol=1e-6)
     done = run_training(resumed.settings, tmp_path / "halves", LocalBackend(1), resume=True)
     assert done.generation == 2  # nothing left to do
+
+
+def test_resume_after_an_interruption_between_files(tmp_path: Path) -> None:
+    _need_jax()
+    from tabletop.learn.run import run_training
+
+    settings = replace(TINY, ladder_levels=())
+    out = tmp_path / "run"
+    run_training(settings, out, LocalBackend(1))
+    latest = PolicyValueNetwork.load(out / "latest.npz")
+    # Stopped after progress.json recorded generation 1, before its files were moved into
+    # place; and a generation 2 that was not recorded.
+    (out / "pending-1").mkdir()
+    (out / "latest.npz").replace(out / "pending-1" / "latest.npz")
+    (out / "pending-2").mkdir()
+    (out / "pending-2" / "latest.npz").write_text("half a file")
+    resumed = run_training(replace(settings, generations=2), out, LocalBackend(1), resume=True)
+    assert resumed.generation == 2 and not list(out.glob("pending-*"))
+    assert resumed.generations[1]["positions"] > 0
+    trained = PolicyValueNetwork.load(out / "latest.npz")
+    assert "generation 2" in trained.meta.made_by
+    assert not np.array_equal(trained.params["w0"], latest.params["w0"])
 
 
 def test_resume_refuses_other_fixed_settings_and_new_runs_refuse_used_directories(tmp_path: Path) -> None:

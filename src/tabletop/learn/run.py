@@ -23,12 +23,15 @@ the search with the network once it exists).
 **The directory** of a run holds, after each generation: ``best.npz`` and
 ``latest.npz`` (network files, ``tabletop.ai.network``), ``optimizer.npz`` (Adam's
 state for ``latest``), ``replay.npz`` (the buffer), ``progress.json`` (the settings,
-the generations done, every gate and ladder result: written last, so it names only
-complete checkpoints) and ``curve.svg``.  ``resume=True`` continues from them: the
-generation after the last one recorded, with the same buffer, weights and optimizer
-state (a generation interrupted half-way is played again).  The game, seats, ruleset,
-hidden layers and seed of a run are fixed; ``generations``, ``hours`` and the other
-settings may change on resume.
+the generations done, every gate and ladder result) and ``curve.svg``.  A generation's
+files are written into ``pending-N/`` and moved into place only once ``progress.json``
+records the generation, so an interruption at any moment leaves either the generation
+recorded (its files moved into place on resume) or not (they are dropped, and it is
+played again).  ``resume=True`` continues from the generation after the last one
+recorded, with the same buffer, weights and optimizer state: what a run without a
+break would have played.  A ladder measurement interrupted is not repeated.  The game,
+seats, ruleset, hidden layers and seed of a run are fixed; ``generations``, ``hours``
+and the other settings may change on resume.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
 import time
 import warnings
 from collections.abc import Callable
@@ -72,8 +76,9 @@ BEST, LATEST, OPTIMIZER, REPLAY, PROGRESS, CURVE = (
     "progress.json",
     "curve.svg",
 )
-CANDIDATE = "candidate.npz"
-"""The trained network while it is gated (then it becomes ``latest.npz``)."""
+PENDING = "pending-"
+"""A generation's files are written into ``pending-N/`` and moved into place once
+``progress.json`` records the generation."""
 
 
 class TrainError(TabletopError):
@@ -349,17 +354,15 @@ def _run(
         buffer.add(games)
         positions = sum(len(g) for g in games)
         losses = _train(trainer, buffer, settings, generation, report)
+        pending = _pending_dir(out, generation)
         candidate = trainer.trained(settings.made_by(generation, progress.hours))
-        candidate.save(out / CANDIDATE)
-        gate = _gate(settings, out, generation, backend, report, on_lost)
+        candidate.save(pending / LATEST)
+        gate = _gate(settings, out, pending / LATEST, generation, backend, report, on_lost)
         promoted = gate["decision"] == "H1"
         if promoted:
-            (out / CANDIDATE).replace(out / BEST)
-            candidate.save(out / LATEST)
-        else:
-            (out / CANDIDATE).replace(out / LATEST)
-        trainer.state.save(out / OPTIMIZER)
-        buffer.save(out / REPLAY)
+            candidate.save(pending / BEST)
+        trainer.state.save(pending / OPTIMIZER)
+        buffer.save(pending / REPLAY)
         progress.hours += (time.monotonic() - started) / 3600
         progress.generation = generation
         if promoted:
@@ -376,6 +379,9 @@ def _run(
                 "best_generation": progress.best_generation,
             }
         )
+        progress.settings = settings
+        progress.write(out / PROGRESS)  # the generation is done: its files are in `pending`
+        _finish_pending(out, progress)
         report.line(
             f"generation {generation}: {len(games)} games, {positions} positions, loss {losses['total']:.3f} "
             f"(policy {losses['policy']:.3f}, value {losses['value']:.3f}); gate {gate['decision']} "
@@ -384,10 +390,27 @@ def _run(
         last = generation == settings.generations or (settings.hours is not None and progress.hours >= settings.hours)
         if settings.ladder_every and settings.ladder_levels and (generation % settings.ladder_every == 0 or last):
             progress.ladder += _measure(settings, out, progress, backend, report, on_lost)
-        progress.settings = settings
-        progress.write(out / PROGRESS)
+            progress.write(out / PROGRESS)
         _draw(progress, out)
     return progress
+
+
+def _pending_dir(out: Path, generation: int) -> Path:
+    """A new, empty directory for generation ``generation``'s files until it is recorded."""
+    pending = out / f"{PENDING}{generation}"
+    shutil.rmtree(pending, ignore_errors=True)
+    pending.mkdir()
+    return pending
+
+
+def _finish_pending(out: Path, progress: RunProgress) -> None:
+    """Moves the files of the last recorded generation into place, and drops those of a
+    generation that was not recorded (interrupted before ``progress.json`` named it)."""
+    for pending in out.glob(f"{PENDING}*"):
+        if pending.name == f"{PENDING}{progress.generation}":
+            for path in pending.iterdir():
+                path.replace(out / path.name)
+        shutil.rmtree(pending)
 
 
 def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
@@ -406,6 +429,7 @@ def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
                 f"the run in {out} has other {', '.join(changed)} "
                 f"({', '.join(f'{n}={old[n]!r}' for n in changed)}); they cannot change on resume"
             )
+        _finish_pending(out, progress)
         for name in (BEST, LATEST):
             if not (out / name).exists():
                 raise TrainError(f"{out} lacks {name}: the checkpoint is incomplete")
@@ -475,6 +499,7 @@ def _train(
 def _gate(
     settings: TrainSettings,
     out: Path,
+    candidate: Path,
     generation: int,
     backend: Backend,
     report: Reporter,
@@ -482,7 +507,7 @@ def _gate(
 ) -> dict[str, Any]:
     config = SprtConfig(
         game=settings.game,
-        candidate=network_agent_spec(out / CANDIDATE),
+        candidate=network_agent_spec(candidate),
         baseline=network_agent_spec(out / BEST),
         players=settings.players,
         elo0=0.0,
