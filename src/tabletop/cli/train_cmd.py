@@ -55,11 +55,14 @@ def _widths(text: str, option: str) -> tuple[int, ...]:
 
 def train(
     game_id: Annotated[str, typer.Argument(help="Game id: terranova or medina.", show_default=False)],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Directory of the run: networks, checkpoint, progress.json, curve.svg (required)."
+        ),
+    ],
     players: Annotated[int, typer.Option("--players", "-n", min=2, help="Seats per game.")] = 2,
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Directory of the run: networks, checkpoint, progress.json, curve.svg.")
-    ] = Path("train-run"),
     generations: Annotated[
         int, typer.Option("--generations", min=1, help="Generations in all (a resumed run continues up to this).")
     ] = 10,
