@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,23 @@ def test_the_native_search_gives_root_visits_over_legal_actions() -> None:
     assert 39 <= sum(visits.values()) <= 40
     assert visits[action] == max(visits.values())
     assert native_mcts_search("medina", 40)(state, 1) == (visits, action)
+
+
+def test_the_policy_bot_is_not_a_builtin_kind(tmp_path: Path) -> None:
+    # Its spec names a file: the web app, which builds bots from specs it is sent, must not
+    # know it.  A fresh process, because importing tabletop.learn registers it here.
+    code = (
+        "from tabletop.ai.agent import agent_kinds, make_agent\n"
+        "from tabletop.core.errors import ConfigError\n"
+        "assert 'policy' not in agent_kinds(), agent_kinds()\n"
+        "try:\n"
+        f"    make_agent('policy:{tmp_path}/x.npz')\n"
+        "except ConfigError as exc:\n"
+        "    assert 'unknown agent' in str(exc), exc\n"
+        "else:\n"
+        "    raise SystemExit('made a policy bot')\n"
+        "import tabletop.ai.policy_agent\n"
+        "assert 'policy' in agent_kinds()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -182,8 +182,7 @@ def _load_builtins() -> None:
         import tabletop.ai.alphabeta
         import tabletop.ai.greedy
         import tabletop.ai.ladder
-        import tabletop.ai.levels  # registers "mcts"
-        import tabletop.ai.policy_agent  # noqa: F401 - registers "policy" (NumPy only when one is made)
+        import tabletop.ai.levels  # noqa: F401 - registers "mcts"
 
         # The bots that come with an engine (the native MCTS, "native", where the
         # extension is built), from the providers registered in core: the engine

@@ -3,9 +3,17 @@ network file at ``PATH`` (``tabletop.ai.network``) gives the highest probability
 
 It is the bot ``tabletop train`` gates and measures its networks with until the search
 with the network (PUCT over the native engine, ``docs/bots.md``, "Learned bot") takes
-its place.  Loading needs NumPy (the ``rl`` extra), so ``tabletop.ai.network`` is
-imported when such a bot is made, never when the agent registry loads.  A file is read
-once per process (again when it changes): an SPRT match makes a bot for every game.
+its place.
+
+**Not a built-in kind.**  Its spec names a file, and specs come from the network (the
+web app's seats): a built-in ``policy`` kind would let anyone make the server open any
+path.  So the agent registry does not load this module; importing it registers
+``policy``.  ``tabletop.learn`` imports it (its worker processes with it), and
+``tabletop sprt`` or ``tabletop arena`` get it with ``--plugin tabletop.ai.policy_agent``.
+
+Loading needs NumPy (the ``rl`` extra), so ``tabletop.ai.network`` is imported when such
+a bot is made.  A file is read once per process (again when it changes): an SPRT match
+makes a bot for every game.
 """
 
 from __future__ import annotations

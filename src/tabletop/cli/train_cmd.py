@@ -113,7 +113,7 @@ def train(
     """
     if importlib.util.find_spec("jax") is None or importlib.util.find_spec("numpy") is None:
         fail(TRAIN_HINT)
-    from tabletop.learn.run import TrainSettings, run_training
+    from tabletop.learn.run import WORKER_PLUGINS, TrainSettings, run_training
 
     settings = TrainSettings(
         game=game_id,
@@ -141,7 +141,7 @@ def train(
         settings.check()
     except TabletopError as exc:
         fail(str(exc))
-    plugins = check_plugins(plugin)
+    plugins = check_plugins(plugin) + WORKER_PLUGINS
     backend = open_batch(ray, jobs, plugins)
     say_err(_describe(settings, resume) + f"; playing on {backend.settings.describe()}")
     bar = Progress(

@@ -287,6 +287,12 @@ class QuietReporter:
         pass
 
 
+WORKER_PLUGINS: Final = ("tabletop.ai.policy_agent",)
+"""The modules a worker must import to play the games of a run: the bot of
+:func:`network_agent_spec` is not a built-in kind (``tabletop.ai.policy_agent``).  Local
+workers are forked from a process that has them; a Ray backend needs them as plugins."""
+
+
 def network_agent_spec(path: Path) -> str:
     """The bot that plays the network file at ``path`` in gates and ladder matches: the one
     place to choose it (today its policy alone; the search with the network later)."""
@@ -304,6 +310,15 @@ def run_training(
 ) -> RunProgress:
     """Trains (see the module docstring) until ``settings.generations`` are done or
     ``settings.hours`` are spent; returns the progress, as ``progress.json`` holds it.
+
+    Args:
+        settings: the run.
+        out: its directory.
+        backend: where the games are played; a Ray backend with :data:`WORKER_PLUGINS`
+            among its plugins.
+        resume: continue the run in ``out``.
+        reporter: told the progress.
+        on_lost: told about each game lost with its worker, which is played again.
 
     Raises:
         ConfigError: for bad settings.
