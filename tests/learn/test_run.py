@@ -63,6 +63,7 @@ def test_a_tiny_run_writes_its_files(tmp_path: Path) -> None:
     assert not list(out.glob("*.part")) and not list(out.glob("pending-*"))
     progress = json.loads((out / "progress.json").read_text())
     assert progress["generation"] == 1 and len(progress["generations"]) == 1
+    assert 0 < progress["cpu_hours"] < 0.1 and 0 < progress["hours"] < 0.1
     generation = progress["generations"][0]
     assert generation["games"] == 2 and generation["positions"] > 0
     assert generation["gate"]["decision"] in ("H0", "H1", "undecided") and generation["gate"]["games"] > 0

@@ -167,7 +167,8 @@ def train(
     finally:
         backend.close()
     console.print(
-        f"{progress.generation} generations in {_hours(progress.hours)} of training; best network: generation "
+        f"{progress.generation} generations in {_hours(progress.hours)} of training "
+        f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
         f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
         markup=False,
         highlight=False,

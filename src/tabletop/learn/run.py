@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import resource
 import shutil
 import time
 import warnings
@@ -202,6 +203,8 @@ class RunProgress:
         settings: the run's settings (the latest, for a resumed run).
         generation: generations done.
         hours: training hours so far (wall clock of self-play, training and gates).
+        cpu_hours: CPU hours of the same, on this machine: this process and its worker
+            processes (a Ray cluster's workers are not counted).
         best_generation: the generation of ``best.npz`` (0: the random network).
         generations: one entry per generation: positions, losses, the gate.
         ladder: every measurement against the ladder.
@@ -210,6 +213,7 @@ class RunProgress:
     settings: TrainSettings
     generation: int = 0
     hours: float = 0.0
+    cpu_hours: float = 0.0
     best_generation: int = 0
     generations: list[dict[str, Any]] = field(default_factory=list)
     ladder: list[dict[str, Any]] = field(default_factory=list)
@@ -220,6 +224,7 @@ class RunProgress:
             "settings": self.settings.to_json(),
             "generation": self.generation,
             "hours": self.hours,
+            "cpu_hours": self.cpu_hours,
             "best_generation": self.best_generation,
             "generations": self.generations,
             "ladder": self.ladder,
@@ -241,6 +246,7 @@ class RunProgress:
                 TrainSettings.from_json(data["settings"]),
                 int(data["generation"]),
                 float(data["hours"]),
+                float(data.get("cpu_hours", 0.0)),
                 int(data["best_generation"]),
                 list(data["generations"]),
                 list(data["ladder"]),
@@ -364,7 +370,7 @@ def _run(
             report.line(f"stopping: {progress.hours:.2f} training hours of {settings.hours:g} spent")
             break
         generation = progress.generation + 1
-        started = time.monotonic()
+        started, cpu_started = time.monotonic(), _cpu_seconds()
         games = _self_play(settings, out, generation, backend, report, on_lost)
         buffer.add(games)
         positions = sum(len(g) for g in games)
@@ -379,6 +385,7 @@ def _run(
         trainer.state.save(pending / OPTIMIZER)
         buffer.save(pending / REPLAY)
         progress.hours += (time.monotonic() - started) / 3600
+        progress.cpu_hours += (_cpu_seconds() - cpu_started) / 3600
         progress.generation = generation
         if promoted:
             progress.best_generation = generation
@@ -386,6 +393,7 @@ def _run(
             {
                 "generation": generation,
                 "hours": round(progress.hours, 5),
+                "cpu_hours": round(progress.cpu_hours, 5),
                 "games": len(games),
                 "positions": positions,
                 "buffer": len(buffer),
@@ -408,6 +416,13 @@ def _run(
             progress.write(out / PROGRESS)
         _draw(progress, out)
     return progress
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its child processes that have ended (a pool's
+    workers end with their batch)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _pending_dir(out: Path, generation: int) -> Path:
