@@ -23,7 +23,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml setup.py
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e '.[dev,rl,cluster,postgres]'
+	$(NATIVE_ENV) $(BIN)/python -m pip install -q -e '.[dev,rl,cluster,postgres,train]'
 	touch $@
 
 install: $(VENV)/.installed

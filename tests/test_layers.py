@@ -29,7 +29,9 @@ ALLOWED: dict[str, set[str]] = {
     "server": {"core", "ai", "server"},
     "envs": {"core", "ai", "native", "envs", "compute"},  # the vector env steps the native engines (envs/vector.py)
     "bench": {"core", "ai", "server", "envs", "arena", "compute", "bench"},  # bench/batch.py: arenas per backend
-    "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute"},
+    "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute", "learn"},
+    # self-play on the native engine, training, gates and ladder matches (tabletop train)
+    "learn": {"core", "render", "ai", "arena", "compute", "native", "learn"},
     "native": {"core", "native"},  # the native engines' adapter (docs/native.md)
     # tabletop/__init__.py: the public API re-exports core, and composes the engines: it
     # imports the native engines, which register themselves as an engine provider of core.

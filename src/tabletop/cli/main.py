@@ -28,6 +28,7 @@ from tabletop.cli.map_cmd import map_app
 from tabletop.cli.output import OneLineErrors, console, err_console, fail, note, say_err
 from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
+from tabletop.cli.train_cmd import train
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, Move, OptionValue, State
 from tabletop.core.record import GameRecord, PlayerInfo, iter_replay, replay
@@ -451,6 +452,7 @@ app.command("serve")(serve)
 app.command("arena")(arena)
 app.command("analyse")(analyse)
 app.command("sprt")(sprt)
+app.command("train")(train)
 app.add_typer(map_app, name="map")
 app.add_typer(bench_app, name="bench")
 

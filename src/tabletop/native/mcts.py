@@ -275,19 +275,7 @@ class NativeMctsAgent:
         """
         native = to_native(state)
         config = self.config_for(state.game.id)
-        options: dict[str, Any] = {"seed": self._rng.getrandbits(64), "uct_c": config.uct_c}
-        options["widening"] = config.widening
-        options["margin_weight"] = config.margin_weight
-        options["widening_power"] = config.widening_power
-        options["rank_root"] = config.rank_root
-        options["rank_visits"] = config.rank_visits
-        options["horizon"] = config.horizon
-        if config.rollout_limit is not None:
-            options["rollout_limit"] = config.rollout_limit
-        elif config.leaf_evaluation and state.game.id in LEAF_EVALUATION_GAMES:
-            options["rollout_limit"] = 0
-        if config.simulations is not None:
-            options["simulations"] = config.simulations
+        options = search_options(config, state.game.id, self._rng.getrandbits(64))
         wall: float | None = None
         if config.seconds is not None:
             if config.cpu_time:
@@ -323,6 +311,25 @@ class NativeMctsAgent:
     def stop(self) -> None:
         """Makes a running :meth:`choose_move` return its best move within a few simulations."""
         self._stop.set()
+
+
+def search_options(config: NativeSearchConfig, game_id: str, seed: int) -> dict[str, Any]:
+    """The keywords of the Rust ``search`` of a native position for ``config`` in
+    ``game_id``, but the time budget (``cpu_seconds``, ``wall_seconds``) and ``stop``."""
+    options: dict[str, Any] = {"seed": seed, "uct_c": config.uct_c}
+    options["widening"] = config.widening
+    options["margin_weight"] = config.margin_weight
+    options["widening_power"] = config.widening_power
+    options["rank_root"] = config.rank_root
+    options["rank_visits"] = config.rank_visits
+    options["horizon"] = config.horizon
+    if config.rollout_limit is not None:
+        options["rollout_limit"] = config.rollout_limit
+    elif config.leaf_evaluation and game_id in LEAF_EVALUATION_GAMES:
+        options["rollout_limit"] = 0
+    if config.simulations is not None:
+        options["simulations"] = config.simulations
+    return options
 
 
 def to_native(state: State) -> NativeState:

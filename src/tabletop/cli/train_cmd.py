@@ -1,0 +1,188 @@
+"""``tabletop train``: self-play training of the policy and value network (``tabletop.learn``).
+
+``main.py`` registers :func:`train` as a command.  NumPy and JAX (the ``train`` extra)
+are imported when the command runs, so ``tabletop`` works without them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
+from tabletop.cli.output import console, err_console, fail, note, say_err
+from tabletop.core.errors import TabletopError
+
+if TYPE_CHECKING:
+    from tabletop.learn.run import TrainSettings
+
+TRAIN_HINT = "tabletop train needs JAX and NumPy: pip install 'tabletop[train]'"
+
+
+class BarReporter:
+    """A run's progress as one rich bar per phase (on a terminal) and its log lines on stderr."""
+
+    def __init__(self, bar: Progress) -> None:
+        self._bar = bar
+        self._task: TaskID | None = None
+
+    def phase(self, description: str, total: int) -> None:
+        if self._task is not None:
+            self._bar.remove_task(self._task)
+        self._task = self._bar.add_task(description, total=total)
+        self._bar.refresh()
+
+    def advance(self, steps: int = 1) -> None:
+        if self._task is not None:
+            self._bar.advance(self._task, steps)
+            self._bar.refresh()
+
+    def line(self, text: str) -> None:
+        say_err(text)
+
+
+def _widths(text: str, option: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        fail(f"{option} takes comma-separated whole numbers, e.g. 256,128; got {text!r}")
+    return widths
+
+
+def train(
+    game_id: Annotated[str, typer.Argument(help="Game id: terranova or medina.", show_default=False)],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Directory of the run: networks, checkpoint, progress.json, curve.svg (required)."
+        ),
+    ],
+    players: Annotated[int, typer.Option("--players", "-n", min=2, help="Seats per game.")] = 2,
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
+    generations: Annotated[
+        int, typer.Option("--generations", min=1, help="Generations in all (a resumed run continues up to this).")
+    ] = 10,
+    games_per_generation: Annotated[
+        int, typer.Option("--games-per-generation", "-g", min=1, help="Self-play games a generation.")
+    ] = 20,
+    sims: Annotated[int, typer.Option("--sims", min=1, help="Search simulations per self-play move.")] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed: the same seed gives the same run.")] = 0,
+    hours: Annotated[
+        float | None, typer.Option("--hours", help="Stop before a generation once training has taken this long.")
+    ] = None,
+    hidden: Annotated[str, typer.Option("--hidden", help="Hidden layer widths of a new network.")] = "256,128",
+    train_steps: Annotated[int, typer.Option("--train-steps", min=1, help="Adam steps a generation.")] = 200,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Positions per training step.")] = 128,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 1e-3,
+    l2: Annotated[float, typer.Option("--l2", help="Weight of the L2 penalty on the weights.")] = 1e-4,
+    buffer: Annotated[
+        int, typer.Option("--buffer", min=1, help="Positions the replay buffer keeps (the newest).")
+    ] = 20_000,
+    sampled_moves: Annotated[
+        int, typer.Option("--sampled-moves", min=0, help="Opening moves drawn in proportion to the visits.")
+    ] = 30,
+    gate_games: Annotated[
+        int, typer.Option("--gate-games", min=1, help="At most this many games in each gate (SPRT, CPU clock).")
+    ] = 100,
+    gate_elo1: Annotated[
+        float, typer.Option("--gate-elo1", help="The gate's H1: the new network is this many Elo stronger.")
+    ] = 50.0,
+    ladder_every: Annotated[
+        int, typer.Option("--ladder-every", min=0, help="Measure against the ladder every N generations (0: never).")
+    ] = 5,
+    ladder_levels: Annotated[
+        str, typer.Option("--ladder-levels", help="Ladder levels measured against, comma-separated.")
+    ] = "club,strong,master",
+    ladder_games: Annotated[
+        int, typer.Option("--ladder-games", min=1, help="Games against each level per measurement.")
+    ] = 6,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run saved in --out from its last generation.")
+    ] = False,
+    jobs: JobsOpt = None,
+    ray: RayOpt = None,
+    plugin: PluginOpt = None,
+) -> None:
+    """Learn a policy and value network by self-play: generations of self-play games on the
+    native engine, training, a gate (SPRT) against the best network so far, and short
+    matches against the ladder for the learning curve (docs/bots.md, "Learned bot").
+    """
+    if importlib.util.find_spec("jax") is None or importlib.util.find_spec("numpy") is None:
+        fail(TRAIN_HINT)
+    from tabletop.learn.run import WORKER_PLUGINS, TrainSettings, run_training
+
+    settings = TrainSettings(
+        game=game_id,
+        players=players,
+        ruleset=ruleset,
+        generations=generations,
+        games_per_generation=games_per_generation,
+        simulations=sims,
+        seed=seed,
+        hours=hours,
+        hidden=_widths(hidden, "--hidden"),
+        train_steps=train_steps,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        l2=l2,
+        buffer_positions=buffer,
+        sampled_moves=sampled_moves,
+        gate_games=gate_games,
+        gate_elo1=gate_elo1,
+        ladder_every=ladder_every,
+        ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
+        ladder_games=ladder_games,
+    )
+    try:
+        settings.check()
+    except TabletopError as exc:
+        fail(str(exc))
+    plugins = check_plugins(plugin) + WORKER_PLUGINS
+    backend = open_batch(ray, jobs, plugins)
+    say_err(_describe(settings, resume) + f"; playing on {backend.settings.describe()}")
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        auto_refresh=False,  # no refresh thread while worker processes are forked
+        disable=not err_console.is_terminal,
+    )
+    try:
+        with bar:
+            progress = run_training(settings, out, backend, resume=resume, reporter=BarReporter(bar), on_lost=replaying)
+    except TabletopError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        note(f"interrupted: {out} holds the last complete generation; --resume continues from it")
+        raise typer.Exit(130) from None
+    finally:
+        backend.close()
+    console.print(
+        f"{progress.generation} generations in {_hours(progress.hours)} of training "
+        f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
+        f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _hours(hours: float) -> str:
+    return f"{hours:.2f} hours" if hours >= 1 else f"{hours * 60:.1f} minutes"
+
+
+def _describe(settings: TrainSettings, resume: bool) -> str:
+    return (
+        f"{'resuming' if resume else 'training'} {settings.game} {settings.players}p ({settings.ruleset}): "
+        f"{settings.generations} generations of {settings.games_per_generation} games at {settings.simulations} "
+        f"simulations a move, network {list(settings.hidden)}"
+    )

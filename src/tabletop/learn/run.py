@@ -1,0 +1,626 @@
+"""A training run: generations of self-play, training, gating, measuring; checkpoints.
+
+Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
+
+1. **self-play**: ``games_per_generation`` games by the best network's search
+   (:mod:`tabletop.learn.selfplay`), on the batch backend (worker processes or Ray);
+   their positions join the replay buffer (the newest ``buffer_positions`` are kept);
+2. **training**: ``train_steps`` Adam steps on batches drawn from the buffer
+   (:mod:`tabletop.learn.model`), continuing from the last trained weights;
+3. **the gate**: an SPRT match (``tabletop.arena.sprt``, CPU clock) of the trained
+   network against the best one; H1 (at least ``gate_elo1`` Elo stronger) makes it the
+   best, which then plays the next self-play (AlphaGo Zero's scheme: training goes on
+   from the newest weights either way);
+4. every ``ladder_every`` generations (and after the last), **the ladder**: short
+   matches of the best network against fixed ladder levels (``club``, ``strong``,
+   ``master``), each giving its Elo on the ladder's scale, logged with the training
+   hours and drawn as the learning curve (``curve.svg``).
+
+The bot that plays a network in the gate and on the ladder is chosen in one place,
+:func:`network_agent_spec` (today the network's policy without search, ``policy:PATH``;
+the search with the network once it exists).
+
+**The directory** of a run holds, after each generation: ``best.npz`` and
+``latest.npz`` (network files, ``tabletop.ai.network``), ``optimizer.npz`` (Adam's
+state for ``latest``), ``replay.npz`` (the buffer), ``progress.json`` (the settings,
+the generations done, every gate and ladder result) and ``curve.svg``.  A generation's
+files are written into ``pending-N/`` and moved into place only once ``progress.json``
+records the generation, so an interruption at any moment leaves either the generation
+recorded (its files moved into place on resume) or not (they are dropped, and it is
+played again).  ``resume=True`` continues from the generation after the last one
+recorded, with the same buffer, weights and optimizer state: what a run without a
+break would have played.  A ladder measurement interrupted is not repeated.  The game,
+seats, ruleset, hidden layers and seed of a run are fixed; ``generations``, ``hours``
+and the other settings may change on resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import resource
+import shutil
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import numpy as np
+
+from tabletop.ai.ladder import ladder_level
+from tabletop.ai.network import PolicyValueNetwork
+from tabletop.arena.sprt import SprtConfig, SprtState, estimate_elo, play_sprt_game, run_sprt
+from tabletop.arena.tournament import ArenaGame, derived_seed
+from tabletop.compute.batch import Backend
+from tabletop.core.errors import ConfigError, TabletopError
+from tabletop.core.protocol import GameConfig
+from tabletop.core.registry import make
+from tabletop.learn.curve import CurvePoint, curve_svg
+from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game
+
+if TYPE_CHECKING:
+    from tabletop.learn.model import Trainer
+
+PROGRESS_FORMAT: Final = "tabletop-train-1"
+FIXED_SETTINGS: Final = ("game", "players", "ruleset", "hidden", "seed")
+"""The settings a resumed run must share with the run it continues."""
+
+BEST, LATEST, OPTIMIZER, REPLAY, PROGRESS, CURVE = (
+    "best.npz",
+    "latest.npz",
+    "optimizer.npz",
+    "replay.npz",
+    "progress.json",
+    "curve.svg",
+)
+PENDING = "pending-"
+"""A generation's files are written into ``pending-N/`` and moved into place once
+``progress.json`` records the generation."""
+
+
+class TrainError(TabletopError):
+    """A run that cannot start or continue (a bad directory, a checkpoint that does not fit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSettings:
+    """Everything a training run does.
+
+    Attributes:
+        game: the game id.
+        players: seats.
+        ruleset: the ruleset preset.
+        generations: generations in all (a resumed run continues up to this number).
+        games_per_generation: self-play games a generation.
+        simulations: the search's simulations per self-play move.
+        seed: the master seed (every game, batch and match derives its seed from it).
+        hours: stop before a generation once training has taken this many hours (``None``: no limit).
+        hidden: the widths of the network's hidden layers.
+        train_steps: Adam steps a generation.
+        batch_size: positions per step.
+        learning_rate: Adam's step size.
+        l2: the weight of the L2 penalty.
+        buffer_positions: the most positions the replay buffer keeps.
+        sampled_moves: self-play moves drawn in proportion to the visits at a game's start.
+        gate_games: the most games of a gate (an SPRT match, CPU clock).
+        gate_elo1: the gate's H1: the trained network is at least this much stronger.
+        ladder_every: measure against the ladder every this many generations (0: never).
+        ladder_levels: the ladder levels measured against.
+        ladder_games: games against each level (rounded up to whole rounds: one per seat).
+    """
+
+    game: str
+    players: int
+    ruleset: str = "default"
+    generations: int = 10
+    games_per_generation: int = 20
+    simulations: int = 200
+    seed: int = 0
+    hours: float | None = None
+    hidden: tuple[int, ...] = (256, 128)
+    train_steps: int = 200
+    batch_size: int = 128
+    learning_rate: float = 1e-3
+    l2: float = 1e-4
+    buffer_positions: int = 20_000
+    sampled_moves: int = 30
+    gate_games: int = 100
+    gate_elo1: float = 50.0
+    ladder_every: int = 5
+    ladder_levels: tuple[str, ...] = ("club", "strong", "master")
+    ladder_games: int = 6
+
+    def check(self) -> None:
+        """Raises:
+        ConfigError: for a setting out of range, an unknown game, seat count, ruleset or level.
+        """
+        game = make(self.game)
+        if not game.min_players <= self.players <= game.max_players:
+            raise ConfigError(f"{game.name} seats {game.min_players}-{game.max_players} players, not {self.players}")
+        make(self.game, engine="native")  # self-play runs on the native engine
+        game.new_initial_state(GameConfig(num_players=self.players, ruleset=self.ruleset, seed=0))
+        whole = {
+            "generations": self.generations,
+            "games_per_generation": self.games_per_generation,
+            "simulations": self.simulations,
+            "train_steps": self.train_steps,
+            "batch_size": self.batch_size,
+            "buffer_positions": self.buffer_positions,
+            "gate_games": self.gate_games,
+            "ladder_games": self.ladder_games,
+        }
+        for name, value in whole.items():
+            if value < 1:
+                raise ConfigError(f"{name.replace('_', '-')} must be at least 1, got {value}")
+        if self.ladder_every < 0 or self.sampled_moves < 0:
+            raise ConfigError("ladder-every and sampled-moves must not be negative")
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ConfigError(f"hidden layers must have at least one unit each, got {list(self.hidden)}")
+        if self.hours is not None and not 0 < self.hours < math.inf:
+            raise ConfigError(f"hours must be positive, got {self.hours}")
+        for rate_name, rate in (("learning-rate", self.learning_rate), ("l2", self.l2)):
+            if not 0 <= rate < math.inf:
+                raise ConfigError(f"{rate_name} must be finite and not negative, got {rate}")
+        if not 0 < self.gate_elo1 < math.inf:
+            raise ConfigError(f"gate-elo1 must be positive, got {self.gate_elo1}")
+        for key in self.ladder_levels:
+            ladder_level(key)
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["hidden"] = list(self.hidden)
+        data["ladder_levels"] = list(self.ladder_levels)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainSettings:
+        """Raises:
+        TrainError: if ``data`` is not such settings.
+        """
+        try:
+            return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
+        except (TypeError, KeyError) as exc:
+            raise TrainError(f"the run's settings cannot be read ({exc})") from None
+
+    def made_by(self, generation: int, hours: float) -> str:
+        """The ``made_by`` of a network of this run."""
+        return (
+            f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
+            f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
+            f"--hidden {','.join(map(str, self.hidden))}: generation {generation}, {hours:.2f} training hours"
+        )
+
+
+@dataclass
+class RunProgress:
+    """What a run has done (``progress.json``).
+
+    Attributes:
+        settings: the run's settings (the latest, for a resumed run).
+        generation: generations done.
+        hours: training hours so far (wall clock of self-play, training and gates).
+        cpu_hours: CPU hours of the same, on this machine: this process and its worker
+            processes (a Ray cluster's workers are not counted).
+        best_generation: the generation of ``best.npz`` (0: the random network).
+        generations: one entry per generation: positions, losses, the gate.
+        ladder: every measurement against the ladder.
+    """
+
+    settings: TrainSettings
+    generation: int = 0
+    hours: float = 0.0
+    cpu_hours: float = 0.0
+    best_generation: int = 0
+    generations: list[dict[str, Any]] = field(default_factory=list)
+    ladder: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": PROGRESS_FORMAT,
+            "settings": self.settings.to_json(),
+            "generation": self.generation,
+            "hours": self.hours,
+            "cpu_hours": self.cpu_hours,
+            "best_generation": self.best_generation,
+            "generations": self.generations,
+            "ladder": self.ladder,
+        }
+
+    @classmethod
+    def read(cls, path: Path) -> RunProgress:
+        """Raises:
+        TrainError: if the file is missing or not a run's progress.
+        """
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TrainError(f"cannot read {path}: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != PROGRESS_FORMAT:
+            raise TrainError(f"{path} is not the progress of a training run ({PROGRESS_FORMAT})")
+        try:
+            return cls(
+                TrainSettings.from_json(data["settings"]),
+                int(data["generation"]),
+                float(data["hours"]),
+                float(data.get("cpu_hours", 0.0)),
+                int(data["best_generation"]),
+                list(data["generations"]),
+                list(data["ladder"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TrainError(f"{path} is not the progress of a training run ({exc})") from None
+
+    def write(self, path: Path) -> None:
+        temporary = path.with_name(path.name + ".part")
+        temporary.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        temporary.replace(path)
+
+    def curve_points(self) -> list[CurvePoint]:
+        return [
+            CurvePoint(m["hours"], m["generation"], m["level"], m["elo"], m["low"], m["high"])
+            for m in self.ladder
+            if m.get("elo") is not None
+        ]
+
+
+class Reporter(Protocol):
+    """Where a run tells its progress (the command line draws bars from it)."""
+
+    def phase(self, description: str, total: int) -> None:
+        """A new phase of ``total`` steps begins (self-play games, training steps, gate games)."""
+
+    def advance(self, steps: int = 1) -> None:
+        """Steps of the current phase are done."""
+
+    def line(self, text: str) -> None:
+        """A line for the log."""
+
+
+class QuietReporter:
+    """Tells nobody."""
+
+    def phase(self, description: str, total: int) -> None:
+        pass
+
+    def advance(self, steps: int = 1) -> None:
+        pass
+
+    def line(self, text: str) -> None:
+        pass
+
+
+WORKER_PLUGINS: Final = ("tabletop.ai.policy_agent",)
+"""The modules a worker must import to play the games of a run: the bot of
+:func:`network_agent_spec` is not a built-in kind (``tabletop.ai.policy_agent``).  Local
+workers are forked from a process that has them; a Ray backend needs them as plugins."""
+
+
+def network_agent_spec(path: Path) -> str:
+    """The bot that plays the network file at ``path`` in gates and ladder matches: the one
+    place to choose it (today its policy alone; the search with the network later)."""
+    return f"policy:{path}"
+
+
+def run_training(
+    settings: TrainSettings,
+    out: Path,
+    backend: Backend,
+    *,
+    resume: bool = False,
+    reporter: Reporter | None = None,
+    on_lost: Callable[[int, str], None] | None = None,
+) -> RunProgress:
+    """Trains (see the module docstring) until ``settings.generations`` are done or
+    ``settings.hours`` are spent; returns the progress, as ``progress.json`` holds it.
+
+    Args:
+        settings: the run.
+        out: its directory.
+        backend: where the games are played; a Ray backend with :data:`WORKER_PLUGINS`
+            among its plugins.
+        resume: continue the run in ``out``.
+        reporter: told the progress.
+        on_lost: told about each game lost with its worker, which is played again.
+
+    Raises:
+        ConfigError: for bad settings.
+        TrainError: for a directory that holds another run (without ``resume``), or a
+            checkpoint that cannot be read or does not fit the settings.
+        ImportError: if JAX (the ``train`` extra) is not installed.
+    """
+    with warnings.catch_warnings():
+        # JAX warns at every fork of this (multithreaded) process: the self-play and
+        # match workers are forked, but never call JAX, so no lock of JAX's matters there.
+        warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+        return _run(settings, out, backend, resume, reporter, on_lost)
+
+
+def _run(
+    settings: TrainSettings,
+    out: Path,
+    backend: Backend,
+    resume: bool,
+    reporter: Reporter | None,
+    on_lost: Callable[[int, str], None] | None,
+) -> RunProgress:
+    from tabletop.learn.model import AdamState, Hyper, Trainer  # JAX: the train extra
+
+    settings.check()
+    report = reporter if reporter is not None else QuietReporter()
+    out = out.resolve()
+    progress = _start(settings, out, resume)
+    try:
+        trainer = Trainer(PolicyValueNetwork.load(out / LATEST), Hyper(settings.learning_rate, settings.l2))
+        if (out / OPTIMIZER).exists():
+            trainer.state = AdamState.load(out / OPTIMIZER, trainer.params)
+        meta = trainer.network.meta
+        if (out / REPLAY).exists():
+            buffer = ReplayBuffer.load(out / REPLAY, meta.input_size, meta.num_players)
+            buffer.resize(settings.buffer_positions)
+        else:
+            buffer = ReplayBuffer(settings.buffer_positions, meta.input_size, meta.num_players)
+    except (OSError, ValueError) as exc:  # NetworkFileError is a ValueError
+        raise TrainError(f"the checkpoint in {out} cannot be read: {exc}") from None
+    while progress.generation < settings.generations:
+        if settings.hours is not None and progress.hours >= settings.hours:
+            report.line(f"stopping: {progress.hours:.2f} training hours of {settings.hours:g} spent")
+            break
+        generation = progress.generation + 1
+        started, cpu_started = time.monotonic(), _cpu_seconds()
+        games = _self_play(settings, out, generation, backend, report, on_lost)
+        buffer.add(games)
+        positions = sum(len(g) for g in games)
+        losses = _train(trainer, buffer, settings, generation, report)
+        pending = _pending_dir(out, generation)
+        candidate = trainer.trained(settings.made_by(generation, progress.hours))
+        candidate.save(pending / LATEST)
+        gate = _gate(settings, out, pending / LATEST, generation, backend, report, on_lost)
+        promoted = gate["decision"] == "H1"
+        if promoted:
+            candidate.save(pending / BEST)
+        trainer.state.save(pending / OPTIMIZER)
+        buffer.save(pending / REPLAY)
+        progress.hours += (time.monotonic() - started) / 3600
+        progress.cpu_hours += (_cpu_seconds() - cpu_started) / 3600
+        progress.generation = generation
+        if promoted:
+            progress.best_generation = generation
+        progress.generations.append(
+            {
+                "generation": generation,
+                "hours": round(progress.hours, 5),
+                "cpu_hours": round(progress.cpu_hours, 5),
+                "games": len(games),
+                "positions": positions,
+                "buffer": len(buffer),
+                "loss": losses,
+                "gate": gate,
+                "best_generation": progress.best_generation,
+            }
+        )
+        progress.settings = settings
+        progress.write(out / PROGRESS)  # the generation is done: its files are in `pending`
+        _finish_pending(out, progress)
+        report.line(
+            f"generation {generation}: {len(games)} games, {positions} positions, loss {losses['total']:.3f} "
+            f"(policy {losses['policy']:.3f}, value {losses['value']:.3f}); gate {gate['decision']} "
+            f"(Elo {gate['elo']:+.0f} in {gate['games']} games): best is generation {progress.best_generation}"
+        )
+        last = generation == settings.generations or (settings.hours is not None and progress.hours >= settings.hours)
+        if settings.ladder_every and settings.ladder_levels and (generation % settings.ladder_every == 0 or last):
+            progress.ladder += _measure(settings, out, progress, backend, report, on_lost)
+            progress.write(out / PROGRESS)
+        _draw(progress, out)
+    return progress
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its child processes that have ended (a pool's
+    workers end with their batch)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _pending_dir(out: Path, generation: int) -> Path:
+    """A new, empty directory for generation ``generation``'s files until it is recorded."""
+    pending = out / f"{PENDING}{generation}"
+    shutil.rmtree(pending, ignore_errors=True)
+    pending.mkdir()
+    return pending
+
+
+def _finish_pending(out: Path, progress: RunProgress) -> None:
+    """Moves the files of the last recorded generation into place, and drops those of a
+    generation that was not recorded (interrupted before ``progress.json`` named it)."""
+    for pending in out.glob(f"{PENDING}*"):
+        if pending.name == f"{PENDING}{progress.generation}":
+            for path in pending.iterdir():
+                path.replace(out / path.name)
+        shutil.rmtree(pending)
+
+
+def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
+    """The progress to continue from: a new run's (its random network written), or the
+    checkpoint's (``resume``)."""
+    progress_file = out / PROGRESS
+    if resume:
+        if not progress_file.exists():
+            raise TrainError(f"nothing to resume: {out} has no {PROGRESS}")
+        progress = RunProgress.read(progress_file)
+        old = progress.settings.to_json()
+        new = settings.to_json()
+        changed = [name for name in FIXED_SETTINGS if old[name] != new[name]]
+        if changed:
+            raise TrainError(
+                f"the run in {out} has other {', '.join(changed)} "
+                f"({', '.join(f'{n}={old[n]!r}' for n in changed)}); they cannot change on resume"
+            )
+        _finish_pending(out, progress)
+        for name in (BEST, LATEST):
+            if not (out / name).exists():
+                raise TrainError(f"{out} lacks {name}: the checkpoint is incomplete")
+        progress.settings = settings
+        return progress
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise TrainError(f"{out} is not empty: give a new directory, or --resume to continue its run")
+    out.mkdir(parents=True, exist_ok=True)
+    network = PolicyValueNetwork.random(
+        settings.game,
+        GameConfig(num_players=settings.players, ruleset=settings.ruleset),
+        settings.hidden,
+        derived_seed(settings.seed, "network"),
+        made_by=settings.made_by(0, 0.0),
+    )
+    network.save(out / BEST)
+    network.save(out / LATEST)
+    progress = RunProgress(settings)
+    progress.write(progress_file)
+    return progress
+
+
+def _self_play(
+    settings: TrainSettings,
+    out: Path,
+    generation: int,
+    backend: Backend,
+    report: Reporter,
+    on_lost: Callable[[int, str], None] | None,
+) -> list[GameSamples]:
+    config = SelfPlayConfig(
+        settings.game,
+        settings.players,
+        settings.ruleset,
+        str(out / BEST),
+        settings.simulations,
+        settings.seed,
+        generation,
+        settings.sampled_moves,
+    )
+    report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
+    found: dict[int, GameSamples] = {}
+    for finished in backend.run(
+        partial(play_selfplay_game, config), range(settings.games_per_generation), on_lost=on_lost
+    ):
+        found[finished.index] = finished.value
+        report.advance()
+    return [found[i] for i in sorted(found)]  # in index order: the buffer does not depend on the workers
+
+
+def _train(
+    trainer: Trainer, buffer: ReplayBuffer, settings: TrainSettings, generation: int, report: Reporter
+) -> dict[str, float]:
+    from tabletop.learn.model import Batch
+
+    rng = np.random.default_rng(derived_seed(settings.seed, "batches", generation))
+    report.phase(f"generation {generation}: training steps", settings.train_steps)
+    totals = np.zeros(3)
+    for _ in range(settings.train_steps):
+        drawn = buffer.batch(rng, settings.batch_size, trainer.network.meta.num_actions)
+        totals += trainer.step(Batch(drawn["x"], drawn["legal"], drawn["policy"], drawn["value"]))
+        report.advance()
+    mean = totals / settings.train_steps
+    return {"total": round(float(mean[0]), 5), "policy": round(float(mean[1]), 5), "value": round(float(mean[2]), 5)}
+
+
+def _gate(
+    settings: TrainSettings,
+    out: Path,
+    candidate: Path,
+    generation: int,
+    backend: Backend,
+    report: Reporter,
+    on_lost: Callable[[int, str], None] | None,
+) -> dict[str, Any]:
+    config = SprtConfig(
+        game=settings.game,
+        candidate=network_agent_spec(candidate),
+        baseline=network_agent_spec(out / BEST),
+        players=settings.players,
+        elo0=0.0,
+        elo1=settings.gate_elo1,
+        max_games=settings.gate_games,
+        seed=derived_seed(settings.seed, "gate", generation),
+        ruleset=settings.ruleset,
+        clock="cpu",
+    )
+    rounds = math.ceil(settings.gate_games / settings.players)
+    report.phase(f"generation {generation}: gate games (at most)", rounds * settings.players)
+
+    def game_done(_game: ArenaGame) -> None:
+        report.advance()
+
+    result = run_sprt(config, backend=backend, on_game=game_done, on_lost=on_lost)
+    return {
+        "decision": result.decision,
+        "llr": round(result.llr, 4),
+        "elo": round(result.elo.elo, 1),
+        "games": len(result.games),
+    }
+
+
+def _measure(
+    settings: TrainSettings,
+    out: Path,
+    progress: RunProgress,
+    backend: Backend,
+    report: Reporter,
+    on_lost: Callable[[int, str], None] | None,
+) -> list[dict[str, Any]]:
+    """Short matches of the best network against each ladder level: its Elo on the ladder's scale."""
+    found = []
+    rounds = math.ceil(settings.ladder_games / settings.players)
+    for key in settings.ladder_levels:
+        level = ladder_level(key).installed()
+        config = SprtConfig(
+            game=settings.game,
+            candidate=network_agent_spec(out / BEST),
+            baseline=key,
+            players=settings.players,
+            max_games=rounds * settings.players,
+            seed=derived_seed(settings.seed, "ladder", progress.generation, key),
+            ruleset=settings.ruleset,
+            clock="cpu",
+        )
+        state = SprtState(config)
+        report.phase(f"generation {progress.generation}: games against {key}", rounds * settings.players)
+        for finished in backend.run(partial(play_sprt_game, config), range(rounds * settings.players), on_lost=on_lost):
+            state.add(finished.value)
+            report.advance()
+        while state.next_round_complete() and state.rounds < rounds:
+            state.count_round()
+        estimate = estimate_elo(state.round_counts)
+        base = level.elo.get(settings.game)
+        entry: dict[str, Any] = {
+            "hours": round(progress.hours, 5),
+            "generation": progress.best_generation,
+            "trained_generations": progress.generation,
+            "level": key,
+            "level_elo": base,
+            "games": len(state.games),
+            "score": round(estimate.score, 4),
+            "elo_vs_level": round(estimate.elo, 1),
+            "elo": None if base is None else round(base + estimate.elo, 1),
+            "low": None if base is None else round(base + estimate.low, 1),
+            "high": None if base is None else round(base + estimate.high, 1),
+        }
+        found.append(entry)
+        report.line(
+            f"vs {key}: score {estimate.score:.2f} in {len(state.games)} games, Elo {estimate.elo:+.0f} against it"
+            + ("" if base is None else f" ({base + estimate.elo:.0f} on the ladder's scale)")
+        )
+    return found
+
+
+def _draw(progress: RunProgress, out: Path) -> None:
+    settings = progress.settings
+    level_elo = {}
+    for key in settings.ladder_levels:
+        elo = ladder_level(key).installed().elo.get(settings.game)
+        if elo is not None:
+            level_elo[key] = float(elo)
+    title = f"{settings.game}, {settings.players} players: the learned network's Elo by training hours"
+    (out / CURVE).write_text(str(curve_svg(progress.curve_points(), level_elo, title=title)) + "\n", encoding="utf-8")

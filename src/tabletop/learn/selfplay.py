@@ -1,0 +1,294 @@
+"""Self-play on the native engine, and the replay buffer of its positions.
+
+A game of self-play plays every seat by one search (:class:`Search`): at each move it
+records the network's input (the position from the view of the seat to act), the legal
+action ids, the search's visit counts over them and the seat to act; at the end, the
+final win shares (``State.returns()``).  The first :attr:`SelfPlayConfig.sampled_moves`
+moves are drawn in proportion to the visits (the openings vary), the rest are the most
+visited action.
+
+**The search** that makes the targets is chosen by one function, :func:`make_search`.
+Today it is the native MCTS (``state.native.search``, the level's settings of the game
+in ``tabletop.native.mcts``): the visit counts of the root's children, the network not
+consulted.  The search with the network (PUCT with its priors and values,
+``puct_search`` of the native extension, CONTRACT40) takes its place there.
+
+Games are tasks of :mod:`tabletop.compute.batch` (local worker processes or Ray):
+:func:`play_selfplay_game` is deterministic by its index, and returns plain arrays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from tabletop.ai.network import PolicyValueNetwork, relative_values
+from tabletop.ai.policy_agent import load_network
+from tabletop.arena.tournament import derived_seed
+from tabletop.core.protocol import GameConfig, State
+from tabletop.core.registry import make
+from tabletop.native.mcts import LEVELS, NativeSearchConfig, level_config, search_options
+
+MAX_GAME_ACTIONS: Final = 5_000
+"""A self-play game longer than this is cut off (no game of either ruleset comes near)."""
+
+
+class Search(Protocol):
+    """A search that makes the training targets: the visits of the root's actions."""
+
+    def __call__(self, state: State, seed: int) -> tuple[dict[int, int], int]:
+        """The visit count of each root action id searched, and the action it would play."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SelfPlayConfig:
+    """One generation's self-play.
+
+    Attributes:
+        game: the game id.
+        players: seats.
+        ruleset: the ruleset preset.
+        network: the network file the search uses (and whose input is recorded).
+        simulations: simulations of the search per move.
+        seed: the master seed (each game's deal and search seeds derive from it).
+        generation: the generation number (part of every seed).
+        sampled_moves: moves drawn in proportion to the visits at the start of a game.
+    """
+
+    game: str
+    players: int
+    ruleset: str
+    network: str
+    simulations: int
+    seed: int = 0
+    generation: int = 0
+    sampled_moves: int = 30
+
+
+def native_mcts_search(game_id: str, simulations: int) -> Search:
+    """The native MCTS of the game's level settings with ``simulations`` a move."""
+    level = min(LEVELS)
+    settings: NativeSearchConfig = dataclasses.replace(level_config(str(level), game_id)[0], simulations=simulations)
+
+    def search(state: State, seed: int) -> tuple[dict[int, int], int]:
+        native: Any = state
+        found = native.native.search(**search_options(settings, game_id, seed))
+        visits = {int(action): int(count) for action, count, _ in found["children"]}
+        return visits, int(found["action"])
+
+    return search
+
+
+def make_search(config: SelfPlayConfig, network: PolicyValueNetwork) -> Search:
+    """The search self-play runs (the one place to choose it: see the module docstring)."""
+    del network  # the native MCTS does not read it; PUCT will
+    return native_mcts_search(config.game, config.simulations)
+
+
+@dataclass(frozen=True, slots=True)
+class GameSamples:
+    """The positions of one game of self-play.
+
+    Attributes:
+        x: ``(n, I)`` float32, the network's input at each move.
+        seats: ``(n,)``, the seat to act.
+        offsets: ``(n + 1,)``: move ``i``'s legal actions are ``legal[offsets[i]:offsets[i + 1]]``.
+        legal: the legal action ids of every move, ascending per move.
+        target: the visit distribution over those actions (0 where not visited).
+        returns: the final win share of every seat (absolute order).
+    """
+
+    x: npt.NDArray[np.float32]
+    seats: npt.NDArray[np.int16]
+    offsets: npt.NDArray[np.int64]
+    legal: npt.NDArray[np.int32]
+    target: npt.NDArray[np.float32]
+    returns: tuple[float, ...]
+
+    def __len__(self) -> int:
+        return len(self.seats)
+
+
+def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
+    """Plays self-play game ``index`` of the generation (deterministic by index).
+
+    Raises:
+        ConfigError: if the game has no native engine or the network does not fit it.
+    """
+    network = load_network(config.network)
+    search = make_search(config, network)
+    seed = derived_seed(config.seed, "selfplay", config.generation, index)
+    game = make(config.game, engine="native")
+    state = game.new_initial_state(GameConfig(num_players=config.players, ruleset=config.ruleset, seed=seed))
+    encoding = network.encoding_for(state)
+    rng = random.Random(seed)
+    xs: list[npt.NDArray[np.float32]] = []
+    seats: list[int] = []
+    offsets = [0]
+    legal: list[int] = []
+    target: list[float] = []
+    moves = 0
+    while not state.is_terminal() and moves < MAX_GAME_ACTIONS:
+        actions = encoding.legal_actions(state)
+        visits, best = search(state, rng.getrandbits(64))
+        total = sum(visits.values())
+        if total <= 0:  # a search that visited nothing: its choice is the target
+            visits, total = {best: 1}, 1
+        xs.append(network.input_of(state))
+        seats.append(state.current_player)
+        legal += actions
+        target += [visits.get(a, 0) / total for a in actions]
+        offsets.append(len(legal))
+        if moves < config.sampled_moves:
+            searched = sorted(visits)
+            action = rng.choices(searched, weights=[visits[a] for a in searched])[0]
+        else:
+            action = best
+        native: Any = state
+        state = native.apply_action(action)
+        moves += 1
+    if state.is_terminal():
+        returns = tuple(float(r) for r in state.returns())
+    else:  # cut off: no one won
+        returns = (1.0 / config.players,) * config.players
+    return GameSamples(
+        x=np.stack(xs) if xs else np.zeros((0, network.meta.input_size), np.float32),
+        seats=np.asarray(seats, np.int16),
+        offsets=np.asarray(offsets, np.int64),
+        legal=np.asarray(legal, np.int32),
+        target=np.asarray(target, np.float32),
+        returns=returns,
+    )
+
+
+class ReplayBuffer:
+    """The most recent positions of self-play, at most ``capacity`` of them, oldest dropped
+    first; stored as arrays (the legal actions and targets packed, one run per position).
+
+    The inputs are kept as float16 while that is exact (both games' observations are
+    small whole numbers and halves), which halves the buffer's memory: 20,000 Medina
+    positions take 275 MB so; the first input that float16 would round turns the whole
+    buffer to float32.
+
+    Attributes:
+        capacity: the most positions kept.
+    """
+
+    def __init__(self, capacity: int, input_size: int, players: int) -> None:
+        if capacity < 1:
+            raise ValueError(f"the replay buffer needs room for at least one position, got {capacity}")
+        self.capacity = capacity
+        self._x: npt.NDArray[np.floating[Any]] = np.zeros((0, input_size), np.float16)
+        self._value = np.zeros((0, players), np.float32)
+        self._lengths = np.zeros(0, np.int64)
+        self._legal = np.zeros(0, np.int32)
+        self._target = np.zeros(0, np.float32)
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def add(self, games: Sequence[GameSamples]) -> None:
+        """Adds the positions of ``games``, each with its value target: the game's win
+        shares in seat order from the position's seat to act."""
+        if not games:
+            return
+        values = [
+            np.asarray([relative_values(g.returns, int(seat)) for seat in g.seats], np.float32).reshape(len(g), -1)
+            for g in games
+        ]
+        added = np.concatenate([g.x for g in games])
+        if self._x.dtype == np.float16 and not np.array_equal(added.astype(np.float16), added):
+            self._x = self._x.astype(np.float32)
+        self._x = np.concatenate([self._x, added.astype(self._x.dtype)])
+        self._value = np.concatenate([self._value, *values])
+        self._lengths = np.concatenate([self._lengths, *(np.diff(g.offsets) for g in games)])
+        self._legal = np.concatenate([self._legal, *(g.legal for g in games)])
+        self._target = np.concatenate([self._target, *(g.target for g in games)])
+        self._drop_oldest()
+
+    def resize(self, capacity: int) -> None:
+        """Keeps at most ``capacity`` positions from now on (the oldest dropped now if need be)."""
+        if capacity < 1:
+            raise ValueError(f"the replay buffer needs room for at least one position, got {capacity}")
+        self.capacity = capacity
+        self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        extra = len(self) - self.capacity
+        if extra <= 0:
+            return
+        packed = int(self._lengths[:extra].sum())
+        self._x = self._x[extra:].copy()
+        self._value = self._value[extra:].copy()
+        self._lengths = self._lengths[extra:].copy()
+        self._legal = self._legal[packed:].copy()
+        self._target = self._target[packed:].copy()
+
+    def batch(self, rng: np.random.Generator, size: int, num_actions: int) -> dict[str, npt.NDArray[Any]]:
+        """``size`` positions drawn at random (with replacement): ``x``, ``legal`` (a mask
+        ``(size, A)``), ``policy`` (the targets spread over ``A``) and ``value``."""
+        if not len(self):
+            raise ValueError("the replay buffer is empty")
+        chosen = rng.integers(0, len(self), size)
+        starts = np.concatenate([[0], np.cumsum(self._lengths)])
+        legal = np.zeros((size, num_actions), bool)
+        policy = np.zeros((size, num_actions), np.float32)
+        for row, i in enumerate(chosen):
+            run = slice(int(starts[i]), int(starts[i + 1]))
+            legal[row, self._legal[run]] = True
+            policy[row, self._legal[run]] = self._target[run]
+        return {"x": self._x[chosen].astype(np.float32), "legal": legal, "policy": policy, "value": self._value[chosen]}
+
+    def save(self, path: Path) -> None:
+        """Writes the buffer (compressed ``.npz``), under a temporary name then renamed."""
+        temporary = path.with_name(path.name + ".part")
+        with temporary.open("wb") as stream:
+            np.savez_compressed(
+                stream,
+                capacity=np.array(self.capacity),
+                x=self._x,
+                value=self._value,
+                lengths=self._lengths,
+                legal=self._legal,
+                target=self._target,
+            )
+        temporary.replace(path)
+
+    @classmethod
+    def load(cls, path: Path, input_size: int, players: int) -> ReplayBuffer:
+        """Reads a buffer written by :meth:`save` (for inputs of ``input_size`` and ``players`` seats).
+
+        Raises:
+            ValueError: if the file does not hold such a buffer.
+        """
+        with np.load(path, allow_pickle=False) as data:
+            buffer = cls(int(data["capacity"]), input_size, players)
+            x, value, lengths = data["x"], data["value"], data["lengths"]
+            legal, target = data["legal"], data["target"]
+        if (
+            x.shape[1:] != (input_size,)
+            or value.shape != (len(x), players)
+            or lengths.shape != (len(x),)
+            or legal.shape != target.shape
+            or int(lengths.sum()) != len(legal)
+        ):
+            raise ValueError(f"{path} is not a replay buffer of this network's positions")
+        if x.dtype not in (np.float16, np.float32):
+            raise ValueError(f"{path} is not a replay buffer of this network's positions")
+        buffer._x, buffer._value, buffer._lengths = x, value.astype(np.float32), lengths
+        buffer._legal, buffer._target = legal.astype(np.int32), target.astype(np.float32)
+        return buffer
+
+    def equals(self, other: ReplayBuffer) -> bool:
+        """Whether both hold the same positions and targets."""
+        mine: tuple[npt.NDArray[Any], ...] = (self._x, self._value, self._lengths, self._legal, self._target)
+        theirs: tuple[npt.NDArray[Any], ...] = (other._x, other._value, other._lengths, other._legal, other._target)
+        return self.capacity == other.capacity and all(np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True))
