@@ -105,7 +105,9 @@ fn parse_meta(json: &str) -> Result<Meta, String> {
     };
     let field = |key: &str| -> Result<usize, String> {
         count(
-            object.get(key).ok_or_else(|| format!("the network's meta has no {key:?}"))?,
+            object
+                .get(key)
+                .ok_or_else(|| format!("the network's meta has no {key:?}"))?,
             key,
         )
     };
@@ -121,11 +123,16 @@ fn parse_meta(json: &str) -> Result<Meta, String> {
         .map(|v| count(v, "hidden"))
         .collect::<Result<Vec<_>, _>>()?;
     if hidden.is_empty() || hidden.len() > MAX_LAYERS {
-        return Err(format!("the network has {} hidden layers, not 1 to {MAX_LAYERS}", hidden.len()));
+        return Err(format!(
+            "the network has {} hidden layers, not 1 to {MAX_LAYERS}",
+            hidden.len()
+        ));
     }
     let num_players = field("num_players")?;
     if !(2..=MAX_SEATS).contains(&num_players) {
-        return Err(format!("the network is for {num_players} players, not 2 to {MAX_SEATS}"));
+        return Err(format!(
+            "the network is for {num_players} players, not 2 to {MAX_SEATS}"
+        ));
     }
     Ok(Meta {
         game: text("game")?,
@@ -146,7 +153,9 @@ impl Network {
         let meta = parse_meta(meta_json)?;
         let mut parameters = 0usize;
         let mut take = |name: &str, shape: &[usize]| -> Result<Vec<f32>, String> {
-            let array = arrays.remove(name).ok_or_else(|| format!("the network has no array {name:?}"))?;
+            let array = arrays
+                .remove(name)
+                .ok_or_else(|| format!("the network has no array {name:?}"))?;
             if array.shape != shape {
                 return Err(format!(
                     "the network's {name} has shape {:?}, {shape:?} expected (meta: {} inputs, hidden {:?}, {} actions, {} players)",
@@ -154,7 +163,10 @@ impl Network {
                 ));
             }
             if array.values.len() != shape.iter().product::<usize>() {
-                return Err(format!("the network's {name} has {} values for its shape", array.values.len()));
+                return Err(format!(
+                    "the network's {name} has {} values for its shape",
+                    array.values.len()
+                ));
             }
             if array.values.iter().any(|v| !v.is_finite()) {
                 return Err(format!("the network's {name} has a value that is not finite"));
@@ -183,7 +195,6 @@ impl Network {
         let policy_bias = take("policy_b", &[a])?;
         let value_weights = take("value_w", &[h, p])?;
         let value_bias = take("value_b", &[p])?;
-        drop(take);
         if let Some(name) = arrays.keys().min() {
             return Err(format!("the network has an unknown array {name:?}"));
         }
@@ -255,7 +266,8 @@ impl Network {
             to.clear();
             to.extend(std::iter::repeat_n(layer.bias.iter().copied(), n).flatten());
             let x = ArrayView2::from_shape((n, layer.inputs), &from[..]).expect("the batch's shape");
-            let w = ArrayView2::from_shape((layer.inputs, layer.outputs), &layer.weights[..]).expect("the layer's shape");
+            let w =
+                ArrayView2::from_shape((layer.inputs, layer.outputs), &layer.weights[..]).expect("the layer's shape");
             let mut y = ArrayViewMut2::from_shape((n, layer.outputs), &mut to[..]).expect("the output's shape");
             general_mat_mul(1.0, &x, &w, 1.0, &mut y);
             to.iter_mut().for_each(|v| *v = v.max(0.0));
@@ -388,7 +400,13 @@ pub mod tests {
         Network::new(&meta_json(game, input_size, hidden, num_actions, num_players), arrays).unwrap()
     }
 
-    pub fn meta_json(game: &str, input_size: usize, hidden: &[usize], num_actions: usize, num_players: usize) -> String {
+    pub fn meta_json(
+        game: &str,
+        input_size: usize,
+        hidden: &[usize],
+        num_actions: usize,
+        num_players: usize,
+    ) -> String {
         format!(
             r#"{{"format": "{FORMAT}", "game": "{game}", "num_players": {num_players}, "ruleset": "default",
                 "input_size": {input_size}, "num_actions": {num_actions}, "hidden": {hidden:?}, "made_by": "test"}}"#
@@ -399,7 +417,9 @@ pub mod tests {
     fn the_legal_priors_are_the_softmax_of_those_logits() {
         let net = random_network("nim", 12, &[16, 8], 5, 2, 1);
         let mut rng = Rng::new(9);
-        let x: Vec<f32> = (0..12).map(|i| if i % 3 == 0 { 0.0 } else { rng.below(5) as f32 - 2.0 }).collect();
+        let x: Vec<f32> = (0..12)
+            .map(|i| if i % 3 == 0 { 0.0 } else { rng.below(5) as f32 - 2.0 })
+            .collect();
         let (logits, values) = net.forward(&x, 1);
         let legal = vec![vec![4u32, 1, 3]];
         let mut priors = vec![Vec::new()];
@@ -437,7 +457,13 @@ pub mod tests {
             let mut out = HashMap::new();
             let mut put = |name: &str, shape: Vec<usize>| {
                 let n = shape.iter().product();
-                out.insert(name.to_string(), Array { shape, values: vec![0.1; n] });
+                out.insert(
+                    name.to_string(),
+                    Array {
+                        shape,
+                        values: vec![0.1; n],
+                    },
+                );
             };
             put("w0", vec![w0_rows, 3]);
             put("b0", vec![3]);
@@ -454,7 +480,13 @@ pub mod tests {
         let error = Network::new(&json, arrays(4, f32::NAN)).unwrap_err();
         assert!(error.contains("not finite"), "{error}");
         let mut extra = arrays(4, 0.0);
-        extra.insert("w1".into(), Array { shape: vec![1], values: vec![0.0] });
+        extra.insert(
+            "w1".into(),
+            Array {
+                shape: vec![1],
+                values: vec![0.0],
+            },
+        );
         assert!(Network::new(&json, extra).unwrap_err().contains("unknown array \"w1\""));
         let error = Network::new(&json.replace(FORMAT, "other"), arrays(4, 0.0)).unwrap_err();
         assert!(error.contains("format"), "{error}");

@@ -90,7 +90,11 @@ pub fn check_fits<G: Observe>(game: &G, root: &G::State, network: &Network) -> R
         problems.push(format!("it is for {:?}, not {:?}", meta.game, game.game_name()));
     }
     if meta.num_players != game.num_players() {
-        problems.push(format!("it is for {} players, not {}", meta.num_players, game.num_players()));
+        problems.push(format!(
+            "it is for {} players, not {}",
+            meta.num_players,
+            game.num_players()
+        ));
     }
     if meta.input_size != game.input_size(root) {
         problems.push(format!(
@@ -111,6 +115,35 @@ pub fn check_fits<G: Observe>(game: &G, root: &G::State, network: &Network) -> R
     } else {
         Err(format!("the network does not fit this game: {}", problems.join("; ")))
     }
+}
+
+/// The network's view of `state` alone: the prior of each legal action (in the game's
+/// order) and each seat's value (absolute seat order); the returns once the game is over.
+pub fn evaluate_position<G: Observe>(game: &G, state: &G::State, network: &Network) -> (Vec<(u32, f32)>, Vec<f64>) {
+    let n = game.num_players();
+    let to_act = game.to_act(state);
+    let mut legal = vec![Vec::new()];
+    if to_act >= 0 {
+        game.actions(state, &mut legal[0]);
+    }
+    if legal[0].is_empty() {
+        let mut returns = vec![0.0; n];
+        game.rollout(state, &mut Rng::new(0), &mut returns);
+        return (Vec::new(), returns);
+    }
+    let mut input = vec![0.0f32; network.input_size()];
+    game.observe(state, to_act as usize, &mut input);
+    let mut priors = vec![Vec::new()];
+    let mut relative = vec![0.0f32; n];
+    network.evaluate(&input, &legal, &mut priors, &mut relative, &mut Scratch::default());
+    let mut values = vec![0.0; n];
+    for (rel, &v) in relative.iter().enumerate() {
+        values[(to_act as usize + rel) % n] = v as f64;
+    }
+    (
+        legal[0].iter().copied().zip(priors[0].iter().copied()).collect(),
+        values,
+    )
 }
 
 const NONE: u32 = u32::MAX;
@@ -192,7 +225,8 @@ pub fn search<G: Observe>(
     while done == 0 || !out_of_budget(budget, done, cpu_deadline, wall_start) {
         let wanted = budget
             .simulations
-            .map_or(batch_size as u64, |limit| (limit.max(1) - done).min(batch_size as u64)) as usize;
+            .map_or(batch_size as u64, |limit| (limit.max(1) - done).min(batch_size as u64))
+            as usize;
         leaves.clear();
         let mut selections = 0;
         while selections < wanted {
@@ -233,7 +267,11 @@ pub fn search<G: Observe>(
             for &i in path.iter() {
                 nodes[i as usize].virtual_visits += 1;
             }
-            game.observe(&state, to_act as usize, &mut inputs[k * input_size..(k + 1) * input_size]);
+            game.observe(
+                &state,
+                to_act as usize,
+                &mut inputs[k * input_size..(k + 1) * input_size],
+            );
             leaves.push(Leaf {
                 node,
                 path: path.clone(),
@@ -261,7 +299,12 @@ pub fn search<G: Observe>(
                 returns[(leaf.to_act + rel) % n] = v as f64;
             }
             if leaf.node == 0 && settings.dirichlet_fraction > 0.0 {
-                add_noise(&mut priors[k], settings.dirichlet_alpha, settings.dirichlet_fraction, rng);
+                add_noise(
+                    &mut priors[k],
+                    settings.dirichlet_alpha,
+                    settings.dirichlet_fraction,
+                    rng,
+                );
             }
             let first = nodes.len();
             nodes.extend(
@@ -325,7 +368,11 @@ fn select(nodes: &[Node], parent: usize, c_puct: f64) -> usize {
         let visits = c.visits + c.virtual_visits;
         // A virtual visit counts as a visit worth 0 (a loss): the batch's next selection
         // looks elsewhere.
-        let q = if visits == 0 { p.first_play } else { c.total / visits as f32 };
+        let q = if visits == 0 {
+            p.first_play
+        } else {
+            c.total / visits as f32
+        };
         let score = q + scale * c.prior / (1 + visits) as f32;
         if score > best_score {
             best_score = score;
@@ -483,7 +530,14 @@ mod tests {
     }
 
     fn run(net: &Network, heap: u32, settings: &Settings, simulations: u64, seed: u64) -> SearchResult {
-        search(&Nim, &(heap, 0), net, settings, &Budget::simulations(simulations), &mut Rng::new(seed))
+        search(
+            &Nim,
+            &(heap, 0),
+            net,
+            settings,
+            &Budget::simulations(simulations),
+            &mut Rng::new(seed),
+        )
     }
 
     #[test]
@@ -540,7 +594,10 @@ mod tests {
         let others: Vec<_> = (6..12).map(|seed| run(&net, 14, &noisy, 300, seed).visits).collect();
         assert!(others.iter().any(|v| *v != a.visits), "the noise changed nothing");
         // Without noise the seed changes nothing.
-        assert_eq!(run(&net, 14, &settings(8), 300, 1).visits, run(&net, 14, &settings(8), 300, 2).visits);
+        assert_eq!(
+            run(&net, 14, &settings(8), 300, 1).visits,
+            run(&net, 14, &settings(8), 300, 2).visits
+        );
     }
 
     #[test]
@@ -557,7 +614,14 @@ mod tests {
     #[test]
     fn a_finished_game_is_valued_by_its_returns() {
         let net = blind_network([0.0, 0.0, 0.0], [0.0, 0.0]);
-        let result = search(&Nim, &(0, 1), &net, &settings(8), &Budget::simulations(50), &mut Rng::new(1));
+        let result = search(
+            &Nim,
+            &(0, 1),
+            &net,
+            &settings(8),
+            &Budget::simulations(50),
+            &mut Rng::new(1),
+        );
         assert_eq!(result.action, None);
         assert!(result.visits.is_empty());
         assert_eq!(result.value, vec![1.0, 0.0]);
@@ -580,7 +644,10 @@ mod tests {
         let mut rng = Rng::new(3);
         for alpha in [0.3, 1.0, 2.5] {
             let mean: f64 = (0..20_000).map(|_| gamma(alpha, &mut rng)).sum::<f64>() / 20_000.0;
-            assert!((mean - alpha).abs() < 0.05 * alpha.max(1.0), "alpha {alpha}: mean {mean}");
+            assert!(
+                (mean - alpha).abs() < 0.05 * alpha.max(1.0),
+                "alpha {alpha}: mean {mean}"
+            );
         }
     }
 }
