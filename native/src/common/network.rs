@@ -494,3 +494,115 @@ pub mod tests {
         assert!(error.contains("hidden layers"), "{error}");
     }
 }
+
+/// Inference latency at the sizes (`docs/bots.md`, "The network in the search"):
+/// `cargo test --release --lib -- --ignored --nocapture network_latency`.
+#[cfg(test)]
+mod latency {
+    use super::tests::random_network;
+    use super::*;
+    use crate::common::mcts::thread_cpu_seconds;
+    use crate::common::rng::Rng;
+
+    /// What a general framework does: the first layer and the policy head as dense
+    /// matrix products (every input, every action).
+    fn dense_forward(net: &Network, policy_w: &[f32], inputs: &[f32], n: usize) -> f32 {
+        let first = &net.trunk[0];
+        let mut h = vec![0.0f32; n * first.outputs];
+        for row in h.chunks_exact_mut(first.outputs) {
+            row.copy_from_slice(&first.bias);
+        }
+        let x = ArrayView2::from_shape((n, first.inputs), inputs).unwrap();
+        let w = ArrayView2::from_shape((first.inputs, first.outputs), &first.weights[..]).unwrap();
+        general_mat_mul(
+            1.0,
+            &x,
+            &w,
+            1.0,
+            &mut ArrayViewMut2::from_shape((n, first.outputs), &mut h[..]).unwrap(),
+        );
+        h.iter_mut().for_each(|v| *v = v.max(0.0));
+        for layer in &net.trunk[1..] {
+            let mut y = vec![0.0f32; n * layer.outputs];
+            for row in y.chunks_exact_mut(layer.outputs) {
+                row.copy_from_slice(&layer.bias);
+            }
+            let x = ArrayView2::from_shape((n, layer.inputs), &h[..]).unwrap();
+            let w = ArrayView2::from_shape((layer.inputs, layer.outputs), &layer.weights[..]).unwrap();
+            general_mat_mul(
+                1.0,
+                &x,
+                &w,
+                1.0,
+                &mut ArrayViewMut2::from_shape((n, layer.outputs), &mut y[..]).unwrap(),
+            );
+            y.iter_mut().for_each(|v| *v = v.max(0.0));
+            h = y;
+        }
+        let (width, a) = (net.width(), net.num_actions());
+        let mut logits = vec![0.0f32; n * a];
+        let x = ArrayView2::from_shape((n, width), &h[..]).unwrap();
+        let w = ArrayView2::from_shape((width, a), policy_w).unwrap();
+        general_mat_mul(
+            1.0,
+            &x,
+            &w,
+            0.0,
+            &mut ArrayViewMut2::from_shape((n, a), &mut logits[..]).unwrap(),
+        );
+        logits.iter().sum()
+    }
+
+    fn per_position(n: usize, mut f: impl FnMut()) -> f64 {
+        f();
+        let start = thread_cpu_seconds();
+        let mut calls = 0;
+        while thread_cpu_seconds() - start < 0.5 {
+            f();
+            calls += 1;
+        }
+        (thread_cpu_seconds() - start) / (calls * n) as f64 * 1e6
+    }
+
+    #[test]
+    #[ignore]
+    fn network_latency() {
+        // Medina 3p and Terra Nova 2p (isola): inputs, nonzero inputs and actions of a
+        // mid-game observation, and its legal actions.
+        for (game, inputs, nonzero, actions, legal) in [
+            ("medina 3p", 6876, 1270, 2107, 152),
+            ("terranova 2p", 5423, 825, 14449, 190),
+        ] {
+            let net = random_network(game, inputs, &[256, 128], actions, 3, 1);
+            // `policy_w` as the file has it (H x A).
+            let (width, a) = (net.width(), net.num_actions());
+            let mut policy_w = vec![0.0f32; width * a];
+            for j in 0..a {
+                for i in 0..width {
+                    policy_w[i * a + j] = net.policy_rows[j * width + i];
+                }
+            }
+            let mut rng = Rng::new(2);
+            for n in [1usize, 16, 64] {
+                let xs: Vec<f32> = (0..n * inputs)
+                    .map(|_| if rng.below(inputs as u32) < nonzero { 1.0 } else { 0.0 })
+                    .collect();
+                let legal_ids: Vec<Vec<u32>> = (0..n)
+                    .map(|_| (0..legal).map(|_| rng.below(actions as u32)).collect())
+                    .collect();
+                let mut priors = vec![Vec::new(); n];
+                let mut values = vec![0.0f32; n * 3];
+                let mut scratch = Scratch::default();
+                let ours = per_position(n, || {
+                    net.evaluate(&xs, &legal_ids, &mut priors, &mut values, &mut scratch);
+                });
+                let dense = per_position(n, || {
+                    std::hint::black_box(dense_forward(&net, &policy_w, &xs, n));
+                });
+                println!(
+                    "{game} [256, 128] batch {n:>2}: evaluate {ours:>7.1} us/position, dense {dense:>7.1} us/position"
+                );
+            }
+        }
+    }
+}
