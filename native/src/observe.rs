@@ -1,6 +1,6 @@
 //! Each game's observation for the network search (`common::puct::Observe`): the planes
 //! and vector of its `encode.rs` (the research encoding, value for value), one after the
-//! other, as the network's input (`/work/wt/CONTRACT40.md`).
+//! other, as the network's input (`docs/bots.md`, "The network in the search").
 
 use crate::common::mcts::SearchGame;
 use crate::common::puct::Observe;

@@ -87,9 +87,7 @@ def game_sizes(state: State) -> tuple[int, int]:
 def network_for(state: State, seed: int = 1) -> tuple[Any, dict[str, Any]]:
     input_size, num_actions = game_sizes(state)
     arrays = random_arrays(input_size, num_actions, state.num_players, seed)
-    network = module().Network.from_arrays(
-        meta(state.game.id, state.num_players, input_size, num_actions), arrays
-    )
+    network = module().Network.from_arrays(meta(state.game.id, state.num_players, input_size, num_actions), arrays)
     return network, arrays
 
 
@@ -229,33 +227,50 @@ def save(path: Path, state: State, seed: int = 1) -> Path:
     return path
 
 
-def test_the_agent_plays_from_a_file_and_a_seed_gives_its_moves(tmp_path: Path) -> None:
+def test_the_agent_plays_from_a_file_and_a_seed_gives_its_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
     state = midgame("medina", 3, 8, engine="python")
-    path = save(tmp_path / "medina-3p.npz", state)
-    agent = make_agent(f"puct:{path},sims=60,batch=4", seed=7)
+    save(tmp_path / "medina-3p.npz", state)
+    agent = make_agent("puct:medina-3p,sims=60,batch=4", seed=7)
     move = agent.choose_move(state)
     assert move in state.legal_moves()
-    assert make_agent(f"puct:{path},sims=60,batch=4", seed=7).choose_move(state) == move
-    assert agent.name == "puct:medina-3p.npz,sims=60,batch=4"
-    timed = make_agent(f"puct:{path}@0.05cpu", seed=1)
+    assert make_agent("puct:medina-3p.npz,sims=60,batch=4", seed=7).choose_move(state) == move
+    assert agent.name == "puct:medina-3p,sims=60,batch=4"
+    timed = make_agent("puct:medina-3p@0.05cpu", seed=1)
     assert timed.choose_move(midgame("medina", 3, 8)) in state.legal_moves()
 
 
-def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path) -> None:
-    garbage = tmp_path / "garbage.npz"
-    garbage.write_bytes(b"not a zip at all")
+def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TABLETOP_NETWORKS", raising=False)
+    (tmp_path / "garbage.npz").write_bytes(b"not a zip at all")
+    with pytest.raises(ConfigError, match="no network directory: set TABLETOP_NETWORKS"):
+        make_agent("puct:garbage")
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
     with pytest.raises(ConfigError, match="cannot be used"):
-        make_agent(f"puct:{garbage}")
-    with pytest.raises(ConfigError, match="cannot read"):
-        make_agent(f"puct:{tmp_path / 'missing.npz'}")
-    no_meta = tmp_path / "no-meta.npz"
-    np.savez(no_meta, w0=np.zeros((2, 2), np.float32))
+        make_agent("puct:garbage")
+    with pytest.raises(ConfigError, match="no network 'missing'"):
+        make_agent("puct:missing")
+    # A spec names a network in the directories, never a path (specs come from the web).
+    for path in (str(tmp_path / "garbage.npz"), "../garbage", "/etc/passwd", "sub/garbage"):
+        with pytest.raises(ConfigError, match="named by its file name"):
+            make_agent(f"puct:{path}")
+    np.savez(tmp_path / "no-meta.npz", w0=np.zeros((2, 2), np.float32))
     with pytest.raises(ConfigError, match="no 'meta'"):
-        make_agent(f"puct:{no_meta}")
-    with pytest.raises(ConfigError, match="needs a network file"):
+        make_agent("puct:no-meta")
+    with pytest.raises(ConfigError, match="needs a network"):
         make_agent("puct")
     with pytest.raises(ConfigError, match="bad puct setting"):
-        make_agent(f"puct:{garbage},depth=3")
-    terranova = save(tmp_path / "terranova.npz", midgame("terranova", 2, 3))
+        make_agent("puct:garbage,depth=3")
+    save(tmp_path / "terranova.npz", midgame("terranova", 2, 3))
     with pytest.raises(ConfigError, match="network is for terranova 2p"):
-        make_agent(f"puct:{terranova},sims=5").choose_move(midgame("medina", 3, 3))
+        make_agent("puct:terranova,sims=5").choose_move(midgame("medina", 3, 3))
+
+
+def test_the_lobby_offers_no_puct_without_a_network() -> None:
+    from tabletop.server.routes.games import bot_specs
+
+    specs = bot_specs()
+    assert "native" in specs
+    assert not any(spec.startswith("puct") for spec in specs)

@@ -1,7 +1,7 @@
 //! The policy and value network inside the search (issue #40): a small fully connected
 //! network over the research encoding's observation, evaluated in Rust.
 //!
-//! The definition is `/work/wt/CONTRACT40.md`'s, whose readable form is
+//! The definition is `docs/bots.md`'s ("The network in the search"), whose readable form is
 //! `src/tabletop/ai/network.py` (`PolicyValueNetwork.forward`): a trunk of ReLU layers
 //! `h_{i+1} = relu(h_i @ w{i} + b{i})`, a policy head `h @ policy_w + policy_b` (one logit
 //! per action id, softmax over the legal actions only) and a value head

@@ -1,4 +1,4 @@
-"""The network search as a bot: ``puct:PATH``, ``puct:PATH,sims=N``, ``puct:PATH@0.5cpu``.
+"""The network search as a bot: ``puct:NAME``, ``puct:NAME,sims=N``, ``puct:NAME@0.5cpu``.
 
 PUCT (AlphaZero's search) runs wholly in Rust (``native/src/common/puct.rs``) over the
 native engine, with a policy and value network evaluated in Rust
@@ -8,18 +8,21 @@ network is a ``.npz`` file of the format in ``docs/bots.md`` ("The network in th
 search"), made by ``tabletop train``; :func:`load_network` reads it once per file and
 process, and every agent and thread shares it.
 
-Specs (``make_agent``):
+Specs (``make_agent``) name a network file, never a path: ``NAME`` is looked up as
+``NAME`` or ``NAME.npz`` in the directories of :data:`NETWORKS_VARIABLE` (a bot spec
+comes from the web too, and must not open files the server's operator did not put
+there):
 
-* ``puct:PATH`` — :data:`DEFAULT_SIMULATIONS` simulations a move, so a seed gives the
+* ``puct:NAME`` — :data:`DEFAULT_SIMULATIONS` simulations a move, so a seed gives the
   same moves on any machine.
-* ``puct:PATH,sims=N,c=C,batch=B`` — other settings (``c``: ``c_puct``; ``batch``: leaves
+* ``puct:NAME,sims=N,c=C,batch=B`` — other settings (``c``: ``c_puct``; ``batch``: leaves
   per network call).
-* ``puct:PATH@0.5cpu`` — 0.5 CPU seconds of the searching thread a move;
-  ``puct:PATH@0.5s`` — 0.5 wall-clock seconds.
+* ``puct:NAME@0.5cpu`` — 0.5 CPU seconds of the searching thread a move;
+  ``puct:NAME@0.5s`` — 0.5 wall-clock seconds.
 
-``PATH`` may hold neither ``,`` nor ``@``.  This module imports only ``core`` and the
-native adapter (the ``native`` layer, as ``native`` and ``native-ab``); reading the file
-needs NumPy (the ``rl`` extra).
+A :class:`PuctAgent` made in Python takes any path or a loaded network.  This module
+imports only ``core`` and the native adapter (the ``native`` layer, as ``native`` and
+``native-ab``); reading the file needs NumPy (the ``rl`` extra).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -46,6 +50,11 @@ DEFAULT_SIMULATIONS: Final = 800
 
 MAX_FILE_BYTES: Final = 256 * 2**20
 """The largest network file read (the Rust side also caps the parameters at 16 M)."""
+
+NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
+"""The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network."""
+
+_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 _SETTINGS: Final = {"sims": "simulations", "c": "c_puct", "batch": "batch_size"}
 
@@ -131,17 +140,36 @@ def load_network(path: str | os.PathLike[str]) -> Any:
     return network
 
 
-def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
-    """The network path, settings and display name of the part of a ``puct`` spec after
-    ``:`` (``PATH[,key=value...][@T(s|cpu)]``).
+def find_network(name: str) -> Path:
+    """The file of the network ``name`` (``name`` or ``name.npz``) in the first directory
+    of :data:`NETWORKS_VARIABLE` that has it.
 
     Raises:
-        ConfigError: for a missing path or a bad setting or time.
+        ConfigError: for a name that is not a plain file name, or one no directory has.
+    """
+    if not _NAME.fullmatch(name) or ".." in name:
+        raise ConfigError(f"a network is named by its file name (letters, digits, '_', '.', '-'), not {name!r}")
+    directories = [d for d in os.environ.get(NETWORKS_VARIABLE, "").split(os.pathsep) if d]
+    if not directories:
+        raise ConfigError(f"no network directory: set {NETWORKS_VARIABLE} to the directories of the network files")
+    for directory in directories:
+        for candidate in (Path(directory) / name, Path(directory) / f"{name}.npz"):
+            if candidate.is_file():
+                return candidate
+    raise ConfigError(f"no network {name!r} in {NETWORKS_VARIABLE} ({os.pathsep.join(directories)})")
+
+
+def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
+    """The network name, settings and display name of the part of a ``puct`` spec after
+    ``:`` (``NAME[,key=value...][@T(s|cpu)]``).
+
+    Raises:
+        ConfigError: for a missing name or a bad setting or time.
     """
     head, at, time_text = (arg or "").partition("@")
-    path, *settings = head.split(",")
-    if not path:
-        raise ConfigError(f"the network search needs a network file: '{KIND}:PATH' (e.g. '{KIND}:medina-3p.npz')")
+    network, *settings = head.split(",")
+    if not network:
+        raise ConfigError(f"the network search needs a network: '{KIND}:NAME' (e.g. '{KIND}:medina-3p')")
     config = PuctConfig()
     changes: dict[str, Any] = {}
     for item in settings:
@@ -159,18 +187,18 @@ def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
         else:
             changes[_SETTINGS[key]] = number
     config = replace(config, **changes)
-    name = f"{KIND}:{Path(path).name}" + "".join(f",{s}" for s in settings)
+    name = f"{KIND}:{network}" + "".join(f",{s}" for s in settings)
     if not at:
-        return path, config, name
+        return network, config, name
     unit = "cpu" if time_text.endswith("cpu") else "s" if time_text.endswith("s") else ""
     try:
         seconds = float(time_text.removesuffix(unit)) if unit else math.nan
     except ValueError:
         seconds = math.nan
     if math.isnan(seconds):
-        raise ConfigError(f"bad time per move {time_text!r} (e.g. '{KIND}:net.npz@0.5cpu' or '@0.5s')")
+        raise ConfigError(f"bad time per move {time_text!r} (e.g. '{KIND}:medina-3p@0.5cpu' or '@0.5s')")
     timed = replace(config, seconds=seconds, cpu_time=unit == "cpu", simulations=changes.get("simulations"))
-    return path, timed, f"{name}@{time_text}"
+    return network, timed, f"{name}@{time_text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +306,8 @@ class PuctAgent:
 
 def make_puct_agent(arg: str | None, seed: int | None) -> PuctAgent:
     """The ``puct`` agent of a spec."""
-    path, config, name = parse_spec(arg)
-    return PuctAgent(path, config, seed=seed, name=name)
+    network, config, name = parse_spec(arg)
+    return PuctAgent(find_network(network), config, seed=seed, name=name)
 
 
 def agent_factories() -> Mapping[str, Callable[[str | None, int | None], Any]]:
