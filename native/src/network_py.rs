@@ -42,6 +42,19 @@ fn read_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Array> {
 
 #[pymethods]
 impl PyNetwork {
+    /// The network of the `.npz` file `path`, read by `tabletop.native.puct.load_network`
+    /// (NumPy reads the file; once per file, shared): `ConfigError` saying what is wrong.
+    #[new]
+    fn new(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let loaded = py
+            .import("tabletop.native.puct")?
+            .call_method1("load_network", (path,))?;
+        let loaded = loaded.cast::<PyNetwork>()?;
+        Ok(PyNetwork {
+            network: loaded.get().network.clone(),
+        })
+    }
+
     /// The network of `meta` (the file's JSON) and `arrays` (name -> float32 array:
     /// `w0, b0, ..., policy_w, policy_b, value_w, value_b`); `ValueError` saying what is
     /// wrong where anything does not fit.

@@ -3,6 +3,7 @@
 callers.  Kept by hand next to the Rust: a method added there is added here."""
 
 from collections.abc import Iterator, Sequence
+from os import PathLike
 from typing import Any, Generic, TypeVar, overload
 
 _Item = TypeVar("_Item", covariant=True)
@@ -214,6 +215,7 @@ class Network:
     shared read-only by searches on any thread; ``tabletop.native.puct.load_network`` reads
     one from its ``.npz`` file."""
 
+    def __init__(self, path: str | PathLike[str]) -> None: ...
     @staticmethod
     def from_arrays(meta: str, arrays: dict[str, Any]) -> Network: ...
     @property

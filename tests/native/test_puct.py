@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +241,18 @@ def test_the_agent_plays_from_a_file_and_a_seed_gives_its_moves(
     assert agent.name == "puct:medina-3p,sims=60,batch=4"
     timed = make_agent("puct:medina-3p@0.05cpu", seed=1)
     assert timed.choose_move(midgame("medina", 3, 8)) in state.legal_moves()
+
+
+def test_one_network_serves_searches_on_several_threads(tmp_path: Path) -> None:
+    state = midgame("terranova", 2, 20)
+    network = module().Network(save(tmp_path / "terranova.npz", state))
+    assert module().Network(tmp_path / "terranova.npz").meta == network.meta
+    alone = [module().puct_search(state, network, simulations=300, seed=seed) for seed in range(4)]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(
+            pool.map(lambda seed: module().puct_search(state, network, simulations=300, seed=seed), range(4))
+        )
+    assert together == alone
 
 
 def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
