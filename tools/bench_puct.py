@@ -17,22 +17,24 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import numpy as np
 
 from tabletop.bench.search import bench_position
 from tabletop.core.encoding import encoding_of
+from tabletop.core.protocol import State
 from tabletop.core.registry import make
 from tabletop.native import native_module
 
 
-def random_network(state: object, hidden: list[int]) -> object:
+def random_network(state: State, hidden: list[int]) -> Any:
     """A network of random weights of ``hidden`` widths for ``state``'s game."""
-    encoding = encoding_of(state.game, state.config)  # type: ignore[attr-defined]
+    encoding = encoding_of(state.game, state.config)
     planes, vector = encoding.observe(state, 0)
-    inputs, actions, players = len(planes) + len(vector), encoding.num_distinct_actions, state.num_players  # type: ignore[attr-defined]
+    inputs, actions, players = len(planes) + len(vector), encoding.num_distinct_actions, state.num_players
     rng = np.random.default_rng(0)
-    arrays = {}
+    arrays: dict[str, Any] = {}
     width = inputs
     for i, out in enumerate(hidden):
         arrays[f"w{i}"] = rng.normal(0, 1 / np.sqrt(width), (width, out)).astype(np.float32)
@@ -44,7 +46,7 @@ def random_network(state: object, hidden: list[int]) -> object:
     arrays["value_b"] = np.zeros(players, np.float32)
     meta = {
         "format": "tabletop-pv-1",
-        "game": state.game.id,  # type: ignore[attr-defined]
+        "game": state.game.id,
         "num_players": players,
         "ruleset": "default",
         "input_size": inputs,
@@ -52,7 +54,9 @@ def random_network(state: object, hidden: list[int]) -> object:
         "hidden": hidden,
         "made_by": "tools/bench_puct.py (random weights)",
     }
-    return native_module().Network.from_arrays(json.dumps(meta), arrays)  # type: ignore[union-attr]
+    module = native_module()
+    assert module is not None, "build the extension: make native"
+    return module.Network.from_arrays(json.dumps(meta), arrays)
 
 
 def main() -> None:
