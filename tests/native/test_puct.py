@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.native import native_module
+from tabletop.native.puct import puct_search
 from tests.native import midgame, needs_native
 
 np = pytest.importorskip("numpy")
@@ -253,6 +255,24 @@ def test_one_network_serves_searches_on_several_threads(tmp_path: Path) -> None:
             pool.map(lambda seed: module().puct_search(state, network, simulations=300, seed=seed), range(4))
         )
     assert together == alone
+
+
+def test_a_stop_flag_ends_a_search_without_other_budget() -> None:
+    state = midgame("medina", 3, 10)
+    network, _ = network_for(state)
+    stop = module().SearchStop()
+    timer = threading.Timer(0.05, stop.set)
+    timer.start()
+    found = module().puct_search(state, network, stop=stop)
+    timer.join()
+    assert found["simulations"] > 0 and found["action"] is not None
+
+
+def test_a_python_engine_state_is_searched_on_the_native_engine() -> None:
+    python = midgame("medina", 3, 10, engine="python")
+    native = midgame("medina", 3, 10)
+    network, _ = network_for(native)
+    assert puct_search(python, network, simulations=50, seed=3) == puct_search(native, network, simulations=50, seed=3)
 
 
 def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

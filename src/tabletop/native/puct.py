@@ -201,6 +201,25 @@ def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
     return network, timed, f"{name}@{time_text}"
 
 
+def puct_search(state: State, network: Any, **options: Any) -> dict[str, Any]:
+    """``tabletop._native.puct_search`` from any state of a game with a native engine (a
+    Python engine's state is loaded into the native engine first): a dict with
+    ``action``, ``visits``, ``value`` (absolute seats), ``simulations``, ``evaluations``,
+    ``nodes``; ``options`` as there (``simulations``, ``c_puct``, ``seed``,
+    ``dirichlet_alpha``, ``dirichlet_fraction``, ``cpu_seconds``, ``wall_seconds``,
+    ``batch_size``, ``stop``).
+
+    Raises:
+        ConfigError: where the extension is not built or the game has no native engine.
+        ValueError: for a network of another game or size, or a bad option.
+    """
+    module = native_module()
+    if module is None or not hasattr(module, "puct_search"):
+        raise ConfigError(f"the network search ({KIND}) needs the extension tabletop._native (`make native`)")
+    found: dict[str, Any] = module.puct_search(to_native(state), network, **options)
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class PuctStats:
     """What the last search did."""
