@@ -132,6 +132,16 @@ def test_evaluate_reads_the_seat_to_act_s_observation_and_masks_the_policy(
         assert values[(seat + rel) % players] == pytest.approx(relative[rel], rel=1e-4, abs=1e-6)
 
 
+@pytest.mark.parametrize(("game_id", "players", "plies"), POSITIONS)
+def test_the_search_s_first_layer_values_the_root_as_the_network_does(game_id: str, players: int, plies: int) -> None:
+    # The search's first layer adds the board's fixed planes and the one-value planes
+    # (scores, ...) as precomputed sums: one simulation values the root alone.
+    state = midgame(game_id, players, plies)
+    network, _ = network_for(state)
+    found = module().puct_search(state, network, simulations=1)
+    assert found["value"] == pytest.approx(network.evaluate(state)[1], abs=1e-5)
+
+
 def test_the_search_visits_legal_moves_only() -> None:
     state = midgame("terranova", 2, 12)
     network, _ = network_for(state)

@@ -27,6 +27,7 @@
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// The file format this code reads (`meta["format"]`).
 pub const FORMAT: &str = "tabletop-pv-1";
@@ -79,11 +80,95 @@ pub struct Network {
     value_bias: Vec<f32>,
 }
 
+/// What a game says of its inputs (`puct::Observe::input_layout`): a range of inputs that
+/// is the same for every position of one game (a board's fixed planes), and ranges each
+/// filled with one value (planes of a score): the first layer then adds the fixed rows
+/// of `w0` once, and one precomputed sum of rows per filled range.
+#[derive(Clone, Debug, Default)]
+pub struct InputLayout {
+    pub fixed: Range<usize>,
+    pub uniform: Vec<Range<usize>>,
+}
+
+/// The first layer made for one game's inputs ([`InputLayout`]).
+struct FirstLayer {
+    /// `b0` plus the fixed inputs' rows.
+    bias: Vec<f32>,
+    /// Each filled range and the sum of its rows.
+    uniform: Vec<(Range<usize>, Vec<f32>)>,
+    /// The other inputs.
+    free: Vec<Range<usize>>,
+    /// The fixed inputs, checked against every input in debug builds.
+    fixed: (Range<usize>, Vec<f32>),
+}
+
 /// Buffers one evaluation uses (one per search, so the network itself stays shared).
 #[derive(Default)]
 pub struct Scratch {
     layers: [Vec<f32>; 2],
     nonzero: Vec<(u32, f32)>,
+    first: Option<FirstLayer>,
+}
+
+impl Scratch {
+    /// Buffers whose first layer knows `layout`, the inputs of one game (`sample`: one
+    /// input of it, for the fixed part); an error if a range lies outside the inputs or
+    /// two overlap.
+    pub fn for_inputs(network: &Network, layout: &InputLayout, sample: &[f32]) -> Result<Scratch, String> {
+        let size = network.input_size();
+        let mut ranges: Vec<Range<usize>> = std::iter::once(layout.fixed.clone())
+            .chain(layout.uniform.iter().cloned())
+            .filter(|r| !r.is_empty())
+            .collect();
+        ranges.sort_by_key(|r| r.start);
+        if sample.len() != size
+            || ranges.iter().any(|r| r.end > size)
+            || ranges.windows(2).any(|w| w[0].end > w[1].start)
+        {
+            return Err(format!("an input layout that does not fit {size} inputs: {layout:?}"));
+        }
+        let first = &network.trunk[0];
+        let row = |i: usize| &first.weights[i * first.outputs..(i + 1) * first.outputs];
+        let mut bias = first.bias.clone();
+        for i in layout.fixed.clone() {
+            if sample[i] != 0.0 {
+                bias.iter_mut().zip(row(i)).for_each(|(b, &w)| *b += sample[i] * w);
+            }
+        }
+        let uniform = layout
+            .uniform
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| {
+                let mut sum = vec![0.0f32; first.outputs];
+                for i in r.clone() {
+                    sum.iter_mut().zip(row(i)).for_each(|(s, &w)| *s += w);
+                }
+                (r.clone(), sum)
+            })
+            .collect();
+        let mut free = Vec::new();
+        let mut at = 0;
+        for r in &ranges {
+            if at < r.start {
+                free.push(at..r.start);
+            }
+            at = r.end;
+        }
+        if at < size {
+            free.push(at..size);
+        }
+        let fixed = (layout.fixed.clone(), sample[layout.fixed.clone()].to_vec());
+        Ok(Scratch {
+            first: Some(FirstLayer {
+                bias,
+                uniform,
+                free,
+                fixed,
+            }),
+            ..Scratch::default()
+        })
+    }
 }
 
 fn parse_meta(json: &str) -> Result<Meta, String> {
@@ -236,32 +321,66 @@ impl Network {
     fn trunk(&self, inputs: &[f32], n: usize, scratch: &mut Scratch) -> usize {
         assert_eq!(inputs.len(), n * self.meta.input_size, "inputs of the wrong size");
         let first = &self.trunk[0];
-        let out = &mut scratch.layers[0];
+        let Scratch {
+            layers,
+            nonzero,
+            first: prepared,
+        } = scratch;
+        let out = &mut layers[0];
         out.clear();
         out.resize(n * first.outputs, 0.0);
+        let add_row = |h: &mut [f32], i: usize, v: f32| {
+            let row = &first.weights[i * first.outputs..(i + 1) * first.outputs];
+            for (hj, &wj) in h.iter_mut().zip(row) {
+                *hj += v * wj;
+            }
+        };
         for (x, h) in inputs
             .chunks_exact(first.inputs)
             .zip(out.chunks_exact_mut(first.outputs))
         {
-            h.copy_from_slice(&first.bias);
-            scratch.nonzero.clear();
-            scratch.nonzero.extend(
-                x.iter()
-                    .enumerate()
-                    .filter(|(_, &v)| v != 0.0)
-                    .map(|(i, &v)| (i as u32, v)),
-            );
-            for &(i, v) in scratch.nonzero.iter() {
-                let row = &first.weights[i as usize * first.outputs..(i as usize + 1) * first.outputs];
-                for (hj, &wj) in h.iter_mut().zip(row) {
-                    *hj += v * wj;
+            match prepared {
+                Some(layer) => {
+                    debug_assert_eq!(
+                        &x[layer.fixed.0.clone()],
+                        &layer.fixed.1[..],
+                        "the fixed inputs changed"
+                    );
+                    h.copy_from_slice(&layer.bias);
+                    for (range, sum) in &layer.uniform {
+                        let v = x[range.start];
+                        debug_assert!(x[range.clone()].iter().all(|&u| u == v), "a filled range is not");
+                        if v != 0.0 {
+                            h.iter_mut().zip(sum).for_each(|(hj, &s)| *hj += v * s);
+                        }
+                    }
+                    for range in &layer.free {
+                        for i in range.clone() {
+                            if x[i] != 0.0 {
+                                add_row(h, i, x[i]);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    h.copy_from_slice(&first.bias);
+                    nonzero.clear();
+                    nonzero.extend(
+                        x.iter()
+                            .enumerate()
+                            .filter(|(_, &v)| v != 0.0)
+                            .map(|(i, &v)| (i as u32, v)),
+                    );
+                    for &(i, v) in nonzero.iter() {
+                        add_row(h, i as usize, v);
+                    }
                 }
             }
             h.iter_mut().for_each(|v| *v = v.max(0.0));
         }
         let mut current = 0;
         for layer in &self.trunk[1..] {
-            let [a, b] = &mut scratch.layers;
+            let [a, b] = layers;
             let (from, to) = if current == 0 { (a, b) } else { (b, a) };
             to.clear();
             to.extend(std::iter::repeat_n(layer.bias.iter().copied(), n).flatten());
@@ -448,6 +567,45 @@ pub mod tests {
                 assert!((a - b).abs() < 1e-6);
             }
         }
+    }
+
+    #[test]
+    fn a_first_layer_made_for_the_inputs_computes_the_same() {
+        let net = random_network("nim", 20, &[16, 8], 5, 2, 3);
+        let layout = InputLayout {
+            fixed: 0..4,
+            uniform: vec![8..12, 16..18],
+        };
+        let mut rng = Rng::new(5);
+        let mut xs = Vec::new();
+        for _ in 0..6 {
+            let mut x: Vec<f32> = (0..20).map(|_| rng.below(3) as f32 - 1.0).collect();
+            x[..4].copy_from_slice(&[1.0, 0.0, 0.5, 2.0]);
+            let (a, b) = (rng.below(4) as f32 * 0.25, rng.below(4) as f32);
+            x[8..12].fill(a);
+            x[16..18].fill(b);
+            xs.extend(x);
+        }
+        let legal = vec![vec![0u32, 2, 4]; 6];
+        let run = |scratch: &mut Scratch| {
+            let mut priors = vec![Vec::new(); 6];
+            let mut values = vec![0.0; 12];
+            net.evaluate(&xs, &legal, &mut priors, &mut values, scratch);
+            (priors, values)
+        };
+        let (plain_priors, plain_values) = run(&mut Scratch::default());
+        let (priors, values) = run(&mut Scratch::for_inputs(&net, &layout, &xs[..20]).unwrap());
+        for (a, b) in plain_priors.concat().iter().zip(priors.concat()) {
+            assert!((a - b).abs() < 1e-5, "{a} {b}");
+        }
+        for (a, b) in plain_values.iter().zip(values) {
+            assert!((a - b).abs() < 1e-5, "{a} {b}");
+        }
+        let overlapping = InputLayout {
+            fixed: 0..4,
+            uniform: vec![3..6, 10..12],
+        };
+        assert!(Scratch::for_inputs(&net, &overlapping, &xs[..20]).is_err());
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! the search is the same on every run.
 
 use super::mcts::{thread_cpu_seconds, Budget, SearchGame};
-use super::network::{Network, Scratch};
+use super::network::{InputLayout, Network, Scratch};
 use super::rng::Rng;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -37,6 +37,12 @@ pub trait Observe: SearchGame {
     fn observe(&self, state: &Self::State, seat: usize, out: &mut [f32]);
     /// The game's name in a network's meta (`"medina"`, `"terranova"`).
     fn game_name(&self) -> &'static str;
+    /// Which inputs are the same for every position of the game of `state`, and which
+    /// ranges are filled with one value (the default: nothing known).
+    fn input_layout(&self, state: &Self::State) -> InputLayout {
+        let _ = state;
+        InputLayout::default()
+    }
 }
 
 /// How the search explores.
@@ -214,7 +220,7 @@ pub fn search<G: Observe>(
     let mut legal: Vec<Vec<u32>> = vec![Vec::new(); batch_size];
     let mut priors: Vec<Vec<f32>> = vec![Vec::new(); batch_size];
     let mut values = vec![0.0f32; batch_size * network.num_players()];
-    let mut scratch = Scratch::default();
+    let mut scratch = first_layer(game, root, network, &mut inputs[..input_size]);
     let mut returns = vec![0.0f64; n];
     let mut value_sum = vec![0.0f64; n];
     let mut path: Vec<u32> = Vec::with_capacity(256);
@@ -349,6 +355,19 @@ pub fn search<G: Observe>(
         evaluations,
         nodes: nodes.len(),
     }
+}
+
+/// Buffers whose first layer knows the game's inputs ([`Observe::input_layout`]), from
+/// the observation of `root` (written to `buffer`); plain buffers where the game says
+/// nothing or the game is over.
+fn first_layer<G: Observe>(game: &G, root: &G::State, network: &Network, buffer: &mut [f32]) -> Scratch {
+    let layout = game.input_layout(root);
+    let to_act = game.to_act(root);
+    if to_act < 0 || (layout.fixed.is_empty() && layout.uniform.is_empty()) {
+        return Scratch::default();
+    }
+    game.observe(root, to_act as usize, buffer);
+    Scratch::for_inputs(network, &layout, buffer).expect("the game's input layout fits its inputs")
 }
 
 fn mean(node: &Node) -> f32 {

@@ -141,6 +141,23 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// Where the planes are the same for every position of the board (`cell`, `land:*`)
+    /// and which planes are one value throughout (actions left, supply, scores), as
+    /// ranges of floats: the network's first layer sums those rows of its weights once
+    /// (`common::network::InputLayout`).
+    pub fn input_layout(&self) -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
+        let hw = self.plane_size();
+        // After the fixed planes: 4 pioneers, stones, closed, moved, turn_start, must_move
+        // (as `write_planes_kept`), then actions_left, supply and the scores.
+        let actions_left_plane = self.fixed.len() + 9 * hw;
+        let uniform = (0..2 + MAX_SEATS)
+            .map(|k| actions_left_plane + k * hw..actions_left_plane + (k + 1) * hw)
+            .collect();
+        (0..self.fixed.len(), uniform)
+    }
+}
+
 /// `(player - seat) % n`: seats counted from the observer.
 #[inline]
 pub fn relative(player: usize, seat: usize, n: usize) -> usize {
