@@ -220,7 +220,8 @@ where
 /// least one). Returns a dict: `action` (the most visited root action; `None` once the
 /// game is over), `visits` (`[(action, visits)]` of the root's children), `value` (each
 /// seat's mean value at the root, absolute seats), `simulations`, `evaluations` (network
-/// calls), `nodes`. With a simulation budget a seed gives the same search on every run.
+/// calls), `nodes`, `tree_bytes`. With a simulation budget a seed gives the same search
+/// on every run; a search stops early at `puct::MAX_TREE_BYTES` of tree.
 #[pyfunction]
 #[pyo3(signature = (
     state, network, simulations = None, c_puct = 1.5, seed = 0, dirichlet_alpha = 0.0,
@@ -315,6 +316,7 @@ fn puct_search(
     out.set_item("simulations", result.simulations)?;
     out.set_item("evaluations", result.evaluations)?;
     out.set_item("nodes", result.nodes)?;
+    out.set_item("tree_bytes", result.tree_bytes)?;
     Ok(out.into_any().unbind())
 }
 

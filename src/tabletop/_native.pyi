@@ -249,4 +249,5 @@ def puct_search(
     stop: SearchStop | None = None,
 ) -> dict[str, Any]:
     """PUCT from a native position with ``network`` (``native/src/common/puct.rs``): a dict
-    with ``action``, ``visits``, ``value``, ``simulations``, ``evaluations``, ``nodes``."""
+    with ``action``, ``visits``, ``value``, ``simulations``, ``evaluations``, ``nodes``,
+    ``tree_bytes``."""

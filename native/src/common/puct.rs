@@ -86,6 +86,8 @@ pub struct SearchResult {
     /// How many network calls (batches) the search made.
     pub evaluations: u64,
     pub nodes: usize,
+    /// Bytes of the tree's nodes and edges.
+    pub tree_bytes: usize,
 }
 
 /// Why a game and a network do not go together.
@@ -154,40 +156,45 @@ pub fn evaluate_position<G: Observe>(game: &G, state: &G::State, network: &Netwo
 
 const NONE: u32 = u32::MAX;
 
-/// One node of the tree.
+/// A legal action of an expanded node: 12 bytes, and a [`Node`] only once selected (most
+/// of a wide node's actions never are).
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    /// The action that led here from the parent.
+struct Edge {
     action: u32,
     prior: f32,
+    /// The node it leads to (`NONE` until first selected).
+    child: u32,
+}
+
+/// One node of the tree (a position reached by a selection): 28 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Node {
     visits: u32,
     /// Selections of the current batch through this node, not yet backed up.
     virtual_visits: u32,
-    /// The values of the seat that chose `action`, summed over the visits.
+    /// The values of the seat that chose the action leading here, summed over the visits.
     total: f32,
-    /// The network's value of this position for the seat to act here: its unvisited
-    /// children's `Q`.
+    /// The network's value of this position for the seat to act here: its unselected
+    /// actions' `Q`.
     first_play: f32,
-    /// The children are `first_child .. first_child + num_children` (`NONE`: not expanded).
-    first_child: u32,
-    num_children: u32,
-    /// The seat that chose `action`.
+    /// Its actions are `edges[first_edge .. first_edge + num_edges]` (`NONE`: not expanded).
+    first_edge: u32,
+    num_edges: u32,
+    /// The seat that chose the action leading here.
     player: u8,
     /// Waiting in the current batch for the network.
     pending: bool,
 }
 
 impl Node {
-    fn new(action: u32, prior: f32, player: usize) -> Self {
+    fn new(player: usize) -> Self {
         Node {
-            action,
-            prior,
             visits: 0,
             virtual_visits: 0,
             total: 0.0,
             first_play: 0.0,
-            first_child: NONE,
-            num_children: 0,
+            first_edge: NONE,
+            num_edges: 0,
             player: player as u8,
             pending: false,
         }
@@ -201,8 +208,15 @@ struct Leaf {
     to_act: usize,
 }
 
+/// The most bytes of tree one search holds (nodes and edges); it stops there, as at a
+/// budget. A simulation adds its leaf's edges: about 0.6 kB in Medina 3p, 1.6 kB in Terra
+/// Nova 2p (from `tabletop bench search`'s positions), so this is 6-10 s of search at
+/// 100,000 simulations a second.
+pub const MAX_TREE_BYTES: usize = 1 << 30;
+
 /// Searches from `root` with `network` until `budget` is reached (at least one
-/// simulation). The network must fit the game ([`check_fits`]).
+/// simulation) or the tree holds [`MAX_TREE_BYTES`]. The network must fit the game
+/// ([`check_fits`]).
 pub fn search<G: Observe>(
     game: &G,
     root: &G::State,
@@ -214,7 +228,8 @@ pub fn search<G: Observe>(
     let n = game.num_players();
     let input_size = network.input_size();
     let batch_size = settings.batch_size.clamp(1, MAX_BATCH);
-    let mut nodes = vec![Node::new(0, 1.0, 0)];
+    let mut nodes = vec![Node::new(0)];
+    let mut edges: Vec<Edge> = Vec::new();
     let mut leaves: Vec<Leaf> = Vec::with_capacity(batch_size);
     let mut inputs = vec![0.0f32; batch_size * input_size];
     let mut legal: Vec<Vec<u32>> = vec![Vec::new(); batch_size];
@@ -228,7 +243,12 @@ pub fn search<G: Observe>(
     let wall_start = Instant::now();
     let (mut done, mut evaluations) = (0u64, 0u64);
     let mut root_returns = None;
-    while done == 0 || !out_of_budget(budget, done, cpu_deadline, wall_start) {
+    let tree_bytes = |nodes: &Vec<Node>, edges: &Vec<Edge>| {
+        nodes.len() * std::mem::size_of::<Node>() + edges.len() * std::mem::size_of::<Edge>()
+    };
+    while done == 0
+        || !(out_of_budget(budget, done, cpu_deadline, wall_start) || tree_bytes(&nodes, &edges) >= MAX_TREE_BYTES)
+    {
         let wanted = budget
             .simulations
             .map_or(batch_size as u64, |limit| (limit.max(1) - done).min(batch_size as u64))
@@ -242,9 +262,14 @@ pub fn search<G: Observe>(
             path.push(0);
             let mut state = *root;
             let mut node = 0usize;
-            while nodes[node].first_child != NONE {
-                node = select(&nodes, node, settings.c_puct);
-                state = game.play(&state, nodes[node].action);
+            while nodes[node].first_edge != NONE {
+                let e = select(&nodes, &edges, node, settings.c_puct);
+                if edges[e].child == NONE {
+                    edges[e].child = nodes.len() as u32;
+                    nodes.push(Node::new(game.to_act(&state) as usize));
+                }
+                state = game.play(&state, edges[e].action);
+                node = edges[e].child as usize;
                 path.push(node as u32);
             }
             if nodes[node].pending {
@@ -312,16 +337,15 @@ pub fn search<G: Observe>(
                     rng,
                 );
             }
-            let first = nodes.len();
-            nodes.extend(
-                legal[k]
-                    .iter()
-                    .zip(priors[k].iter())
-                    .map(|(&action, &prior)| Node::new(action, prior, leaf.to_act)),
-            );
+            let first = edges.len();
+            edges.extend(legal[k].iter().zip(priors[k].iter()).map(|(&action, &prior)| Edge {
+                action,
+                prior,
+                child: NONE,
+            }));
             let expanded = &mut nodes[leaf.node];
-            expanded.first_child = first as u32;
-            expanded.num_children = legal[k].len() as u32;
+            expanded.first_edge = first as u32;
+            expanded.num_edges = legal[k].len() as u32;
             expanded.first_play = values[k * n];
             expanded.pending = false;
             backup(&mut nodes, &leaf.path, &returns, &mut value_sum, true);
@@ -329,31 +353,38 @@ pub fn search<G: Observe>(
         }
     }
     let root = &nodes[0];
-    let children = if root.first_child == NONE {
-        &nodes[0..0]
+    let root_edges = if root.first_edge == NONE {
+        &edges[0..0]
     } else {
-        &nodes[root.first_child as usize..(root.first_child + root.num_children) as usize]
+        &edges[root.first_edge as usize..(root.first_edge + root.num_edges) as usize]
     };
+    // (action, visits, mean value for the seat to act at the root) of each root action.
+    let children: Vec<(u32, u32, f32)> = root_edges
+        .iter()
+        .map(|e| match e.child {
+            NONE => (e.action, 0, 0.0),
+            child => {
+                let c = &nodes[child as usize];
+                (e.action, c.visits, c.total / c.visits.max(1) as f32)
+            }
+        })
+        .collect();
     let action = children
         .iter()
-        .max_by(|a, b| {
-            a.visits
-                .cmp(&b.visits)
-                .then(mean(a).total_cmp(&mean(b)))
-                .then(b.action.cmp(&a.action))
-        })
-        .map(|c| c.action);
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)).then(b.0.cmp(&a.0)))
+        .map(|c| c.0);
     let value = match root_returns {
         Some(returns) => returns,
         None => value_sum.iter().map(|v| v / done.max(1) as f64).collect(),
     };
     SearchResult {
         action,
-        visits: children.iter().map(|c| (c.action, c.visits)).collect(),
+        visits: children.iter().map(|c| (c.0, c.1)).collect(),
         value,
         simulations: done,
         evaluations,
         nodes: nodes.len(),
+        tree_bytes: tree_bytes(&nodes, &edges),
     }
 }
 
@@ -370,29 +401,32 @@ fn first_layer<G: Observe>(game: &G, root: &G::State, network: &Network, buffer:
     Scratch::for_inputs(network, &layout, buffer).expect("the game's input layout fits its inputs")
 }
 
-fn mean(node: &Node) -> f32 {
-    node.total / node.visits.max(1) as f32
-}
-
-/// The child of `parent` with the highest PUCT score (ties: the first).
+/// The action of `parent` with the highest PUCT score (ties: the first), as an index
+/// into `edges`.
 #[inline]
-fn select(nodes: &[Node], parent: usize, c_puct: f64) -> usize {
+fn select(nodes: &[Node], edges: &[Edge], parent: usize, c_puct: f64) -> usize {
     let p = &nodes[parent];
     let parent_visits = (p.visits + p.virtual_visits).max(1) as f32;
     let scale = c_puct as f32 * parent_visits.sqrt();
-    let first = p.first_child as usize;
+    let first = p.first_edge as usize;
     let mut best = first;
     let mut best_score = f32::NEG_INFINITY;
-    for (i, c) in nodes[first..first + p.num_children as usize].iter().enumerate() {
-        let visits = c.visits + c.virtual_visits;
+    for (i, e) in edges[first..first + p.num_edges as usize].iter().enumerate() {
+        let (visits, total) = match e.child {
+            NONE => (0, 0.0),
+            child => {
+                let c = &nodes[child as usize];
+                (c.visits + c.virtual_visits, c.total)
+            }
+        };
         // A virtual visit counts as a visit worth 0 (a loss): the batch's next selection
         // looks elsewhere.
         let q = if visits == 0 {
             p.first_play
         } else {
-            c.total / visits as f32
+            total / visits as f32
         };
-        let score = q + scale * c.prior / (1 + visits) as f32;
+        let score = q + scale * e.prior / (1 + visits) as f32;
         if score > best_score {
             best_score = score;
             best = first + i;
@@ -616,6 +650,20 @@ mod tests {
         assert_eq!(
             run(&net, 14, &settings(8), 300, 1).visits,
             run(&net, 14, &settings(8), 300, 2).visits
+        );
+    }
+
+    #[test]
+    fn a_selection_adds_one_node_and_an_expansion_its_edges() {
+        let net = blind_network([0.0, 0.0, 0.0], [0.0, 0.0]);
+        let result = run(&net, 15, &settings(8), 400, 1);
+        assert!(result.nodes <= 401, "{}", result.nodes);
+        assert_eq!((std::mem::size_of::<Node>(), std::mem::size_of::<Edge>()), (28, 12));
+        // Two edges per expanded node (every heap here has two moves, near the end one).
+        assert!(
+            result.tree_bytes <= result.nodes * (28 + 2 * 12),
+            "{}",
+            result.tree_bytes
         );
     }
 

@@ -205,7 +205,7 @@ def puct_search(state: State, network: Any, **options: Any) -> dict[str, Any]:
     """``tabletop._native.puct_search`` from any state of a game with a native engine (a
     Python engine's state is loaded into the native engine first): a dict with
     ``action``, ``visits``, ``value`` (absolute seats), ``simulations``, ``evaluations``,
-    ``nodes``; ``options`` as there (``simulations``, ``c_puct``, ``seed``,
+    ``nodes``, ``tree_bytes``; ``options`` as there (``simulations``, ``c_puct``, ``seed``,
     ``dirichlet_alpha``, ``dirichlet_fraction``, ``cpu_seconds``, ``wall_seconds``,
     ``batch_size``, ``stop``).
 
