@@ -37,6 +37,8 @@ pub const MAX_LAYERS: usize = 16;
 pub const MAX_PARAMETERS: usize = 16 << 20;
 /// At most this many seats in the value head (the games have 2 to 4).
 pub const MAX_SEATS: usize = 8;
+/// The longest meta JSON read.
+pub const MAX_META_BYTES: usize = 64 * 1024;
 
 /// What the file says about the network (its `meta` JSON).
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +174,9 @@ impl Scratch {
 }
 
 fn parse_meta(json: &str) -> Result<Meta, String> {
+    if json.len() > MAX_META_BYTES {
+        return Err(format!("the network's meta is longer than {MAX_META_BYTES} bytes"));
+    }
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("the network's meta is not JSON: {e}"))?;
     let object = value.as_object().ok_or("the network's meta is not a JSON object")?;
@@ -650,6 +655,9 @@ pub mod tests {
         assert!(error.contains("format"), "{error}");
         let error = Network::new(&json.replace("\"hidden\": [3]", "\"hidden\": []"), arrays(4, 0.0)).unwrap_err();
         assert!(error.contains("hidden layers"), "{error}");
+        let long = json.replace("\"test\"", &format!("\"{}\"", "x".repeat(MAX_META_BYTES)));
+        let error = Network::new(&long, arrays(4, 0.0)).unwrap_err();
+        assert!(error.contains("longer than"), "{error}");
     }
 }
 
