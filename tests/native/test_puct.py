@@ -304,6 +304,13 @@ def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pyte
         make_agent("puct:no-meta")
     with pytest.raises(ConfigError, match="needs a network"):
         make_agent("puct")
+    monkeypatch.setattr("tabletop.native.puct.MAX_FILE_BYTES", 1000)
+    np.savez_compressed(tmp_path / "bomb.npz", w0=np.zeros((100, 100), np.float32))
+    assert (tmp_path / "bomb.npz").stat().st_size < 1000
+    with pytest.raises(ConfigError, match="unpacks to over 1000 bytes"):
+        make_agent("puct:bomb")
+    monkeypatch.undo()
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
     with pytest.raises(ConfigError, match="bad puct setting"):
         make_agent("puct:garbage,depth=3")
     save(tmp_path / "terranova.npz", midgame("terranova", 2, 3))

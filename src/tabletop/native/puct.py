@@ -33,6 +33,7 @@ import random
 import re
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,7 +50,8 @@ DEFAULT_SIMULATIONS: Final = 800
 """Simulations a move of ``puct:PATH`` without a budget."""
 
 MAX_FILE_BYTES: Final = 256 * 2**20
-"""The largest network file read (the Rust side also caps the parameters at 16 M)."""
+"""The largest network file read, packed or unpacked (the Rust side also caps the
+parameters at 16 M)."""
 
 NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
 """The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network."""
@@ -123,6 +125,12 @@ def load_network(path: str | os.PathLike[str]) -> Any:
         if key in _NETWORKS:
             return _NETWORKS[key]
     try:
+        # The arrays' sizes unpacked, before NumPy unpacks them (a small compressed file
+        # can hold gigabytes).
+        with zipfile.ZipFile(resolved) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+        if unpacked > MAX_FILE_BYTES:
+            raise ConfigError(f"the network {str(path)!r} unpacks to over {MAX_FILE_BYTES} bytes")
         with np.load(resolved, allow_pickle=False) as data:
             if "meta" not in data.files:
                 raise ConfigError(f"the network {str(path)!r} has no 'meta'")
@@ -133,7 +141,7 @@ def load_network(path: str | os.PathLike[str]) -> Any:
         network = module.Network.from_arrays(str(meta[()]), arrays)
     except ConfigError:
         raise
-    except (OSError, ValueError) as exc:  # not a zip, a bad .npy, a shape that does not fit, ...
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:  # not a zip, a bad .npy, a wrong shape, ...
         raise ConfigError(f"the network {str(path)!r} cannot be used: {exc}") from None
     with _NETWORKS_LOCK:
         _NETWORKS[key] = network
