@@ -12,6 +12,9 @@ pub mod binding;
 pub mod common;
 pub mod medina;
 #[cfg(feature = "python")]
+pub mod network_py;
+pub mod observe;
+#[cfg(feature = "python")]
 pub mod protocol;
 pub mod terranova;
 #[cfg(feature = "python")]
@@ -31,5 +34,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     common::search_py::register(m)?;
     protocol::register(m)?;
     vector::register(m)?;
+    network_py::register(m)?;
     Ok(())
 }

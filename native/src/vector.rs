@@ -33,14 +33,14 @@ pub enum TerraNovaParts<'a> {
 }
 
 /// The position inside any Python object that holds one.
-enum Held<'a> {
+pub(crate) enum Held<'a> {
     TerraNova(TerraNovaParts<'a>),
     Medina(&'a MedinaPosition),
 }
 
 /// Runs `f` on the position held by `obj` (a `NativeState`, `TerraNovaState` or
 /// `MedinaState`).
-fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(Held<'_>) -> R) -> PyResult<R> {
+pub(crate) fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(Held<'_>) -> R) -> PyResult<R> {
     if let Ok(state) = obj.cast::<NativeState>() {
         let any = state.get().core().as_any();
         if let Some(p) = any.downcast_ref::<TerraNovaState>() {

@@ -3,6 +3,7 @@
 callers.  Kept by hand next to the Rust: a method added there is added here."""
 
 from collections.abc import Iterator, Sequence
+from os import PathLike
 from typing import Any, Generic, TypeVar, overload
 
 _Item = TypeVar("_Item", covariant=True)
@@ -208,3 +209,45 @@ class VectorGames:
     def reset(self, seed: int) -> None: ...
     def step(self, actions: Any) -> None: ...
     def sample_actions(self, out: Any) -> None: ...
+
+class Network:
+    """A policy and value network loaded once into Rust (``native/src/common/network.rs``),
+    shared read-only by searches on any thread; ``tabletop.native.puct.load_network`` reads
+    one from its ``.npz`` file."""
+
+    def __init__(self, path: str | PathLike[str]) -> None: ...
+    @staticmethod
+    def from_arrays(meta: str, arrays: dict[str, Any]) -> Network: ...
+    @property
+    def meta(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def input_size(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def hidden(self) -> list[int]: ...
+    def forward(self, inputs: Any) -> tuple[list[list[float]], list[list[float]]]: ...
+    def evaluate(self, state: Any) -> tuple[list[tuple[int, float]], list[float]]: ...
+
+def puct_search(
+    state: Any,
+    network: Network,
+    simulations: int | None = None,
+    c_puct: float = 1.5,
+    seed: int = 0,
+    dirichlet_alpha: float = 0.0,
+    dirichlet_fraction: float = 0.0,
+    cpu_seconds: float | None = None,
+    wall_seconds: float | None = None,
+    batch_size: int = 8,
+    stop: SearchStop | None = None,
+) -> dict[str, Any]:
+    """PUCT from a native position with ``network`` (``native/src/common/puct.rs``): a dict
+    with ``action``, ``visits``, ``value``, ``simulations``, ``evaluations``, ``nodes``,
+    ``tree_bytes``."""

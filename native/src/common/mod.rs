@@ -7,7 +7,9 @@ pub mod kept;
 pub mod mcts;
 #[cfg(feature = "python")]
 pub mod movetable;
+pub mod network;
 pub mod outcome;
+pub mod puct;
 #[cfg(feature = "python")]
 pub mod pyfields;
 pub mod pyrandom;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// check, a few simulations later; thread-safe.
 #[pyclass(module = "tabletop._native", name = "SearchStop", frozen)]
 pub struct SearchStop {
-    flag: Arc<AtomicBool>,
+    pub(crate) flag: Arc<AtomicBool>,
 }
 
 #[pymethods]

@@ -219,6 +219,18 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
     k.finish(out);
 }
 
+/// Where the planes of `s`'s game are the same for every position (the board's fixed
+/// planes) and which planes are one value throughout (placements, scores), as ranges of
+/// floats: the network's first layer sums those rows of its weights once
+/// (`common::network::InputLayout`).
+pub fn input_layout(_s: &State) -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
+    let planes = std::iter::once(PLACEMENTS_PLANE).chain(SCORE0..SCORE0 + 4);
+    (
+        0..FIXED_PLANES * NUM_SQUARES,
+        planes.map(|p| p * NUM_SQUARES..(p + 1) * NUM_SQUARES).collect(),
+    )
+}
+
 /// Writes the vector of `s` seen by `seat` into `out` ([`vector_len`] floats, every one).
 /// Reads `phase`, `current_player`, `placements_left`, `obligation`, `supply`,
 /// `palace_tiles`, `tower_tiles`, `retired` and the scores; in the second edition also

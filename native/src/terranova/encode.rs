@@ -96,17 +96,18 @@ impl Layout {
     ) {
         let hw = self.plane_size();
         let out = &mut out[..self.planes_len()];
-        let base = self.fixed.len();
-        kept.start(out, base, &self.fixed);
-        let pioneers0 = base;
-        let stones = base + 4 * hw;
-        let closed = stones + hw;
-        let moved = closed + hw;
-        let turn_start = moved + hw;
-        let must_move = turn_start + hw;
-        let actions_left_plane = must_move + hw;
-        let supply_plane = actions_left_plane + hw;
-        let score0 = supply_plane + hw;
+        kept.start(out, self.fixed.len(), &self.fixed);
+        let PlaneStarts {
+            pioneers0,
+            stones,
+            closed,
+            moved,
+            turn_start,
+            must_move,
+            actions_left_plane,
+            supply_plane,
+            score0,
+        } = self.plane_starts();
         let n = g.num_players;
         let pos = &self.pos;
         for (player, own) in s.pioneers[..n].iter().enumerate() {
@@ -138,6 +139,58 @@ impl Layout {
             fill(out, score0 + rel * hw, hw, score);
         }
         kept.finish(out);
+    }
+}
+
+/// Where each plane after the fixed ones starts (a float index of the planes).
+struct PlaneStarts {
+    pioneers0: usize,
+    stones: usize,
+    closed: usize,
+    moved: usize,
+    turn_start: usize,
+    must_move: usize,
+    actions_left_plane: usize,
+    supply_plane: usize,
+    score0: usize,
+}
+
+impl Layout {
+    fn plane_starts(&self) -> PlaneStarts {
+        let hw = self.plane_size();
+        let pioneers0 = self.fixed.len();
+        let stones = pioneers0 + 4 * hw;
+        let closed = stones + hw;
+        let moved = closed + hw;
+        let turn_start = moved + hw;
+        let must_move = turn_start + hw;
+        let actions_left_plane = must_move + hw;
+        let supply_plane = actions_left_plane + hw;
+        let score0 = supply_plane + hw;
+        PlaneStarts {
+            pioneers0,
+            stones,
+            closed,
+            moved,
+            turn_start,
+            must_move,
+            actions_left_plane,
+            supply_plane,
+            score0,
+        }
+    }
+
+    /// Where the planes are the same for every position of the board (`cell`, `land:*`)
+    /// and which planes are one value throughout (actions left, supply, scores), as
+    /// ranges of floats: the network's first layer sums those rows of its weights once
+    /// (`common::network::InputLayout`).
+    pub fn input_layout(&self) -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
+        let hw = self.plane_size();
+        let starts = self.plane_starts();
+        let filled = [starts.actions_left_plane, starts.supply_plane]
+            .into_iter()
+            .chain((0..MAX_SEATS).map(|rel| starts.score0 + rel * hw));
+        (0..self.fixed.len(), filled.map(|start| start..start + hw).collect())
     }
 }
 

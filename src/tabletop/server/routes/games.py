@@ -110,8 +110,9 @@ def bot_specs() -> list[str]:
             if not _accepts(f"{kind}:{n}"):
                 break
             levels.append(f"{kind}:{n}")
-        # The kind alone plays with its own default (alphabeta: on a clock), so it is listed too.
-        specs += ([kind] if levels and _accepts(kind) else []) + levels or [kind]
+        # The kind alone plays with its own default (alphabeta: on a clock), so it is listed
+        # too; a kind that accepts neither (``puct`` needs a network's name) is not offered.
+        specs += ([kind] if _accepts(kind) else []) + levels
     return specs
 
 
