@@ -4,7 +4,7 @@
 ``tabletop.envs`` import the rl extra's libraries at the top, so without that extra
 (``pip install 'tabletop[rl]'``) their modules are left out of collection, and
 ``tests/envs`` skips its checker tests with the reason.  So are the network
-(``tabletop.ai.network``, NumPy) and the training package (``tabletop.learn``: NumPy, and
+(``tabletop.core.network``, NumPy) and the training package (``tabletop.learn``: NumPy, and
 JAX for its model, the ``train`` extra), whose tests skip likewise.
 """
 
@@ -19,6 +19,6 @@ if any(importlib.util.find_spec(name) is None for name in _RL):
     collect_ignore_glob += ["src/tabletop/envs/aec.py", "src/tabletop/envs/single.py"]
     collect_ignore_glob += ["src/tabletop/envs/common.py", "src/tabletop/envs/openspiel_game.py"]
 if importlib.util.find_spec("numpy") is None:
-    collect_ignore_glob += ["src/tabletop/ai/network.py", "src/tabletop/learn/*.py"]
+    collect_ignore_glob += ["src/tabletop/core/network.py", "src/tabletop/learn/*.py"]
 elif importlib.util.find_spec("jax") is None:
     collect_ignore_glob += ["src/tabletop/learn/model.py"]

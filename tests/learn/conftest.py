@@ -22,7 +22,7 @@ NO_JAX = "JAX is not installed (pip install 'tabletop[train]')"
 @pytest.fixture
 def tiny_network(tmp_path: Path) -> Path:
     """A random Medina 3p network of one hidden layer of 8 units, saved in ``tmp_path``."""
-    from tabletop.ai.network import PolicyValueNetwork
+    from tabletop.core.network import PolicyValueNetwork
 
     path = tmp_path / "tiny.npz"
     PolicyValueNetwork.random("medina", GameConfig(num_players=3), (8,), seed=1).save(path)

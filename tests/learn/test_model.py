@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy", reason=NO_NUMPY)
 jax = pytest.importorskip("jax", reason=NO_JAX)
 
 from tabletop import GameConfig  # noqa: E402
-from tabletop.ai.network import PolicyValueNetwork, softmax  # noqa: E402
+from tabletop.core.network import PolicyValueNetwork, softmax  # noqa: E402
 from tabletop.learn.model import AdamState, Batch, Hyper, Trainer, loss, params_of, predict  # noqa: E402
 
 

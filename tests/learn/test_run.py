@@ -15,10 +15,11 @@ from tests.learn.conftest import NO_JAX, NO_NUMPY, need_native
 
 np = pytest.importorskip("numpy", reason=NO_NUMPY)
 
-from tabletop.ai.network import PolicyValueNetwork  # noqa: E402
+from tabletop.arena.match import new_game  # noqa: E402
 from tabletop.cli.main import app  # noqa: E402
 from tabletop.compute.batch import LocalBackend  # noqa: E402
 from tabletop.core.errors import ConfigError  # noqa: E402
+from tabletop.core.network import PolicyValueNetwork  # noqa: E402
 from tabletop.learn.curve import CurvePoint, curve_svg  # noqa: E402
 from tabletop.learn.run import RunProgress, TrainError, TrainSettings, network_agent_spec  # noqa: E402
 from tabletop.learn.selfplay import ReplayBuffer  # noqa: E402
@@ -190,8 +191,34 @@ def test_curve_draws_a_line_per_level_and_the_levels() -> None:
     assert str(curve_svg([], {}, title="empty")).startswith("<svg")
 
 
-def test_the_gate_bot_is_the_policy_bot(tmp_path: Path) -> None:
-    assert network_agent_spec(tmp_path / "best.npz") == f"policy:{tmp_path / 'best.npz'}"
+def test_the_gate_bot_is_the_network_search_and_no_built_in_kind(tmp_path: Path) -> None:
+    """The gate plays PUCT over the file; its kind takes a path, so only the run's own
+    workers (and ``--plugin``) know it, never the web app's registry."""
+    import subprocess
+    import sys
+
+    from tabletop.ai.agent import make_agent
+    from tabletop.core.network import PolicyValueNetwork
+    from tabletop.core.protocol import GameConfig
+
+    need_native()
+    path = tmp_path / "best.npz"
+    PolicyValueNetwork.random("medina", GameConfig(num_players=3), hidden=(8,), seed=1).save(path)
+    spec = network_agent_spec(path, 30)
+    assert spec == f"puct-file:{path},sims=30"
+    import tabletop.learn.bots  # noqa: F401  (registers the kind, as the run's workers do)
+
+    agent = make_agent(spec, seed=2)
+    state = new_game("medina", 3, seed=3)
+    assert agent.choose_move(state) in state.legal_moves()
+    with pytest.raises(ConfigError, match="sims"):
+        make_agent(f"puct-file:{path},sims=x")
+    fresh = subprocess.run(
+        [sys.executable, "-c", f"from tabletop.ai.agent import make_agent; make_agent({spec!r})"],
+        capture_output=True,
+        text=True,
+    )
+    assert fresh.returncode != 0 and "unknown agent" in fresh.stderr
 
 
 def test_train_reports_bad_input_in_one_line(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ np = pytest.importorskip("numpy", reason=NO_NUMPY)
 
 from tabletop import GameConfig, make  # noqa: E402
 from tabletop.ai.agent import make_agent  # noqa: E402
-from tabletop.ai.network import PolicyValueNetwork, relative_values  # noqa: E402
 from tabletop.core.encoding import encoding_of  # noqa: E402
 from tabletop.core.errors import ConfigError  # noqa: E402
+from tabletop.core.network import PolicyValueNetwork, relative_values  # noqa: E402
 from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game  # noqa: E402
 
 
@@ -109,6 +109,8 @@ def test_buffer_round_trip_and_resize(tmp_path: Path) -> None:
 
 
 def test_policy_bot_plays_the_most_probable_legal_move(tiny_network: Path) -> None:
+    import tabletop.ai.policy_agent  # noqa: F401  (registers the kind: it is no built-in one)
+
     agent = make_agent(f"policy:{tiny_network}", seed=0)
     state = make("medina").new_initial_state(GameConfig(num_players=3, seed=2))
     network = PolicyValueNetwork.load(tiny_network)

@@ -291,7 +291,7 @@ def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(ConfigError, match="no network directory: set TABLETOP_NETWORKS"):
         make_agent("puct:garbage")
     monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
-    with pytest.raises(ConfigError, match="cannot be used"):
+    with pytest.raises(ConfigError, match="not a readable network file"):
         make_agent("puct:garbage")
     with pytest.raises(ConfigError, match="no network 'missing'"):
         make_agent("puct:missing")
@@ -300,14 +300,14 @@ def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pyte
         with pytest.raises(ConfigError, match="named by its file name"):
             make_agent(f"puct:{path}")
     np.savez(tmp_path / "no-meta.npz", w0=np.zeros((2, 2), np.float32))
-    with pytest.raises(ConfigError, match="no 'meta'"):
+    with pytest.raises(ConfigError, match="has no meta array"):
         make_agent("puct:no-meta")
     with pytest.raises(ConfigError, match="needs a network"):
         make_agent("puct")
-    monkeypatch.setattr("tabletop.native.puct.MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr("tabletop.core.network.MAX_FILE_BYTES", 1000)
     np.savez_compressed(tmp_path / "bomb.npz", w0=np.zeros((100, 100), np.float32))
     assert (tmp_path / "bomb.npz").stat().st_size < 1000
-    with pytest.raises(ConfigError, match="unpacks to over 1000 bytes"):
+    with pytest.raises(ConfigError, match="unpacks to more than 1,000 bytes"):
         make_agent("puct:bomb")
     monkeypatch.undo()
     monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))

@@ -5,7 +5,7 @@
   network input, legal actions and the search's visit distribution, and the final win
   shares; the replay buffer of those positions.
 - :mod:`tabletop.learn.model`: the network in JAX (the same function as
-  ``tabletop.ai.network.PolicyValueNetwork.forward``), its loss and the Adam step (needs
+  ``tabletop.core.network.PolicyValueNetwork.forward``), its loss and the Adam step (needs
   the ``train`` extra: ``pip install 'tabletop[train]'``).
 - :mod:`tabletop.learn.run`: the training run: generations of self-play, training,
   gating by SPRT, measurements against the ladder, checkpoints and ``--resume``.

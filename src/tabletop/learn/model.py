@@ -1,6 +1,6 @@
 """The policy and value network in JAX: forward, loss and the Adam step (the ``train`` extra).
 
-:func:`forward` computes exactly ``tabletop.ai.network.PolicyValueNetwork.forward`` (the
+:func:`forward` computes exactly ``tabletop.core.network.PolicyValueNetwork.forward`` (the
 definition; ``tests/learn/test_model.py`` holds them equal), on the same arrays by the
 same names, so a network goes to training and back by :func:`params_of` and
 :func:`network_with`.
@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tabletop.ai.network import PolicyValueNetwork
+from tabletop.core.network import PolicyValueNetwork
 
 Params = dict[str, jax.Array]
 

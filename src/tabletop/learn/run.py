@@ -17,11 +17,11 @@ Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
    hours and drawn as the learning curve (``curve.svg``).
 
 The bot that plays a network in the gate and on the ladder is chosen in one place,
-:func:`network_agent_spec` (today the network's policy without search, ``policy:PATH``;
-the search with the network once it exists).
+:func:`network_agent_spec`: the search with the network (PUCT in Rust,
+``puct-file:PATH,sims=N``) at the run's simulations a move.
 
 **The directory** of a run holds, after each generation: ``best.npz`` and
-``latest.npz`` (network files, ``tabletop.ai.network``), ``optimizer.npz`` (Adam's
+``latest.npz`` (network files, ``tabletop.core.network``), ``optimizer.npz`` (Adam's
 state for ``latest``), ``replay.npz`` (the buffer), ``progress.json`` (the settings,
 the generations done, every gate and ladder result) and ``curve.svg``.  A generation's
 files are written into ``pending-N/`` and moved into place only once ``progress.json``
@@ -52,11 +52,11 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import numpy as np
 
 from tabletop.ai.ladder import ladder_level
-from tabletop.ai.network import PolicyValueNetwork
 from tabletop.arena.sprt import SprtConfig, SprtState, estimate_elo, play_sprt_game, run_sprt
 from tabletop.arena.tournament import ArenaGame, derived_seed
 from tabletop.compute.batch import Backend
 from tabletop.core.errors import ConfigError, TabletopError
+from tabletop.core.network import PolicyValueNetwork
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.curve import CurvePoint, curve_svg
@@ -293,16 +293,17 @@ class QuietReporter:
         pass
 
 
-WORKER_PLUGINS: Final = ("tabletop.ai.policy_agent",)
+WORKER_PLUGINS: Final = ("tabletop.learn.bots",)
 """The modules a worker must import to play the games of a run: the bot of
-:func:`network_agent_spec` is not a built-in kind (``tabletop.ai.policy_agent``).  Local
+:func:`network_agent_spec` is not a built-in kind (``tabletop.learn.bots``).  Local
 workers are forked from a process that has them; a Ray backend needs them as plugins."""
 
 
-def network_agent_spec(path: Path) -> str:
-    """The bot that plays the network file at ``path`` in gates and ladder matches: the one
-    place to choose it (today its policy alone; the search with the network later)."""
-    return f"policy:{path}"
+def network_agent_spec(path: Path, simulations: int) -> str:
+    """The bot that plays the network file at ``path`` in gates and ladder matches: the
+    search with the network (PUCT, ``tabletop.native.puct``) at ``simulations`` a move.
+    The one place to choose it."""
+    return f"puct-file:{path},sims={simulations}"
 
 
 def run_training(
@@ -537,8 +538,8 @@ def _gate(
 ) -> dict[str, Any]:
     config = SprtConfig(
         game=settings.game,
-        candidate=network_agent_spec(candidate),
-        baseline=network_agent_spec(out / BEST),
+        candidate=network_agent_spec(candidate, settings.simulations),
+        baseline=network_agent_spec(out / BEST, settings.simulations),
         players=settings.players,
         elo0=0.0,
         elo1=settings.gate_elo1,
@@ -577,7 +578,7 @@ def _measure(
         level = ladder_level(key).installed()
         config = SprtConfig(
             game=settings.game,
-            candidate=network_agent_spec(out / BEST),
+            candidate=network_agent_spec(out / BEST, settings.simulations),
             baseline=key,
             players=settings.players,
             max_games=rounds * settings.players,

@@ -7,11 +7,12 @@ final win shares (``State.returns()``).  The first :attr:`SelfPlayConfig.sampled
 moves are drawn in proportion to the visits (the openings vary), the rest are the most
 visited action.
 
-**The search** that makes the targets is chosen by one function, :func:`make_search`.
-Today it is the native MCTS (``state.native.search``, the level's settings of the game
-in ``tabletop.native.mcts``): the visit counts of the root's children, the network not
-consulted.  The search with the network (PUCT with its priors and values,
-``puct_search`` of the native extension, CONTRACT40) takes its place there.
+**The search** that makes the targets is chosen by one function, :func:`make_search`:
+the search with the network (:func:`network_search`: PUCT in Rust with the policy as
+prior and the value head at the leaves, ``tabletop.native.puct``), with Dirichlet noise
+at the root as AlphaZero's self-play has, so that moves the network does not yet favour
+are tried.  :func:`native_mcts_search` (the rollout MCTS's visit counts, the network not
+consulted) is the other choice, for a first generation from no knowledge.
 
 Games are tasks of :mod:`tabletop.compute.batch` (local worker processes or Ray):
 :func:`play_selfplay_game` is deterministic by its index, and returns plain arrays.
@@ -29,12 +30,14 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.ai.network import PolicyValueNetwork, relative_values
-from tabletop.ai.policy_agent import load_network
 from tabletop.arena.tournament import derived_seed
+from tabletop.core.network import PolicyValueNetwork, relative_values
+from tabletop.core.network_file import load_network
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.native.mcts import LEVELS, NativeSearchConfig, level_config, search_options
+from tabletop.native.puct import load_network as load_native_network
+from tabletop.native.puct import puct_search
 
 MAX_GAME_ACTIONS: Final = 5_000
 """A self-play game longer than this is cut off (no game of either ruleset comes near)."""
@@ -61,6 +64,9 @@ class SelfPlayConfig:
         seed: the master seed (each game's deal and search seeds derive from it).
         generation: the generation number (part of every seed).
         sampled_moves: moves drawn in proportion to the visits at the start of a game.
+        dirichlet_alpha: the concentration of the root's Dirichlet noise (AlphaZero: 0.3
+            for chess's ~35 moves, 0.03 for Go's ~250; these games have 20-200).
+        dirichlet_fraction: the noise's share of the root's prior (AlphaZero: 0.25).
     """
 
     game: str
@@ -71,6 +77,8 @@ class SelfPlayConfig:
     seed: int = 0
     generation: int = 0
     sampled_moves: int = 30
+    dirichlet_alpha: float = 0.3
+    dirichlet_fraction: float = 0.25
 
 
 def native_mcts_search(game_id: str, simulations: int) -> Search:
@@ -87,10 +95,30 @@ def native_mcts_search(game_id: str, simulations: int) -> Search:
     return search
 
 
+def network_search(config: SelfPlayConfig) -> Search:
+    """PUCT with the network file of ``config`` at ``config.simulations`` a move, Dirichlet
+    noise at the root (``dirichlet_alpha``, ``dirichlet_fraction``)."""
+    network = load_native_network(config.network)
+
+    def search(state: State, seed: int) -> tuple[dict[int, int], int]:
+        found = puct_search(
+            state,
+            network,
+            simulations=config.simulations,
+            seed=seed,
+            dirichlet_alpha=config.dirichlet_alpha,
+            dirichlet_fraction=config.dirichlet_fraction,
+        )
+        visits = {int(action): int(count) for action, count in found["visits"] if count}
+        return visits, int(found["action"])
+
+    return search
+
+
 def make_search(config: SelfPlayConfig, network: PolicyValueNetwork) -> Search:
     """The search self-play runs (the one place to choose it: see the module docstring)."""
-    del network  # the native MCTS does not read it; PUCT will
-    return native_mcts_search(config.game, config.simulations)
+    del network  # the Rust search reads the file itself (once per process)
+    return network_search(config)
 
 
 @dataclass(frozen=True, slots=True)

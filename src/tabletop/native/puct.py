@@ -27,19 +27,20 @@ imports only ``core`` and the native adapter (the ``native`` layer, as ``native`
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
 import re
 import threading
 import time
-import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from tabletop.core.errors import ConfigError
+from tabletop.core.network_file import load_network as read_network
 from tabletop.core.protocol import Move, State
 from tabletop.native import native_module
 from tabletop.native.mcts import to_native
@@ -48,10 +49,6 @@ KIND: Final = "puct"
 
 DEFAULT_SIMULATIONS: Final = 800
 """Simulations a move of ``puct:PATH`` without a budget."""
-
-MAX_FILE_BYTES: Final = 256 * 2**20
-"""The largest network file read, packed or unpacked (the Rust side also caps the
-parameters at 16 M)."""
 
 NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
 """The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network."""
@@ -100,7 +97,9 @@ _NETWORKS_LOCK = threading.Lock()
 
 def load_network(path: str | os.PathLike[str]) -> Any:
     """The network of the ``.npz`` file ``path`` as a ``tabletop._native.Network``, read
-    once per file (and modification) and shared.
+    once per file (and modification) and shared.  The file is read and checked by the
+    readable definition (``tabletop.core.network.PolicyValueNetwork.load``: sizes, shapes,
+    finite values, no pickle, no zip bomb) and its arrays handed to Rust.
 
     Raises:
         ConfigError: if the extension or NumPy is missing, the file cannot be read, or it
@@ -109,39 +108,19 @@ def load_network(path: str | os.PathLike[str]) -> Any:
     module = native_module()
     if module is None or not hasattr(module, "Network"):
         raise ConfigError("the network search needs the extension tabletop._native (`make native`)")
-    try:
-        import numpy as np
-    except ImportError:
-        raise ConfigError("reading a network file needs NumPy (pip install 'tabletop[rl]')") from None
     resolved = Path(path).resolve()
     try:
         stat = resolved.stat()
     except OSError as exc:
         raise ConfigError(f"cannot read the network {str(path)!r}: {exc.strerror}") from None
-    if stat.st_size > MAX_FILE_BYTES:
-        raise ConfigError(f"the network {str(path)!r} is over {MAX_FILE_BYTES} bytes")
     key = (str(resolved), stat.st_mtime_ns, stat.st_size)
     with _NETWORKS_LOCK:
         if key in _NETWORKS:
             return _NETWORKS[key]
+    readable = read_network(resolved)
     try:
-        # The arrays' sizes unpacked, before NumPy unpacks them (a small compressed file
-        # can hold gigabytes).
-        with zipfile.ZipFile(resolved) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
-        if unpacked > MAX_FILE_BYTES:
-            raise ConfigError(f"the network {str(path)!r} unpacks to over {MAX_FILE_BYTES} bytes")
-        with np.load(resolved, allow_pickle=False) as data:
-            if "meta" not in data.files:
-                raise ConfigError(f"the network {str(path)!r} has no 'meta'")
-            meta = data["meta"]
-            if meta.shape != () or meta.dtype.kind != "U":
-                raise ConfigError(f"the network {str(path)!r}: 'meta' is not a string (0-d str array)")
-            arrays = {name: data[name] for name in data.files if name != "meta"}
-        network = module.Network.from_arrays(str(meta[()]), arrays)
-    except ConfigError:
-        raise
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:  # not a zip, a bad .npy, a wrong shape, ...
+        network = module.Network.from_arrays(json.dumps(readable.meta.to_json()), dict(readable.params))
+    except ValueError as exc:  # a network the Rust side refuses (its own limits)
         raise ConfigError(f"the network {str(path)!r} cannot be used: {exc}") from None
     with _NETWORKS_LOCK:
         _NETWORKS[key] = network

@@ -1,4 +1,4 @@
-"""The policy and value network (tabletop.ai.network): shapes, masking, seat order, its file."""
+"""The policy and value network (tabletop.core.network): shapes, masking, seat order, its file."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install 'tabletop[rl]')")
 
 from tabletop import GameConfig, make  # noqa: E402
-from tabletop.ai.network import (  # noqa: E402
+from tabletop.core.encoding import encoding_of  # noqa: E402
+from tabletop.core.network import (  # noqa: E402
     FORMAT,
     NetworkFileError,
     NetworkMeta,
@@ -19,7 +20,6 @@ from tabletop.ai.network import (  # noqa: E402
     absolute_values,
     relative_values,
 )
-from tabletop.core.encoding import encoding_of  # noqa: E402
 
 HIDDEN = (16, 8)
 
@@ -169,7 +169,7 @@ def test_bad_files_are_refused_clearly(
     refused(tmp_path / "nometa.npz", "no meta")
     np.savez(tmp_path / "pickled.npz", meta=np.array([{"a": 1}], dtype=object))
     refused(tmp_path / "pickled.npz", "not a readable network file")
-    monkeypatch.setattr("tabletop.ai.network.MAX_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr("tabletop.core.network.MAX_FILE_BYTES", 1 << 20)
     with zipfile.ZipFile(tmp_path / "bomb.npz", "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("meta.npy", b"\0" * (2 << 20))
     refused(tmp_path / "bomb.npz", "unpacks to more than")
