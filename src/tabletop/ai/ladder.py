@@ -191,9 +191,9 @@ LADDER: Final[tuple[Level, ...]] = (
         {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
         "Tree search in the native engine, tens of thousands of positions a move: the strongest.",
         # SPRT over Strong (docs/bots.md): Terra Nova +338 (fifth part), Medina +116 (sixth part);
-        # second edition +209 (2p).
-        {"terranova": 1403, "medina": 1323, "medina-2e-2p": 1587},
-        {"terranova": 0.5, "medina": 0.36, "medina-2e-2p": 0.161},
+        # second edition +209 (2p), +229 (3p).
+        {"terranova": 1403, "medina": 1323, "medina-2e-2p": 1587, "medina-2e-3p": 1457},
+        {"terranova": 0.5, "medina": 0.36, "medina-2e-2p": 0.161, "medina-2e-3p": 0.232},
         {"terranova": "mcts:5", "medina": "mcts:5"},
     ),
 )
