@@ -10,6 +10,7 @@
 #[macro_use]
 pub mod binding;
 pub mod common;
+pub mod game;
 pub mod medina;
 #[cfg(feature = "python")]
 pub mod protocol;

@@ -46,6 +46,7 @@
 pub mod board;
 pub mod encode;
 pub mod eval;
+pub mod game;
 pub mod load;
 pub mod moves;
 pub mod placement;

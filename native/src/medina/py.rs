@@ -8,9 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
 use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
+use super::game::Medina;
 use super::moves::{Legal, LegalWords, KINDS, NUM_ACTIONS_2E};
 use super::ruleset::{parse_neutral_domes, parse_tower_values, Rules};
-use super::search::Search;
 use super::state::{palace_stables, palace_touch, run_masks, State};
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
@@ -465,21 +465,10 @@ impl Position for MedinaState {
         (n, actions)
     }
     fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        if options.rollout_limit.is_some() {
-            return Err(PyValueError::new_err(
-                "Medina's search has no evaluation in Rust: rollouts go to the end",
-            ));
-        }
-        let game = Search {
-            num_players: self.state.num_players as usize,
-        };
-        search_py::run(py, &game, &self.state, options)
+        search_py::run(py, &Medina::of(&self.state), &self.state, options)
     }
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        let game = super::eval::Evaluated {
-            num_players: self.state.num_players as usize,
-        };
-        search_py::run_alphabeta(py, &game, &self.state, options)
+        search_py::run_alphabeta(py, &Medina::of(&self.state), &self.state, options)
     }
     fn describe(&self) -> String {
         let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();

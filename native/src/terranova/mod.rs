@@ -13,6 +13,7 @@
 pub mod board;
 pub mod encode;
 pub mod eval;
+pub mod game;
 pub mod load;
 pub mod moves;
 #[cfg(feature = "python")]

@@ -352,25 +352,10 @@ impl Position for TerraNovaState {
         with!(&self.inner, |g, s| playouts(g, s, n, seed))
     }
     fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| match options.rollout_limit {
-            Some(limit) => {
-                let game = super::eval::Evaluated {
-                    game: g.as_ref(),
-                    limit,
-                };
-                search_py::run(py, &game, s, options)
-            }
-            None => search_py::run(py, g.as_ref(), s, options),
-        })
+        with!(&self.inner, |g, s| search_py::run(py, g.as_ref(), s, options))
     }
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| {
-            let game = super::eval::Evaluated {
-                game: g.as_ref(),
-                limit: 0,
-            };
-            search_py::run_alphabeta(py, &game, s, options)
-        })
+        with!(&self.inner, |g, s| search_py::run_alphabeta(py, g.as_ref(), s, options))
     }
     fn describe(&self) -> String {
         with!(&self.inner, |_g, s| format!(
