@@ -12,10 +12,13 @@
 //! player count and rules); a position is a small `Copy` value with no heap, played in
 //! place.
 
+use crate::common::kept::Kept;
 use crate::common::rng::Rng;
 
-/// One game: its positions, actions, rules and the searches' hooks (the module comment).
-pub trait Game: Send + Sync + 'static {
+/// One game: its positions, actions, rules, encoding and the searches' hooks (the module
+/// comment). Two game values are equal where their positions are of one game (the
+/// vector env's starts must be).
+pub trait Game: PartialEq + Send + Sync + 'static {
     /// A position: a small `Copy` value with no heap.
     type State: Copy + Send + Sync + 'static;
 
@@ -106,6 +109,25 @@ pub trait Game: Send + Sync + 'static {
     /// The default: [`one_ply_leads`] by the evaluation (none without one).
     fn action_priors(&self, state: &Self::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
         one_ply_leads(self, state, actions, values)
+    }
+
+    /// The lengths of the encoding's observation (`encoding.py`): its planes (floats, C
+    /// order) and its vector; `(0, 0)` for a game without one.
+    fn observation_lens(&self) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// Writes `state` seen by `seat` (a seat of the game): the planes as `kept` says
+    /// (`common::kept`), every float of the vector (`observation_lens()` floats each).
+    fn observe(&self, state: &Self::State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        let _ = (state, seat, planes, vector, kept);
+    }
+
+    /// Whether one seed's initial position differs from another's only by the start
+    /// player (the vector env draws that alone, as the Python engine does); Medina's
+    /// second edition also draws a well and a starting merchant.
+    fn starts_differ_by_seat_only(&self) -> bool {
+        true
     }
 }
 

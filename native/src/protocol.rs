@@ -20,6 +20,7 @@
 use crate::common::movetable::MoveTable;
 use crate::common::pyseq::{batch_size, ActionSeq};
 use crate::common::search_py::{AlphaBetaOptions, Options};
+use crate::vector::HeldPosition;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -89,6 +90,9 @@ pub trait Position: Protocol + Sized + Clone {
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
     /// The position in a line (the classes' `repr`), `<` ... `>`.
     fn describe(&self) -> String;
+    /// Runs `f` on the game and the position (`crate::vector`: the native encoder and
+    /// vector env, written once over `crate::game::Game`).
+    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition));
 }
 
 /// A position of any game, boxed (one Python class for every game: `isinstance` stays
@@ -125,9 +129,8 @@ pub trait AnyPosition: Protocol {
     fn game_type(&self) -> std::any::TypeId;
     /// Hands the box back to this thread's spares of its game.
     fn recycle(self: Box<Self>);
-    /// The position as its concrete game class, for code that knows the games (the
-    /// native encoder and vector env, `crate::vector`).
-    fn as_any(&self) -> &dyn std::any::Any;
+    /// [`Position::with_held`].
+    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition));
 }
 
 /// A position type whose boxes are reused: a Python loop drops a state a move, and
@@ -172,8 +175,8 @@ where
     fn game_type(&self) -> std::any::TypeId {
         std::any::TypeId::of::<P>()
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
+        Position::with_held(self, f)
     }
     fn recycle(self: Box<Self>) {
         // A thread that is ending has no spares any more: the box is then just freed.
@@ -212,7 +215,8 @@ where
 }
 
 impl Core {
-    fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
+    /// A copy of the position of any registered game's state class.
+    pub(crate) fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
         let readers = GAMES.lock().map_err(|_| poisoned())?;
         for read in readers.iter() {
             if let Some(found) = read(core) {

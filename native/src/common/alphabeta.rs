@@ -390,6 +390,7 @@ mod tests {
     /// 0, 1, 2; a turn is `per_turn` actions), and may instead "hit": take 2 from the
     /// next seat's counter (action 3). The game ends after `length` actions; scores are
     /// the counters. The state: counters, actions played.
+    #[derive(Clone, Copy, PartialEq)]
     struct Race {
         seats: usize,
         per_turn: u32,
@@ -585,6 +586,7 @@ mod tests {
     #[test]
     fn the_width_prunes_by_the_prior_and_reports_the_depth() {
         /// The race with a prior that ranks the smallest step first (a bad prior).
+        #[derive(PartialEq)]
         struct Misled(Race);
         impl Game for Misled {
             type State = RaceState;

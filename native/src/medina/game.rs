@@ -2,8 +2,10 @@
 //! the binding's game-independent methods) see a [`Medina`] (player count and rules) and
 //! its positions ([`State`]), actions being the encoding's ids.
 
+use super::encode;
 use super::ruleset::Rules;
 use super::state::State;
+use crate::common::kept::Kept;
 use crate::common::rng::Rng;
 
 /// What is fixed for one Medina game: the player count and the rules.
@@ -53,6 +55,9 @@ impl crate::game::Game for Medina {
     }
 
     fn legal_actions(&self, state: &State, out: &mut Vec<u32>) {
+        if state.is_terminal() {
+            return;
+        }
         state.legal().for_each(|a| out.push(a as u32));
     }
 
@@ -92,5 +97,23 @@ impl crate::game::Game for Medina {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         state.hash(&mut hasher);
         Some(hasher.finish())
+    }
+
+    fn observation_lens(&self) -> (usize, usize) {
+        if self.rules.second() {
+            (encode::PLANES_LEN_2E, encode::VECTOR_LEN_2E)
+        } else {
+            (encode::PLANES_LEN, encode::VECTOR_LEN)
+        }
+    }
+
+    fn observe(&self, state: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        let scores = state.scores();
+        encode::write_planes_kept(state, seat, &scores, planes, kept);
+        encode::write_vector(state, seat, &scores, vector);
+    }
+
+    fn starts_differ_by_seat_only(&self) -> bool {
+        !self.rules.second()
     }
 }

@@ -18,6 +18,7 @@ use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use crate::common::search_py::{self, AlphaBetaOptions, Options};
 use crate::protocol::{Position, Protocol};
+use crate::vector::{Held, HeldPosition};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
@@ -35,13 +36,6 @@ impl Clone for MedinaState {
     /// One copy into the reused box (`protocol::Spare`), not a copy made and then moved.
     fn clone_from(&mut self, source: &Self) {
         self.state = source.state;
-    }
-}
-
-impl MedinaState {
-    /// The position (for `crate::vector`: the native encoder and vector env).
-    pub(crate) fn position(&self) -> &State {
-        &self.state
     }
 }
 
@@ -469,6 +463,12 @@ impl Position for MedinaState {
     }
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
         search_py::run_alphabeta(py, &Medina::of(&self.state), &self.state, options)
+    }
+    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
+        f(&Held {
+            game: &Medina::of(&self.state),
+            state: &self.state,
+        })
     }
     fn describe(&self) -> String {
         let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();

@@ -4,7 +4,18 @@
 
 use super::encode;
 use super::state::{Game, State};
+use crate::common::kept::Kept;
 use crate::common::rng::Rng;
+
+/// One game: the same board (cells and landscapes), rules and player count.
+impl<const W: usize> PartialEq for Game<W> {
+    fn eq(&self, other: &Self) -> bool {
+        self.num_players == other.num_players
+            && self.rules == other.rules
+            && self.board.coords == other.board.coords
+            && self.board.land == other.board.land
+    }
+}
 
 impl<const W: usize> crate::game::Game for Game<W> {
     type State = State<W>;
@@ -33,6 +44,9 @@ impl<const W: usize> crate::game::Game for Game<W> {
     }
 
     fn legal_actions(&self, state: &State<W>, out: &mut Vec<u32>) {
+        if state.is_terminal() {
+            return;
+        }
         for &kind in state.legal_kinds(self).as_slice() {
             state.actions_of_kind(self, kind, out);
         }
@@ -86,5 +100,14 @@ impl<const W: usize> crate::game::Game for Game<W> {
         let estimate = super::eval::evaluate(self, state);
         out.copy_from_slice(&estimate[..out.len()]);
         true
+    }
+
+    fn observation_lens(&self) -> (usize, usize) {
+        (self.board.layout.planes_len(), encode::VECTOR_LEN)
+    }
+
+    fn observe(&self, state: &State<W>, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        self.board.layout.write_planes_kept(self, state, seat, planes, kept);
+        encode::write_vector(self, state, seat, vector);
     }
 }

@@ -14,6 +14,7 @@ use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
 use crate::common::rng::Rng;
 use crate::common::search_py::{self, AlphaBetaOptions, Options};
 use crate::protocol::{Position, Protocol};
+use crate::vector::{Held, HeldPosition};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -94,14 +95,6 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
-    /// The game and the position (for `crate::vector`: the native encoder and vector env).
-    pub(crate) fn parts(&self) -> crate::vector::TerraNovaParts<'_> {
-        match &self.inner {
-            Inner::Small(g, s) => crate::vector::TerraNovaParts::Small(g, s),
-            Inner::Large(g, s) => crate::vector::TerraNovaParts::Large(g, s),
-        }
-    }
-
     /// The legal actions of `kind` (all with `None`; none for an unknown kind).
     fn action_source(&self, kind: Option<&str>) -> Box<dyn ActionSource> {
         with!(&self.inner, |g, s| match kind {
@@ -356,6 +349,12 @@ impl Position for TerraNovaState {
     }
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
         with!(&self.inner, |g, s| search_py::run_alphabeta(py, g.as_ref(), s, options))
+    }
+    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
+        with!(&self.inner, |g, s| f(&Held {
+            game: g.as_ref(),
+            state: s
+        }))
     }
     fn describe(&self) -> String {
         with!(&self.inner, |_g, s| format!(
