@@ -18,7 +18,7 @@ use crate::common::rng::Rng;
 /// One game: its positions, actions, rules, encoding and the searches' hooks (the module
 /// comment). Two game values are equal where their positions are of one game (the
 /// vector env's starts must be).
-pub trait Game: PartialEq + Send + Sync + 'static {
+pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// A position: a small `Copy` value with no heap.
     type State: Copy + Send + Sync + 'static;
 
@@ -151,7 +151,7 @@ pub fn lead(values: &[f64], seat: usize) -> f64 {
 /// best rival's) after the action; a finished game adds 1000 times the seat's win share,
 /// so a winning action ranks first (the Python `heuristic_margin`). `false` (and nothing
 /// written) where the game has no evaluation or is over.
-pub fn one_ply_leads<G: Game + ?Sized>(game: &G, state: &G::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
+pub fn one_ply_leads<G: Game>(game: &G, state: &G::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
     let seat = game.to_act(state);
     let n = game.num_players();
     let mut estimate = [0.0; MAX_SEATS];

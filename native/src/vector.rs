@@ -7,115 +7,52 @@
 //!
 //! Both are written once over [`Game`] (the observations are each game's
 //! `Game::observe`: `terranova::encode` and `medina::encode`, the Python encodings value
-//! for value). A Python position of any game is read as a [`HeldPosition`], which its
-//! class hands out (`protocol::Position::with_held`): this file names no game.
+//! for value). A Python position of any game is read as a `protocol::HeldPosition`,
+//! which its class hands out (`protocol::Position::with_held`): this file names no game.
 
 use crate::common::kept::Kept;
 use crate::common::pyrandom::PyRandom;
 use crate::common::rng::Rng;
 use crate::game::{Game, MAX_SEATS};
-use crate::protocol::{Core, NativeState};
+use crate::protocol::{Core, HeldPosition, NativeState};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyList};
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 
-/// A game and one of its positions, as the encoder and the vector env read a Python
-/// position of any game ([`Held`] over its [`Game`]).
-pub trait HeldPosition {
-    /// The game's name in messages.
-    fn name(&self) -> &'static str;
-    /// Which game type (two positions of one game type have the same).
-    fn game_type(&self) -> TypeId;
-    fn num_players(&self) -> usize;
-    fn num_actions(&self) -> usize;
-    /// The lengths of the planes and the vector of an observation.
-    fn observation_lens(&self) -> (usize, usize);
-    /// Writes the position seen by `seat` (every float of `planes` and `vector`).
-    fn observe(&self, seat: usize, planes: &mut [f32], vector: &mut [f32]);
-    /// The legal actions into `out` (cleared first), in the engine's order; none once over.
-    fn legal_into(&self, out: &mut Vec<u32>);
-    /// The game and the position, for reading another position of the same game.
-    fn game_any(&self) -> &dyn Any;
-    fn state_any(&self) -> &dyn Any;
-    /// The vector env of `num_envs` games of this game from `starts` (positions of it).
-    fn vector(
-        &self,
-        starts: &[Bound<'_, PyAny>],
-        num_envs: usize,
-        learners: u32,
-        score: bool,
-    ) -> PyResult<Box<dyn AnyVector>>;
-}
-
-/// A [`Game`] and one of its positions: the [`HeldPosition`] of every game.
-pub struct Held<'a, G: Game> {
-    pub game: &'a G,
-    pub state: &'a G::State,
-}
-
-impl<G: Game + Clone> HeldPosition for Held<'_, G> {
-    fn name(&self) -> &'static str {
-        G::NAME
+/// The vector env of `num_envs` games of `game` from `starts` (positions of it).
+pub(crate) fn vector_of_game<G: Game>(
+    game: &G,
+    starts: &[Bound<'_, PyAny>],
+    num_envs: usize,
+    learners: u32,
+    score: bool,
+) -> PyResult<Box<dyn AnyVector>> {
+    if !game.starts_differ_by_seat_only() {
+        return Err(PyValueError::new_err(format!(
+            "the vector env cannot play this {} game: its seeds draw more than the start player \
+             (it plays Medina's first edition only)",
+            G::NAME
+        )));
     }
-    fn game_type(&self) -> TypeId {
-        TypeId::of::<G>()
+    let mut all = Vec::with_capacity(starts.len());
+    for obj in starts {
+        let state = with_position(obj, |held| {
+            let other = held.game_any().downcast_ref::<G>()?;
+            (other == game).then(|| held.state_any().downcast_ref::<G::State>().copied())?
+        })?;
+        all.push(state.ok_or_else(|| PyValueError::new_err("the starts must be positions of one game and board"))?);
     }
-    fn num_players(&self) -> usize {
-        self.game.num_players()
-    }
-    fn num_actions(&self) -> usize {
-        self.game.num_actions()
-    }
-    fn observation_lens(&self) -> (usize, usize) {
-        self.game.observation_lens()
-    }
-    fn observe(&self, seat: usize, planes: &mut [f32], vector: &mut [f32]) {
-        self.game.observe(self.state, seat, planes, vector, &mut Kept::Full);
-    }
-    fn legal_into(&self, out: &mut Vec<u32>) {
-        out.clear();
-        self.game.legal_actions(self.state, out);
-    }
-    fn game_any(&self) -> &dyn Any {
-        self.game
-    }
-    fn state_any(&self) -> &dyn Any {
-        self.state
-    }
-    fn vector(
-        &self,
-        starts: &[Bound<'_, PyAny>],
-        num_envs: usize,
-        learners: u32,
-        score: bool,
-    ) -> PyResult<Box<dyn AnyVector>> {
-        if !self.game.starts_differ_by_seat_only() {
-            return Err(PyValueError::new_err(format!(
-                "the vector env cannot play this {} game: its seeds draw more than the start player \
-                 (it plays Medina's first edition only)",
-                G::NAME
-            )));
-        }
-        let mut all = Vec::with_capacity(starts.len());
-        for obj in starts {
-            let state = with_position(obj, |held| {
-                let game = held.game_any().downcast_ref::<G>()?;
-                (game == self.game).then(|| held.state_any().downcast_ref::<G::State>().copied())?
-            })?;
-            all.push(state.ok_or_else(|| PyValueError::new_err("the starts must be positions of one game and board"))?);
-        }
-        let first = *all.first().ok_or_else(|| PyValueError::new_err("no start position"))?;
-        Ok(Box::new(Vector {
-            game: self.game.clone(),
-            starts: all,
-            slots: vec![Slot::new(first); num_envs],
-            learners,
-            score_reward: score,
-            max_steps: 0,
-        }))
-    }
+    let first = *all.first().ok_or_else(|| PyValueError::new_err("no start position"))?;
+    Ok(Box::new(Vector {
+        game: game.clone(),
+        starts: all,
+        slots: vec![Slot::new(first); num_envs],
+        learners,
+        score_reward: score,
+        max_steps: 0,
+    }))
 }
 
 /// Runs `f` on the position held by `obj` (a `NativeState`, or any game's state class).
@@ -128,8 +65,8 @@ fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&dyn HeldPosition) ->
         }
     };
     match obj.cast::<NativeState>() {
-        Ok(state) => state.get().core().with_held(&mut visit),
-        Err(_) => Core::from_python(obj)?.with_held(&mut visit),
+        Ok(state) => state.get().core().with_held_dyn(&mut visit),
+        Err(_) => Core::from_python(obj)?.with_held_dyn(&mut visit),
     }
     out.ok_or_else(|| PyTypeError::new_err("a native position that holds no game"))
 }

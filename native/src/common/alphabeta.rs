@@ -586,7 +586,7 @@ mod tests {
     #[test]
     fn the_width_prunes_by_the_prior_and_reports_the_depth() {
         /// The race with a prior that ranks the smallest step first (a bad prior).
-        #[derive(PartialEq)]
+        #[derive(Clone, PartialEq)]
         struct Misled(Race);
         impl Game for Misled {
             type State = RaceState;

@@ -482,7 +482,7 @@ mod tests {
     use super::*;
 
     /// Nim with one heap: take 1 or 2; whoever takes the last wins.
-    #[derive(PartialEq)]
+    #[derive(Clone, PartialEq)]
     struct Nim;
 
     impl Game for Nim {
@@ -612,7 +612,7 @@ mod tests {
     /// digits of a number in base 40, over its largest value. The prior (when given) is
     /// the pick itself or its reverse; with `evaluated`, the evaluation says 0 for every
     /// unfinished position.
-    #[derive(PartialEq)]
+    #[derive(Clone, PartialEq)]
     struct Picks {
         picks: u32,
         priors: Option<bool>,

@@ -15,10 +15,7 @@ use super::state::{palace_stables, palace_touch, run_masks, State};
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
-use crate::common::rng::Rng;
-use crate::common::search_py::{self, AlphaBetaOptions, Options};
-use crate::protocol::{Position, Protocol};
-use crate::vector::{Held, HeldPosition};
+use crate::protocol::{Held, HeldPosition, Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
@@ -288,21 +285,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MedinaMutableState>()
 }
 
-impl Protocol for MedinaState {
-    fn num_players(&self) -> usize {
-        self.state.num_players as usize
-    }
-    fn current_player(&self) -> i64 {
-        self.state.current_player as i64
+impl Position for MedinaState {
+    fn with_held<R>(&self, f: impl FnOnce(&dyn HeldPosition) -> R) -> R {
+        f(&Held {
+            game: &Medina::of(&self.state),
+            state: &self.state,
+        })
     }
     fn ply(&self) -> u32 {
         self.state.ply as u32
     }
     fn turn(&self) -> u32 {
         self.state.turn as u32
-    }
-    fn is_terminal(&self) -> bool {
-        self.state.is_terminal()
     }
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));
@@ -312,34 +306,9 @@ impl Protocol for MedinaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(Box::new(self.legal_words(kind)), table)
     }
-    fn action_is_legal(&self, action: i64) -> bool {
-        action_of(&self.state, action).is_some_and(|a| self.state.is_legal(a))
-    }
-    fn num_actions(&self) -> usize {
-        self.state.num_actions()
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        self.state.legal().for_each(|a| mask[a] = 1);
-    }
-    fn score_list(&self) -> Vec<i64> {
-        self.state.scores()[..self.state.num_players as usize].to_vec()
-    }
-    fn return_list(&self) -> Vec<f64> {
-        self.state.returns()[..self.state.num_players as usize].to_vec()
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        if !self.state.is_terminal() {
-            return Vec::new();
-        }
-        let (w, k) = self.state.winners();
-        w[..k].iter().map(|&p| p as usize).collect()
-    }
     fn termination_name(&self) -> Option<&'static str> {
         self.state.is_terminal().then_some("no_legal_placements")
     }
-}
-
-impl Position for MedinaState {
     fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         action_seq(py, self.legal_words(kind), table)
     }
@@ -448,30 +417,8 @@ impl Position for MedinaState {
         let state = super::load::read_state(self.state.rules, self.state.num_players as usize, &fields)?;
         Ok(MedinaState { state })
     }
-    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
-        let mut rng = Rng::new(seed);
-        let mut below = |k: u32| rng.below(k);
-        let mut actions = 0;
-        for _ in 0..n {
-            let mut s = self.state;
-            actions += s.playout(&mut below);
-        }
-        (n, actions)
-    }
-    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        search_py::run(py, &Medina::of(&self.state), &self.state, options)
-    }
-    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        search_py::run_alphabeta(py, &Medina::of(&self.state), &self.state, options)
-    }
-    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
-        f(&Held {
-            game: &Medina::of(&self.state),
-            state: &self.state,
-        })
-    }
     fn describe(&self) -> String {
-        let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();
+        let scores: Vec<String> = Protocol::score_list(self).iter().map(|s| s.to_string()).collect();
         format!(
             "<native medina.State turn={} ply={} player={} scores={}>",
             self.state.turn,

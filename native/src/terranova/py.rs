@@ -7,14 +7,10 @@ use super::moves::{ActionRuns, Kind};
 use super::setup;
 use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
-use crate::common::outcome;
 use crate::common::pyfields::Fields;
 use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
-use crate::common::rng::Rng;
-use crate::common::search_py::{self, AlphaBetaOptions, Options};
-use crate::protocol::{Position, Protocol};
-use crate::vector::{Held, HeldPosition};
+use crate::protocol::{Held, HeldPosition, Position};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -147,16 +143,6 @@ fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> Py
     Ok(d)
 }
 
-fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u64, u64) {
-    let mut rng = Rng::new(seed);
-    let mut slides = Vec::with_capacity(256);
-    let mut actions = 0;
-    for _ in 0..n {
-        actions += s.playout(g, &mut rng, &mut slides).1;
-    }
-    (n, actions)
-}
-
 game_classes!(TerraNovaState, TerraNovaMutableState, "TerraNovaMutableState", {
     /// The initial state of the setup `{"config": ..., "initial": <Python initial to_json()>}`.
     #[new]
@@ -257,21 +243,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TerraNovaMutableState>()
 }
 
-impl Protocol for TerraNovaState {
-    fn num_players(&self) -> usize {
-        with!(&self.inner, |g, _s| g.num_players)
-    }
-    fn current_player(&self) -> i64 {
-        with!(&self.inner, |_g, s| i64::from(s.current_player))
+impl Position for TerraNovaState {
+    fn with_held<R>(&self, f: impl FnOnce(&dyn HeldPosition) -> R) -> R {
+        with!(&self.inner, |g, s| f(&Held {
+            game: g.as_ref(),
+            state: s
+        }))
     }
     fn ply(&self) -> u32 {
         with!(&self.inner, |_g, s| s.ply)
     }
     fn turn(&self) -> u32 {
         with!(&self.inner, |_g, s| s.turn)
-    }
-    fn is_terminal(&self) -> bool {
-        with!(&self.inner, |_g, s| s.is_terminal())
     }
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
@@ -281,40 +264,9 @@ impl Protocol for TerraNovaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(self.action_source(kind), table)
     }
-    fn action_is_legal(&self, action: i64) -> bool {
-        with!(&self.inner, |g, s| usize::try_from(action)
-            .ok()
-            .and_then(|a| g.decode(a))
-            .is_some_and(|mv| s.is_legal(g, mv)))
-    }
-    fn num_actions(&self) -> usize {
-        with!(&self.inner, |g, _s| g.board.num_actions())
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        with!(&self.inner, |g, s| {
-            for a in s.legal_actions(g) {
-                mask[a as usize] = 1;
-            }
-        })
-    }
-    fn score_list(&self) -> Vec<i64> {
-        with!(&self.inner, |g, s| s.points[..g.num_players]
-            .iter()
-            .map(|&p| i64::from(p))
-            .collect())
-    }
-    fn return_list(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| outcome::returns(g.num_players, &s.winners(g)))
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        with!(&self.inner, |g, s| s.winners(g))
-    }
     fn termination_name(&self) -> Option<&'static str> {
         with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
     }
-}
-
-impl Position for TerraNovaState {
     fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         Ok(ActionSeq::new(py, self.action_source(kind), &self.ints, table))
     }
@@ -340,21 +292,6 @@ impl Position for TerraNovaState {
             Inner::Large(g, _) => Inner::Large(g.clone(), Box::new(load::read_state(g, &fields)?)),
         };
         Ok(self.with_inner(inner))
-    }
-    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
-        with!(&self.inner, |g, s| playouts(g, s, n, seed))
-    }
-    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| search_py::run(py, g.as_ref(), s, options))
-    }
-    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| search_py::run_alphabeta(py, g.as_ref(), s, options))
-    }
-    fn with_held(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
-        with!(&self.inner, |g, s| f(&Held {
-            game: g.as_ref(),
-            state: s
-        }))
     }
     fn describe(&self) -> String {
         with!(&self.inner, |_g, s| format!(
