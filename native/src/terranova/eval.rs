@@ -174,7 +174,8 @@ mod tests {
             if state.is_terminal() {
                 break;
             }
-            let (end, actions) = state.playout(&game, &mut Rng::new(seed), &mut slides);
+            let mut end = state;
+            let actions = game.playout(&mut end, &mut Rng::new(seed), u32::MAX);
             for limit in [actions as u32 - 1, actions as u32] {
                 let over = ends_within(&game, &state, &mut Rng::new(seed), limit);
                 assert_eq!(over, limit as u64 >= actions);

@@ -1,5 +1,5 @@
-//! Random play for Terra Nova: the kind-first random move (as `ai.agent.random_move`) and
-//! playouts to the end of the game (`Game::playout` in `terranova::game` walks the same).
+//! Random play for Terra Nova: the kind-first random move (as `ai.agent.random_move`);
+//! `crate::game::Game::playout` (`terranova::game`) plays such moves to the end.
 
 use super::moves::{Kind, Move};
 use super::state::{Game, Lines, State};
@@ -114,21 +114,5 @@ impl<const W: usize> State<W> {
             }
         }
         None // the counts above add up, so this is never reached
-    }
-
-    /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
-        let mut s = *self;
-        let mut actions = 0;
-        while !s.is_terminal() {
-            match s.random_move(g, rng, slides) {
-                Some(mv) => {
-                    s.play(g, mv);
-                    actions += 1;
-                }
-                None => break, // never happens in a consistent position; stop rather than spin
-            }
-        }
-        (s, actions)
     }
 }

@@ -179,7 +179,8 @@ fn every_rule_variant_plays_to_the_end() {
                 ..Rules::default()
             };
             let game = disc_game(5, 2, rules);
-            let (end, actions) = game.initial(1).playout(&game, &mut Rng::new(9), &mut Vec::new());
+            let mut end = game.initial(1);
+            let actions = crate::game::Game::playout(&game, &mut end, &mut Rng::new(9), u32::MAX);
             assert!(end.is_terminal() && actions > 20);
             assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
         }
