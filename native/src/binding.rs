@@ -164,6 +164,14 @@ macro_rules! game_classes {
                 $crate::protocol::Protocol::alphabeta(self, py, &options)
             }
 
+            /// Each seat's estimated final score: the game's evaluation in Rust
+            /// (`heuristics.evaluate`; `terranova/eval.rs`, `medina/eval.rs`, the first
+            /// edition's terms); `ValueError` for a game without one.
+            fn evaluate(&self) -> pyo3::PyResult<Vec<f64>> {
+                $crate::protocol::Protocol::evaluation(self)
+                    .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("this game has no evaluation in Rust"))
+            }
+
             fn __copy__(slf: pyo3::PyRef<'_, Self>) -> pyo3::PyRef<'_, Self> {
                 slf
             }

@@ -69,6 +69,8 @@ pub trait Protocol: Send + Sync {
     /// The alpha-beta search from here over the game's evaluation
     /// (`common::search_py::run_alphabeta`): its result as a dict.
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
+    /// Each seat's estimated final score by the game's evaluation (`None`: it has none).
+    fn evaluation(&self) -> Option<Vec<f64>>;
 }
 
 /// A game's Rust position as Python sees it: its game and position ([`HeldPosition`]),
@@ -163,6 +165,9 @@ impl<P: Position> Protocol for P {
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
         self.with_held(|held| held.alphabeta(py, options))
     }
+    fn evaluation(&self) -> Option<Vec<f64>> {
+        self.with_held(|held| held.evaluation())
+    }
 }
 
 /// A game and one of its positions as the binding reads them, whatever the game (object
@@ -189,6 +194,8 @@ pub trait HeldPosition {
     fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
     fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
+    /// Each seat's estimated final score (`None` for a game without an evaluation).
+    fn evaluation(&self) -> Option<Vec<f64>>;
     /// The lengths of the planes and the vector of an observation.
     fn observation_lens(&self) -> (usize, usize);
     /// Writes the position seen by `seat` (every float of `planes` and `vector`).
@@ -278,6 +285,13 @@ impl<G: Game> HeldPosition for Held<'_, G> {
     }
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
         search_py::run_alphabeta(py, self.game, self.state, options)
+    }
+    fn evaluation(&self) -> Option<Vec<f64>> {
+        let n = self.game.num_players();
+        let mut estimate = [0.0; MAX_SEATS];
+        self.game
+            .evaluate(self.state, &mut estimate[..n])
+            .then(|| estimate[..n].to_vec())
     }
     fn observation_lens(&self) -> (usize, usize) {
         self.game.observation_lens()

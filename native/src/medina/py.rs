@@ -235,12 +235,6 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
         })
     }
 
-    /// Each seat's estimated final score (`medina::eval`: `heuristics.evaluate`'s
-    /// first-edition terms).
-    fn evaluate(&self) -> Vec<f64> {
-        super::eval::evaluate(&self.state)[..self.state.num_players as usize].to_vec()
-    }
-
     /// The initial state of another seed of this state's config (this state being an
     /// initial one): the Python game's second-edition draw `(well, start square)` (names;
     /// `"none"`, `""`: none) placed on a fresh position of the same rules and start player

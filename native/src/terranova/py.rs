@@ -205,12 +205,6 @@ game_classes!(TerraNovaState, TerraNovaMutableState, "TerraNovaMutableState", {
         let start = PyRandom::new(seed).randrange(players as u32);
         Ok(Some((config.clone(), i64::from(start))))
     }
-
-    /// Each seat's estimated final score (`terranova::eval`: `heuristics.evaluate`).
-    fn evaluate(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players]
-            .to_vec())
-    }
 });
 
 /// Plays `action` on `s` in place if it is legal there; whether it was.
