@@ -144,7 +144,8 @@ mod tests {
         }
         assert!(differs > 20, "{differs}");
         let mut end = position(3, 0, 1);
-        end.playout(&mut |_| 0);
+        medina(3).playout(&mut end, &mut Rng::new(1), u32::MAX);
+        assert!(end.is_terminal());
         assert_eq!(evaluate(&end), end.scores().map(|x| x as f64));
     }
 

@@ -1,6 +1,7 @@
 //! Medina's random play: kind-first random actions (a kind uniform among those with a
-//! legal move, then a move uniform within it) and playouts to the end. The searches see
-//! Medina through `medina::game`; the evaluation they use is `eval.rs`.
+//! legal move, then a move uniform within it); `crate::game::Game::playout` plays them to
+//! the end. The searches see Medina through `medina::game`; the evaluation they use is
+//! `eval.rs`.
 
 use super::board::NUM_SQUARES;
 use super::moves::{Sources, DOME_BLOCK, MERCHANT_BLOCK, NEUTRAL_BLOCK, STABLE_BLOCK, TEA_ACTION, WALL_BLOCK};
@@ -74,15 +75,5 @@ impl State {
                 Some(legal.nth_of_kind(kind, below(count)))
             }
         }
-    }
-
-    /// Plays kind-first random moves to the end; returns the number of actions.
-    pub fn playout(&mut self, below: &mut impl FnMut(u32) -> u32) -> u64 {
-        let mut actions = 0;
-        while let Some(action) = self.random_action(below) {
-            self.apply_legal(action);
-            actions += 1;
-        }
-        actions
     }
 }
