@@ -1,12 +1,14 @@
 //! [`Game`]: one game as every generic part of this crate sees it, whatever the game.
 //!
-//! Each game implements it once (`terranova::game`, `medina::game`): its positions, its
-//! action ids, the legal actions, playing one, the scores and the win shares, a random
-//! action and random playouts, and the hooks the searches read (an evaluation, a
-//! position key, one-ply priors). Written once over it: the tree search
-//! (`common::mcts`), the alpha-beta (`common::alphabeta`) and the helpers below that both
-//! share (random walks, leaf values, one-ply leads). Pure Rust: `cargo test` builds it
-//! without the Python bindings.
+//! Each game implements it once (`terranova::game` on `Game<W>`, `medina::game` on
+//! `Medina`): its positions, its action ids, the legal actions, playing one, the scores
+//! and the win shares, a kind-first random action and random playouts, the encoding's
+//! observation, and the hooks the searches read (an evaluation, a position key, one-ply
+//! priors). Written once over it: the tree search (`common::mcts`), the alpha-beta
+//! (`common::alphabeta`), the helpers below that both share (random walks, leaf values,
+//! one-ply leads) and, with the `python` feature, the vector env and the native encoder
+//! (`vector`) and the binding's game-independent methods (`protocol::Held`). Pure Rust:
+//! `cargo test` builds it without the Python bindings.
 //!
 //! A game value holds what is fixed for one game (Terra Nova's board and rules, Medina's
 //! player count and rules); a position is a small `Copy` value with no heap, played in
@@ -210,4 +212,80 @@ pub fn leaf_values<G: Game>(
     }
     game.returns(&end, returns);
     game.scores(&end, scores);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::medina::game::Medina;
+    use crate::medina::ruleset::Rules as MedinaRules;
+    use crate::medina::state::State as MedinaState;
+    use crate::terranova::board::{Board, Rules};
+    use crate::terranova::state::Game as TerraNova;
+
+    /// Along random games from `start`: the listed actions are the legal ones (each
+    /// checked legal, unique, below `num_actions`, none once over), a random action is one
+    /// of them, the win shares are zero before the end and sum to 1 after it, and the
+    /// one-ply leads rank every listed action.
+    fn check_the_contract<G: Game>(game: &G, start: G::State, seed: u64) {
+        let mut rng = Rng::new(seed);
+        let mut state = start;
+        let n = game.num_players();
+        let mut actions = Vec::new();
+        let mut shares = [0.0; MAX_SEATS];
+        let mut priors = Vec::new();
+        for ply in 0.. {
+            actions.clear();
+            game.legal_actions(&state, &mut actions);
+            game.returns(&state, &mut shares[..n]);
+            if game.is_over(&state) {
+                assert!(actions.is_empty() && game.to_act(&state) < 0);
+                assert!((shares[..n].iter().sum::<f64>() - 1.0).abs() < 1e-12, "{shares:?}");
+                assert!(game.random_action(&state, &mut rng).is_none());
+                return;
+            }
+            assert!(shares[..n].iter().all(|&r| r == 0.0));
+            assert!((0..n as i32).contains(&game.to_act(&state)));
+            let mut sorted = actions.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), actions.len(), "ply {ply}: an action listed twice");
+            assert!(actions
+                .iter()
+                .all(|&a| (a as usize) < game.num_actions() && game.is_legal(&state, a)));
+            assert!(!game.is_legal(&state, game.num_actions() as u32));
+            if ply % 25 == 0 {
+                assert!(game.action_priors(&state, &actions, &mut priors));
+                assert_eq!(priors.len(), actions.len());
+            }
+            let action = game.random_action(&state, &mut rng).expect("an action before the end");
+            assert!(actions.contains(&action), "ply {ply}: {action} is not listed");
+            game.play(&mut state, action);
+        }
+    }
+
+    #[test]
+    fn both_games_keep_the_contract() {
+        let mut cells = Vec::new();
+        for r in -4i32..=4 {
+            for q in -4i32..=4 {
+                if (q + r).abs() <= 4 {
+                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(6)) as u8));
+                }
+            }
+        }
+        let water = [false, false, false, false, false, true];
+        for players in 2..=4 {
+            let terra_nova = TerraNova::<4> {
+                board: Board::new(&cells, &water).unwrap(),
+                rules: Rules::default(),
+                num_players: players,
+            };
+            check_the_contract(&terra_nova, terra_nova.initial(0), players as u64);
+        }
+        for players in 3..=4 {
+            let start = MedinaState::new(players, 1, MedinaRules::preset("default").expect("a preset"));
+            check_the_contract(&Medina::of(&start), start, players as u64);
+        }
+    }
 }
