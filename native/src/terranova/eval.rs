@@ -206,7 +206,7 @@ mod tests {
         let mut slides = Vec::new();
         for _ in 0..40 {
             let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
-            state = state.apply_legal(&game, mv);
+            state.play(&game, mv);
         }
         let seat = game.to_act(&state) as usize;
         let actions = state.legal_actions(&game);
