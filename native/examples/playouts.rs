@@ -56,7 +56,6 @@ fn main() {
         };
         let start = game.initial(0);
         let mut rng = Rng::new(1);
-        let mut slides = Vec::new();
         let mut actions = 0;
         let mut fingerprint: u64 = 0xcbf2_9ce4_8422_2325;
         let mut mix = |v: u64| {
@@ -65,7 +64,8 @@ fn main() {
         };
         let t = cpu_seconds();
         for _ in 0..games {
-            let (end, moved) = start.playout(&game, &mut rng, &mut slides);
+            let mut end = start;
+            let moved = _native::game::Game::playout(&game, &mut end, &mut rng, u32::MAX);
             actions += moved;
             mix(moved);
             for &p in &end.points[..num_players] {

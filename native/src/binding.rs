@@ -136,7 +136,7 @@ macro_rules! game_classes {
             /// Plays `n` kind-first random games to the end from here, in Rust with the GIL
             /// released; returns `(games, actions)`.
             fn random_playouts(&self, py: pyo3::Python<'_>, n: u64, seed: u64) -> (u64, u64) {
-                py.detach(|| $crate::protocol::Position::random_playouts(self, n, seed))
+                py.detach(|| $crate::protocol::Protocol::random_playouts(self, n, seed))
             }
 
             /// The tree search from here with the options of `common::search_py` (budgets,
@@ -148,7 +148,7 @@ macro_rules! game_classes {
                 options: Option<&pyo3::Bound<'_, pyo3::types::PyDict>>,
             ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
                 let options = $crate::common::search_py::Options::from_kwargs(options)?;
-                $crate::protocol::Position::search(self, py, &options)
+                $crate::protocol::Protocol::search(self, py, &options)
             }
 
             /// The alpha-beta search from here over the game's evaluation, with the options
@@ -161,7 +161,15 @@ macro_rules! game_classes {
                 options: Option<&pyo3::Bound<'_, pyo3::types::PyDict>>,
             ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
                 let options = $crate::common::search_py::AlphaBetaOptions::from_kwargs(options)?;
-                $crate::protocol::Position::alphabeta(self, py, &options)
+                $crate::protocol::Protocol::alphabeta(self, py, &options)
+            }
+
+            /// Each seat's estimated final score: the game's evaluation in Rust
+            /// (`heuristics.evaluate`; `terranova/eval.rs`, `medina/eval.rs`, the first
+            /// edition's terms); `ValueError` for a game without one.
+            fn evaluate(&self) -> pyo3::PyResult<Vec<f64>> {
+                $crate::protocol::Protocol::evaluation(self)
+                    .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("this game has no evaluation in Rust"))
             }
 
             fn __copy__(slf: pyo3::PyRef<'_, Self>) -> pyo3::PyRef<'_, Self> {

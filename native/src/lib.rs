@@ -10,10 +10,12 @@
 #[macro_use]
 pub mod binding;
 pub mod common;
+pub mod game;
+#[cfg(test)]
+mod input_layout_tests;
 pub mod medina;
 #[cfg(feature = "python")]
 pub mod network_py;
-pub mod observe;
 #[cfg(feature = "python")]
 pub mod protocol;
 pub mod terranova;

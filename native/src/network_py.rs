@@ -5,12 +5,11 @@
 
 use crate::common::mcts::Budget;
 use crate::common::network::{Array, Network, MAX_PARAMETERS};
-use crate::common::puct::{self, check_fits, evaluate_position, Observe, Settings, MAX_BATCH};
+use crate::common::puct::{self, check_fits, Settings, MAX_BATCH};
 use crate::common::rng::Rng;
 use crate::common::search_py::SearchStop;
-use crate::medina::search::Search as MedinaSearch;
-use crate::observe::TerraNovaObserved;
-use crate::vector::{with_position, Held, TerraNovaParts};
+use crate::game::Game;
+use crate::vector::with_position;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -137,25 +136,7 @@ impl PyNetwork {
     /// returns once the game is over). `ValueError` if the network is not this game's.
     #[allow(clippy::type_complexity)]
     fn evaluate(&self, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f32)>, Vec<f64>)> {
-        let network = &self.network;
-        with_position(state, |held| match held {
-            Held::Medina(position) => {
-                let game = medina_game(position);
-                check_fits(&game, position, network)?;
-                Ok(evaluate_position(&game, position, network))
-            }
-            Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                let game = TerraNovaObserved::new(g);
-                check_fits(&game, s, network)?;
-                Ok(evaluate_position(&game, s, network))
-            }
-            Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                let game = TerraNovaObserved::new(g);
-                check_fits(&game, s, network)?;
-                Ok(evaluate_position(&game, s, network))
-            }
-        })?
-        .map_err(|e: String| PyValueError::new_err(e))
+        with_position(state, |held| held.network_evaluation(&self.network))?.map_err(PyValueError::new_err)
     }
 
     fn __repr__(&self) -> String {
@@ -167,14 +148,8 @@ impl PyNetwork {
     }
 }
 
-fn medina_game(position: &crate::medina::state::State) -> MedinaSearch {
-    MedinaSearch {
-        num_players: position.num_players as usize,
-    }
-}
-
 /// The settings and budget of one `puct_search` call, checked.
-struct Request {
+pub struct PuctRequest {
     settings: Settings,
     simulations: Option<u64>,
     cpu_seconds: Option<f64>,
@@ -183,20 +158,18 @@ struct Request {
     stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
-/// Searches `root` of `game` without holding the GIL.
-fn run<G>(
+/// Searches `root` of `game` without holding the GIL (the game and the position copied
+/// first, so the search holds nothing of the Python object).
+pub(crate) fn run<G: Game>(
     py: Python<'_>,
     game: &G,
     root: &G::State,
     network: &Network,
-    request: &Request,
-) -> PyResult<puct::SearchResult>
-where
-    G: Observe + Sync,
-    G::State: Send + Sync,
-{
-    check_fits(game, root, network).map_err(PyValueError::new_err)?;
-    Ok(py.detach(|| {
+    request: &PuctRequest,
+) -> PyResult<puct::SearchResult> {
+    check_fits(game, network).map_err(PyValueError::new_err)?;
+    let (game, root) = (game.clone(), *root);
+    Ok(py.detach(move || {
         let budget = Budget {
             simulations: request.simulations,
             cpu_seconds: request.cpu_seconds,
@@ -204,8 +177,8 @@ where
             stop: request.stop.as_deref(),
         };
         puct::search(
-            game,
-            root,
+            &game,
+            &root,
             network,
             &request.settings,
             &budget,
@@ -273,7 +246,7 @@ fn puct_search(
             "dirichlet_alpha must be finite and positive where there is noise",
         ));
     }
-    let request = Request {
+    let request = PuctRequest {
         settings: Settings {
             c_puct,
             batch_size,
@@ -286,29 +259,7 @@ fn puct_search(
         seed,
         stop: stop.map(|s| s.get().flag.clone()),
     };
-    let net = &network.network;
-    // The position is copied (and the game's Arc cloned) so the search holds nothing of
-    // the Python object while the GIL is released.
-    // One per call, on the stack: the sizes of its variants cost nothing.
-    #[allow(clippy::large_enum_variant)]
-    enum Root {
-        Medina(crate::medina::state::State),
-        Small(Arc<crate::terranova::state::Game<4>>, crate::terranova::state::State<4>),
-        Large(
-            Arc<crate::terranova::state::Game<16>>,
-            Box<crate::terranova::state::State<16>>,
-        ),
-    }
-    let root = with_position(state, |held| match held {
-        Held::Medina(position) => Root::Medina(*position),
-        Held::TerraNova(TerraNovaParts::Small(g, s)) => Root::Small(g.clone(), *s),
-        Held::TerraNova(TerraNovaParts::Large(g, s)) => Root::Large(g.clone(), Box::new(*s)),
-    })?;
-    let result = match &root {
-        Root::Medina(position) => run(py, &medina_game(position), position, net, &request)?,
-        Root::Small(g, s) => run(py, &TerraNovaObserved::new(g), s, net, &request)?,
-        Root::Large(g, s) => run(py, &TerraNovaObserved::new(g), &**s, net, &request)?,
-    };
+    let result = with_position(state, |held| held.puct(py, &network.network, &request))??;
     let out = PyDict::new(py);
     out.set_item("action", result.action)?;
     out.set_item("visits", result.visits)?;

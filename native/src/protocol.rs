@@ -17,9 +17,16 @@
 //! Python state (`NativeGame.python_state_of`), or, where a lacking field has changed
 //! since (Terra Nova's scored areas), by replaying the moves since that state.
 
+use crate::common::kept::Kept;
 use crate::common::movetable::MoveTable;
+use crate::common::network::Network;
+use crate::common::puct;
 use crate::common::pyseq::{batch_size, ActionSeq};
-use crate::common::search_py::{AlphaBetaOptions, Options};
+use crate::common::rng::Rng;
+use crate::common::search_py::{self, AlphaBetaOptions, Options};
+use crate::game::{Game, MAX_SEATS};
+use crate::network_py::PuctRequest;
+use crate::vector::AnyVector;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -28,14 +35,18 @@ use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyTuple, PyType};
 use pyo3::PyClass;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the protocol state reads of a game's Rust position, whatever the game (object
-/// safe: a `NativeState` holds any game's, as an [`AnyPosition`]).
+/// safe: a `NativeState` holds any game's, as an [`AnyPosition`]). Written once for
+/// every [`Position`] (the impl below), over its game (`crate::game::Game`) where the
+/// answer is game-independent.
 pub trait Protocol: Send + Sync {
     fn num_players(&self) -> usize;
+    /// The seat to act, -1 once the game is over.
     fn current_player(&self) -> i64;
     fn ply(&self) -> u32;
     fn turn(&self) -> u32;
@@ -51,14 +62,35 @@ pub trait Protocol: Send + Sync {
     fn mark_legal(&self, mask: &mut [u8]);
     fn score_list(&self) -> Vec<i64>;
     fn return_list(&self) -> Vec<f64>;
+    /// The winning seats (none before the end).
     fn winner_list(&self) -> Vec<usize>;
     fn termination_name(&self) -> Option<&'static str>;
+    /// Plays `n` kind-first random games to the end from here: `(games, actions)`.
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
+    /// The tree search from here (`common::search_py`): its result as a dict.
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
+    /// The alpha-beta search from here over the game's evaluation
+    /// (`common::search_py::run_alphabeta`): its result as a dict.
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
+    /// Each seat's estimated final score by the game's evaluation (`None`: it has none).
+    fn evaluation(&self) -> Option<Vec<f64>>;
 }
 
-/// A game's Rust position as Python sees it: the [`Protocol`], playing moves, and what
-/// its Python classes offer (made once for every game by `game_classes!`, `binding.rs`).
-/// Each game's `py.rs` implements both traits.
-pub trait Position: Protocol + Sized + Clone {
+/// A game's Rust position as Python sees it: its game and position ([`HeldPosition`]),
+/// what is the game's own (move kinds, turns, how it ended, playing a move checked or
+/// not, export and load, its line), and what its Python classes offer (made once for
+/// every game by `game_classes!`, `binding.rs`). Each game's `py.rs` implements it; the
+/// [`Protocol`] follows.
+pub trait Position: Sized + Clone + Send + Sync {
+    /// Runs `f` on the game and the position.
+    fn with_held<R>(&self, f: impl FnOnce(&dyn HeldPosition) -> R) -> R;
+    fn ply(&self) -> u32;
+    fn turn(&self) -> u32;
+    /// The legal kinds, as a tuple of interned names.
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>>;
+    /// The legal actions (of one kind, or all), items the moves of `table`.
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq;
+    fn termination_name(&self) -> Option<&'static str>;
     /// Plays `action` here if it is legal; whether it was (no change if not).
     fn play(&mut self, action: i64) -> bool;
     /// Plays `action`, one of this position's own legal actions (listed by
@@ -80,15 +112,232 @@ pub trait Position: Protocol + Sized + Clone {
     /// This game at the position `fields` (`export()`'s dict, or a Python engine state):
     /// `ValueError("invalid <game> position: ...")` for one that is not a position of it.
     fn load(&self, fields: Bound<'_, PyAny>) -> PyResult<Self>;
-    /// Plays `n` kind-first random games to the end from here: `(games, actions)`.
-    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
-    /// The tree search from here (`common::search_py`): its result as a dict.
-    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
-    /// The alpha-beta search from here over the game's evaluation
-    /// (`common::search_py::run_alphabeta`): its result as a dict.
-    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
     /// The position in a line (the classes' `repr`), `<` ... `>`.
     fn describe(&self) -> String;
+}
+
+impl<P: Position> Protocol for P {
+    fn num_players(&self) -> usize {
+        self.with_held(|held| held.num_players())
+    }
+    fn current_player(&self) -> i64 {
+        self.with_held(|held| i64::from(held.to_act()))
+    }
+    fn ply(&self) -> u32 {
+        Position::ply(self)
+    }
+    fn turn(&self) -> u32 {
+        Position::turn(self)
+    }
+    fn is_terminal(&self) -> bool {
+        self.with_held(|held| held.to_act() < 0)
+    }
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        Position::kinds(self, py)
+    }
+    fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
+        Position::actions(self, kind, table)
+    }
+    fn action_is_legal(&self, action: i64) -> bool {
+        self.with_held(|held| held.is_legal(action))
+    }
+    fn num_actions(&self) -> usize {
+        self.with_held(|held| held.num_actions())
+    }
+    fn mark_legal(&self, mask: &mut [u8]) {
+        self.with_held(|held| held.mark_legal(mask))
+    }
+    fn score_list(&self) -> Vec<i64> {
+        self.with_held(|held| held.score_list())
+    }
+    fn return_list(&self) -> Vec<f64> {
+        self.with_held(|held| held.return_list())
+    }
+    fn winner_list(&self) -> Vec<usize> {
+        self.with_held(|held| held.winner_list())
+    }
+    fn termination_name(&self) -> Option<&'static str> {
+        Position::termination_name(self)
+    }
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
+        self.with_held(|held| held.random_playouts(n, seed))
+    }
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
+        self.with_held(|held| held.search(py, options))
+    }
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
+        self.with_held(|held| held.alphabeta(py, options))
+    }
+    fn evaluation(&self) -> Option<Vec<f64>> {
+        self.with_held(|held| held.evaluation())
+    }
+}
+
+/// A game and one of its positions as the binding reads them, whatever the game (object
+/// safe): the protocol's game-independent answers, the encoder's and the vector env's
+/// (`crate::vector`). [`Held`] is it for every [`Game`].
+pub trait HeldPosition {
+    /// The game's name in messages.
+    fn name(&self) -> &'static str;
+    /// Which game type (two positions of one game type have the same).
+    fn game_type(&self) -> TypeId;
+    fn num_players(&self) -> usize;
+    fn num_actions(&self) -> usize;
+    /// The seat to act, -1 once the game is over.
+    fn to_act(&self) -> i32;
+    /// Whether `action` is a legal action id here.
+    fn is_legal(&self, action: i64) -> bool;
+    /// Sets `mask[a] = 1` for every legal action `a`.
+    fn mark_legal(&self, mask: &mut [u8]);
+    fn score_list(&self) -> Vec<i64>;
+    fn return_list(&self) -> Vec<f64>;
+    /// The seats with a win share once over (none before).
+    fn winner_list(&self) -> Vec<usize>;
+    /// `n` kind-first random games to the end from here: `(games, actions)`.
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64);
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>>;
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
+    /// Each seat's estimated final score (`None` for a game without an evaluation).
+    fn evaluation(&self) -> Option<Vec<f64>>;
+    /// The lengths of the planes and the vector of an observation.
+    fn observation_lens(&self) -> (usize, usize);
+    /// Writes the position seen by `seat` (every float of `planes` and `vector`).
+    fn observe(&self, seat: usize, planes: &mut [f32], vector: &mut [f32]);
+    /// The legal actions into `out` (cleared first), in the engine's order; none once over.
+    fn legal_into(&self, out: &mut Vec<u32>);
+    /// The game and the position, for reading another position of the same game.
+    fn game_any(&self) -> &dyn Any;
+    fn state_any(&self) -> &dyn Any;
+    /// The vector env of `num_envs` games of this game from `starts` (positions of it).
+    fn vector(
+        &self,
+        starts: &[Bound<'_, PyAny>],
+        num_envs: usize,
+        learners: u32,
+        score: bool,
+    ) -> PyResult<Box<dyn AnyVector>>;
+    /// The network's priors of the legal actions and each seat's value here
+    /// (`common::puct::evaluate_position`); why not where the network is not this game's.
+    fn network_evaluation(&self, network: &Network) -> Result<puct::PositionEvaluation, String>;
+    /// PUCT from here with `network` (`crate::network_py`), the GIL released.
+    fn puct(&self, py: Python<'_>, network: &Network, request: &PuctRequest) -> PyResult<puct::SearchResult>;
+}
+
+/// A [`Game`] and one of its positions: the [`HeldPosition`] of every game.
+pub struct Held<'a, G: Game> {
+    pub game: &'a G,
+    pub state: &'a G::State,
+}
+
+impl<G: Game> Held<'_, G> {
+    fn seat_values(&self, write: impl FnOnce(&mut [f64])) -> [f64; MAX_SEATS] {
+        let mut values = [0.0; MAX_SEATS];
+        write(&mut values[..self.game.num_players()]);
+        values
+    }
+}
+
+impl<G: Game> HeldPosition for Held<'_, G> {
+    fn name(&self) -> &'static str {
+        G::NAME
+    }
+    fn game_type(&self) -> TypeId {
+        TypeId::of::<G>()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn num_actions(&self) -> usize {
+        self.game.num_actions()
+    }
+    fn to_act(&self) -> i32 {
+        self.game.to_act(self.state)
+    }
+    fn is_legal(&self, action: i64) -> bool {
+        u32::try_from(action).is_ok_and(|a| (a as usize) < self.game.num_actions() && self.game.is_legal(self.state, a))
+    }
+    fn mark_legal(&self, mask: &mut [u8]) {
+        LEGAL.with_borrow_mut(|legal| {
+            legal.clear();
+            self.game.legal_actions(self.state, legal);
+            for &a in legal.iter() {
+                mask[a as usize] = 1;
+            }
+        })
+    }
+    fn score_list(&self) -> Vec<i64> {
+        let scores = self.seat_values(|out| self.game.scores(self.state, out));
+        scores[..self.game.num_players()].iter().map(|&s| s as i64).collect()
+    }
+    fn return_list(&self) -> Vec<f64> {
+        self.seat_values(|out| self.game.returns(self.state, out))[..self.game.num_players()].to_vec()
+    }
+    fn winner_list(&self) -> Vec<usize> {
+        if !self.game.is_over(self.state) {
+            return Vec::new();
+        }
+        let shares = self.seat_values(|out| self.game.returns(self.state, out));
+        (0..self.game.num_players()).filter(|&p| shares[p] > 0.0).collect()
+    }
+    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
+        let mut rng = Rng::new(seed);
+        let mut actions = 0;
+        for _ in 0..n {
+            let mut end = *self.state;
+            actions += self.game.playout(&mut end, &mut rng, u32::MAX);
+        }
+        (n, actions)
+    }
+    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
+        search_py::run(py, self.game, self.state, options)
+    }
+    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
+        search_py::run_alphabeta(py, self.game, self.state, options)
+    }
+    fn evaluation(&self) -> Option<Vec<f64>> {
+        let n = self.game.num_players();
+        let mut estimate = [0.0; MAX_SEATS];
+        self.game
+            .evaluate(self.state, &mut estimate[..n])
+            .then(|| estimate[..n].to_vec())
+    }
+    fn observation_lens(&self) -> (usize, usize) {
+        self.game.observation_lens()
+    }
+    fn observe(&self, seat: usize, planes: &mut [f32], vector: &mut [f32]) {
+        self.game.observe(self.state, seat, planes, vector, &mut Kept::Full);
+    }
+    fn legal_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        self.game.legal_actions(self.state, out);
+    }
+    fn game_any(&self) -> &dyn Any {
+        self.game
+    }
+    fn state_any(&self) -> &dyn Any {
+        self.state
+    }
+    fn vector(
+        &self,
+        starts: &[Bound<'_, PyAny>],
+        num_envs: usize,
+        learners: u32,
+        score: bool,
+    ) -> PyResult<Box<dyn AnyVector>> {
+        crate::vector::vector_of_game(self.game, starts, num_envs, learners, score)
+    }
+    fn network_evaluation(&self, network: &Network) -> Result<puct::PositionEvaluation, String> {
+        puct::check_fits(self.game, network)?;
+        Ok(puct::evaluate_position(self.game, self.state, network))
+    }
+    fn puct(&self, py: Python<'_>, network: &Network, request: &PuctRequest) -> PyResult<puct::SearchResult> {
+        crate::network_py::run(py, self.game, self.state, network, request)
+    }
+}
+
+thread_local! {
+    /// The legal actions of `mark_legal`, listed here (a buffer per thread).
+    static LEGAL: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A position of any game, boxed (one Python class for every game: `isinstance` stays
@@ -125,9 +374,9 @@ pub trait AnyPosition: Protocol {
     fn game_type(&self) -> std::any::TypeId;
     /// Hands the box back to this thread's spares of its game.
     fn recycle(self: Box<Self>);
-    /// The position as its concrete game class, for code that knows the games (the
-    /// native encoder and vector env, `crate::vector`).
-    fn as_any(&self) -> &dyn std::any::Any;
+    /// [`Position::with_held`], for code that holds any game's position (the native
+    /// encoder and vector env, `crate::vector`).
+    fn with_held_dyn(&self, f: &mut dyn FnMut(&dyn HeldPosition));
 }
 
 /// A position type whose boxes are reused: a Python loop drops a state a move, and
@@ -172,8 +421,8 @@ where
     fn game_type(&self) -> std::any::TypeId {
         std::any::TypeId::of::<P>()
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+    fn with_held_dyn(&self, f: &mut dyn FnMut(&dyn HeldPosition)) {
+        self.with_held(f)
     }
     fn recycle(self: Box<Self>) {
         // A thread that is ending has no spares any more: the box is then just freed.
@@ -212,7 +461,8 @@ where
 }
 
 impl Core {
-    fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
+    /// A copy of the position of any registered game's state class.
+    pub(crate) fn from_python(core: &Bound<'_, PyAny>) -> PyResult<Core> {
         let readers = GAMES.lock().map_err(|_| poisoned())?;
         for read in readers.iter() {
             if let Some(found) = read(core) {

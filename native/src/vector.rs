@@ -5,61 +5,70 @@
 //! Python wrapper (`tabletop.envs.vector`) made once, with worker threads and the GIL
 //! released.
 //!
-//! The observations are `terranova::encode` and `medina::encode`, the Python encodings
-//! value for value. What this file needs of the games is in the [`Engine`] impls (and
-//! the accessors `TerraNovaState::parts`, `MedinaState::position`, `NativeState::core`).
+//! Both are written once over [`Game`] (the observations are each game's
+//! `Game::observe`: `terranova::encode` and `medina::encode`, the Python encodings value
+//! for value). A Python position of any game is read as a `protocol::HeldPosition`,
+//! which its class hands out (`protocol::Position::with_held`): this file names no game.
 
 use crate::common::kept::Kept;
-use crate::common::outcome;
 use crate::common::pyrandom::PyRandom;
 use crate::common::rng::Rng;
-use crate::medina::encode as me;
-use crate::medina::py::MedinaState;
-use crate::medina::state::State as MedinaPosition;
-use crate::protocol::NativeState;
-use crate::terranova::encode::{self as te, Layout};
-use crate::terranova::py::TerraNovaState;
-use crate::terranova::state::{Game, State as TerraNovaPosition};
+use crate::game::{Game, MAX_SEATS};
+use crate::protocol::{Core, HeldPosition, NativeState};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyList};
-use std::sync::Arc;
+use std::any::TypeId;
 
-/// A Terra Nova game and position of either bitset size (`TerraNovaState::parts`).
-pub enum TerraNovaParts<'a> {
-    Small(&'a Arc<Game<4>>, &'a TerraNovaPosition<4>),
-    Large(&'a Arc<Game<16>>, &'a TerraNovaPosition<16>),
+/// The vector env of `num_envs` games of `game` from `starts` (positions of it).
+pub(crate) fn vector_of_game<G: Game>(
+    game: &G,
+    starts: &[Bound<'_, PyAny>],
+    num_envs: usize,
+    learners: u32,
+    score: bool,
+) -> PyResult<Box<dyn AnyVector>> {
+    if !game.starts_differ_by_seat_only() {
+        return Err(PyValueError::new_err(format!(
+            "the vector env cannot play this {} game: its seeds draw more than the start player \
+             (it plays Medina's first edition only)",
+            G::NAME
+        )));
+    }
+    let mut all = Vec::with_capacity(starts.len());
+    for obj in starts {
+        let state = with_position(obj, |held| {
+            let other = held.game_any().downcast_ref::<G>()?;
+            (other == game).then(|| held.state_any().downcast_ref::<G::State>().copied())?
+        })?;
+        all.push(state.ok_or_else(|| PyValueError::new_err("the starts must be positions of one game and board"))?);
+    }
+    let first = *all.first().ok_or_else(|| PyValueError::new_err("no start position"))?;
+    Ok(Box::new(Vector {
+        game: game.clone(),
+        starts: all,
+        slots: vec![Slot::new(first); num_envs],
+        learners,
+        score_reward: score,
+        max_steps: 0,
+    }))
 }
 
-/// The position inside any Python object that holds one.
-pub(crate) enum Held<'a> {
-    TerraNova(TerraNovaParts<'a>),
-    Medina(&'a MedinaPosition),
-}
-
-/// Runs `f` on the position held by `obj` (a `NativeState`, `TerraNovaState` or
-/// `MedinaState`).
-pub(crate) fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(Held<'_>) -> R) -> PyResult<R> {
-    if let Ok(state) = obj.cast::<NativeState>() {
-        let any = state.get().core().as_any();
-        if let Some(p) = any.downcast_ref::<TerraNovaState>() {
-            return Ok(f(Held::TerraNova(p.parts())));
+/// Runs `f` on the position held by `obj` (a `NativeState`, or any game's state class).
+pub(crate) fn with_position<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&dyn HeldPosition) -> R) -> PyResult<R> {
+    let mut f = Some(f);
+    let mut out = None;
+    let mut visit = |held: &dyn HeldPosition| {
+        if let Some(f) = f.take() {
+            out = Some(f(held));
         }
-        if let Some(p) = any.downcast_ref::<MedinaState>() {
-            return Ok(f(Held::Medina(p.position())));
-        }
+    };
+    match obj.cast::<NativeState>() {
+        Ok(state) => state.get().core().with_held_dyn(&mut visit),
+        Err(_) => Core::from_python(obj)?.with_held_dyn(&mut visit),
     }
-    if let Ok(p) = obj.cast::<TerraNovaState>() {
-        return Ok(f(Held::TerraNova(p.get().parts())));
-    }
-    if let Ok(p) = obj.cast::<MedinaState>() {
-        return Ok(f(Held::Medina(p.get().position())));
-    }
-    Err(PyTypeError::new_err(format!(
-        "not a native engine's position: {}",
-        obj.get_type().name()?
-    )))
+    out.ok_or_else(|| PyTypeError::new_err("a native position that holds no game"))
 }
 
 /// A writable, C-contiguous buffer of `len` items of `T`, held (the exporter keeps its
@@ -125,165 +134,16 @@ impl<T> Ptr<T> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The games, as the vector env sees them.
-
-/// What the vector env needs of a game.
-trait Engine: Send + Sync + 'static {
-    type S: Clone + Send + Sync;
-    fn num_players(&self) -> usize;
-    fn num_actions(&self) -> usize;
-    fn planes_len(&self) -> usize;
-    fn vector_len(&self) -> usize;
-    /// The initial position of the game of this seed, as the Python engine draws it.
-    fn start(&self, game_seed: i64) -> Self::S;
-    /// The seat to act, -1 once over.
-    fn to_play(&self, s: &Self::S) -> i32;
-    fn legal(&self, s: &Self::S, out: &mut Vec<u32>);
-    fn is_legal(&self, s: &Self::S, action: u32) -> bool;
-    /// Plays a legal action.
-    fn play(&self, s: &mut Self::S, action: u32);
-    /// The `random` bot's action (kind first, then a move of it), `None` once over.
-    fn bot_action(&self, s: &Self::S, rng: &mut Rng, scratch: &mut Vec<(u16, u16)>) -> Option<u32>;
-    fn scores(&self, s: &Self::S) -> [f64; 4];
-    /// Win shares once over.
-    fn returns(&self, s: &Self::S) -> [f64; 4];
-    /// The observation; the planes written as `kept` says (`common::kept`).
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>);
-}
+// The batched environment.
 
 /// The start among `starts` that a game seed draws: the start player, as the Python
 /// engine draws it (`random.Random(seed).randrange(n)`), where there are several.
-fn drawn<S: Clone>(starts: &[S], game_seed: i64) -> S {
+fn drawn<S: Copy>(starts: &[S], game_seed: i64) -> S {
     if starts.len() == 1 {
-        return starts[0].clone();
+        return starts[0];
     }
-    starts[PyRandom::new(game_seed).randrange(starts.len() as u32) as usize].clone()
+    starts[PyRandom::new(game_seed).randrange(starts.len() as u32) as usize]
 }
-
-struct TerraNovaEngine<const W: usize> {
-    game: Arc<Game<W>>,
-    layout: Layout,
-    starts: Vec<TerraNovaPosition<W>>,
-}
-
-impl<const W: usize> Engine for TerraNovaEngine<W> {
-    type S = TerraNovaPosition<W>;
-    fn num_players(&self) -> usize {
-        self.game.num_players
-    }
-    fn num_actions(&self) -> usize {
-        self.game.board.num_actions()
-    }
-    fn planes_len(&self) -> usize {
-        self.layout.planes_len()
-    }
-    fn vector_len(&self) -> usize {
-        te::VECTOR_LEN
-    }
-    fn start(&self, game_seed: i64) -> Self::S {
-        drawn(&self.starts, game_seed)
-    }
-    fn to_play(&self, s: &Self::S) -> i32 {
-        if s.is_terminal() {
-            -1
-        } else {
-            s.current_player
-        }
-    }
-    fn legal(&self, s: &Self::S, out: &mut Vec<u32>) {
-        te::legal_actions_into(&self.game, s, out);
-    }
-    fn is_legal(&self, s: &Self::S, action: u32) -> bool {
-        te::is_legal(&self.game, s, action)
-    }
-    fn play(&self, s: &mut Self::S, action: u32) {
-        te::play_legal(&self.game, s, action);
-    }
-    fn bot_action(&self, s: &Self::S, rng: &mut Rng, scratch: &mut Vec<(u16, u16)>) -> Option<u32> {
-        s.random_move(&self.game, rng, scratch)
-            .map(|mv| self.game.encode(mv) as u32)
-    }
-    fn scores(&self, s: &Self::S) -> [f64; 4] {
-        s.points.map(f64::from)
-    }
-    fn returns(&self, s: &Self::S) -> [f64; 4] {
-        let mut out = [0.0; 4];
-        for (o, r) in out
-            .iter_mut()
-            .zip(outcome::returns(self.game.num_players, &s.winners(&self.game)))
-        {
-            *o = r;
-        }
-        out
-    }
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
-        self.layout.write_planes_kept(&self.game, s, seat, planes, kept);
-        te::write_vector(&self.game, s, seat, vector);
-    }
-}
-
-/// The vector env plays Medina's first edition only (its starts are the drawn start
-/// players', not a second-edition seed's well and starting merchant).
-fn second_edition_refused() -> PyErr {
-    PyValueError::new_err("the vector env plays Medina's first edition only")
-}
-
-struct MedinaEngine {
-    num_players: usize,
-    starts: Vec<MedinaPosition>,
-}
-
-impl Engine for MedinaEngine {
-    type S = MedinaPosition;
-    fn num_players(&self) -> usize {
-        self.num_players
-    }
-    fn num_actions(&self) -> usize {
-        crate::medina::moves::NUM_ACTIONS
-    }
-    fn planes_len(&self) -> usize {
-        me::PLANES_LEN
-    }
-    fn vector_len(&self) -> usize {
-        me::VECTOR_LEN
-    }
-    fn start(&self, game_seed: i64) -> Self::S {
-        drawn(&self.starts, game_seed)
-    }
-    fn to_play(&self, s: &Self::S) -> i32 {
-        if s.is_terminal() {
-            -1
-        } else {
-            i32::from(s.current_player)
-        }
-    }
-    fn legal(&self, s: &Self::S, out: &mut Vec<u32>) {
-        me::legal_actions_into(s, out);
-    }
-    fn is_legal(&self, s: &Self::S, action: u32) -> bool {
-        !s.is_terminal() && s.is_legal(action as usize)
-    }
-    fn play(&self, s: &mut Self::S, action: u32) {
-        s.apply_legal(action as usize);
-    }
-    fn bot_action(&self, s: &Self::S, rng: &mut Rng, _scratch: &mut Vec<(u16, u16)>) -> Option<u32> {
-        s.random_action(&mut |n| rng.below(n)).map(|a| a as u32)
-    }
-    fn scores(&self, s: &Self::S) -> [f64; 4] {
-        s.scores().map(|v| v as f64)
-    }
-    fn returns(&self, s: &Self::S) -> [f64; 4] {
-        s.returns()
-    }
-    fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
-        let scores = s.scores();
-        me::write_planes_kept(s, seat, &scores, planes, kept);
-        me::write_vector(s, seat, &scores, vector);
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The batched environment.
 
 /// One game of the batch.
 #[derive(Clone)]
@@ -302,12 +162,26 @@ struct Slot<S> {
     /// (`common::kept`).
     shadow: Vec<u64>,
     fresh: Vec<u64>,
-    scratch: Vec<(u16, u16)>,
+}
+
+impl<S> Slot<S> {
+    fn new(state: S) -> Self {
+        Slot {
+            state,
+            rng: Rng::new(0),
+            seeds: Rng::new(0),
+            game_seed: 0,
+            steps: 0,
+            legal: Vec::new(),
+            shadow: Vec::new(),
+            fresh: Vec::new(),
+        }
+    }
 }
 
 /// Where every game's results go: the held buffers' items, game after game.
 #[derive(Clone, Copy)]
-struct Outputs {
+pub struct Outputs {
     planes: Ptr<f32>,
     vector: Ptr<f32>,
     mask: Ptr<i8>,
@@ -336,7 +210,7 @@ struct SlotOut<'a> {
     final_vector: &'a mut [f32],
 }
 
-struct Sizes {
+pub struct Sizes {
     planes: usize,
     vector: usize,
     actions: usize,
@@ -379,9 +253,12 @@ fn mix(seed: u64, i: u64, purpose: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-struct Vector<E: Engine> {
-    engine: E,
-    slots: Vec<Slot<E::S>>,
+/// `N` games of one [`Game`] stepped together.
+struct Vector<G: Game> {
+    game: G,
+    /// The initial positions, one per start player (or one).
+    starts: Vec<G::State>,
+    slots: Vec<Slot<G::State>>,
     /// The seats the caller plays (bit per seat); the others are `random` bots.
     learners: u32,
     score_reward: bool,
@@ -389,38 +266,39 @@ struct Vector<E: Engine> {
     max_steps: u64,
 }
 
-impl<E: Engine> Vector<E> {
+impl<G: Game> Vector<G> {
     fn sizes(&self) -> Sizes {
+        let (planes, vector) = self.game.observation_lens();
         Sizes {
-            planes: self.engine.planes_len(),
-            vector: self.engine.vector_len(),
-            actions: self.engine.num_actions(),
-            players: self.engine.num_players(),
+            planes,
+            vector,
+            actions: self.game.num_actions(),
+            players: self.game.num_players(),
         }
     }
 
     /// The bots play until a learner is to act or the game is over.
-    fn settle(engine: &E, learners: u32, slot: &mut Slot<E::S>) {
+    fn settle(game: &G, learners: u32, slot: &mut Slot<G::State>) {
         loop {
-            let seat = engine.to_play(&slot.state);
+            let seat = game.to_act(&slot.state);
             if seat < 0 || learners & (1 << seat) != 0 {
                 return;
             }
-            match engine.bot_action(&slot.state, &mut slot.rng, &mut slot.scratch) {
-                Some(action) => engine.play(&mut slot.state, action),
+            match game.random_action(&slot.state, &mut slot.rng) {
+                Some(action) => game.play(&mut slot.state, action),
                 None => return,
             }
         }
     }
 
     /// A new game from the slot's next seed, played by the bots to a learner's turn.
-    fn new_game(engine: &E, learners: u32, slot: &mut Slot<E::S>) {
+    fn new_game(game: &G, starts: &[G::State], learners: u32, slot: &mut Slot<G::State>) {
         for _ in 0..1000 {
             slot.game_seed = next_game_seed(&mut slot.seeds);
-            slot.state = engine.start(slot.game_seed);
+            slot.state = drawn(starts, slot.game_seed);
             slot.steps = 0;
-            Self::settle(engine, learners, slot);
-            if engine.to_play(&slot.state) >= 0 {
+            Self::settle(game, learners, slot);
+            if game.to_act(&slot.state) >= 0 {
                 return;
             }
         }
@@ -428,8 +306,8 @@ impl<E: Engine> Vector<E> {
 
     /// Writes the slot's observation (seen by the seat to act), mask and seat: all of
     /// it if `whole`, else over the slot's last write, changing what differs.
-    fn write(engine: &E, slot: &mut Slot<E::S>, out: &mut SlotOut<'_>, whole: bool) {
-        let seat = engine.to_play(&slot.state);
+    fn write(game: &G, slot: &mut Slot<G::State>, out: &mut SlotOut<'_>, whole: bool) {
+        let seat = game.to_act(&slot.state);
         *out.to_play = i64::from(seat);
         *out.game_seed = slot.game_seed;
         if whole {
@@ -439,7 +317,8 @@ impl<E: Engine> Vector<E> {
                 out.mask[a as usize] = 0;
             }
         }
-        engine.legal(&slot.state, &mut slot.legal);
+        slot.legal.clear();
+        game.legal_actions(&slot.state, &mut slot.legal);
         for &a in &slot.legal {
             out.mask[a as usize] = 1;
         }
@@ -448,40 +327,43 @@ impl<E: Engine> Vector<E> {
         } else {
             Kept::Update(&mut slot.shadow, &mut slot.fresh)
         };
-        engine.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
+        game.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
     }
 
     /// Plays `action` for the seat to act, then the bots; a game that ends (over, or
     /// truncated at `max_steps`) leaves its last position, seen by the seat that acted,
     /// in the final observation, and the next game starts.
-    fn step_slot(&self, slot: &mut Slot<E::S>, action: u32, out: &mut SlotOut<'_>) {
-        let (engine, learners, score) = (&self.engine, self.learners, self.score_reward);
-        let n = engine.num_players();
-        let before = if score { engine.scores(&slot.state) } else { [0.0; 4] };
-        let acted = engine.to_play(&slot.state).max(0) as usize;
-        engine.play(&mut slot.state, action);
-        Self::settle(engine, learners, slot);
+    fn step_slot(&self, slot: &mut Slot<G::State>, action: u32, out: &mut SlotOut<'_>) {
+        let (game, learners, score) = (&self.game, self.learners, self.score_reward);
+        let n = game.num_players();
+        let mut before = [0.0; MAX_SEATS];
+        if score {
+            game.scores(&slot.state, &mut before[..n]);
+        }
+        let acted = game.to_act(&slot.state).max(0) as usize;
+        game.play(&mut slot.state, action);
+        Self::settle(game, learners, slot);
         slot.steps += 1;
-        let over = engine.to_play(&slot.state) < 0;
+        let over = game.to_act(&slot.state) < 0;
         let truncated = !over && self.max_steps > 0 && slot.steps >= self.max_steps;
         if score {
-            let after = engine.scores(&slot.state);
-            for p in 0..n {
-                out.rewards[p] = after[p] - before[p];
+            game.scores(&slot.state, out.rewards);
+            for (reward, was) in out.rewards.iter_mut().zip(before) {
+                *reward -= was;
             }
         } else if over {
-            out.rewards.copy_from_slice(&engine.returns(&slot.state)[..n]);
+            game.returns(&slot.state, out.rewards);
         } else {
             out.rewards.fill(0.0);
         }
         *out.terminated = u8::from(over);
         *out.truncated = u8::from(truncated);
         if over || truncated {
-            out.final_scores.copy_from_slice(&engine.scores(&slot.state)[..n]);
-            engine.observe(&slot.state, acted, out.final_planes, out.final_vector, &mut Kept::Full);
-            Self::new_game(engine, learners, slot);
+            game.scores(&slot.state, out.final_scores);
+            game.observe(&slot.state, acted, out.final_planes, out.final_vector, &mut Kept::Full);
+            Self::new_game(game, &self.starts, learners, slot);
         }
-        Self::write(engine, slot, out, false);
+        Self::write(game, slot, out, false);
     }
 }
 
@@ -514,8 +396,8 @@ fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) +
     });
 }
 
-/// The batch of either game, for the Python class.
-trait AnyVector: Send + Sync {
+/// The batch of any game, for the Python class.
+pub trait AnyVector: Send + Sync {
     fn sizes(&self) -> Sizes;
     fn num_envs(&self) -> usize;
     fn reset(&mut self, seed: u64, out: Outputs, threads: usize);
@@ -526,7 +408,7 @@ trait AnyVector: Send + Sync {
     fn set_max_steps(&mut self, max_steps: u64);
 }
 
-impl<E: Engine> AnyVector for Vector<E> {
+impl<G: Game> AnyVector for Vector<G> {
     fn sizes(&self) -> Sizes {
         Vector::sizes(self)
     }
@@ -537,18 +419,18 @@ impl<E: Engine> AnyVector for Vector<E> {
 
     fn reset(&mut self, seed: u64, out: Outputs, threads: usize) {
         let z = self.sizes();
-        let (engine, learners) = (&self.engine, self.learners);
+        let (game, starts, learners) = (&self.game, &self.starts, self.learners);
         par_for(&mut self.slots, threads, |i, slot| {
             slot.seeds = Rng::new(mix(seed, i as u64, 1));
             slot.rng = Rng::new(mix(seed, i as u64, 2));
-            Self::new_game(engine, learners, slot);
+            Self::new_game(game, starts, learners, slot);
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
             o.rewards.fill(0.0);
             o.final_scores.fill(0.0);
             *o.terminated = 0;
             *o.truncated = 0;
-            Self::write(engine, slot, &mut o, true);
+            Self::write(game, slot, &mut o, true);
         });
     }
 
@@ -557,7 +439,7 @@ impl<E: Engine> AnyVector for Vector<E> {
             return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
         }
         for (i, (&a, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            let ok = u32::try_from(a).is_ok_and(|a| self.engine.is_legal(&slot.state, a));
+            let ok = u32::try_from(a).is_ok_and(|a| self.game.is_legal(&slot.state, a));
             if !ok {
                 return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
             }
@@ -592,110 +474,12 @@ impl<E: Engine> AnyVector for Vector<E> {
     }
 }
 
-fn slots<S: Clone>(start: &S, num_envs: usize) -> Vec<Slot<S>> {
-    let slot = Slot {
-        state: start.clone(),
-        rng: Rng::new(0),
-        seeds: Rng::new(0),
-        game_seed: 0,
-        steps: 0,
-        legal: Vec::new(),
-        shadow: Vec::new(),
-        fresh: Vec::new(),
-        scratch: Vec::new(),
-    };
-    vec![slot; num_envs]
-}
-
-fn terra_nova<const W: usize>(
-    game: &Arc<Game<W>>,
-    starts: Vec<TerraNovaPosition<W>>,
-    num_envs: usize,
-    learners: u32,
-    score_reward: bool,
-) -> Box<dyn AnyVector> {
-    let slots = slots(&starts[0], num_envs);
-    Box::new(Vector {
-        engine: TerraNovaEngine {
-            game: game.clone(),
-            layout: Layout::new(&game.board),
-            starts,
-        },
-        slots,
-        learners,
-        score_reward,
-        max_steps: 0,
-    })
-}
-
-/// Whether two Terra Nova games are one: board, rules and player count.
-fn same_game<const W: usize>(a: &Game<W>, b: &Game<W>) -> bool {
-    a.num_players == b.num_players
-        && a.rules == b.rules
-        && a.board.coords == b.board.coords
-        && a.board.land == b.board.land
-}
-
 /// The batch over `starts` (positions of one game and board).
 fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score: bool) -> PyResult<Box<dyn AnyVector>> {
-    let mismatch = || PyValueError::new_err("the starts must be positions of one game and board");
     let first = starts
         .first()
         .ok_or_else(|| PyValueError::new_err("no start position"))?;
-    with_position(first, |held| -> PyResult<Box<dyn AnyVector>> {
-        match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => {
-                let mut all = Vec::new();
-                for obj in starts {
-                    all.push(
-                        with_position(obj, |h| match h {
-                            Held::TerraNova(TerraNovaParts::Small(g2, s)) if same_game(g, g2) => Some(*s),
-                            _ => None,
-                        })?
-                        .ok_or_else(mismatch)?,
-                    );
-                }
-                Ok(terra_nova(g, all, num_envs, learners, score))
-            }
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => {
-                let mut all = Vec::new();
-                for obj in starts {
-                    all.push(
-                        with_position(obj, |h| match h {
-                            Held::TerraNova(TerraNovaParts::Large(g2, s)) if same_game(g, g2) => Some(*s),
-                            _ => None,
-                        })?
-                        .ok_or_else(mismatch)?,
-                    );
-                }
-                Ok(terra_nova(g, all, num_envs, learners, score))
-            }
-            Held::Medina(s0) if s0.rules.second() => Err(second_edition_refused()),
-            Held::Medina(s0) => {
-                let mut all = Vec::new();
-                for obj in starts {
-                    all.push(
-                        with_position(obj, |h| match h {
-                            Held::Medina(s) if s.num_players == s0.num_players && s.rules == s0.rules => Some(*s),
-                            _ => None,
-                        })?
-                        .ok_or_else(mismatch)?,
-                    );
-                }
-                let slots = slots(&all[0], num_envs);
-                Ok(Box::new(Vector {
-                    engine: MedinaEngine {
-                        num_players: s0.num_players as usize,
-                        starts: all,
-                    },
-                    slots,
-                    learners,
-                    score_reward: score,
-                    max_steps: 0,
-                }))
-            }
-        }
-    })?
+    with_position(first, |held| held.vector(starts, num_envs, learners, score))?
 }
 
 /// `N` games stepped together (`tabletop.envs.vector.VectorGames` wraps it): the results
@@ -858,17 +642,13 @@ impl VectorGames {
     }
 }
 
-/// Terra Nova's plane layout, the address of the game it was made for, and its board's
-/// cells (another game of the same board may use it).
-type BoardLayout = (Layout, usize, Vec<(i32, i32)>);
-
 /// A position's observation and mask written into the caller's buffers
 /// (`tabletop.native`'s encoding of native states uses it).
 #[pyclass(module = "tabletop._native", name = "NativeEncoder", frozen)]
 pub struct NativeEncoder {
-    /// Terra Nova's plane layout of one board (`None` for Medina), with the game it was
-    /// made for.
-    layout: Option<BoardLayout>,
+    /// The game type it encodes, and its name for messages.
+    game_type: TypeId,
+    name: &'static str,
     planes_len: usize,
     vector_len: usize,
     num_actions: usize,
@@ -878,37 +658,21 @@ pub struct NativeEncoder {
     ints: Vec<Py<PyAny>>,
 }
 
-fn game_key<const W: usize>(g: &Arc<Game<W>>) -> usize {
-    Arc::as_ptr(g) as usize
-}
-
-impl NativeEncoder {
-    /// The layout for `g`'s board, checked to be the one this encoder was made for.
-    fn layout_for<const W: usize>(&self, g: &Arc<Game<W>>) -> PyResult<&Layout> {
-        match &self.layout {
-            Some((layout, key, coords)) if *key == game_key(g) || *coords == g.board.coords => Ok(layout),
-            _ => Err(PyValueError::new_err(
-                "the position is not of this encoder's game and board",
-            )),
-        }
-    }
-}
-
 #[pymethods]
 impl NativeEncoder {
     /// The encoder of `state`'s game and board (any native position).
     #[new]
     fn new(state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut encoder = with_position(state, |held| match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => Self::terra_nova(g),
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => Self::terra_nova(g),
-            Held::Medina(s) => NativeEncoder {
-                layout: None,
-                planes_len: me::planes_len(s),
-                vector_len: me::vector_len(s),
-                num_actions: s.num_actions(),
+        let mut encoder = with_position(state, |held| {
+            let (planes_len, vector_len) = held.observation_lens();
+            NativeEncoder {
+                game_type: held.game_type(),
+                name: held.name(),
+                planes_len,
+                vector_len,
+                num_actions: held.num_actions(),
                 ints: Vec::new(),
-            },
+            }
         })?;
         let py = state.py();
         encoder.ints = (0..encoder.num_actions)
@@ -943,7 +707,7 @@ impl NativeEncoder {
     ) -> PyResult<()> {
         let mut planes = Out::<f32>::get(planes, self.planes_len, "planes")?;
         let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
-        with_position(state, |held| self.observe(&held, seat, planes.slice(), vector.slice()))?
+        with_position(state, |held| self.observe(held, seat, planes.slice(), vector.slice()))?
     }
 
     /// Writes `state`'s legal-action mask into `mask` (one byte per action: 1 legal, 0
@@ -951,7 +715,7 @@ impl NativeEncoder {
     fn mask_into(&self, state: &Bound<'_, PyAny>, mask: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut mask = ByteOut::get(mask, self.num_actions)?;
         let mut legal = Vec::new();
-        with_position(state, |held| self.mark(&held, &mut legal, mask.slice()))?
+        with_position(state, |held| self.mark(held, &mut legal, mask.slice()))?
     }
 
     /// `observe_into` into one buffer of `planes_len + vector_len` floats: the planes,
@@ -959,7 +723,7 @@ impl NativeEncoder {
     fn observe_flat_into(&self, state: &Bound<'_, PyAny>, seat: usize, tensor: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut tensor = Out::<f32>::get(tensor, self.planes_len + self.vector_len, "tensor")?;
         let (planes, vector) = tensor.slice().split_at_mut(self.planes_len);
-        with_position(state, |held| self.observe(&held, seat, planes, vector))?
+        with_position(state, |held| self.observe(held, seat, planes, vector))?
     }
 
     /// `observe_into` and, unless `mask` is `None`, `mask_into` in one call (what an
@@ -977,9 +741,9 @@ impl NativeEncoder {
         let mut vector = Out::<f32>::get(vector, self.vector_len, "vector")?;
         let mut mask = mask.map(|m| ByteOut::get(m, self.num_actions)).transpose()?;
         with_position(state, |held| -> PyResult<()> {
-            self.observe(&held, seat, planes.slice(), vector.slice())?;
+            self.observe(held, seat, planes.slice(), vector.slice())?;
             if let Some(mask) = &mut mask {
-                self.mark(&held, &mut Vec::new(), mask.slice())?;
+                self.mark(held, &mut Vec::new(), mask.slice())?;
             }
             Ok(())
         })?
@@ -989,7 +753,7 @@ impl NativeEncoder {
     /// `legal_actions()`; `Encoding.legal_actions`); none once the game is over.
     fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut legal = Vec::with_capacity(256);
-        with_position(state, |held| self.legal(&held, &mut legal))??;
+        with_position(state, |held| self.legal(held, &mut legal))??;
         // Ascending through a bitset of the ids (a pass over `num_actions / 64` words):
         // the engine lists them kind by kind, and sorting a few hundred cost more.
         let mut bits = vec![0u64; self.num_actions.div_ceil(64)];
@@ -1053,77 +817,42 @@ impl ByteOut {
 }
 
 impl NativeEncoder {
-    fn terra_nova<const W: usize>(g: &Arc<Game<W>>) -> NativeEncoder {
-        let layout = Layout::new(&g.board);
-        NativeEncoder {
-            planes_len: layout.planes_len(),
-            vector_len: te::VECTOR_LEN,
-            num_actions: g.board.num_actions(),
-            layout: Some((layout, game_key(g), g.board.coords.clone())),
-            ints: Vec::new(),
+    /// Checks that `held` is of this encoder's game and of its sizes (a Terra Nova
+    /// board, a Medina edition: each position is encoded by its own board's layout).
+    fn check(&self, held: &dyn HeldPosition) -> PyResult<()> {
+        if held.game_type() != self.game_type {
+            return Err(PyValueError::new_err(format!(
+                "a {} position for a {} encoder",
+                held.name(),
+                self.name
+            )));
         }
+        if held.observation_lens() != (self.planes_len, self.vector_len) || held.num_actions() != self.num_actions {
+            return Err(PyValueError::new_err(format!(
+                "the {} position is not of this encoder's board and edition (its sizes differ)",
+                held.name()
+            )));
+        }
+        Ok(())
     }
 
-    /// Checks that `held` is of this encoder's game and board.
-    fn check(&self, held: &Held<'_>) -> PyResult<()> {
-        match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => self.layout_for(g).map(|_| ()),
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => self.layout_for(g).map(|_| ()),
-            Held::Medina(_) if self.layout.is_some() => {
-                Err(PyValueError::new_err("a Medina position for a Terra Nova encoder"))
-            }
-            // An edition's encoding has its own sizes (the second edition's more planes and actions).
-            Held::Medina(s) if me::planes_len(s) != self.planes_len || s.num_actions() != self.num_actions => Err(
-                PyValueError::new_err("the Medina position is not of this encoder's edition"),
-            ),
-            Held::Medina(_) => Ok(()),
-        }
-    }
-
-    fn observe(&self, held: &Held<'_>, seat: usize, planes: &mut [f32], vector: &mut [f32]) -> PyResult<()> {
+    fn observe(&self, held: &dyn HeldPosition, seat: usize, planes: &mut [f32], vector: &mut [f32]) -> PyResult<()> {
         self.check(held)?;
-        let players = match held {
-            Held::TerraNova(TerraNovaParts::Small(g, _)) => g.num_players,
-            Held::TerraNova(TerraNovaParts::Large(g, _)) => g.num_players,
-            Held::Medina(s) => s.num_players as usize,
-        };
-        if seat >= players {
+        if seat >= held.num_players() {
             return Err(PyValueError::new_err(format!("seat {seat} is not a seat of this game")));
         }
-        match held {
-            Held::TerraNova(TerraNovaParts::Small(g, s)) => {
-                self.layout_for(g)?.write_planes(g, s, seat, planes);
-                te::write_vector(g, s, seat, vector);
-            }
-            Held::TerraNova(TerraNovaParts::Large(g, s)) => {
-                self.layout_for(g)?.write_planes(g, s, seat, planes);
-                te::write_vector(g, s, seat, vector);
-            }
-            Held::Medina(s) => {
-                let scores = s.scores();
-                me::write_planes(s, seat, &scores, planes);
-                me::write_vector(s, seat, &scores, vector);
-            }
-        }
+        held.observe(seat, planes, vector);
         Ok(())
     }
 
     /// The legal actions of `held` into `legal` (in the engine's order; none once over).
-    fn legal(&self, held: &Held<'_>, legal: &mut Vec<u32>) -> PyResult<()> {
+    fn legal(&self, held: &dyn HeldPosition, legal: &mut Vec<u32>) -> PyResult<()> {
         self.check(held)?;
-        legal.clear();
-        match held {
-            Held::TerraNova(TerraNovaParts::Small(_, s)) if s.is_terminal() => {}
-            Held::TerraNova(TerraNovaParts::Large(_, s)) if s.is_terminal() => {}
-            Held::Medina(s) if s.is_terminal() => {}
-            Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_into(g, s, legal),
-            Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_into(g, s, legal),
-            Held::Medina(s) => me::legal_actions_into(s, legal),
-        }
+        held.legal_into(legal);
         Ok(())
     }
 
-    fn mark(&self, held: &Held<'_>, legal: &mut Vec<u32>, mask: &mut [u8]) -> PyResult<()> {
+    fn mark(&self, held: &dyn HeldPosition, legal: &mut Vec<u32>, mask: &mut [u8]) -> PyResult<()> {
         self.legal(held, legal)?;
         mask.fill(0);
         for &a in legal.iter() {

@@ -2,7 +2,7 @@
 //! yardstick "of the established kind" (issue #40), a fixed-depth search over a
 //! hand-written evaluation such as the robots of the game sites play.
 //!
-//! * **Values.** The game's [`Evaluate::evaluate`] gives each seat's estimated final
+//! * **Values.** The game's [`Game::evaluate`] gives each seat's estimated final
 //!   score; a position's value is the searching (root) seat's estimated lead over the
 //!   best other seat, `e[root] - max(e[j], j != root)`. A finished game adds
 //!   `±WIN` to its final lead, so a sure win ranks above any estimate.
@@ -22,7 +22,7 @@
 //!   the game sites' robots are, without which the 150-500 actions of a mid-game
 //!   Medina position allow depth 3 in a CPU second, not 5. Nodes one action from the horizon
 //!   value every child (the prior would cost as much as the values themselves).
-//! * **Transposition table** for games with a position key ([`Evaluate::key`]): at
+//! * **Transposition table** for games with a position key ([`Game::key`]): at
 //!   nodes two or more actions from the horizon only, where a node's priors cost a play
 //!   and an evaluation per action, so hashing the position is cheap beside them (a Medina
 //!   position is about 1.9 kB, hashed whole). It keeps each node's value with its bound kind
@@ -35,23 +35,9 @@
 //!   short still counts where its first root move (the previous best) was searched: any
 //!   root move it found better is better at the new depth.
 
-use super::mcts::{thread_cpu_seconds, SearchGame};
+use super::mcts::thread_cpu_seconds;
+use crate::game::Game;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A game whose positions can be valued without playing on.
-pub trait Evaluate: SearchGame {
-    /// Writes each seat's estimated final score to `out` (its final score once the game
-    /// is over); `out` has one entry per seat.
-    fn evaluate(&self, state: &Self::State, out: &mut [f64]);
-
-    /// A key equal for equal positions (from any order of actions) and, but for hash
-    /// collisions, different otherwise, for the transposition table (the default: none,
-    /// no table).
-    fn key(&self, state: &Self::State) -> Option<u64> {
-        let _ = state;
-        None
-    }
-}
 
 /// What the table knows of a position searched at some depth.
 #[derive(Clone, Copy, Debug)]
@@ -123,7 +109,7 @@ pub struct AlphaBetaResult {
 /// How often, in nodes, the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 256;
 
-struct Searcher<'a, G: Evaluate> {
+struct Searcher<'a, G: Game> {
     game: &'a G,
     root_seat: usize,
     settings: Settings,
@@ -145,23 +131,25 @@ struct Searcher<'a, G: Evaluate> {
     previous_pv: Vec<u32>,
     /// The best root move of the running iteration, once its search is complete.
     root_best: Option<(u32, f64)>,
-    /// The transposition table, by `Evaluate::key` (empty for games without one).
+    /// The transposition table, by `Game::key` (empty for games without one).
     table: std::collections::HashMap<u64, Entry>,
     /// Nodes answered from the table.
     table_hits: u64,
 }
 
-impl<G: Evaluate> Searcher<'_, G> {
+impl<G: Game> Searcher<'_, G> {
     /// The root seat's lead over the best other seat here.
     fn value(&mut self, state: &G::State) -> f64 {
         let n = self.game.num_players();
-        self.game.evaluate(state, &mut self.scores[..n]);
+        if !self.game.evaluate(state, &mut self.scores[..n]) {
+            self.game.scores(state, &mut self.scores[..n]);
+        }
         let own = self.scores[self.root_seat];
         let rival = (0..n)
             .filter(|&j| j != self.root_seat)
             .fold(f64::NEG_INFINITY, |m, j| m.max(self.scores[j]));
         let lead = if n > 1 { own - rival } else { own };
-        if self.game.to_act(state) < 0 {
+        if self.game.is_over(state) {
             lead + WIN * lead.signum() * (lead != 0.0) as u8 as f64
         } else {
             self.hit_horizon = true;
@@ -264,7 +252,7 @@ impl<G: Evaluate> Searcher<'_, G> {
         let (alpha_in, beta_in) = (alpha, beta);
         let mut actions = std::mem::take(&mut self.actions[ply]);
         actions.clear();
-        self.game.actions(state, &mut actions);
+        self.game.legal_actions(state, &mut actions);
         if actions.is_empty() {
             self.actions[ply] = actions;
             return self.value(state);
@@ -273,7 +261,7 @@ impl<G: Evaluate> Searcher<'_, G> {
         let maximising = seat as usize == self.root_seat;
         let mut best = if maximising { f64::NEG_INFINITY } else { f64::INFINITY };
         for (i, &action) in actions.iter().enumerate() {
-            let child = self.game.play(state, action);
+            let child = self.game.after(state, action);
             let on_pv = following_pv && i == 0 && self.previous_pv.get(ply) == Some(&action);
             let value = self.alphabeta(&child, depth - 1, ply + 1, on_pv, alpha, beta);
             if self.aborted {
@@ -330,7 +318,7 @@ impl<G: Evaluate> Searcher<'_, G> {
 }
 
 /// Searches `root` by iterative deepening until `settings.max_depth` or the budget.
-pub fn search<G: Evaluate>(game: &G, root: &G::State, settings: &Settings, budget: &Budget<'_>) -> AlphaBetaResult {
+pub fn search<G: Game>(game: &G, root: &G::State, settings: &Settings, budget: &Budget<'_>) -> AlphaBetaResult {
     let seat = game.to_act(root);
     let mut result = AlphaBetaResult {
         action: None,
@@ -402,6 +390,7 @@ mod tests {
     /// 0, 1, 2; a turn is `per_turn` actions), and may instead "hit": take 2 from the
     /// next seat's counter (action 3). The game ends after `length` actions; scores are
     /// the counters. The state: counters, actions played.
+    #[derive(Clone, Copy, PartialEq)]
     struct Race {
         seats: usize,
         per_turn: u32,
@@ -414,10 +403,15 @@ mod tests {
 
     type RaceState = ([i32; 4], u32);
 
-    impl SearchGame for Race {
+    impl Game for Race {
         type State = RaceState;
+        const NAME: &'static str = "Race";
+        const ID: &'static str = "race";
         fn num_players(&self) -> usize {
             self.seats
+        }
+        fn num_actions(&self) -> usize {
+            4
         }
         fn to_act(&self, state: &RaceState) -> i32 {
             if state.1 >= self.length {
@@ -426,30 +420,43 @@ mod tests {
                 ((state.1 / self.per_turn) as usize % self.seats) as i32
             }
         }
-        fn actions(&self, _state: &RaceState, out: &mut Vec<u32>) {
-            out.extend(0..if self.hits { 4 } else { 3 });
-        }
-        fn play(&self, state: &RaceState, action: u32) -> RaceState {
-            let seat = self.to_act(state) as usize;
-            let mut next = *state;
-            if action == 3 {
-                next.0[(seat + 1) % self.seats] -= 2;
-            } else {
-                next.0[seat] += action as i32 + 1;
+        fn legal_actions(&self, state: &RaceState, out: &mut Vec<u32>) {
+            if !self.is_over(state) {
+                out.extend(0..if self.hits { 4 } else { 3 });
             }
-            next.1 += 1;
-            next
         }
-        fn rollout(&self, _state: &RaceState, _rng: &mut Rng, _returns: &mut [f64]) {
-            unreachable!("alpha-beta plays no rollouts")
+        fn is_legal(&self, state: &RaceState, action: u32) -> bool {
+            !self.is_over(state) && action < if self.hits { 4 } else { 3 }
         }
-    }
-
-    impl Evaluate for Race {
-        fn evaluate(&self, state: &RaceState, out: &mut [f64]) {
+        fn play(&self, state: &mut RaceState, action: u32) {
+            let seat = self.to_act(state) as usize;
+            if action == 3 {
+                state.0[(seat + 1) % self.seats] -= 2;
+            } else {
+                state.0[seat] += action as i32 + 1;
+            }
+            state.1 += 1;
+        }
+        fn scores(&self, state: &RaceState, out: &mut [f64]) {
             for (o, &c) in out.iter_mut().zip(state.0.iter()) {
                 *o = c as f64;
             }
+        }
+        fn returns(&self, state: &RaceState, out: &mut [f64]) {
+            out.fill(0.0);
+            if self.is_over(state) {
+                let winners = crate::common::outcome::winners(&state.0[..self.seats]);
+                for &w in &winners {
+                    out[w] = 1.0 / winners.len() as f64;
+                }
+            }
+        }
+        fn random_action(&self, _state: &RaceState, _rng: &mut Rng) -> Option<u32> {
+            unreachable!("alpha-beta plays no random actions")
+        }
+        fn evaluate(&self, state: &RaceState, out: &mut [f64]) -> bool {
+            self.scores(state, out);
+            true
         }
         fn key(&self, state: &RaceState) -> Option<u64> {
             let mut key = state.1 as u64;
@@ -457,6 +464,11 @@ mod tests {
                 key = key.wrapping_mul(1_000_003).wrapping_add(c as u64);
             }
             self.keyed.then_some(key)
+        }
+        /// None: the tests of the width give their own (`Misled`); the others search
+        /// every action in the listed order.
+        fn action_priors(&self, _state: &RaceState, _actions: &[u32], _values: &mut Vec<f64>) -> bool {
+            false
         }
     }
 
@@ -532,7 +544,7 @@ mod tests {
         // search values the root's position below what selfish rivals leave it.
         let mut selfish = ([0; 4], 0);
         for action in [2, 2, 2] {
-            selfish = game.play(&selfish, action);
+            game.play(&mut selfish, action);
         }
         let mut scores = [0.0; 3];
         game.evaluate(&selfish, &mut scores);
@@ -575,32 +587,45 @@ mod tests {
     #[test]
     fn the_width_prunes_by_the_prior_and_reports_the_depth() {
         /// The race with a prior that ranks the smallest step first (a bad prior).
+        #[derive(Clone, PartialEq)]
         struct Misled(Race);
-        impl SearchGame for Misled {
+        impl Game for Misled {
             type State = RaceState;
+            const NAME: &'static str = "Misled";
+            const ID: &'static str = "misled";
             fn num_players(&self) -> usize {
                 self.0.num_players()
+            }
+            fn num_actions(&self) -> usize {
+                self.0.num_actions()
             }
             fn to_act(&self, state: &RaceState) -> i32 {
                 self.0.to_act(state)
             }
-            fn actions(&self, state: &RaceState, out: &mut Vec<u32>) {
-                self.0.actions(state, out)
+            fn legal_actions(&self, state: &RaceState, out: &mut Vec<u32>) {
+                self.0.legal_actions(state, out)
             }
-            fn play(&self, state: &RaceState, action: u32) -> RaceState {
+            fn is_legal(&self, state: &RaceState, action: u32) -> bool {
+                self.0.is_legal(state, action)
+            }
+            fn play(&self, state: &mut RaceState, action: u32) {
                 self.0.play(state, action)
             }
-            fn rollout(&self, state: &RaceState, rng: &mut Rng, returns: &mut [f64]) {
-                self.0.rollout(state, rng, returns)
+            fn scores(&self, state: &RaceState, out: &mut [f64]) {
+                self.0.scores(state, out)
+            }
+            fn returns(&self, state: &RaceState, out: &mut [f64]) {
+                self.0.returns(state, out)
+            }
+            fn random_action(&self, state: &RaceState, rng: &mut Rng) -> Option<u32> {
+                self.0.random_action(state, rng)
+            }
+            fn evaluate(&self, state: &RaceState, out: &mut [f64]) -> bool {
+                self.0.evaluate(state, out)
             }
             fn action_priors(&self, _state: &RaceState, actions: &[u32], values: &mut Vec<f64>) -> bool {
                 values.extend(actions.iter().map(|&a| -(a as f64)));
                 true
-            }
-        }
-        impl Evaluate for Misled {
-            fn evaluate(&self, state: &RaceState, out: &mut [f64]) {
-                self.0.evaluate(state, out)
             }
         }
         let game = Misled(Race {

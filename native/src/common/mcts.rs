@@ -18,50 +18,10 @@
 //! searching thread, wall seconds, or a stop flag set from another thread.
 
 use super::rng::Rng;
+use crate::game::{ends_within, leaf_values, Game};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// What the search needs of a game.
-pub trait SearchGame {
-    /// A position (a small `Copy` value).
-    type State: Copy;
-    fn num_players(&self) -> usize;
-    /// The seat to act, or a negative number once the game is over.
-    fn to_act(&self, state: &Self::State) -> i32;
-    /// Every legal action, always in the same order for the same state.
-    fn actions(&self, state: &Self::State, out: &mut Vec<u32>);
-    /// The state after a legal action.
-    fn play(&self, state: &Self::State, action: u32) -> Self::State;
-    /// Plays at random to the end (the state may be over already) and writes each seat's
-    /// reward (its win share) to `returns`.
-    fn rollout(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64]);
-    /// As `rollout`, and writes each seat's final score to `scores`; returns whether it
-    /// did (the default plays `rollout` and returns `false`: no score margins).
-    fn rollout_scores(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        let _ = scores;
-        self.rollout(state, rng, returns);
-        false
-    }
-    /// Writes the one-ply value of each of `actions` (legal in `state`) for the seat to
-    /// act to `values` (higher is better: e.g. its estimated lead after the action), for
-    /// ranking a node's children; returns whether it did (the default: no prior).
-    fn action_priors(&self, state: &Self::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
-        let _ = (state, actions, values);
-        false
-    }
-    /// Whether a random playout from `state` ends within `horizon` actions (the default:
-    /// `false`, the game has no shorter leaf value than `rollout_scores`).
-    fn ends_within(&self, state: &Self::State, rng: &mut Rng, horizon: u32) -> bool {
-        let _ = (state, rng, horizon);
-        false
-    }
-    /// A random rollout to the end, for games whose `rollout_scores` may stop early and
-    /// take an evaluation (the default: `rollout_scores`).
-    fn rollout_to_end(&self, state: &Self::State, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        self.rollout_scores(state, rng, returns, scores)
-    }
-}
 
 /// How the tree is grown and searched.
 #[derive(Clone, Copy, Debug)]
@@ -84,11 +44,15 @@ pub struct Settings {
     /// Also rank the untried actions of every node with at least this many visits
     /// (`0`: no node below the root).
     pub rank_visits: u32,
-    /// If a random playout from the root ends within this many actions, every leaf is
-    /// valued by a random rollout to the end (`rollout_to_end`) instead of the game's
-    /// `rollout_scores`, which may stop early and take an evaluation (`0`: never): the
+    /// With a `rollout_limit`: if a random playout from the root ends within this many
+    /// actions, every leaf is valued by a random rollout to the end instead of stopping
+    /// early and taking the evaluation (`0`: never): the
     /// Python levels' `AdaptiveRollout`.
     pub horizon: u32,
+    /// Leaves valued by the game's evaluation after at most this many random actions
+    /// (`game::leaf_values`), and nodes ranked by its one-ply priors where asked
+    /// (`rank_root`, `rank_visits`); `None`: random rollouts to the end, no ranking.
+    pub rollout_limit: Option<u32>,
 }
 
 impl Default for Settings {
@@ -101,6 +65,7 @@ impl Default for Settings {
             rank_root: false,
             rank_visits: 0,
             horizon: 0,
+            rollout_limit: None,
         }
     }
 }
@@ -259,7 +224,7 @@ fn node_key(node: usize, seed: u64) -> u64 {
 
 /// Runs `simulations` simulations from `root` with UCT constant `uct_c` (OpenSpiel's
 /// `MCTSBot` settings).
-pub fn search<G: SearchGame>(game: &G, root: &G::State, simulations: u32, uct_c: f64, rng: &mut Rng) -> SearchResult {
+pub fn search<G: Game>(game: &G, root: &G::State, simulations: u32, uct_c: f64, rng: &mut Rng) -> SearchResult {
     let settings = Settings {
         uct_c,
         ..Settings::default()
@@ -268,7 +233,7 @@ pub fn search<G: SearchGame>(game: &G, root: &G::State, simulations: u32, uct_c:
 }
 
 /// Searches from `root` until a budget of `budget` is reached.
-pub fn search_with<G: SearchGame>(
+pub fn search_with<G: Game>(
     game: &G,
     root: &G::State,
     settings: &Settings,
@@ -281,10 +246,11 @@ pub fn search_with<G: SearchGame>(
     let mut path: Vec<u32> = Vec::with_capacity(256);
     let mut actions: Vec<u32> = Vec::with_capacity(256);
     let mut ranks = Ranks::default();
-    let mut has_priors = settings.rank_root || settings.rank_visits > 0;
+    let evaluated = settings.rollout_limit.is_some();
+    let mut has_priors = evaluated && (settings.rank_root || settings.rank_visits > 0);
     let mut returns = vec![0.0; n];
     let mut scores = vec![0.0; n];
-    let exact_leaves = settings.horizon > 0 && game.ends_within(root, rng, settings.horizon);
+    let exact_leaves = evaluated && settings.horizon > 0 && ends_within(game, root, rng, settings.horizon);
     let cpu_deadline = budget.cpu_seconds.map(|seconds| thread_cpu_seconds() + seconds);
     let wall_start = Instant::now();
     let mut done: u64 = 0;
@@ -310,7 +276,7 @@ pub fn search_with<G: SearchGame>(
                 let mut rank = ranks.of(node);
                 if rank.is_none() || current.num_actions == UNLISTED {
                     actions.clear();
-                    game.actions(&state, &mut actions);
+                    game.legal_actions(&state, &mut actions);
                     nodes[node].num_actions = actions.len() as u32;
                 }
                 let num_actions = nodes[node].num_actions;
@@ -334,7 +300,7 @@ pub fn search_with<G: SearchGame>(
                     let parent = &mut nodes[node];
                     parent.first_child = child as u32;
                     parent.meta += 1;
-                    state = game.play(&state, action);
+                    game.play(&mut state, action);
                     path.push(child as u32);
                     break;
                 }
@@ -361,19 +327,24 @@ pub fn search_with<G: SearchGame>(
                 }
                 child = c.next_sibling;
             }
-            state = game.play(&state, nodes[best as usize].action);
+            game.play(&mut state, nodes[best as usize].action);
             node = best as usize;
             path.push(best);
         }
-        let scored = if exact_leaves {
-            game.rollout_to_end(&state, rng, &mut returns, &mut scores)
-        } else if settings.margin_weight > 0.0 {
-            game.rollout_scores(&state, rng, &mut returns, &mut scores)
-        } else {
-            game.rollout(&state, rng, &mut returns);
-            false
-        };
-        if scored && settings.margin_weight > 0.0 {
+        match settings.rollout_limit {
+            Some(limit) => {
+                let limit = if exact_leaves { u32::MAX } else { limit };
+                leaf_values(game, &state, limit, rng, &mut returns, &mut scores);
+            }
+            None => {
+                game.playout(&mut state, rng, u32::MAX);
+                game.returns(&state, &mut returns);
+                if settings.margin_weight > 0.0 {
+                    game.scores(&state, &mut scores);
+                }
+            }
+        }
+        if settings.margin_weight > 0.0 {
             blend_margins(&mut returns, &scores, settings.margin_weight);
         }
         for &i in path.iter() {
@@ -432,8 +403,8 @@ impl Ranks {
     }
 
     /// Ranks `node`'s untried `actions` (its legal actions in `state`) by the game's
-    /// priors, best first (ties in the listed order); `None` if the game has none.
-    fn rank<G: SearchGame>(
+    /// one-ply priors, best first (ties in the listed order); `None` if the game has none.
+    fn rank<G: Game>(
         &mut self,
         game: &G,
         state: &G::State,
@@ -511,13 +482,20 @@ mod tests {
     use super::*;
 
     /// Nim with one heap: take 1 or 2; whoever takes the last wins.
+    #[derive(Clone, PartialEq)]
     struct Nim;
 
-    impl SearchGame for Nim {
+    impl Game for Nim {
         type State = (u32, u8);
+        const NAME: &'static str = "Nim";
+        const ID: &'static str = "nim";
 
         fn num_players(&self) -> usize {
             2
+        }
+
+        fn num_actions(&self) -> usize {
+            3
         }
 
         fn to_act(&self, state: &(u32, u8)) -> i32 {
@@ -528,25 +506,36 @@ mod tests {
             }
         }
 
-        fn actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
+        fn legal_actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
             out.extend((1..=2).filter(|&take| take <= state.0));
         }
 
-        fn play(&self, state: &(u32, u8), action: u32) -> (u32, u8) {
-            (state.0 - action, 1 - state.1)
+        fn is_legal(&self, state: &(u32, u8), action: u32) -> bool {
+            (1..=2).contains(&action) && action <= state.0
         }
 
-        fn rollout(&self, state: &(u32, u8), rng: &mut Rng, returns: &mut [f64]) {
-            let mut s = *state;
-            // The player who made the last move (if the heap is empty) won.
-            let mut last = 1 - s.1;
-            while s.0 > 0 {
-                let take = if s.0 >= 2 { 1 + rng.below(2) } else { 1 };
-                last = s.1;
-                s = self.play(&s, take);
+        fn play(&self, state: &mut (u32, u8), action: u32) {
+            *state = (state.0 - action, 1 - state.1);
+        }
+
+        fn scores(&self, state: &(u32, u8), out: &mut [f64]) {
+            self.returns(state, out);
+        }
+
+        fn returns(&self, state: &(u32, u8), out: &mut [f64]) {
+            out.fill(0.0);
+            if state.0 == 0 {
+                // The player who made the last move won.
+                out[1 - state.1 as usize] = 1.0;
             }
-            returns[last as usize] = 1.0;
-            returns[1 - last as usize] = 0.0;
+        }
+
+        fn random_action(&self, state: &(u32, u8), rng: &mut Rng) -> Option<u32> {
+            match state.0 {
+                0 => None,
+                1 => Some(1),
+                _ => Some(1 + rng.below(2)),
+            }
         }
     }
 
@@ -620,72 +609,72 @@ mod tests {
         assert!(returns[1] < 0.01 && (returns[2] - 0.5 * 0.4174).abs() < 1e-3);
     }
 
-    #[test]
-    fn widening_limits_the_children() {
-        let settings = Settings {
-            uct_c: 2.0,
-            widening: 1.0,
-            ..Settings::default()
-        };
-        // 40 actions at the root (take 1..40 of 100 is not Nim, but the tree is what counts).
-        struct Wide;
-        impl SearchGame for Wide {
-            type State = u32;
-            fn num_players(&self) -> usize {
-                1
-            }
-            fn to_act(&self, state: &u32) -> i32 {
-                if *state >= 3 {
-                    -1
-                } else {
-                    0
-                }
-            }
-            fn actions(&self, _state: &u32, out: &mut Vec<u32>) {
-                out.extend(0..40);
-            }
-            fn play(&self, state: &u32, _action: u32) -> u32 {
-                state + 1
-            }
-            fn rollout(&self, _state: &u32, rng: &mut Rng, returns: &mut [f64]) {
-                returns[0] = rng.below(2) as f64;
+    /// One seat picks a number 0..40 `picks` times; the reward is the picks read as the
+    /// digits of a number in base 40, over its largest value. The prior (when given) is
+    /// the pick itself or its reverse; with `evaluated`, the evaluation says 0 for every
+    /// unfinished position.
+    #[derive(Clone, PartialEq)]
+    struct Picks {
+        picks: u32,
+        priors: Option<bool>,
+        evaluated: bool,
+    }
+
+    impl Picks {
+        fn two(priors: Option<bool>) -> Self {
+            Picks {
+                picks: 2,
+                priors,
+                evaluated: false,
             }
         }
-        let result = search_with(&Wide, &0, &settings, &Budget::simulations(100), &mut Rng::new(4));
-        // ceil(sqrt(visits)) children: 10 after 99 visits of the root.
-        assert!(result.children.len() <= 10, "{}", result.children.len());
-        let all = search(&Wide, &0, 100, 2.0, &mut Rng::new(4));
-        assert_eq!(all.children.len(), 40);
     }
 
-    /// One seat picks a number 0..40 twice, `a` then `b`; the reward is `(40 a + b) / 1600`
-    /// (a leaf after one pick counts `b` as 0), and the prior (when given) is the pick
-    /// itself or its reverse.
-    struct Picks {
-        priors: Option<bool>,
-    }
-
-    impl SearchGame for Picks {
+    impl Game for Picks {
         type State = (u32, u32);
+        const NAME: &'static str = "Picks";
+        const ID: &'static str = "picks";
+
         fn num_players(&self) -> usize {
             1
         }
+        fn num_actions(&self) -> usize {
+            40
+        }
         fn to_act(&self, state: &(u32, u32)) -> i32 {
-            if state.1 >= 2 {
+            if state.1 >= self.picks {
                 -1
             } else {
                 0
             }
         }
-        fn actions(&self, _state: &(u32, u32), out: &mut Vec<u32>) {
-            out.extend(0..40);
+        fn legal_actions(&self, state: &(u32, u32), out: &mut Vec<u32>) {
+            if !self.is_over(state) {
+                out.extend(0..40);
+            }
         }
-        fn play(&self, state: &(u32, u32), action: u32) -> (u32, u32) {
-            (state.0 * 40 + action, state.1 + 1)
+        fn is_legal(&self, state: &(u32, u32), action: u32) -> bool {
+            !self.is_over(state) && action < 40
         }
-        fn rollout(&self, state: &(u32, u32), _rng: &mut Rng, returns: &mut [f64]) {
-            let picks = if state.1 == 1 { state.0 * 40 } else { state.0 };
-            returns[0] = picks as f64 / 1600.0;
+        fn play(&self, state: &mut (u32, u32), action: u32) {
+            *state = (state.0 * 40 + action, state.1 + 1);
+        }
+        fn scores(&self, state: &(u32, u32), out: &mut [f64]) {
+            out[0] = state.0 as f64;
+        }
+        fn returns(&self, state: &(u32, u32), out: &mut [f64]) {
+            out[0] = if self.is_over(state) {
+                state.0 as f64 / 40f64.powi(self.picks as i32)
+            } else {
+                0.0
+            };
+        }
+        fn random_action(&self, state: &(u32, u32), rng: &mut Rng) -> Option<u32> {
+            (!self.is_over(state)).then(|| rng.below(40))
+        }
+        fn evaluate(&self, _state: &(u32, u32), out: &mut [f64]) -> bool {
+            out.fill(0.0);
+            self.evaluated
         }
         fn action_priors(&self, _state: &(u32, u32), actions: &[u32], values: &mut Vec<f64>) -> bool {
             match self.priors {
@@ -698,12 +687,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn widening_limits_the_children() {
+        let settings = Settings {
+            uct_c: 2.0,
+            widening: 1.0,
+            ..Settings::default()
+        };
+        let game = Picks::two(None);
+        let result = search_with(&game, &(0, 0), &settings, &Budget::simulations(100), &mut Rng::new(4));
+        // ceil(sqrt(visits)) children: 10 after 99 visits of the root.
+        assert!(result.children.len() <= 10, "{}", result.children.len());
+        let all = search(&game, &(0, 0), 100, 2.0, &mut Rng::new(4));
+        assert_eq!(all.children.len(), 40);
+    }
+
+    /// Ranked by the priors: they are read only where leaves take the evaluation
+    /// (`rollout_limit`; without one, `Picks` plays on to the end).
     fn ranked(rank_root: bool, rank_visits: u32) -> Settings {
         Settings {
             uct_c: 0.2,
             widening: 1.0,
             rank_root,
             rank_visits,
+            rollout_limit: Some(0),
             ..Settings::default()
         }
     }
@@ -719,7 +726,7 @@ mod tests {
         let budget = Budget::simulations(100);
         // ceil(sqrt(visits)) children: the 10 best by the prior, whatever they are worth.
         let best = search_with(
-            &Picks { priors: Some(false) },
+            &Picks::two(Some(false)),
             &(0, 0),
             &ranked(true, 0),
             &budget,
@@ -728,7 +735,7 @@ mod tests {
         assert_eq!(sorted_actions(&best), (30..40).collect::<Vec<_>>());
         assert_eq!(best.action, Some(39));
         let reversed = search_with(
-            &Picks { priors: Some(true) },
+            &Picks::two(Some(true)),
             &(0, 0),
             &ranked(true, 0),
             &budget,
@@ -736,23 +743,30 @@ mod tests {
         );
         assert_eq!(sorted_actions(&reversed), (0..10).collect::<Vec<_>>());
         assert_eq!(reversed.action, Some(9), "the best of the ten it tried");
-        // Without priors (or without ranking) the order is random: not the top ten.
-        let unranked = search_with(
-            &Picks { priors: None },
-            &(0, 0),
-            &ranked(true, 0),
-            &budget,
-            &mut Rng::new(1),
-        );
+        // Without priors (or without ranking, or without a rollout limit) the order is
+        // random: not the top ten.
+        let unranked = search_with(&Picks::two(None), &(0, 0), &ranked(true, 0), &budget, &mut Rng::new(1));
         assert_ne!(sorted_actions(&unranked), (30..40).collect::<Vec<_>>());
         let off = search_with(
-            &Picks { priors: Some(false) },
+            &Picks::two(Some(false)),
             &(0, 0),
             &ranked(false, 0),
             &budget,
             &mut Rng::new(1),
         );
         assert_eq!(sorted_actions(&off), sorted_actions(&unranked));
+        let to_the_end = Settings {
+            rollout_limit: None,
+            ..ranked(true, 0)
+        };
+        let plain = search_with(
+            &Picks::two(Some(false)),
+            &(0, 0),
+            &to_the_end,
+            &budget,
+            &mut Rng::new(1),
+        );
+        assert_ne!(sorted_actions(&plain), (30..40).collect::<Vec<_>>());
     }
 
     #[test]
@@ -760,7 +774,7 @@ mod tests {
         // With deep ranking, a child of the root with 4 visits (already 2 children, in a
         // random order) ranks its untried second picks: the best come next, so its mean
         // reward is higher than where only the root is ranked.
-        let game = Picks { priors: Some(false) };
+        let game = Picks::two(Some(false));
         let budget = Budget::simulations(400);
         let deep = search_with(&game, &(0, 0), &ranked(true, 4), &budget, &mut Rng::new(2));
         let shallow = search_with(&game, &(0, 0), &ranked(true, 0), &budget, &mut Rng::new(2));
@@ -782,7 +796,7 @@ mod tests {
         let mut settings = ranked(true, 0);
         settings.widening_power = 0.25;
         let result = search_with(
-            &Picks { priors: Some(false) },
+            &Picks::two(Some(false)),
             &(0, 0),
             &settings,
             &Budget::simulations(100),
@@ -794,49 +808,25 @@ mod tests {
 
     #[test]
     fn a_short_remainder_is_valued_by_rollouts_to_the_end() {
-        // `rollout` says 0 for everything, `rollout_to_end` the real value: with a horizon
-        // the search sees the real values (the game ends within 2 actions), without it not.
-        struct Cut;
-        impl SearchGame for Cut {
-            type State = (u32, u32);
-            fn num_players(&self) -> usize {
-                1
-            }
-            fn to_act(&self, state: &(u32, u32)) -> i32 {
-                Picks { priors: None }.to_act(state)
-            }
-            fn actions(&self, state: &(u32, u32), out: &mut Vec<u32>) {
-                Picks { priors: None }.actions(state, out)
-            }
-            fn play(&self, state: &(u32, u32), action: u32) -> (u32, u32) {
-                Picks { priors: None }.play(state, action)
-            }
-            fn rollout(&self, _state: &(u32, u32), _rng: &mut Rng, returns: &mut [f64]) {
-                returns[0] = 0.0;
-            }
-            fn ends_within(&self, state: &(u32, u32), _rng: &mut Rng, horizon: u32) -> bool {
-                2 - state.1 <= horizon
-            }
-            fn rollout_to_end(
-                &self,
-                state: &(u32, u32),
-                rng: &mut Rng,
-                returns: &mut [f64],
-                _scores: &mut [f64],
-            ) -> bool {
-                Picks { priors: None }.rollout(state, rng, returns);
-                true
-            }
-        }
+        // Three picks; the evaluation says 0 (a lead of 0: 1/2) for every unfinished
+        // position. With a horizon of 3 every leaf is a rollout to the end and the search
+        // sees the real values; with 2 the game does not end within it, and the 200
+        // simulations reach no finished position: every leaf is worth 1/2.
+        let game = Picks {
+            picks: 3,
+            priors: None,
+            evaluated: true,
+        };
         let mut settings = Settings {
             uct_c: 0.1,
+            rollout_limit: Some(0),
             ..Settings::default()
         };
-        settings.horizon = 2;
-        let exact = search_with(&Cut, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
+        settings.horizon = 3;
+        let exact = search_with(&game, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
         assert_eq!(exact.action, Some(39));
-        settings.horizon = 1;
-        let cut = search_with(&Cut, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
-        assert!(cut.children.iter().all(|c| c.2 == 0.0), "{:?}", cut.children);
+        settings.horizon = 2;
+        let cut = search_with(&game, &(0, 0), &settings, &Budget::simulations(200), &mut Rng::new(3));
+        assert!(cut.children.iter().all(|c| c.2 == 0.5), "{:?}", cut.children);
     }
 }

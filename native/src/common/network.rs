@@ -82,7 +82,7 @@ pub struct Network {
     value_bias: Vec<f32>,
 }
 
-/// What a game says of its inputs (`puct::Observe::input_layout`): a range of inputs that
+/// What a game says of its inputs (`game::Game::input_layout`): a range of inputs that
 /// is the same for every position of one game (a board's fixed planes), and ranges each
 /// filled with one value (planes of a score): the first layer then adds the fixed rows
 /// of `w0` once, and one precomputed sum of rows per filled range.

@@ -1,5 +1,5 @@
 //! PUCT: AlphaZero's tree search with a policy and value network (issue #40), for any
-//! game of this crate that can write its observation ([`Observe`]).
+//! game of this crate ([`Game`]: its observation is the network's input).
 //!
 //! Selection maximises `Q + c_puct * P * sqrt(N_parent) / (1 + N_child)` (`P`: the
 //! policy's prior of the child's action, a softmax over the legal actions only; `Q`: the
@@ -19,31 +19,12 @@
 //! (`(1 - f) * P + f * Dir(alpha)`), for self-play. With a simulation budget and a seed
 //! the search is the same on every run.
 
-use super::mcts::{thread_cpu_seconds, Budget, SearchGame};
-use super::network::{InputLayout, Network, Scratch};
+use super::mcts::{thread_cpu_seconds, Budget};
+use super::network::{Network, Scratch};
 use super::rng::Rng;
+use crate::game::{observe_input, Game};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-
-/// What the network search needs of a game beyond [`SearchGame`]: its observation (the
-/// research encoding's planes and vector, as `encoding.observe` writes them).
-pub trait Observe: SearchGame {
-    /// Floats of the observation of `state` (planes then vector).
-    fn input_size(&self, state: &Self::State) -> usize;
-    /// Action ids run from 0 to this (exclusive) in the game of `state`.
-    fn num_actions(&self, state: &Self::State) -> usize;
-    /// Writes the observation of `state` seen by `seat` to `out` (`input_size` floats:
-    /// the planes in C order, then the vector).
-    fn observe(&self, state: &Self::State, seat: usize, out: &mut [f32]);
-    /// The game's name in a network's meta (`"medina"`, `"terranova"`).
-    fn game_name(&self) -> &'static str;
-    /// Which inputs are the same for every position of the game of `state`, and which
-    /// ranges are filled with one value (the default: nothing known).
-    fn input_layout(&self, state: &Self::State) -> InputLayout {
-        let _ = state;
-        InputLayout::default()
-    }
-}
 
 /// How the search explores.
 #[derive(Clone, Copy, Debug)]
@@ -91,11 +72,11 @@ pub struct SearchResult {
 }
 
 /// Why a game and a network do not go together.
-pub fn check_fits<G: Observe>(game: &G, root: &G::State, network: &Network) -> Result<(), String> {
+pub fn check_fits<G: Game>(game: &G, network: &Network) -> Result<(), String> {
     let meta = &network.meta;
     let mut problems = Vec::new();
-    if meta.game != game.game_name() {
-        problems.push(format!("it is for {:?}, not {:?}", meta.game, game.game_name()));
+    if meta.game != G::ID {
+        problems.push(format!("it is for {:?}, not {:?}", meta.game, G::ID));
     }
     if meta.num_players != game.num_players() {
         problems.push(format!(
@@ -104,18 +85,19 @@ pub fn check_fits<G: Observe>(game: &G, root: &G::State, network: &Network) -> R
             game.num_players()
         ));
     }
-    if meta.input_size != game.input_size(root) {
+    let (planes, vector) = game.observation_lens();
+    if meta.input_size != planes + vector {
         problems.push(format!(
             "it reads {} inputs, the position's observation has {}",
             meta.input_size,
-            game.input_size(root)
+            planes + vector
         ));
     }
-    if meta.num_actions != game.num_actions(root) {
+    if meta.num_actions != game.num_actions() {
         problems.push(format!(
             "it has {} actions, the game {}",
             meta.num_actions,
-            game.num_actions(root)
+            game.num_actions()
         ));
     }
     if problems.is_empty() {
@@ -125,22 +107,26 @@ pub fn check_fits<G: Observe>(game: &G, root: &G::State, network: &Network) -> R
     }
 }
 
+/// The network's priors of a position's legal actions (`(action, prior)`, in the game's
+/// order) and each seat's value (absolute seats).
+pub type PositionEvaluation = (Vec<(u32, f32)>, Vec<f64>);
+
 /// The network's view of `state` alone: the prior of each legal action (in the game's
 /// order) and each seat's value (absolute seat order); the returns once the game is over.
-pub fn evaluate_position<G: Observe>(game: &G, state: &G::State, network: &Network) -> (Vec<(u32, f32)>, Vec<f64>) {
+pub fn evaluate_position<G: Game>(game: &G, state: &G::State, network: &Network) -> PositionEvaluation {
     let n = game.num_players();
     let to_act = game.to_act(state);
     let mut legal = vec![Vec::new()];
     if to_act >= 0 {
-        game.actions(state, &mut legal[0]);
+        game.legal_actions(state, &mut legal[0]);
     }
     if legal[0].is_empty() {
         let mut returns = vec![0.0; n];
-        game.rollout(state, &mut Rng::new(0), &mut returns);
+        game.returns(state, &mut returns);
         return (Vec::new(), returns);
     }
     let mut input = vec![0.0f32; network.input_size()];
-    game.observe(state, to_act as usize, &mut input);
+    observe_input(game, state, to_act as usize, &mut input);
     let mut priors = vec![Vec::new()];
     let mut relative = vec![0.0f32; n];
     network.evaluate(&input, &legal, &mut priors, &mut relative, &mut Scratch::default());
@@ -217,7 +203,7 @@ pub const MAX_TREE_BYTES: usize = 1 << 30;
 /// Searches from `root` with `network` until `budget` is reached (at least one
 /// simulation) or the tree holds [`MAX_TREE_BYTES`]. The network must fit the game
 /// ([`check_fits`]).
-pub fn search<G: Observe>(
+pub fn search<G: Game>(
     game: &G,
     root: &G::State,
     network: &Network,
@@ -268,7 +254,7 @@ pub fn search<G: Observe>(
                     edges[e].child = nodes.len() as u32;
                     nodes.push(Node::new(game.to_act(&state) as usize));
                 }
-                state = game.play(&state, edges[e].action);
+                game.play(&mut state, edges[e].action);
                 node = edges[e].child as usize;
                 path.push(node as u32);
             }
@@ -279,11 +265,11 @@ pub fn search<G: Observe>(
             let k = leaves.len();
             legal[k].clear();
             if to_act >= 0 {
-                game.actions(&state, &mut legal[k]);
+                game.legal_actions(&state, &mut legal[k]);
             }
             if legal[k].is_empty() {
                 // The game is over (or a seat to act has no action: valued as it stands).
-                game.rollout(&state, rng, &mut returns);
+                game.returns(&state, &mut returns);
                 if node == 0 {
                     root_returns = Some(returns.clone());
                 }
@@ -298,7 +284,8 @@ pub fn search<G: Observe>(
             for &i in path.iter() {
                 nodes[i as usize].virtual_visits += 1;
             }
-            game.observe(
+            observe_input(
+                game,
                 &state,
                 to_act as usize,
                 &mut inputs[k * input_size..(k + 1) * input_size],
@@ -388,16 +375,16 @@ pub fn search<G: Observe>(
     }
 }
 
-/// Buffers whose first layer knows the game's inputs ([`Observe::input_layout`]), from
+/// Buffers whose first layer knows the game's inputs ([`Game::input_layout`]), from
 /// the observation of `root` (written to `buffer`); plain buffers where the game says
 /// nothing or the game is over.
-fn first_layer<G: Observe>(game: &G, root: &G::State, network: &Network, buffer: &mut [f32]) -> Scratch {
-    let layout = game.input_layout(root);
+fn first_layer<G: Game>(game: &G, root: &G::State, network: &Network, buffer: &mut [f32]) -> Scratch {
+    let layout = game.input_layout();
     let to_act = game.to_act(root);
     if to_act < 0 || (layout.fixed.is_empty() && layout.uniform.is_empty()) {
         return Scratch::default();
     }
-    game.observe(root, to_act as usize, buffer);
+    observe_input(game, root, to_act as usize, buffer);
     Scratch::for_inputs(network, &layout, buffer).expect("the game's input layout fits its inputs")
 }
 
@@ -505,18 +492,27 @@ fn out_of_budget(budget: &Budget<'_>, done: u64, cpu_deadline: Option<f64>, wall
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::kept::Kept;
     use crate::common::network::{tests::meta_json, Array};
     use std::collections::HashMap;
 
     /// Nim with one heap of at most 15: take 1 or 2 (action ids 1 and 2; id 0 is never
-    /// legal); whoever takes the last wins.
+    /// legal); whoever takes the last wins. Its observation: a plane of 16 cells, the
+    /// heap's size marked.
+    #[derive(Clone, PartialEq)]
     struct Nim;
 
-    impl SearchGame for Nim {
+    impl Game for Nim {
         type State = (u32, u8);
+        const NAME: &'static str = "Nim";
+        const ID: &'static str = "nim";
 
         fn num_players(&self) -> usize {
             2
+        }
+
+        fn num_actions(&self) -> usize {
+            3
         }
 
         fn to_act(&self, state: &(u32, u8)) -> i32 {
@@ -527,35 +523,48 @@ mod tests {
             }
         }
 
-        fn actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
+        fn legal_actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
             out.extend((1..=2).filter(|&take| take <= state.0));
         }
 
-        fn play(&self, state: &(u32, u8), action: u32) -> (u32, u8) {
-            (state.0 - action, 1 - state.1)
+        fn is_legal(&self, state: &(u32, u8), action: u32) -> bool {
+            (1..=2).contains(&action) && action <= state.0
         }
 
-        fn rollout(&self, state: &(u32, u8), _rng: &mut Rng, returns: &mut [f64]) {
-            // Only ever asked at the end: the seat that moved last took the last.
-            assert_eq!(state.0, 0, "the search asked for a rollout before the end");
-            returns[1 - state.1 as usize] = 1.0;
-            returns[state.1 as usize] = 0.0;
+        fn play(&self, state: &mut (u32, u8), action: u32) {
+            *state = (state.0 - action, 1 - state.1);
         }
-    }
 
-    impl Observe for Nim {
-        fn input_size(&self, _state: &(u32, u8)) -> usize {
-            16
+        fn scores(&self, state: &(u32, u8), out: &mut [f64]) {
+            self.returns(state, out);
         }
-        fn num_actions(&self, _state: &(u32, u8)) -> usize {
-            3
-        }
-        fn observe(&self, state: &(u32, u8), _seat: usize, out: &mut [f32]) {
+
+        fn returns(&self, state: &(u32, u8), out: &mut [f64]) {
             out.fill(0.0);
-            out[state.0 as usize] = 1.0;
+            if state.0 == 0 {
+                // The seat that moved last took the last.
+                out[1 - state.1 as usize] = 1.0;
+            }
         }
-        fn game_name(&self) -> &'static str {
-            "nim"
+
+        fn random_action(&self, state: &(u32, u8), rng: &mut Rng) -> Option<u32> {
+            (state.0 > 0).then(|| 1 + rng.below(state.0.min(2)))
+        }
+
+        fn observation_lens(&self) -> (usize, usize) {
+            (16, 0)
+        }
+
+        fn observe(
+            &self,
+            state: &(u32, u8),
+            _seat: usize,
+            planes: &mut [f32],
+            _vector: &mut [f32],
+            _kept: &mut Kept<'_>,
+        ) {
+            planes.fill(0.0);
+            planes[state.0 as usize] = 1.0;
         }
     }
 
@@ -697,12 +706,12 @@ mod tests {
     #[test]
     fn a_network_for_another_game_or_size_is_refused() {
         let net = blind_network([0.0, 0.0, 0.0], [0.0, 0.0]);
-        assert!(check_fits(&Nim, &(5, 0), &net).is_ok());
+        assert!(check_fits(&Nim, &net).is_ok());
         let wide = crate::common::network::tests::random_network("nim", 17, &[4], 3, 2, 1);
-        let error = check_fits(&Nim, &(5, 0), &wide).unwrap_err();
+        let error = check_fits(&Nim, &wide).unwrap_err();
         assert!(error.contains("17 inputs") && error.contains("16"), "{error}");
         let other = crate::common::network::tests::random_network("medina", 16, &[4], 3, 3, 1);
-        let error = check_fits(&Nim, &(5, 0), &other).unwrap_err();
+        let error = check_fits(&Nim, &other).unwrap_err();
         assert!(error.contains("\"medina\"") && error.contains("3 players"), "{error}");
     }
 

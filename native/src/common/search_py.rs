@@ -3,9 +3,10 @@
 //! classes share, and `SearchStop`, the flag that stops a running search from another
 //! thread (`docs/native.md`, "Tree search").
 
-use super::alphabeta::{self, Evaluate};
-use super::mcts::{self, Budget, SearchGame, Settings};
+use super::alphabeta;
+use super::mcts::{self, Budget, Settings};
 use super::rng::Rng;
+use crate::game::Game;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -51,9 +52,6 @@ pub struct Options {
     wall_seconds: Option<f64>,
     seed: u64,
     stop: Option<Arc<AtomicBool>>,
-    /// Rollouts of at most this many actions, then the game's evaluation (`None`: to the
-    /// end); only for games with an evaluation in Rust (Terra Nova).
-    pub rollout_limit: Option<u32>,
 }
 
 impl Options {
@@ -69,7 +67,6 @@ impl Options {
             wall_seconds: None,
             seed: 0,
             stop: None,
-            rollout_limit: None,
         };
         if let Some(kwargs) = kwargs {
             for (key, value) in kwargs.iter() {
@@ -86,7 +83,7 @@ impl Options {
                     "rank_root" => options.settings.rank_root = value.extract()?,
                     "rank_visits" => options.settings.rank_visits = value.extract()?,
                     "horizon" => options.settings.horizon = value.extract()?,
-                    "rollout_limit" => options.rollout_limit = value.extract()?,
+                    "rollout_limit" => options.settings.rollout_limit = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
                             options.stop = Some(value.cast::<SearchStop>()?.get().flag.clone());
@@ -129,11 +126,15 @@ impl Options {
 /// Searches from `root` without holding the GIL; returns a dict: `action` (the most
 /// visited root action, `None` once the game is over), `simulations`, `nodes`,
 /// `node_bytes`, `tree_bytes`, `children` (`[(action, visits, mean reward)]`).
-pub fn run<G>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<Py<PyAny>>
-where
-    G: SearchGame + Sync,
-    G::State: Send + Sync,
-{
+/// `ValueError` for a `rollout_limit` where the game's leaves take no evaluation
+/// (`Game::LEAF_EVALUATION`).
+pub fn run<G: Game>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<Py<PyAny>> {
+    if options.settings.rollout_limit.is_some() && !G::LEAF_EVALUATION {
+        return Err(PyValueError::new_err(format!(
+            "{}'s search has no evaluation in Rust: rollouts go to the end",
+            G::NAME
+        )));
+    }
     let result = py.detach(|| {
         let budget = Budget {
             simulations: options.simulations,
@@ -204,11 +205,12 @@ impl AlphaBetaOptions {
 /// (`None` once the game is over), `value` (the root seat's lead at the end of the
 /// principal variation), `depth` (the deepest iteration completed), `nodes`,
 /// `table_hits` (nodes answered by the transposition table), `pv`.
-pub fn run_alphabeta<G>(py: Python<'_>, game: &G, root: &G::State, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>
-where
-    G: Evaluate + Sync,
-    G::State: Send + Sync,
-{
+pub fn run_alphabeta<G: Game>(
+    py: Python<'_>,
+    game: &G,
+    root: &G::State,
+    options: &AlphaBetaOptions,
+) -> PyResult<Py<PyAny>> {
     let result = py.detach(|| {
         let budget = alphabeta::Budget {
             cpu_seconds: options.cpu_seconds,

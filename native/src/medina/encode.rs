@@ -223,7 +223,7 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
 /// planes) and which planes are one value throughout (placements, scores), as ranges of
 /// floats: the network's first layer sums those rows of its weights once
 /// (`common::network::InputLayout`).
-pub fn input_layout(_s: &State) -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
+pub fn input_layout() -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
     let planes = std::iter::once(PLACEMENTS_PLANE).chain(SCORE0..SCORE0 + 4);
     (
         0..FIXED_PLANES * NUM_SQUARES,

@@ -1,6 +1,6 @@
-//! Medina's evaluation (`games/medina/heuristics.py`, the same terms and constants) and
-//! Medina for the searches that use it: the alpha-beta yardstick (`common::alphabeta`)
-//! and one-ply action priors.
+//! Medina's evaluation (`games/medina/heuristics.py`, the same terms and constants): the
+//! searches' `Game::evaluate` (`medina::game`), for the alpha-beta yardstick
+//! (`common::alphabeta`) and its one-ply action priors.
 //!
 //! The evaluation is each seat's estimated final score: the score if the game ended now,
 //! plus a share of each unfinished palace for the seats that could still dome it (more
@@ -11,12 +11,7 @@
 
 use super::board::{ortho_dilate, ortho_dilate_any};
 use super::moves::{DOME, NUM_SLOTS, PURPLE, STABLE};
-use super::search::Search;
 use super::state::{palace_stables, State};
-use crate::common::alphabeta::Evaluate;
-use crate::common::mcts::SearchGame;
-use crate::common::rng::Rng;
-use std::hash::{Hash, Hasher};
 
 const CLAIM_SHARE: f64 = 0.7;
 const DOME_OPTION: f64 = 1.5;
@@ -104,95 +99,21 @@ pub fn evaluate(s: &State) -> [f64; 4] {
     estimate
 }
 
-/// Medina for the searches that value positions: `Search`'s rules and rollouts, with
-/// the evaluation and one-ply priors.
-pub struct Evaluated {
-    pub num_players: usize,
-}
-
-impl Evaluated {
-    fn rules(&self) -> Search {
-        Search {
-            num_players: self.num_players,
-        }
-    }
-}
-
-impl SearchGame for Evaluated {
-    type State = State;
-
-    fn num_players(&self) -> usize {
-        self.num_players
-    }
-
-    fn to_act(&self, state: &State) -> i32 {
-        self.rules().to_act(state)
-    }
-
-    fn actions(&self, state: &State, out: &mut Vec<u32>) {
-        self.rules().actions(state, out);
-    }
-
-    fn play(&self, state: &State, action: u32) -> State {
-        self.rules().play(state, action)
-    }
-
-    fn rollout(&self, state: &State, rng: &mut Rng, returns: &mut [f64]) {
-        self.rules().rollout(state, rng, returns);
-    }
-
-    fn rollout_scores(&self, state: &State, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        self.rules().rollout_scores(state, rng, returns, scores)
-    }
-
-    /// Each action's estimated lead for the seat to act (its estimated final score minus
-    /// the best rival's) after the action; a finished game adds 1000 times the seat's win
-    /// share, so a winning action ranks first (as Terra Nova's).
-    fn action_priors(&self, state: &State, actions: &[u32], values: &mut Vec<f64>) -> bool {
-        let seat = state.current_player;
-        if seat < 0 {
-            return false;
-        }
-        let seat = seat as usize;
-        let n = self.num_players;
-        values.clear();
-        for &action in actions {
-            let mut child = *state;
-            child.apply_legal(action as usize);
-            let estimate = evaluate(&child);
-            let rival = (0..n)
-                .filter(|&j| j != seat)
-                .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
-            let mut value = estimate[seat] - if n > 1 { rival } else { 0.0 };
-            if child.is_terminal() {
-                value += 1000.0 * child.returns()[seat];
-            }
-            values.push(value);
-        }
-        true
-    }
-}
-
-impl Evaluate for Evaluated {
-    fn evaluate(&self, state: &State, out: &mut [f64]) {
-        let estimate = evaluate(state);
-        out.copy_from_slice(&estimate[..out.len()]);
-    }
-
-    /// The hash of the whole position (its palace ids follow the order the palaces were
-    /// started in, so some transpositions go unseen: they are searched again).
-    fn key(&self, state: &State) -> Option<u64> {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut hasher);
-        Some(hasher.finish())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::common::alphabeta::{search, Budget, Settings};
+    use crate::common::rng::Rng;
+    use crate::game::Game as _;
+    use crate::medina::game::Medina;
     use crate::medina::ruleset::Rules;
+
+    fn medina(num_players: usize) -> Medina {
+        Medina {
+            num_players,
+            rules: Rules::preset("default").expect("a preset"),
+        }
+    }
 
     /// A 3-player game after `actions` kind-first random actions of seed `seed`.
     fn position(players: usize, actions: u32, seed: u64) -> State {
@@ -223,7 +144,8 @@ mod tests {
         }
         assert!(differs > 20, "{differs}");
         let mut end = position(3, 0, 1);
-        end.playout(&mut |_| 0);
+        medina(3).playout(&mut end, &mut Rng::new(1), u32::MAX);
+        assert!(end.is_terminal());
         assert_eq!(evaluate(&end), end.scores().map(|x| x as f64));
     }
 
@@ -231,14 +153,14 @@ mod tests {
     /// the best one-ply lead (the prior's best).
     #[test]
     fn depth_one_plays_the_best_one_ply_lead() {
-        let game = Evaluated { num_players: 3 };
+        let game = medina(3);
         for seed in 0..6 {
             let s = position(3, 30 + seed as u32, seed);
             if s.is_terminal() {
                 continue;
             }
             let mut actions = Vec::new();
-            game.actions(&s, &mut actions);
+            game.legal_actions(&s, &mut actions);
             let mut priors = Vec::new();
             assert!(game.action_priors(&s, &actions, &mut priors));
             let best = priors.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -255,7 +177,7 @@ mod tests {
 
     #[test]
     fn a_deeper_search_returns_a_legal_action_and_its_depth() {
-        let game = Evaluated { num_players: 3 };
+        let game = medina(3);
         let s = position(3, 24, 3);
         let settings = Settings { max_depth: 3, width: 6 };
         let result = search(&game, &s, &settings, &Budget::default());
@@ -273,7 +195,7 @@ mod tests {
     /// winner, the alpha-beta at depth 1 plays such an action.
     #[test]
     fn the_alphabeta_takes_a_winning_end() {
-        let game = Evaluated { num_players: 3 };
+        let game = medina(3);
         let one_ply = Settings { max_depth: 1, width: 0 };
         let mut wins = 0;
         for seed in 0..12u64 {
@@ -282,9 +204,9 @@ mod tests {
             while !s.is_terminal() {
                 let seat = s.current_player as usize;
                 let mut actions = Vec::new();
-                game.actions(&s, &mut actions);
+                game.legal_actions(&s, &mut actions);
                 let wins_here = |a: u32| {
-                    let child = game.play(&s, a);
+                    let child = game.after(&s, a);
                     let (winners, k) = child.winners();
                     child.is_terminal() && k == 1 && winners[0] == seat as u8
                 };
@@ -302,7 +224,7 @@ mod tests {
 
     /// Paranoid minimax by brute force: the root seat's lead, maximised by it, minimised by
     /// every other seat.
-    fn minimax(game: &Evaluated, s: &State, depth: u32, root: usize) -> f64 {
+    fn minimax(game: &Medina, s: &State, depth: u32, root: usize) -> f64 {
         let seat = game.to_act(s);
         if seat < 0 || depth == 0 {
             let mut e = [0.0; 4];
@@ -318,10 +240,10 @@ mod tests {
             };
         }
         let mut actions = Vec::new();
-        game.actions(s, &mut actions);
+        game.legal_actions(s, &mut actions);
         let values = actions
             .iter()
-            .map(|&a| minimax(game, &game.play(s, a), depth - 1, root));
+            .map(|&a| minimax(game, &game.after(s, a), depth - 1, root));
         if seat as usize == root {
             values.fold(f64::NEG_INFINITY, f64::max)
         } else {
@@ -335,7 +257,7 @@ mod tests {
     fn the_alphabeta_value_is_paranoid_minimaxs_across_a_turn_end() {
         let mut checked = 0;
         for (players, seed) in [(3, 1), (3, 2), (4, 3)] {
-            let game = Evaluated { num_players: players };
+            let game = medina(players);
             let mut s = position(players, 70, seed);
             let mut rng = Rng::new(seed);
             for _ in 0..2 {
@@ -353,7 +275,7 @@ mod tests {
                     minimax(&game, &s, 2, root),
                     "{players} players, seed {seed}"
                 );
-                let next = game.play(&s, found.action.expect("an action"));
+                let next = game.after(&s, found.action.expect("an action"));
                 assert!(next.is_terminal() || next.current_player as usize != root);
                 checked += 1;
                 let action = s.random_action(&mut |k| rng.below(k)).expect("not over");

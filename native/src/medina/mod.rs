@@ -6,9 +6,10 @@
 //! applying actions, the turn order and the game end), [`scoring`] (scores and winners),
 //! [`second_edition`] (the well, neutral domes, tea tiles, the claims' order and the
 //! tie-break), [`eval`] (`heuristics.py`), [`encode`] (both editions' research
-//! observations, `encoding.py`), [`load`] (a position from its fields), [`search`]
-//! (kind-first random play and the tree search's hooks) and, with the `python` feature,
-//! `py` (the `tabletop._native.MedinaState` class of the contract in `docs/native.md`).
+//! observations, `encoding.py`), [`load`] (a position from its fields), [`setup`] (the
+//! setup the Python adapter sends), [`search`] (kind-first random play), [`game`]
+//! (Medina as a `crate::game::Game`) and, with the `python` feature, `py` (the
+//! `tabletop._native.MedinaState` class of the contract in `docs/native.md`).
 //!
 //! # How the position is held
 //!
@@ -46,6 +47,7 @@
 pub mod board;
 pub mod encode;
 pub mod eval;
+pub mod game;
 pub mod load;
 pub mod moves;
 pub mod placement;
@@ -54,6 +56,7 @@ pub mod ruleset;
 pub mod scoring;
 pub mod search;
 pub mod second_edition;
+pub mod setup;
 pub mod state;
 
 #[cfg(feature = "python")]

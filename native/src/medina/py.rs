@@ -5,19 +5,16 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
-use serde_json::Value;
 
-use super::board::{square, Bits, FILES, HEIGHT, NUM_SQUARES};
+use super::board::{Bits, NUM_SQUARES};
+use super::game::Medina;
 use super::moves::{Legal, LegalWords, KINDS, NUM_ACTIONS_2E};
-use super::ruleset::{parse_neutral_domes, parse_tower_values, Rules};
-use super::search::Search;
+use super::setup;
 use super::state::{palace_stables, palace_touch, run_masks, State};
 use crate::common::movetable::MoveTable;
 use crate::common::pyfields::Fields;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
-use crate::common::rng::Rng;
-use crate::common::search_py::{self, AlphaBetaOptions, Options};
-use crate::protocol::{Position, Protocol};
+use crate::protocol::{Held, HeldPosition, Position, Protocol};
 
 /// An immutable Medina position backed by the Rust engine.  A free list keeps dropped
 /// objects for reuse: a Python loop makes one per move, and allocating an object of this
@@ -38,132 +35,8 @@ impl Clone for MedinaState {
     }
 }
 
-impl MedinaState {
-    /// The position (for `crate::vector`: the native encoder and vector env).
-    pub(crate) fn position(&self) -> &State {
-        &self.state
-    }
-}
-
 fn bad(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
-}
-
-fn field<'a>(obj: &'a Value, key: &str) -> PyResult<&'a Value> {
-    obj.get(key)
-        .ok_or_else(|| bad(format!("medina setup: missing {key:?}")))
-}
-
-fn flag(rules: &Value, key: &str) -> PyResult<bool> {
-    field(rules, key)?
-        .as_bool()
-        .ok_or_else(|| bad(format!("medina setup: rules.{key} must be a boolean")))
-}
-
-fn text<'a>(obj: &'a Value, key: &str) -> PyResult<&'a str> {
-    field(obj, key)?
-        .as_str()
-        .ok_or_else(|| bad(format!("medina setup: {key} must be a string")))
-}
-
-fn int(obj: &Value, key: &str) -> PyResult<i64> {
-    field(obj, key)?
-        .as_i64()
-        .ok_or_else(|| bad(format!("medina setup: {key} must be an integer")))
-}
-
-/// The index of a square name such as `E5`.
-fn parse_square(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let col = FILES.iter().position(|&c| Some(&c) == bytes.first())?;
-    let rank: usize = text.get(1..)?.parse().ok()?;
-    (1..=HEIGHT).contains(&rank).then(|| square(col, rank - 1))
-}
-
-/// The state described by the setup JSON (`{"config": ..., "initial": <Python initial state's to_json()>}`).
-fn state_from_setup(setup_json: &str) -> PyResult<State> {
-    let setup: Value = serde_json::from_str(setup_json).map_err(|e| bad(format!("medina setup: bad JSON: {e}")))?;
-    let initial = field(&setup, "initial")?;
-    let rules = field(initial, "rules")?;
-    let edition = int(rules, "edition")?;
-    if !(1..=2).contains(&edition) {
-        return Err(bad(format!("medina: no edition {edition} (1 or 2)")));
-    }
-    let start_random = match text(rules, "start_merchant")? {
-        "player" => false,
-        "random" => true,
-        other => return Err(bad(format!("medina setup: unknown start_merchant {other:?}"))),
-    };
-    let tie_break_largest_palace = match text(rules, "tie_break")? {
-        "none" => false,
-        "largest_palace" => true,
-        other => return Err(bad(format!("medina setup: unknown tie_break {other:?}"))),
-    };
-    let well_bonus_plaza_ring = match text(rules, "well_bonus_squares")? {
-        "cross" => false,
-        "plaza_ring" => true,
-        other => return Err(bad(format!("medina setup: unknown well_bonus_squares {other:?}"))),
-    };
-    let parsed = Rules {
-        edition: edition as u8,
-        abandoned_palace_claimable: flag(rules, "abandoned_palace_claimable")?,
-        new_chain_may_touch_one: flag(rules, "new_chain_may_touch_one")?,
-        tower_reconnect_per_run: flag(rules, "tower_reconnect_per_run")?,
-        tower_values: parse_tower_values(text(rules, "tower_values")?).map_err(bad)?,
-        last_player_by_supply: flag(rules, "last_player_by_supply")?,
-        dome_obligation_lookahead: flag(rules, "dome_obligation_lookahead")?,
-        start_merchant_anywhere: flag(rules, "start_merchant_anywhere")?,
-        stable_adjacency_scores: flag(rules, "stable_adjacency_scores")?,
-        last_player_dome_obligation: flag(rules, "last_player_dome_obligation")?,
-        obligation_recheck: flag(rules, "obligation_recheck")?,
-        tie_break_largest_palace,
-        neutral_domes: parse_neutral_domes(text(rules, "neutral_domes")?).map_err(bad)?,
-        well_bonus_plaza_ring,
-        neutral_claims_tiles: flag(rules, "neutral_claims_tiles")?,
-        neutral_dome_any_unowned: flag(rules, "neutral_dome_any_unowned")?,
-        tea_spend_when_stuck: flag(rules, "tea_spend_when_stuck")?,
-        tea_usable_turn_received: flag(rules, "tea_usable_turn_received")?,
-        tower_events_claim_only: flag(rules, "tower_events_claim_only")?,
-        neutral_dome_satisfies_obligation: flag(rules, "neutral_dome_satisfies_obligation")?,
-    };
-    let n = int(initial, "num_players")?;
-    let fewest = if parsed.second() { 2 } else { 3 };
-    if !(fewest..=4).contains(&n) {
-        return Err(bad(format!("medina needs {fewest} to 4 players, got {n}")));
-    }
-    let start_player = int(initial, "current_player")?;
-    if !(0..n).contains(&start_player) {
-        return Err(bad(format!(
-            "medina setup: current_player {start_player} is not a seat"
-        )));
-    }
-    let mut state = State::new(n as usize, start_player as usize, parsed);
-    if parsed.second() {
-        // The well as the Python engine drew it (its rules name the square), or none.
-        match text(rules, "well")? {
-            "none" => {}
-            name => {
-                let sq = parse_square(name)
-                    .filter(|&sq| state.geo().inner.has(sq))
-                    .ok_or_else(|| bad(format!("medina setup: bad well square {name:?}")))?;
-                state.place_well(sq);
-            }
-        }
-    }
-    // A drawn (or, in the second edition, a given) starting merchant: from the Python view.
-    let placed_at_setup = start_random || (parsed.second() && !text(rules, "start_square")?.is_empty());
-    match field(initial, "start_merchant")? {
-        Value::Null if !placed_at_setup => {}
-        Value::String(name) if placed_at_setup => {
-            let sq = parse_square(name)
-                .filter(|&sq| state.start_squares().andnot(state.occupied).has(sq))
-                .ok_or_else(|| bad(format!("medina setup: bad start square {name:?}")))?;
-            state.place_start(sq);
-            state.ply = 0;
-        }
-        other => return Err(bad(format!("medina setup: unexpected start_merchant {other}"))),
-    }
-    Ok(state)
 }
 
 /// A set of squares as a Python int (bit `sq`), like the Python engine's bitsets.
@@ -240,14 +113,8 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
     #[new]
     fn py_new(setup_json: &str) -> PyResult<Self> {
         Ok(MedinaState {
-            state: state_from_setup(setup_json)?,
+            state: setup::from_json(setup_json).map_err(bad)?,
         })
-    }
-
-    /// Each seat's estimated final score (`medina::eval`: `heuristics.evaluate`'s
-    /// first-edition terms).
-    fn evaluate(&self) -> Vec<f64> {
-        super::eval::evaluate(&self.state)[..self.state.num_players as usize].to_vec()
     }
 
     /// The initial state of another seed of this state's config (this state being an
@@ -263,13 +130,13 @@ game_classes!(MedinaState, MedinaMutableState, "MedinaMutableState", {
         );
         let (well, start) = draw;
         if well != "none" {
-            let sq = parse_square(&well)
+            let sq = setup::parse_square(&well)
                 .filter(|&sq| state.rules.second() && state.geo().inner.has(sq))
                 .ok_or_else(|| bad(format!("medina draw: bad well square {well:?}")))?;
             state.place_well(sq);
         }
         if !start.is_empty() {
-            let sq = parse_square(&start)
+            let sq = setup::parse_square(&start)
                 .filter(|&sq| state.start_squares().andnot(state.occupied).has(sq))
                 .ok_or_else(|| bad(format!("medina draw: bad start square {start:?}")))?;
             state.place_start(sq);
@@ -294,21 +161,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MedinaMutableState>()
 }
 
-impl Protocol for MedinaState {
-    fn num_players(&self) -> usize {
-        self.state.num_players as usize
-    }
-    fn current_player(&self) -> i64 {
-        self.state.current_player as i64
+impl Position for MedinaState {
+    fn with_held<R>(&self, f: impl FnOnce(&dyn HeldPosition) -> R) -> R {
+        f(&Held {
+            game: &Medina::of(&self.state),
+            state: &self.state,
+        })
     }
     fn ply(&self) -> u32 {
         self.state.ply as u32
     }
     fn turn(&self) -> u32 {
         self.state.turn as u32
-    }
-    fn is_terminal(&self) -> bool {
-        self.state.is_terminal()
     }
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &KINDS));
@@ -318,34 +182,9 @@ impl Protocol for MedinaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(Box::new(self.legal_words(kind)), table)
     }
-    fn action_is_legal(&self, action: i64) -> bool {
-        action_of(&self.state, action).is_some_and(|a| self.state.is_legal(a))
-    }
-    fn num_actions(&self) -> usize {
-        self.state.num_actions()
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        self.state.legal().for_each(|a| mask[a] = 1);
-    }
-    fn score_list(&self) -> Vec<i64> {
-        self.state.scores()[..self.state.num_players as usize].to_vec()
-    }
-    fn return_list(&self) -> Vec<f64> {
-        self.state.returns()[..self.state.num_players as usize].to_vec()
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        if !self.state.is_terminal() {
-            return Vec::new();
-        }
-        let (w, k) = self.state.winners();
-        w[..k].iter().map(|&p| p as usize).collect()
-    }
     fn termination_name(&self) -> Option<&'static str> {
         self.state.is_terminal().then_some("no_legal_placements")
     }
-}
-
-impl Position for MedinaState {
     fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         action_seq(py, self.legal_words(kind), table)
     }
@@ -454,35 +293,8 @@ impl Position for MedinaState {
         let state = super::load::read_state(self.state.rules, self.state.num_players as usize, &fields)?;
         Ok(MedinaState { state })
     }
-    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
-        let mut rng = Rng::new(seed);
-        let mut below = |k: u32| rng.below(k);
-        let mut actions = 0;
-        for _ in 0..n {
-            let mut s = self.state;
-            actions += s.playout(&mut below);
-        }
-        (n, actions)
-    }
-    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        if options.rollout_limit.is_some() {
-            return Err(PyValueError::new_err(
-                "Medina's search has no evaluation in Rust: rollouts go to the end",
-            ));
-        }
-        let game = Search {
-            num_players: self.state.num_players as usize,
-        };
-        search_py::run(py, &game, &self.state, options)
-    }
-    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        let game = super::eval::Evaluated {
-            num_players: self.state.num_players as usize,
-        };
-        search_py::run_alphabeta(py, &game, &self.state, options)
-    }
     fn describe(&self) -> String {
-        let scores: Vec<String> = self.score_list().iter().map(|s| s.to_string()).collect();
+        let scores: Vec<String> = Protocol::score_list(self).iter().map(|s| s.to_string()).collect();
         format!(
             "<native medina.State turn={} ply={} player={} scores={}>",
             self.state.turn,

@@ -1,7 +1,7 @@
-//! Medina's random play and search glue: kind-first random actions (a kind uniform among
-//! those with a legal move, then a move uniform within it), playouts to the end, and
-//! [`Search`], Medina for the generic tree search (`common::mcts`).  The evaluation the
-//! searches use is `eval.rs`.
+//! Medina's random play: kind-first random actions (a kind uniform among those with a
+//! legal move, then a move uniform within it); `crate::game::Game::playout` plays them to
+//! the end. The searches see Medina through `medina::game`; the evaluation they use is
+//! `eval.rs`.
 
 use super::board::NUM_SQUARES;
 use super::moves::{Sources, DOME_BLOCK, MERCHANT_BLOCK, NEUTRAL_BLOCK, STABLE_BLOCK, TEA_ACTION, WALL_BLOCK};
@@ -75,66 +75,5 @@ impl State {
                 Some(legal.nth_of_kind(kind, below(count)))
             }
         }
-    }
-
-    /// Plays kind-first random moves to the end; returns the number of actions.
-    pub fn playout(&mut self, below: &mut impl FnMut(u32) -> u32) -> u64 {
-        let mut actions = 0;
-        while let Some(action) = self.random_action(below) {
-            self.apply_legal(action);
-            actions += 1;
-        }
-        actions
-    }
-}
-
-/// Medina for the generic tree search (`common::mcts`): actions are the encoding's ids,
-/// rollouts kind-first random play to the end.
-pub struct Search {
-    pub num_players: usize,
-}
-
-impl crate::common::mcts::SearchGame for Search {
-    type State = State;
-
-    fn num_players(&self) -> usize {
-        self.num_players
-    }
-
-    fn to_act(&self, state: &State) -> i32 {
-        state.current_player as i32
-    }
-
-    fn actions(&self, state: &State, out: &mut Vec<u32>) {
-        state.legal().for_each(|a| out.push(a as u32));
-    }
-
-    fn play(&self, state: &State, action: u32) -> State {
-        let mut next = *state;
-        next.apply_legal(action as usize);
-        next
-    }
-
-    fn rollout(&self, state: &State, rng: &mut crate::common::rng::Rng, returns: &mut [f64]) {
-        let mut end = *state;
-        end.playout(&mut |k| rng.below(k));
-        let shares = end.returns();
-        returns.copy_from_slice(&shares[..returns.len()]);
-    }
-
-    fn rollout_scores(
-        &self,
-        state: &State,
-        rng: &mut crate::common::rng::Rng,
-        returns: &mut [f64],
-        scores: &mut [f64],
-    ) -> bool {
-        let mut end = *state;
-        end.playout(&mut |k| rng.below(k));
-        let shares = end.returns();
-        returns.copy_from_slice(&shares[..returns.len()]);
-        let points = end.scores();
-        scores.iter_mut().zip(points.iter()).for_each(|(s, &p)| *s = p as f64);
-        true
     }
 }

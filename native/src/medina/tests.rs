@@ -4,7 +4,6 @@
 use super::board::*;
 use super::moves::*;
 use super::ruleset::*;
-use super::search::*;
 use super::state::*;
 use crate::common::rng::Rng;
 
@@ -224,7 +223,7 @@ fn presets_set_the_flags_of_the_python_presets() {
 #[test]
 fn the_tree_search_returns_a_legal_action() {
     let s = started(4);
-    let game = Search { num_players: 4 };
+    let game = super::game::Medina::of(&s);
     let result = crate::common::mcts::search(&game, &s, 300, 2.0, &mut Rng::new(3));
     assert!(s.is_legal(result.action.unwrap() as usize));
     assert!(result.nodes > 1);

@@ -107,6 +107,9 @@ pub struct Board<const W: usize> {
     /// `L`: the longest ray (at least 1), the encoding's slide stride.
     pub line: usize,
     pub ring_arcs: Vec<Vec<u8>>,
+    /// Where each cell lies in the encoding's planes, and its fixed planes
+    /// (`encoding.py`'s `_pos` and `_template`), made once with the board.
+    pub layout: super::encode::Layout,
 }
 
 /// Something wrong with the setup sent from Python.
@@ -214,7 +217,7 @@ impl<const W: usize> Board<W> {
                 line = line.max(len);
             }
         }
-        Ok(Board {
+        let mut board = Board {
             num_cells: n,
             coords,
             land,
@@ -236,7 +239,10 @@ impl<const W: usize> Board<W> {
             lines_fit: line <= 56 && line_bits / 64 + 2 <= super::state::LINE_WORDS_PER_W * W,
             line: line.max(1),
             ring_arcs: (0..64u8).map(ring_arcs).collect(),
-        })
+            layout: super::encode::Layout::default(),
+        };
+        board.layout = super::encode::Layout::new(&board);
+        Ok(board)
     }
 
     /// Every cell next to one of `cells`.

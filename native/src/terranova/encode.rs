@@ -19,8 +19,8 @@ pub const VECTOR_LEN: usize = 23;
 const PLANES_AFTER_LANDS: usize = 4 + 5 + 2 + MAX_SEATS;
 
 /// Where each cell lies in a plane, and the planes that never change (the map's cells and
-/// landscapes), for one board.
-#[derive(Clone, Debug)]
+/// landscapes), for one board (`Board::layout`).
+#[derive(Clone, Debug, Default)]
 pub struct Layout {
     pub height: usize,
     pub width: usize,

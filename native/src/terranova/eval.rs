@@ -1,5 +1,5 @@
-//! Terra Nova's evaluation (`games/terranova/heuristics.py`, same constants and steps) and
-//! a search game whose rollouts stop after a few actions and take the evaluation.
+//! Terra Nova's evaluation (`games/terranova/heuristics.py`, same constants and steps), the
+//! searches' `Game::evaluate` (`terranova::game`).
 //!
 //! The evaluation is each seat's estimated final score: points already scored plus the
 //! Voronoi territory of its pioneers in every live zone (capped per pioneer, weighed up
@@ -10,10 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::state::{Game, State, MAX_SEATS};
-use crate::common::alphabeta::Evaluate;
 use crate::common::bits::Bits;
-use crate::common::mcts::SearchGame;
-use crate::common::rng::Rng;
 
 const CELL_VALUE: f64 = 0.5;
 const CELLS_PER_PIONEER: f64 = 6.0;
@@ -135,142 +132,13 @@ fn going_on<const W: usize>(g: &Game<W>, s: &State<W>) -> f64 {
     chances[0] * chances[1]
 }
 
-/// Terra Nova for the tree search with short rollouts: at most `limit` kind-first random
-/// actions, then, if the game is not over, the evaluation (each seat's value the
-/// logistic of its estimated lead over the best rival, as the Python levels' `ScoreValue`
-/// with scale 1.5 and relative 0.1).
-pub struct Evaluated<'a, const W: usize> {
-    pub game: &'a Game<W>,
-    pub limit: u32,
-}
-
-impl<const W: usize> SearchGame for Evaluated<'_, W> {
-    type State = State<W>;
-
-    fn num_players(&self) -> usize {
-        self.game.num_players
-    }
-
-    fn to_act(&self, state: &State<W>) -> i32 {
-        self.game.to_act(state)
-    }
-
-    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
-        self.game.actions(state, out);
-    }
-
-    fn play(&self, state: &State<W>, action: u32) -> State<W> {
-        self.game.play(state, action)
-    }
-
-    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
-        let mut scores = [0.0; MAX_SEATS];
-        self.rollout_scores(state, rng, returns, &mut scores);
-    }
-
-    fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        self.playout_values(state, self.limit, rng, returns, scores);
-        true
-    }
-
-    /// Each action's estimated lead for the seat to act (its estimated final score minus
-    /// the best rival's) after the action; a finished game adds 1000 times the seat's win
-    /// share, so a winning action ranks first (the Python `heuristic_margin`).
-    fn action_priors(&self, state: &State<W>, actions: &[u32], values: &mut Vec<f64>) -> bool {
-        let g = self.game;
-        let n = g.num_players;
-        let seat = g.to_act(state);
-        if seat < 0 {
-            return false;
-        }
-        let seat = seat as usize;
-        values.clear();
-        for &action in actions {
-            let child = g.play(state, action);
-            let estimate = evaluate(g, &child);
-            let rival = (0..n)
-                .filter(|&j| j != seat)
-                .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
-            let mut value = estimate[seat] - if n > 1 { rival } else { 0.0 };
-            if child.is_terminal() {
-                let winners = child.winners(g);
-                if winners.contains(&seat) {
-                    value += 1000.0 / winners.len() as f64;
-                }
-            }
-            values.push(value);
-        }
-        true
-    }
-
-    fn ends_within(&self, state: &State<W>, rng: &mut Rng, horizon: u32) -> bool {
-        random_walk(self.game, state, horizon, rng).is_terminal()
-    }
-
-    fn rollout_to_end(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        self.playout_values(state, u32::MAX, rng, returns, scores);
-        true
-    }
-}
-
-impl<const W: usize> Evaluate for Evaluated<'_, W> {
-    fn evaluate(&self, state: &State<W>, out: &mut [f64]) {
-        let estimate = evaluate(self.game, state);
-        out.copy_from_slice(&estimate[..out.len()]);
-    }
-}
-
-/// The state after at most `limit` kind-first random actions from `state` (fewer if
-/// the game ends first): the walk of both a rollout with a limit and `ends_within`.
-fn random_walk<const W: usize>(g: &Game<W>, state: &State<W>, limit: u32, rng: &mut Rng) -> State<W> {
-    let mut s = *state;
-    let mut slides = Vec::new();
-    for _ in 0..limit {
-        if s.is_terminal() {
-            break;
-        }
-        match s.random_move(g, rng, &mut slides) {
-            Some(mv) => s.play(g, mv),
-            None => break,
-        }
-    }
-    s
-}
-
-impl<const W: usize> Evaluated<'_, W> {
-    /// At most `limit` kind-first random actions from `state`, then each seat's win share
-    /// if the game is over, else the logistic of its estimated lead; `scores` gets the
-    /// final or estimated scores.
-    fn playout_values(&self, state: &State<W>, limit: u32, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) {
-        let g = self.game;
-        let s = random_walk(g, state, limit, rng);
-        let estimate = evaluate(g, &s);
-        let n = returns.len();
-        scores[..n].copy_from_slice(&estimate[..n]);
-        if s.is_terminal() {
-            let winners = s.winners(g);
-            returns.iter_mut().for_each(|r| *r = 0.0);
-            for &p in winners.iter() {
-                returns[p] = 1.0 / winners.len() as f64;
-            }
-            return;
-        }
-        let top = estimate[..n].iter().fold(0.0f64, |m, e| m.max(e.abs()));
-        let unit = (0.1 * top).max(1.5);
-        for i in 0..n {
-            let rival = (0..n)
-                .filter(|&j| j != i)
-                .fold(f64::NEG_INFINITY, |m, j| m.max(estimate[j]));
-            returns[i] = 1.0 / (1.0 + (-(estimate[i] - rival) / unit).exp());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::common::alphabeta;
     use crate::common::mcts::{search_with, Budget, Settings};
+    use crate::common::rng::Rng;
+    use crate::game::{ends_within, leaf_values, Game as _};
     use crate::terranova::board::{Board, Rules};
 
     /// A hexagonal island of radius 5, seven landscapes (one of them water).
@@ -306,15 +174,16 @@ mod tests {
             if state.is_terminal() {
                 break;
             }
-            let (end, actions) = state.playout(&game, &mut Rng::new(seed), &mut slides);
+            let mut end = state;
+            let actions = game.playout(&mut end, &mut Rng::new(seed), u32::MAX);
             for limit in [actions as u32 - 1, actions as u32] {
-                let evaluated = Evaluated { game: &game, limit };
-                let over = evaluated.ends_within(&state, &mut Rng::new(seed), limit);
+                let over = ends_within(&game, &state, &mut Rng::new(seed), limit);
                 assert_eq!(over, limit as u64 >= actions);
                 ended[over as usize] += 1;
                 let (mut returns, mut scores) = ([0.0; 2], [0.0; 2]);
-                evaluated.rollout_scores(&state, &mut Rng::new(seed), &mut returns, &mut scores);
-                let walked = random_walk(&game, &state, limit, &mut Rng::new(seed));
+                leaf_values(&game, &state, limit, &mut Rng::new(seed), &mut returns, &mut scores);
+                let mut walked = state;
+                game.playout(&mut walked, &mut Rng::new(seed), limit);
                 assert_eq!(walked.is_terminal(), over);
                 assert_eq!(scores[..].to_vec(), evaluate(&game, &walked)[..2].to_vec());
                 if over {
@@ -332,35 +201,29 @@ mod tests {
     #[test]
     fn the_prior_is_the_estimated_lead_after_each_action_and_ranks_the_root() {
         let game = island(2);
-        let evaluated = Evaluated { game: &game, limit: 0 };
         let mut state = game.initial(0);
         let mut rng = Rng::new(5);
         let mut slides = Vec::new();
         for _ in 0..40 {
             let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
-            state = state.apply_legal(&game, mv);
+            state.play(&game, mv);
         }
         let seat = game.to_act(&state) as usize;
         let actions = state.legal_actions(&game);
         let mut priors = Vec::new();
-        assert!(evaluated.action_priors(&state, &actions, &mut priors));
+        assert!(game.action_priors(&state, &actions, &mut priors));
         for (&action, &prior) in actions.iter().zip(priors.iter()) {
-            let estimate = evaluate(&game, &game.play(&state, action));
+            let estimate = evaluate(&game, &game.after(&state, action));
             assert_eq!(prior, estimate[seat] - estimate[1 - seat]);
         }
         let settings = Settings {
             uct_c: 0.2,
             widening: 1.0,
             rank_root: true,
+            rollout_limit: Some(0),
             ..Settings::default()
         };
-        let result = search_with(
-            &evaluated,
-            &state,
-            &settings,
-            &Budget::simulations(50),
-            &mut Rng::new(1),
-        );
+        let result = search_with(&game, &state, &settings, &Budget::simulations(50), &mut Rng::new(1));
         // ceil(sqrt(49)) = 7 children: the best seven by the prior.
         let prior_of = |a: u32| priors[actions.iter().position(|&b| b == a).unwrap()];
         let searched: Vec<f64> = result.children.iter().map(|c| prior_of(c.0)).collect();
@@ -379,7 +242,6 @@ mod tests {
     #[test]
     fn the_alphabeta_takes_a_winning_end_and_else_the_best_lead() {
         let game = island(2);
-        let evaluated = Evaluated { game: &game, limit: 0 };
         let one_ply = alphabeta::Settings { max_depth: 1, width: 0 };
         let (mut wins, mut checked) = (0, 0);
         for seed in 0..8u64 {
@@ -392,20 +254,20 @@ mod tests {
                 let actions = state.legal_actions(&game);
                 let seat = game.to_act(&state) as usize;
                 let wins_here = |a: u32| {
-                    let child = game.play(&state, a);
+                    let child = game.after(&state, a);
                     child.is_terminal() && child.winners(&game) == vec![seat]
                 };
                 let winning = actions.iter().any(|&a| wins_here(a));
-                let ending = actions.iter().any(|&a| game.play(&state, a).is_terminal());
+                let ending = actions.iter().any(|&a| game.after(&state, a).is_terminal());
                 if winning || (!ending && step % 17 == 0) {
-                    let found = alphabeta::search(&evaluated, &state, &one_ply, &alphabeta::Budget::default());
+                    let found = alphabeta::search(&game, &state, &one_ply, &alphabeta::Budget::default());
                     let action = found.action.expect("an action");
                     if winning {
                         assert!(wins_here(action), "seed {seed}, step {step}");
                         wins += 1;
                     } else {
                         let mut priors = Vec::new();
-                        assert!(evaluated.action_priors(&state, &actions, &mut priors));
+                        assert!(game.action_priors(&state, &actions, &mut priors));
                         let best = priors.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                         assert_eq!(priors[actions.iter().position(|&a| a == action).unwrap()], best);
                         checked += 1;

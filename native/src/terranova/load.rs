@@ -448,7 +448,11 @@ mod tests {
                     assert_eq!(Position::of(&g, &loaded), Position::of(&g, &s));
                     assert_eq!(loaded.legal_actions(&g), s.legal_actions(&g));
                     match s.random_move(&g, &mut rng, &mut slides) {
-                        Some(mv) => s = s.apply_action(&g, g.encode(mv)).expect("legal"),
+                        Some(mv) => {
+                            assert_eq!(g.decode(g.encode(mv)), Some(mv));
+                            assert!(s.is_legal(&g, mv));
+                            s.play(&g, mv);
+                        }
                         None => break,
                     }
                 }

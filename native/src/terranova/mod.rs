@@ -6,13 +6,15 @@
 //! generation and legality), [`rules`] (`rules.py`: the initial position, applying moves,
 //! turn flow, the end of the game), [`scoring`] (`scoring.py`: zones and scoring),
 //! [`eval`] (`heuristics.py`), [`encode`] (`encoding.py`'s observations) and [`load`] (a
-//! position from its fields). [`search`] holds random play and the tree search's hooks
-//! (`ai.agent.random_move`, `common::mcts`), [`setup`] reads the setup from the Python
-//! initial state and, with the `python` feature, `py` is the `tabletop._native` class.
+//! position from its fields). [`search`] holds random play (`ai.agent.random_move`),
+//! [`game`] is Terra Nova as a `crate::game::Game` (the searches, the encoder, the vector
+//! env), [`setup`] reads the setup from the Python initial state and, with the `python`
+//! feature, `py` is the `tabletop._native` class.
 
 pub mod board;
 pub mod encode;
 pub mod eval;
+pub mod game;
 pub mod load;
 pub mod moves;
 #[cfg(feature = "python")]

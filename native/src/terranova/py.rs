@@ -7,13 +7,10 @@ use super::moves::{ActionRuns, Kind};
 use super::setup;
 use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
-use crate::common::outcome;
 use crate::common::pyfields::Fields;
 use crate::common::pyrandom::PyRandom;
 use crate::common::pyseq::{interned, ActionSeq, ActionSource, Ints};
-use crate::common::rng::Rng;
-use crate::common::search_py::{self, AlphaBetaOptions, Options};
-use crate::protocol::{Position, Protocol};
+use crate::protocol::{Held, HeldPosition, Position};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -94,14 +91,6 @@ fn actions_of<const W: usize>(g: &Arc<Game<W>>, s: &State<W>, kinds: &[Kind]) ->
 }
 
 impl TerraNovaState {
-    /// The game and the position (for `crate::vector`: the native encoder and vector env).
-    pub(crate) fn parts(&self) -> crate::vector::TerraNovaParts<'_> {
-        match &self.inner {
-            Inner::Small(g, s) => crate::vector::TerraNovaParts::Small(g, s),
-            Inner::Large(g, s) => crate::vector::TerraNovaParts::Large(g, s),
-        }
-    }
-
     /// The legal actions of `kind` (all with `None`; none for an unknown kind).
     fn action_source(&self, kind: Option<&str>) -> Box<dyn ActionSource> {
         with!(&self.inner, |g, s| match kind {
@@ -152,16 +141,6 @@ fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> Py
     d.set_item("start_player", s.start_player)?;
     d.set_item("num_areas", s.num_areas)?;
     Ok(d)
-}
-
-fn playouts<const W: usize>(g: &Game<W>, s: &State<W>, n: u64, seed: u64) -> (u64, u64) {
-    let mut rng = Rng::new(seed);
-    let mut slides = Vec::with_capacity(256);
-    let mut actions = 0;
-    for _ in 0..n {
-        actions += s.playout(g, &mut rng, &mut slides).1;
-    }
-    (n, actions)
 }
 
 game_classes!(TerraNovaState, TerraNovaMutableState, "TerraNovaMutableState", {
@@ -226,12 +205,6 @@ game_classes!(TerraNovaState, TerraNovaMutableState, "TerraNovaMutableState", {
         let start = PyRandom::new(seed).randrange(players as u32);
         Ok(Some((config.clone(), i64::from(start))))
     }
-
-    /// Each seat's estimated final score (`terranova::eval`: `heuristics.evaluate`).
-    fn evaluate(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| super::eval::evaluate(g, s)[..g.num_players]
-            .to_vec())
-    }
 });
 
 /// Plays `action` on `s` in place if it is legal there; whether it was.
@@ -264,21 +237,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TerraNovaMutableState>()
 }
 
-impl Protocol for TerraNovaState {
-    fn num_players(&self) -> usize {
-        with!(&self.inner, |g, _s| g.num_players)
-    }
-    fn current_player(&self) -> i64 {
-        with!(&self.inner, |_g, s| i64::from(s.current_player))
+impl Position for TerraNovaState {
+    fn with_held<R>(&self, f: impl FnOnce(&dyn HeldPosition) -> R) -> R {
+        with!(&self.inner, |g, s| f(&Held {
+            game: g.as_ref(),
+            state: s
+        }))
     }
     fn ply(&self) -> u32 {
         with!(&self.inner, |_g, s| s.ply)
     }
     fn turn(&self) -> u32 {
         with!(&self.inner, |_g, s| s.turn)
-    }
-    fn is_terminal(&self) -> bool {
-        with!(&self.inner, |_g, s| s.is_terminal())
     }
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let names = KIND_STRS.get_or_init(py, || interned(py, &["place", "move", "stone", "pass"]));
@@ -288,40 +258,9 @@ impl Protocol for TerraNovaState {
     fn actions(&self, kind: Option<&str>, table: Py<MoveTable>) -> ActionSeq {
         ActionSeq::of_moves(self.action_source(kind), table)
     }
-    fn action_is_legal(&self, action: i64) -> bool {
-        with!(&self.inner, |g, s| usize::try_from(action)
-            .ok()
-            .and_then(|a| g.decode(a))
-            .is_some_and(|mv| s.is_legal(g, mv)))
-    }
-    fn num_actions(&self) -> usize {
-        with!(&self.inner, |g, _s| g.board.num_actions())
-    }
-    fn mark_legal(&self, mask: &mut [u8]) {
-        with!(&self.inner, |g, s| {
-            for a in s.legal_actions(g) {
-                mask[a as usize] = 1;
-            }
-        })
-    }
-    fn score_list(&self) -> Vec<i64> {
-        with!(&self.inner, |g, s| s.points[..g.num_players]
-            .iter()
-            .map(|&p| i64::from(p))
-            .collect())
-    }
-    fn return_list(&self) -> Vec<f64> {
-        with!(&self.inner, |g, s| outcome::returns(g.num_players, &s.winners(g)))
-    }
-    fn winner_list(&self) -> Vec<usize> {
-        with!(&self.inner, |g, s| s.winners(g))
-    }
     fn termination_name(&self) -> Option<&'static str> {
         with!(&self.inner, |_g, s| s.termination.map(|t| t.name()))
     }
-}
-
-impl Position for TerraNovaState {
     fn action_seq(&self, py: Python<'_>, kind: Option<&str>, table: Option<Py<PyAny>>) -> PyResult<ActionSeq> {
         Ok(ActionSeq::new(py, self.action_source(kind), &self.ints, table))
     }
@@ -347,30 +286,6 @@ impl Position for TerraNovaState {
             Inner::Large(g, _) => Inner::Large(g.clone(), Box::new(load::read_state(g, &fields)?)),
         };
         Ok(self.with_inner(inner))
-    }
-    fn random_playouts(&self, n: u64, seed: u64) -> (u64, u64) {
-        with!(&self.inner, |g, s| playouts(g, s, n, seed))
-    }
-    fn search(&self, py: Python<'_>, options: &Options) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| match options.rollout_limit {
-            Some(limit) => {
-                let game = super::eval::Evaluated {
-                    game: g.as_ref(),
-                    limit,
-                };
-                search_py::run(py, &game, s, options)
-            }
-            None => search_py::run(py, g.as_ref(), s, options),
-        })
-    }
-    fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>> {
-        with!(&self.inner, |g, s| {
-            let game = super::eval::Evaluated {
-                game: g.as_ref(),
-                limit: 0,
-            };
-            search_py::run_alphabeta(py, &game, s, options)
-        })
     }
     fn describe(&self) -> String {
         with!(&self.inner, |_g, s| format!(

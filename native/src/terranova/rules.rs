@@ -70,22 +70,6 @@ impl<const W: usize> Game<W> {
 }
 
 impl<const W: usize> State<W> {
-    /// The state after the action, or `None` if it is not legal here.
-    pub fn apply_action(&self, g: &Game<W>, action: usize) -> Option<State<W>> {
-        let mv = g.decode(action)?;
-        if !self.is_legal(g, mv) {
-            return None;
-        }
-        Some(self.apply_legal(g, mv))
-    }
-
-    /// The state after a move known to be legal.
-    pub fn apply_legal(&self, g: &Game<W>, mv: Move) -> State<W> {
-        let mut s = *self;
-        s.play(g, mv);
-        s
-    }
-
     /// Plays a move known to be legal on this state (in place: a playout copies no
     /// state per move).
     pub fn play(&mut self, g: &Game<W>, mv: Move) {

@@ -1,6 +1,5 @@
-//! Random play and the tree search's hooks for Terra Nova: the kind-first random move (as
-//! `ai.agent.random_move`), playouts to the end of the game, and `common::mcts`'s
-//! `SearchGame` over a [`Game`] (its rollouts are those playouts).
+//! Random play for Terra Nova: the kind-first random move (as `ai.agent.random_move`);
+//! `crate::game::Game::playout` (`terranova::game`) plays such moves to the end.
 
 use super::moves::{Kind, Move};
 use super::state::{Game, Lines, State};
@@ -115,73 +114,5 @@ impl<const W: usize> State<W> {
             }
         }
         None // the counts above add up, so this is never reached
-    }
-
-    /// Plays kind-first random moves to the end; returns the final state and the moves made.
-    pub fn playout(&self, g: &Game<W>, rng: &mut Rng, slides: &mut Vec<(u16, u16)>) -> (State<W>, u64) {
-        let mut s = *self;
-        let mut actions = 0;
-        while !s.is_terminal() {
-            match s.random_move(g, rng, slides) {
-                Some(mv) => {
-                    s.play(g, mv);
-                    actions += 1;
-                }
-                None => break, // never happens in a consistent position; stop rather than spin
-            }
-        }
-        (s, actions)
-    }
-}
-
-impl<const W: usize> crate::common::mcts::SearchGame for Game<W> {
-    type State = State<W>;
-
-    fn num_players(&self) -> usize {
-        self.num_players
-    }
-
-    fn to_act(&self, state: &State<W>) -> i32 {
-        state.current_player
-    }
-
-    fn actions(&self, state: &State<W>, out: &mut Vec<u32>) {
-        for &kind in state.legal_kinds(self).as_slice() {
-            state.actions_of_kind(self, kind, out);
-        }
-    }
-
-    fn play(&self, state: &State<W>, action: u32) -> State<W> {
-        match self.decode(action as usize) {
-            Some(mv) => state.apply_legal(self, mv),
-            None => *state,
-        }
-    }
-
-    fn rollout(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) {
-        self.playout_returns(state, rng, returns);
-    }
-
-    fn rollout_scores(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64], scores: &mut [f64]) -> bool {
-        let end = self.playout_returns(state, rng, returns);
-        scores
-            .iter_mut()
-            .zip(end.points.iter())
-            .for_each(|(s, &p)| *s = p as f64);
-        true
-    }
-}
-
-impl<const W: usize> Game<W> {
-    /// Plays a random game out from `state`, writes each seat's share of the win into
-    /// `returns` and gives back the final state (for its scores).
-    fn playout_returns(&self, state: &State<W>, rng: &mut Rng, returns: &mut [f64]) -> State<W> {
-        let (end, _) = state.playout(self, rng, &mut Vec::new());
-        let winners = end.winners(self);
-        returns.iter_mut().for_each(|r| *r = 0.0);
-        for &p in winners.iter() {
-            returns[p] = 1.0 / winners.len() as f64;
-        }
-        end
     }
 }

@@ -82,7 +82,7 @@ fn counted_random_slides_are_the_listed_slides() {
             .random_move(&game, &mut rng, &mut slides)
             .expect("a move while not over");
         assert!(state.is_legal(&game, mv));
-        state = state.apply_legal(&game, mv);
+        state.play(&game, mv);
     }
     assert!(checked > 50);
 }
@@ -179,7 +179,8 @@ fn every_rule_variant_plays_to_the_end() {
                 ..Rules::default()
             };
             let game = disc_game(5, 2, rules);
-            let (end, actions) = game.initial(1).playout(&game, &mut Rng::new(9), &mut Vec::new());
+            let mut end = game.initial(1);
+            let actions = crate::game::Game::playout(&game, &mut end, &mut Rng::new(9), u32::MAX);
             assert!(end.is_terminal() && actions > 20);
             assert!(end.points.iter().sum::<i32>() > 0 || end.num_areas == 0);
         }
@@ -194,7 +195,7 @@ fn the_search_returns_a_legal_action_and_counts_its_nodes() {
     let mut slides = Vec::new();
     for _ in 0..30 {
         let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
-        state = state.apply_legal(&game, mv);
+        state.play(&game, mv);
     }
     let result = crate::common::mcts::search(&game, &state, 300, 2.0, &mut rng);
     let action = result.action.expect("a legal action");

@@ -1,0 +1,309 @@
+//! [`Game`]: one game as every generic part of this crate sees it, whatever the game.
+//!
+//! Each game implements it once (`terranova::game` on `Game<W>`, `medina::game` on
+//! `Medina`): its positions, its action ids, the legal actions, playing one, the scores
+//! and the win shares, a kind-first random action and random playouts, the encoding's
+//! observation, and the hooks the searches read (an evaluation, a position key, one-ply
+//! priors). Written once over it: the tree search (`common::mcts`), the alpha-beta
+//! (`common::alphabeta`), the helpers below that both share (random walks, leaf values,
+//! one-ply leads) and, with the `python` feature, the vector env and the native encoder
+//! (`vector`) and the binding's game-independent methods (`protocol::Held`). Pure Rust:
+//! `cargo test` builds it without the Python bindings.
+//!
+//! A game value holds what is fixed for one game (Terra Nova's board and rules, Medina's
+//! player count and rules); a position is a small `Copy` value with no heap, played in
+//! place.
+
+use crate::common::kept::Kept;
+use crate::common::network::InputLayout;
+use crate::common::rng::Rng;
+
+/// One game: its positions, actions, rules, encoding and the searches' hooks (the module
+/// comment). Two game values are equal where their positions are of one game (the
+/// vector env's starts must be).
+pub trait Game: Clone + PartialEq + Send + Sync + 'static {
+    /// A position: a small `Copy` value with no heap.
+    type State: Copy + Send + Sync + 'static;
+
+    /// The game's name in messages (`"Terra Nova"`, `"Medina"`).
+    const NAME: &'static str;
+
+    /// The game's id in the Python package and in a network's meta (`"terranova"`).
+    const ID: &'static str;
+
+    /// Whether the tree search may stop its rollouts early and take [`Game::evaluate`]
+    /// (`mcts::Settings::rollout_limit`): Terra Nova's evaluation was measured as a leaf
+    /// value (`docs/bots.md`); Medina's serves the alpha-beta only.
+    const LEAF_EVALUATION: bool = false;
+
+    fn num_players(&self) -> usize;
+
+    /// How many action ids the encoding has: actions are `0..num_actions()`.
+    fn num_actions(&self) -> usize;
+
+    /// The seat to act, or a negative number once the game is over.
+    fn to_act(&self, state: &Self::State) -> i32;
+
+    /// Whether the game is over.
+    fn is_over(&self, state: &Self::State) -> bool {
+        self.to_act(state) < 0
+    }
+
+    /// Appends every legal action to `out` (none once over), in the Python engine's
+    /// `legal_moves()` order, always the same for the same position.
+    fn legal_actions(&self, state: &Self::State, out: &mut Vec<u32>);
+
+    /// Whether `action` is legal in `state` (false for any id that names no action).
+    fn is_legal(&self, state: &Self::State, action: u32) -> bool;
+
+    /// Plays `action`, a legal action of `state` (listed by [`Game::legal_actions`] or
+    /// checked by [`Game::is_legal`]), in place.
+    fn play(&self, state: &mut Self::State, action: u32);
+
+    /// The position after a legal `action`.
+    fn after(&self, state: &Self::State, action: u32) -> Self::State {
+        let mut next = *state;
+        self.play(&mut next, action);
+        next
+    }
+
+    /// Writes each seat's score to `out` (one entry per seat; the final scores once over).
+    fn scores(&self, state: &Self::State, out: &mut [f64]);
+
+    /// Writes each seat's win share to `out` once over (1/k to each of k winners, 0 to
+    /// the others), zeros before.
+    fn returns(&self, state: &Self::State, out: &mut [f64]);
+
+    /// A kind-first random legal action (a kind uniform among those with a legal
+    /// action, then an action uniform within it: `ai.agent.random_move`), `None` once over.
+    fn random_action(&self, state: &Self::State, rng: &mut Rng) -> Option<u32>;
+
+    /// Plays at most `limit` kind-first random actions on `state` (fewer if the game
+    /// ends first); returns how many it played. Games override it where their own
+    /// moves play faster than action ids.
+    fn playout(&self, state: &mut Self::State, rng: &mut Rng, limit: u32) -> u64 {
+        let mut played = 0;
+        while played < u64::from(limit) {
+            match self.random_action(state, rng) {
+                Some(action) => {
+                    self.play(state, action);
+                    played += 1;
+                }
+                None => break,
+            }
+        }
+        played
+    }
+
+    /// Writes each seat's estimated final score to `out` (its final score once the game
+    /// is over); whether the game has an evaluation (the default: none).
+    fn evaluate(&self, state: &Self::State, out: &mut [f64]) -> bool {
+        let _ = (state, out);
+        false
+    }
+
+    /// A key equal for equal positions (from any order of actions) and, but for hash
+    /// collisions, different otherwise, for the alpha-beta's transposition table (the
+    /// default: none, no table).
+    fn key(&self, state: &Self::State) -> Option<u64> {
+        let _ = state;
+        None
+    }
+
+    /// Writes the one-ply value of each of `actions` (legal in `state`) for the seat to
+    /// act to `values` (higher is better), for ranking a node's actions; whether it did.
+    /// The default: [`one_ply_leads`] by the evaluation (none without one).
+    fn action_priors(&self, state: &Self::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
+        one_ply_leads(self, state, actions, values)
+    }
+
+    /// The lengths of the encoding's observation (`encoding.py`): its planes (floats, C
+    /// order) and its vector; `(0, 0)` for a game without one.
+    fn observation_lens(&self) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// Writes `state` seen by `seat` (a seat of the game): the planes as `kept` says
+    /// (`common::kept`), every float of the vector (`observation_lens()` floats each).
+    fn observe(&self, state: &Self::State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+        let _ = (state, seat, planes, vector, kept);
+    }
+
+    /// Which floats of the observation as one input ([`observe_input`]) are the same in
+    /// every position of this game, and which ranges one value fills, for the network's
+    /// first layer (`common::network`); the default: nothing known.
+    fn input_layout(&self) -> InputLayout {
+        InputLayout::default()
+    }
+
+    /// Whether one seed's initial position differs from another's only by the start
+    /// player (the vector env draws that alone, as the Python engine does); Medina's
+    /// second edition also draws a well and a starting merchant.
+    fn starts_differ_by_seat_only(&self) -> bool {
+        true
+    }
+}
+
+/// Writes `state` seen by `seat` as one input of a network: the planes (C order), then
+/// the vector (`out`: the two lengths of [`Game::observation_lens`] together).
+pub fn observe_input<G: Game>(game: &G, state: &G::State, seat: usize, out: &mut [f32]) {
+    let (planes, vector) = out.split_at_mut(game.observation_lens().0);
+    game.observe(state, seat, planes, vector, &mut Kept::Full);
+}
+
+/// The most seats of any game here: buffers of seat values are this long.
+pub const MAX_SEATS: usize = 4;
+
+/// `value`'s lead over the best other seat of `values` (the value itself with one seat).
+pub fn lead(values: &[f64], seat: usize) -> f64 {
+    if values.len() < 2 {
+        return values[seat];
+    }
+    let rival = values
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != seat)
+        .fold(f64::NEG_INFINITY, |m, (_, &v)| m.max(v));
+    values[seat] - rival
+}
+
+/// Each action's estimated lead for the seat to act (its estimated final score minus the
+/// best rival's) after the action; a finished game adds 1000 times the seat's win share,
+/// so a winning action ranks first (the Python `heuristic_margin`). `false` (and nothing
+/// written) where the game has no evaluation or is over.
+pub fn one_ply_leads<G: Game>(game: &G, state: &G::State, actions: &[u32], values: &mut Vec<f64>) -> bool {
+    let seat = game.to_act(state);
+    let n = game.num_players();
+    let mut estimate = [0.0; MAX_SEATS];
+    if seat < 0 || !game.evaluate(state, &mut estimate[..n]) {
+        return false;
+    }
+    let seat = seat as usize;
+    let mut shares = [0.0; MAX_SEATS];
+    values.clear();
+    for &action in actions {
+        let child = game.after(state, action);
+        game.evaluate(&child, &mut estimate[..n]);
+        let mut value = lead(&estimate[..n], seat);
+        if game.is_over(&child) {
+            game.returns(&child, &mut shares[..n]);
+            value += 1000.0 * shares[seat];
+        }
+        values.push(value);
+    }
+    true
+}
+
+/// Whether a random walk of at most `horizon` kind-first random actions from `state`
+/// ends the game.
+pub fn ends_within<G: Game>(game: &G, state: &G::State, rng: &mut Rng, horizon: u32) -> bool {
+    let mut walked = *state;
+    game.playout(&mut walked, rng, horizon);
+    game.is_over(&walked)
+}
+
+/// A leaf's value: at most `limit` kind-first random actions from `state` (`u32::MAX`:
+/// to the end), then each seat's win share in `returns` if the game is over, else (for
+/// a game with an evaluation) the logistic of its estimated lead over the best rival,
+/// in units of `max(1.5, 0.1 * top estimate)` points (the Python levels' `ScoreValue`);
+/// a game without one plays on to the end. `scores` gets the final or estimated scores.
+pub fn leaf_values<G: Game>(
+    game: &G,
+    state: &G::State,
+    limit: u32,
+    rng: &mut Rng,
+    returns: &mut [f64],
+    scores: &mut [f64],
+) {
+    let mut end = *state;
+    game.playout(&mut end, rng, limit);
+    if !game.is_over(&end) && game.evaluate(&end, scores) {
+        let top = scores.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+        let unit = (0.1 * top).max(1.5);
+        for (i, value) in returns.iter_mut().enumerate() {
+            *value = 1.0 / (1.0 + (-lead(scores, i) / unit).exp());
+        }
+        return;
+    }
+    if !game.is_over(&end) {
+        game.playout(&mut end, rng, u32::MAX);
+    }
+    game.returns(&end, returns);
+    game.scores(&end, scores);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::medina::game::Medina;
+    use crate::medina::ruleset::Rules as MedinaRules;
+    use crate::medina::state::State as MedinaState;
+    use crate::terranova::board::{Board, Rules};
+    use crate::terranova::state::Game as TerraNova;
+
+    /// Along random games from `start`: the listed actions are the legal ones (each
+    /// checked legal, unique, below `num_actions`, none once over), a random action is one
+    /// of them, the win shares are zero before the end and sum to 1 after it, and the
+    /// one-ply leads rank every listed action.
+    fn check_the_contract<G: Game>(game: &G, start: G::State, seed: u64) {
+        let mut rng = Rng::new(seed);
+        let mut state = start;
+        let n = game.num_players();
+        let mut actions = Vec::new();
+        let mut shares = [0.0; MAX_SEATS];
+        let mut priors = Vec::new();
+        for ply in 0.. {
+            actions.clear();
+            game.legal_actions(&state, &mut actions);
+            game.returns(&state, &mut shares[..n]);
+            if game.is_over(&state) {
+                assert!(actions.is_empty() && game.to_act(&state) < 0);
+                assert!((shares[..n].iter().sum::<f64>() - 1.0).abs() < 1e-12, "{shares:?}");
+                assert!(game.random_action(&state, &mut rng).is_none());
+                return;
+            }
+            assert!(shares[..n].iter().all(|&r| r == 0.0));
+            assert!((0..n as i32).contains(&game.to_act(&state)));
+            let mut sorted = actions.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), actions.len(), "ply {ply}: an action listed twice");
+            assert!(actions
+                .iter()
+                .all(|&a| (a as usize) < game.num_actions() && game.is_legal(&state, a)));
+            assert!(!game.is_legal(&state, game.num_actions() as u32));
+            if ply % 25 == 0 {
+                assert!(game.action_priors(&state, &actions, &mut priors));
+                assert_eq!(priors.len(), actions.len());
+            }
+            let action = game.random_action(&state, &mut rng).expect("an action before the end");
+            assert!(actions.contains(&action), "ply {ply}: {action} is not listed");
+            game.play(&mut state, action);
+        }
+    }
+
+    #[test]
+    fn both_games_keep_the_contract() {
+        let mut cells = Vec::new();
+        for r in -4i32..=4 {
+            for q in -4i32..=4 {
+                if (q + r).abs() <= 4 {
+                    cells.push((q, r, ((q * 3 + r * 5).rem_euclid(6)) as u8));
+                }
+            }
+        }
+        let water = [false, false, false, false, false, true];
+        for players in 2..=4 {
+            let terra_nova = TerraNova::<4> {
+                board: Board::new(&cells, &water).unwrap(),
+                rules: Rules::default(),
+                num_players: players,
+            };
+            check_the_contract(&terra_nova, terra_nova.initial(0), players as u64);
+        }
+        for players in 3..=4 {
+            let start = MedinaState::new(players, 1, MedinaRules::preset("default").expect("a preset"));
+            check_the_contract(&Medina::of(&start), start, players as u64);
+        }
+    }
+}
