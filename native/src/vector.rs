@@ -990,23 +990,9 @@ impl NativeEncoder {
     fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut legal = Vec::with_capacity(256);
         with_position(state, |held| self.legal(&held, &mut legal))??;
-        // Ascending through a bitset of the ids (a pass over `num_actions / 64` words):
-        // the engine lists them kind by kind, and sorting a few hundred cost more.
-        let mut bits = vec![0u64; self.num_actions.div_ceil(64)];
-        for &a in &legal {
-            bits[a as usize / 64] |= 1 << (a % 64);
-        }
         let py = state.py();
         let ints = &self.ints;
-        let ascending = bits.iter().enumerate().flat_map(|(w, &word)| {
-            std::iter::successors((word != 0).then_some(word), |&rest| {
-                let next = rest & (rest - 1);
-                (next != 0).then_some(next)
-            })
-            .map(move |rest| w * 64 + rest.trailing_zeros() as usize)
-        });
-        let items: Vec<&Py<PyAny>> = ascending.map(|a| &ints[a]).collect();
-        PyList::new(py, items.into_iter().map(|i| i.clone_ref(py)))
+        PyList::new(py, legal.iter().map(|&a| ints[a as usize].clone_ref(py)))
     }
 }
 
@@ -1108,7 +1094,7 @@ impl NativeEncoder {
         Ok(())
     }
 
-    /// The legal actions of `held` into `legal` (in the engine's order; none once over).
+    /// The legal actions of `held` into `legal`, ascending (none once over).
     fn legal(&self, held: &Held<'_>, legal: &mut Vec<u32>) -> PyResult<()> {
         self.check(held)?;
         legal.clear();
@@ -1116,8 +1102,8 @@ impl NativeEncoder {
             Held::TerraNova(TerraNovaParts::Small(_, s)) if s.is_terminal() => {}
             Held::TerraNova(TerraNovaParts::Large(_, s)) if s.is_terminal() => {}
             Held::Medina(s) if s.is_terminal() => {}
-            Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_into(g, s, legal),
-            Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_into(g, s, legal),
+            Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_ascending_into(g, s, legal),
+            Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_ascending_into(g, s, legal),
             Held::Medina(s) => me::legal_actions_into(s, legal),
         }
         Ok(())

@@ -196,6 +196,12 @@ pub fn legal_actions_into<const W: usize>(g: &Game<W>, s: &State<W>, out: &mut V
     }
 }
 
+/// The legal actions of `s` into `out` (cleared first), ascending (OpenSpiel's order).
+pub fn legal_actions_ascending_into<const W: usize>(g: &Game<W>, s: &State<W>, out: &mut Vec<u32>) {
+    out.clear();
+    s.legal_actions_ascending(g, out);
+}
+
 /// Plays `action`, known to be legal (listed by [`legal_actions_into`]).
 pub fn play_legal<const W: usize>(g: &Game<W>, s: &mut State<W>, action: u32) {
     if let Some(mv) = g.decode_listed(action as usize) {

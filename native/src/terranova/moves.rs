@@ -638,6 +638,44 @@ impl<const W: usize> State<W> {
         out
     }
 
+    /// The legal actions as ids, ascending, into `out` (not cleared): what OpenSpiel's
+    /// `legal_actions()` gives. The kinds' ids come in this order (placements, slides,
+    /// stones, the pass), so only the slides are listed differently from
+    /// [`State::actions_of_kind`]: by their ids (`Board::slide_action`), pioneer by
+    /// pioneer (cells ascending), direction by direction, nearest first.
+    pub fn legal_actions_ascending(&self, g: &Game<W>, out: &mut Vec<u32>) {
+        for &kind in self.legal_kinds(g).as_slice() {
+            if self.phase == Phase::Play && kind == Kind::Move {
+                self.slides_ascending(g, out);
+            } else {
+                self.actions_of_kind(g, kind, out);
+            }
+        }
+    }
+
+    fn slides_ascending(&self, g: &Game<W>, out: &mut Vec<u32>) {
+        let b = &g.board;
+        let (own, forbidden) = self.slide_sources(g);
+        let lines = self.lines(g);
+        for src in own.iter() {
+            let first = b.slide_action(src, 0, 1) as u32;
+            match lines {
+                Some(lines) if forbidden.is_empty() => {
+                    for (d, run) in lines.reach(b, src).into_iter().enumerate() {
+                        let first = first + (d * b.line) as u32;
+                        out.extend(first..first + run);
+                    }
+                }
+                _ => {
+                    for d in 0..6 {
+                        let first = first + (d * b.line) as u32;
+                        self.ray_slides(b, src, d, forbidden, |steps, _| out.push(first + steps as u32 - 1));
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether `mv` is legal (`illegal_reason(...) is None`, as `rules.apply` checks it).
     pub fn is_legal(&self, g: &Game<W>, mv: Move) -> bool {
         let b = &g.board;
