@@ -656,21 +656,32 @@ impl<const W: usize> State<W> {
     fn slides_ascending(&self, g: &Game<W>, out: &mut Vec<u32>) {
         let b = &g.board;
         let (own, forbidden) = self.slide_sources(g);
-        let lines = self.lines(g);
-        for src in own.iter() {
-            let first = b.slide_action(src, 0, 1) as u32;
-            match lines {
-                Some(lines) if forbidden.is_empty() => {
-                    for (d, run) in lines.reach(b, src).into_iter().enumerate() {
-                        let first = first + (d * b.line) as u32;
-                        out.extend(first..first + run);
-                    }
+        let Some(lines) = self.lines(g) else {
+            for src in own.iter() {
+                for d in 0..6 {
+                    let first = b.slide_action(src, d, 1) as u32;
+                    self.ray_slides(b, src, d, forbidden, |steps, _| out.push(first + steps as u32 - 1));
                 }
-                _ => {
-                    for d in 0..6 {
-                        let first = first + (d * b.line) as u32;
-                        self.ray_slides(b, src, d, forbidden, |steps, _| out.push(first + steps as u32 - 1));
+            }
+            return;
+        };
+        for src in own.iter() {
+            // The slide back onto its start that this pioneer may not make now (its id),
+            // left out of its run where the run reaches it.
+            let back = forbidden
+                .iter()
+                .filter(|&&(cur, _)| cur as usize == src)
+                .find_map(|&(_, start)| b.direction_steps(src, start as usize))
+                .map(|(d, steps)| b.slide_action(src, d, steps) as u32);
+            for (d, run) in lines.reach(b, src).into_iter().enumerate() {
+                let first = b.slide_action(src, d, 1) as u32;
+                let end = first + run;
+                match back {
+                    Some(back) if (first..end).contains(&back) => {
+                        out.extend(first..back);
+                        out.extend(back + 1..end);
                     }
+                    _ => out.extend(first..end),
                 }
             }
         }
