@@ -276,9 +276,7 @@ impl Engine for MedinaEngine {
         s.returns()
     }
     fn observe(&self, s: &Self::S, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
-        let scores = s.scores();
-        me::write_planes_kept(s, seat, &scores, planes, kept);
-        me::write_vector(s, seat, &scores, vector);
+        me::observe(s, seat, planes, vector, kept);
     }
 }
 
@@ -1085,11 +1083,7 @@ impl NativeEncoder {
                 self.layout_for(g)?.write_planes(g, s, seat, planes);
                 te::write_vector(g, s, seat, vector);
             }
-            Held::Medina(s) => {
-                let scores = s.scores();
-                me::write_planes(s, seat, &scores, planes);
-                me::write_vector(s, seat, &scores, vector);
-            }
+            Held::Medina(s) => me::observe(s, seat, planes, vector, &mut Kept::Full),
         }
         Ok(())
     }
@@ -1104,7 +1098,13 @@ impl NativeEncoder {
             Held::Medina(s) if s.is_terminal() => {}
             Held::TerraNova(TerraNovaParts::Small(g, s)) => te::legal_actions_ascending_into(g, s, legal),
             Held::TerraNova(TerraNovaParts::Large(g, s)) => te::legal_actions_ascending_into(g, s, legal),
-            Held::Medina(s) => me::legal_actions_into(s, legal),
+            Held::Medina(s) => {
+                me::legal_actions_into(s, legal);
+                // The second edition's actions after the first's ids come in the engine's order.
+                if !legal.is_sorted() {
+                    legal.sort_unstable();
+                }
+            }
         }
         Ok(())
     }
