@@ -11,6 +11,7 @@
 
 use crate::common::kept::Kept;
 use crate::common::outcome;
+use crate::common::pool::{Claims, Pool};
 use crate::common::pyrandom::PyRandom;
 use crate::common::rng::Rng;
 use crate::medina::encode as me;
@@ -483,30 +484,24 @@ impl<E: Engine> Vector<E> {
     }
 }
 
-/// Runs `f(i, slot)` for every slot, on `threads` threads (contiguous shares).
-fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) + Sync) {
-    let threads = threads.clamp(1, slots.len().max(1));
-    if threads == 1 {
+/// Runs `f(i, slot)` for every slot on the pool's threads, a chunk of slots to whichever
+/// is free (`common::pool`): a step's cost varies from game to game (a game that ends
+/// writes a whole observation and starts the next; bots play a varying number of
+/// actions), so equal contiguous shares left one thread waiting for the other.
+fn par_for<S: Send>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S) + Sync) {
+    let claims = Claims::new(slots.len(), pool.threads());
+    if pool.threads() == 1 || slots.len() <= claims.chunk() {
         for (i, slot) in slots.iter_mut().enumerate() {
             f(i, slot);
         }
         return;
     }
-    let share = slots.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut chunks = slots.chunks_mut(share).enumerate();
-        let first = chunks.next();
-        for (c, chunk) in chunks {
-            let f = &f;
-            scope.spawn(move || {
-                for (k, slot) in chunk.iter_mut().enumerate() {
-                    f(c * share + k, slot);
-                }
-            });
-        }
-        if let Some((_, chunk)) = first {
-            for (k, slot) in chunk.iter_mut().enumerate() {
-                f(k, slot);
+    let base = Ptr(slots.as_mut_ptr());
+    pool.run(&|_| {
+        while let Some(range) = claims.next() {
+            for i in range {
+                // SAFETY: `claims` hands out each index once, and `slots` outlives the run.
+                f(i, unsafe { &mut base.part(i, 1)[0] });
             }
         }
     });
@@ -516,9 +511,9 @@ fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) +
 trait AnyVector: Send + Sync {
     fn sizes(&self) -> Sizes;
     fn num_envs(&self) -> usize;
-    fn reset(&mut self, seed: u64, out: Outputs, threads: usize);
-    fn check(&self, actions: &[i64]) -> Result<(), String>;
-    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize);
+    fn reset(&mut self, seed: u64, out: Outputs, pool: &Pool);
+    /// Checks every action, then (if all are legal) plays them; else plays none.
+    fn step(&mut self, actions: &[i64], out: Outputs, pool: &Pool) -> Result<(), String>;
     fn sample(&mut self, out: &mut [i64]);
     /// Games are truncated after `max_steps` steps (0: never).
     fn set_max_steps(&mut self, max_steps: u64);
@@ -533,10 +528,10 @@ impl<E: Engine> AnyVector for Vector<E> {
         self.slots.len()
     }
 
-    fn reset(&mut self, seed: u64, out: Outputs, threads: usize) {
+    fn reset(&mut self, seed: u64, out: Outputs, pool: &Pool) {
         let z = self.sizes();
         let (engine, learners) = (&self.engine, self.learners);
-        par_for(&mut self.slots, threads, |i, slot| {
+        par_for(&mut self.slots, pool, |i, slot| {
             slot.seeds = Rng::new(mix(seed, i as u64, 1));
             slot.rng = Rng::new(mix(seed, i as u64, 2));
             Self::new_game(engine, learners, slot);
@@ -550,7 +545,7 @@ impl<E: Engine> AnyVector for Vector<E> {
         });
     }
 
-    fn check(&self, actions: &[i64]) -> Result<(), String> {
+    fn step(&mut self, actions: &[i64], out: Outputs, pool: &Pool) -> Result<(), String> {
         if actions.len() != self.slots.len() {
             return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
         }
@@ -560,19 +555,16 @@ impl<E: Engine> AnyVector for Vector<E> {
                 return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
             }
         }
-        Ok(())
-    }
-
-    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize) {
         let z = self.sizes();
         let mut slots = std::mem::take(&mut self.slots);
         let this = &*self;
-        par_for(&mut slots, threads, |i, slot| {
+        par_for(&mut slots, pool, |i, slot| {
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
             this.step_slot(slot, actions[i] as u32, &mut o);
         });
         self.slots = slots;
+        Ok(())
     }
 
     fn set_max_steps(&mut self, max_steps: u64) {
@@ -701,7 +693,8 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
 #[pyclass(module = "tabletop._native", name = "VectorGames")]
 pub struct VectorGames {
     inner: Box<dyn AnyVector>,
-    threads: usize,
+    /// The worker threads, kept for the batch's life.
+    pool: Pool,
     planes: Out<f32>,
     vector: Out<f32>,
     mask: Out<i8>,
@@ -793,7 +786,7 @@ impl VectorGames {
             ));
         }
         Ok(VectorGames {
-            threads: threads.max(1),
+            pool: Pool::new(threads),
             planes: Out::get(planes, num_envs * z.planes, "planes")?,
             vector: Out::get(vector, num_envs * z.vector, "vector")?,
             mask: Out::get(mask, num_envs * z.actions, "mask")?,
@@ -816,15 +809,14 @@ impl VectorGames {
 
     #[getter]
     fn threads(&self) -> usize {
-        self.threads
+        self.pool.threads()
     }
 
     /// New games everywhere: game `i`'s seeds from `(seed, i)`.
     fn reset(&mut self, py: Python<'_>, seed: u64) {
         let out = self.outputs();
-        let threads = self.threads;
-        let inner = &mut self.inner;
-        py.detach(|| inner.reset(seed, out, threads));
+        let (inner, pool) = (&mut self.inner, &self.pool);
+        py.detach(|| inner.reset(seed, out, pool));
     }
 
     /// Plays `actions[i]` (int64, one per game) in every game; a finished game starts
@@ -840,12 +832,11 @@ impl VectorGames {
         }
         // SAFETY: checked C-contiguous with `n` items of i64; only read while held.
         let actions = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const i64, n) };
-        self.inner.check(actions).map_err(PyValueError::new_err)?;
         let out = self.outputs();
-        let threads = self.threads;
-        let inner = &mut self.inner;
-        py.detach(|| inner.step(actions, out, threads));
-        Ok(())
+        let (inner, pool) = (&mut self.inner, &self.pool);
+        // The whole step without the GIL, the legality check included.
+        py.detach(|| inner.step(actions, out, pool))
+            .map_err(PyValueError::new_err)
     }
 
     /// A uniformly random legal action of every game into `out` (int64, one per game).

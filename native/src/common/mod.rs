@@ -8,6 +8,7 @@ pub mod mcts;
 #[cfg(feature = "python")]
 pub mod movetable;
 pub mod outcome;
+pub mod pool;
 #[cfg(feature = "python")]
 pub mod pyfields;
 pub mod pyrandom;
