@@ -9,9 +9,35 @@
 
 use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long a thread waiting for the others (or a worker for the next job) keeps
+/// checking before it sleeps on a condition variable: waking a sleeping thread took some
+/// microseconds each way, a tenth of a step of 64 games, while a Python loop posts its
+/// next step within a few microseconds. After a short spin it yields the core between
+/// checks, so that on a busy machine the thread it waits for can have it.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// Whether `done()` became true within [`SPIN`].
+fn spin_until(done: impl Fn() -> bool) -> bool {
+    for _ in 0..256 {
+        if done() {
+            return true;
+        }
+        std::hint::spin_loop();
+    }
+    let start = Instant::now();
+    while start.elapsed() < SPIN {
+        if done() {
+            return true;
+        }
+        std::thread::yield_now();
+    }
+    done()
+}
 
 /// A job borrowed for one [`Pool::run`], its lifetime erased: `run` returns only once
 /// every worker is done with it.
@@ -21,13 +47,9 @@ struct Job(*const (dyn Fn(usize) + Sync));
 // SAFETY: the job is `Sync`, and `run` keeps it alive while any worker holds it.
 unsafe impl Send for Job {}
 
-/// What the caller and the workers share.
+/// What the caller and the workers share under the lock.
 struct Round {
-    /// Incremented for each job, so that a worker runs each one once.
-    generation: u64,
     job: Option<Job>,
-    /// Workers still running the current job.
-    running: usize,
     /// A worker's panic, resumed on the caller's thread.
     panic: Option<Box<dyn std::any::Any + Send>>,
     quit: bool,
@@ -35,6 +57,10 @@ struct Round {
 
 struct Shared {
     round: Mutex<Round>,
+    /// The number of the latest job (changed under the lock; read by spinning workers).
+    posted: AtomicU64,
+    /// Workers still running the current job.
+    running: AtomicUsize,
     started: Condvar,
     finished: Condvar,
 }
@@ -58,12 +84,12 @@ impl Pool {
     pub fn new(threads: usize) -> Pool {
         let shared = Arc::new(Shared {
             round: Mutex::new(Round {
-                generation: 0,
                 job: None,
-                running: 0,
                 panic: None,
                 quit: false,
             }),
+            posted: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
             started: Condvar::new(),
             finished: Condvar::new(),
         });
@@ -95,8 +121,8 @@ impl Pool {
             // own share panics.
             let erased: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(job) };
             round.job = Some(Job(erased));
-            round.generation += 1;
-            round.running = self.workers.len();
+            self.shared.running.store(self.workers.len(), Ordering::Release);
+            self.shared.posted.fetch_add(1, Ordering::AcqRel);
             self.shared.started.notify_all();
         }
         let waiting = WaitForWorkers(&self.shared);
@@ -113,26 +139,36 @@ struct WaitForWorkers<'a>(&'a Shared);
 
 impl Drop for WaitForWorkers<'_> {
     fn drop(&mut self) {
-        let mut round = self.0.lock();
-        while round.running > 0 {
-            round = self.0.finished.wait(round).unwrap_or_else(PoisonError::into_inner);
+        let shared = self.0;
+        let finished = || shared.running.load(Ordering::Acquire) == 0;
+        if !spin_until(finished) {
+            let mut round = shared.lock();
+            while !finished() {
+                round = shared.finished.wait(round).unwrap_or_else(PoisonError::into_inner);
+            }
         }
-        round.job = None;
+        shared.lock().job = None;
     }
 }
 
 fn work(shared: &Shared, index: usize) {
     let mut seen = 0;
     loop {
+        let posted = || shared.posted.load(Ordering::Acquire) != seen;
         let job = {
-            let mut round = shared.lock();
-            while round.generation == seen && !round.quit {
-                round = shared.started.wait(round).unwrap_or_else(PoisonError::into_inner);
-            }
+            let round = if spin_until(posted) {
+                shared.lock()
+            } else {
+                let mut round = shared.lock();
+                while !posted() && !round.quit {
+                    round = shared.started.wait(round).unwrap_or_else(PoisonError::into_inner);
+                }
+                round
+            };
             if round.quit {
                 return;
             }
-            seen = round.generation;
+            seen = shared.posted.load(Ordering::Acquire);
             round.job
         };
         let outcome = match job {
@@ -140,12 +176,12 @@ fn work(shared: &Shared, index: usize) {
             Some(Job(job)) => catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(index) })),
             None => Ok(()),
         };
-        let mut round = shared.lock();
         if let Err(panic) = outcome {
-            round.panic.get_or_insert(panic);
+            shared.lock().panic.get_or_insert(panic);
         }
-        round.running -= 1;
-        if round.running == 0 {
+        if shared.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the lock: the caller checks `running` and sleeps while holding it.
+            let _round = shared.lock();
             shared.finished.notify_one();
         }
     }
@@ -154,6 +190,7 @@ fn work(shared: &Shared, index: usize) {
 impl Drop for Pool {
     fn drop(&mut self) {
         self.shared.lock().quit = true;
+        self.shared.posted.fetch_add(1, Ordering::AcqRel);
         self.shared.started.notify_all();
         for worker in self.workers.drain(..) {
             let _ = worker.join();
