@@ -120,8 +120,8 @@ class _Reader:
     ``observe_flat_into``, the state's ``apply_action``: no ``Move`` is made); on the
     Python engine the encoding's.  Both give the same values
     (``tests/envs/test_engines_agree.py``).  They are the native calls themselves, not
-    Python methods around them: a step of a Python loop calls three of them, and a
-    Python frame each was a tenth of the step."""
+    Python methods around them: a step of a Python loop calls all three, and a Python
+    frame around one costs about 0.1 µs of a step of 3.5 µs."""
 
     __slots__ = ("apply", "encoding", "legal_actions", "observe_into", "size")
 
