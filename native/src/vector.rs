@@ -101,7 +101,8 @@ impl<T: Element> Out<T> {
     }
 }
 
-/// A raw pointer into a held buffer, sent to worker threads that write disjoint parts.
+/// A raw pointer into a held buffer (or the batch's slots), sent to worker threads that
+/// write disjoint parts.
 struct Ptr<T>(*mut T);
 
 impl<T> Clone for Ptr<T> {
@@ -110,7 +111,7 @@ impl<T> Clone for Ptr<T> {
     }
 }
 impl<T> Copy for Ptr<T> {}
-// SAFETY: every thread writes the items of its own games only (`Outputs::of`).
+// SAFETY: every thread writes the items of its own games only (`Outputs::of`, `par_for`).
 unsafe impl<T> Send for Ptr<T> {}
 unsafe impl<T> Sync for Ptr<T> {}
 
