@@ -32,12 +32,13 @@ def test_parallel_api_and_seed(game_id: str, players: int) -> None:
 
 def test_an_illegal_action_loses_when_asked() -> None:
     env = parallel_env("terranova", num_players=2, illegal_action="lose")
-    env.reset(seed=1)
+    observations, _ = env.reset(seed=1)
     acting = env.agent_to_act
     assert acting is not None
     other = next(a for a in env.possible_agents if a != acting)
     state = env.state_now
-    observations, rewards, terminations, truncations, infos = env.step({acting: env.action_space(acting).n - 1})
+    illegal = int(np.flatnonzero(observations[acting]["action_mask"] == 0)[-1])
+    observations, rewards, terminations, truncations, infos = env.step({acting: illegal})
     assert env.agents == [] and env.state_now is state  # nothing played, the episode over
     assert rewards == {acting: -1.0, other: 0.0}
     assert all(terminations.values()) and not any(truncations.values())
