@@ -236,3 +236,24 @@ def test_gymnasium_vector_env(game_id: str, players: int) -> None:
     env.reset(seed=5)
     assert data_equivalence(dict(first), dict(env._obs()), exact=True)
     env.close()
+
+
+def _step_inherited_games(games: VectorGames) -> None:
+    for _ in range(5):
+        games.step(games.sample_actions())
+
+
+def test_a_forked_child_steps_a_threaded_batch_on_its_own_thread() -> None:
+    # The worker threads stay in the parent: the child runs every share itself.
+    import multiprocessing
+
+    games = VectorGames("medina", 40, num_players=3, threads=2)
+    games.reset(seed=3)
+    child = multiprocessing.get_context("fork").Process(target=_step_inherited_games, args=(games,))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():  # stuck waiting for workers it does not have
+        child.kill()
+        child.join()
+    assert child.exitcode == 0
+    _step_inherited_games(games)  # the parent's workers still answer

@@ -77,6 +77,8 @@ impl Shared {
 pub struct Pool {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
+    /// The process that made the workers: a child forked from it has none of them.
+    process: u32,
 }
 
 impl Pool {
@@ -99,7 +101,11 @@ impl Pool {
                 std::thread::spawn(move || work(&shared, index))
             })
             .collect();
-        Pool { shared, workers }
+        Pool {
+            shared,
+            workers,
+            process: std::process::id(),
+        }
     }
 
     /// The threads that run a job (the caller's included).
@@ -108,10 +114,18 @@ impl Pool {
     }
 
     /// Runs `job(t)` for every thread `t` (0 on the calling thread) and returns when all
-    /// have returned; a panic in any is resumed here.
+    /// have returned; a panic in any is resumed here. In a process forked from the one
+    /// that made the pool (its workers did not come along) the caller runs every `t`
+    /// itself, one after another.
     pub fn run(&self, job: &(dyn Fn(usize) + Sync)) {
         if self.workers.is_empty() {
             job(0);
+            return;
+        }
+        if std::process::id() != self.process {
+            for t in 0..self.threads() {
+                job(t);
+            }
             return;
         }
         {
@@ -189,6 +203,11 @@ fn work(shared: &Shared, index: usize) {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        if std::process::id() != self.process {
+            // A forked child: the workers (and whatever lock they held) are its parent's.
+            std::mem::forget(std::mem::take(&mut self.workers));
+            return;
+        }
         self.shared.lock().quit = true;
         self.shared.posted.fetch_add(1, Ordering::AcqRel);
         self.shared.started.notify_all();
