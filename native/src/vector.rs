@@ -485,10 +485,11 @@ impl<E: Engine> Vector<E> {
     }
 }
 
-/// Runs `f(i, slot)` for every slot on the pool's threads, a chunk of slots to whichever
-/// is free (`common::pool`): a step's cost varies from game to game (a game that ends
-/// writes a whole observation and starts the next; bots play a varying number of
-/// actions), so equal contiguous shares left one thread waiting for the other.
+/// Runs `f(i, slot)` for every slot on the pool's threads, each its own share of the
+/// slots, then what is left of the other's (`common::pool::Claims`): a step's cost
+/// varies from game to game (a game that ends writes a whole observation and starts the
+/// next; bots play a varying number of actions), so fixed shares left one thread
+/// waiting for the other.
 fn par_for<S: Send>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S) + Sync) {
     let claims = Claims::new(slots.len(), pool.threads());
     if pool.threads() == 1 || slots.len() <= claims.chunk() {
@@ -498,8 +499,8 @@ fn par_for<S: Send>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S) + Sy
         return;
     }
     let base = Ptr(slots.as_mut_ptr());
-    pool.run(&|_| {
-        while let Some(range) = claims.next() {
+    pool.run(&|t| {
+        while let Some(range) = claims.next(t) {
             for i in range {
                 // SAFETY: `claims` hands out each index once, and `slots` outlives the run.
                 f(i, unsafe { &mut base.part(i, 1)[0] });

@@ -217,9 +217,15 @@ impl Drop for Pool {
     }
 }
 
-/// The items `0..n` handed out in chunks, to whoever asks next.
+/// The items `0..n` in chunks, each thread's share first its own: thread `t` takes the
+/// chunks of its contiguous share from the front, and once they are done takes what is
+/// left of the others' from their back. Each thread so steps the same games call after
+/// call (their observations and masks stay in its core's cache: a game handed to the
+/// other core would move every line its step writes), and a thread whose games cost
+/// more than the other's (games that ended) is helped at the end.
 pub struct Claims {
-    next: AtomicUsize,
+    /// Per thread, the chunks of its share not yet taken: `front | back << 32`.
+    shares: Vec<AtomicU64>,
     n: usize,
     chunk: usize,
 }
@@ -229,12 +235,16 @@ impl Claims {
     /// eight items (so that the threads' one-byte and eight-byte outputs per item meet
     /// on few cache lines).
     pub fn new(n: usize, threads: usize) -> Claims {
-        let chunk = (n / (threads.max(1) * 8)).max(1).next_multiple_of(8);
-        Claims {
-            next: AtomicUsize::new(0),
-            n,
-            chunk,
-        }
+        let threads = threads.max(1);
+        let chunk = (n / (threads * 8)).max(1).next_multiple_of(8);
+        let chunks = n.div_ceil(chunk) as u64;
+        let shares = (0..threads as u64)
+            .map(|t| {
+                let (front, back) = (t * chunks / threads as u64, (t + 1) * chunks / threads as u64);
+                AtomicU64::new(front | back << 32)
+            })
+            .collect();
+        Claims { shares, n, chunk }
     }
 
     /// Items a chunk holds.
@@ -242,10 +252,34 @@ impl Claims {
         self.chunk
     }
 
-    /// The next chunk not yet taken, if any.
-    pub fn next(&self) -> Option<Range<usize>> {
-        let start = self.next.fetch_add(self.chunk, Ordering::Relaxed);
-        (start < self.n).then(|| start..(start + self.chunk).min(self.n))
+    /// The next chunk for thread `thread`: its own share's first, else another's last.
+    pub fn next(&self, thread: usize) -> Option<Range<usize>> {
+        let threads = self.shares.len();
+        let own = thread % threads;
+        let taken = take(&self.shares[own], true)
+            .or_else(|| (1..threads).find_map(|k| take(&self.shares[(own + k) % threads], false)))?;
+        let start = taken as usize * self.chunk;
+        Some(start..(start + self.chunk).min(self.n))
+    }
+}
+
+/// A chunk from the front or the back of a share (`Claims::shares`), if any is left.
+fn take(share: &AtomicU64, front: bool) -> Option<u64> {
+    let mut now = share.load(Ordering::Relaxed);
+    loop {
+        let (first, end) = (now & 0xFFFF_FFFF, now >> 32);
+        if first >= end {
+            return None;
+        }
+        let (after, taken) = if front {
+            ((first + 1) | end << 32, first)
+        } else {
+            (first | (end - 1) << 32, end - 1)
+        };
+        match share.compare_exchange_weak(now, after, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(taken),
+            Err(seen) => now = seen,
+        }
     }
 }
 
@@ -262,9 +296,9 @@ mod tests {
                     let counts: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
                     let claims = Claims::new(n, pool.threads());
                     let ran = AtomicUsize::new(0);
-                    pool.run(&|_| {
+                    pool.run(&|t| {
                         ran.fetch_add(1, Ordering::Relaxed);
-                        while let Some(range) = claims.next() {
+                        while let Some(range) = claims.next(t) {
                             for i in range {
                                 counts[i].fetch_add(1, Ordering::Relaxed);
                             }
@@ -275,6 +309,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_thread_takes_its_own_share_first_then_the_others_from_their_end() {
+        let claims = Claims::new(64, 2); // eight chunks of eight: 0-3 thread 0's, 4-7 thread 1's
+        let order: Vec<usize> = std::iter::from_fn(|| claims.next(0)).map(|r| r.start / 8).collect();
+        assert_eq!(order, [0, 1, 2, 3, 7, 6, 5, 4]);
+        assert_eq!(claims.next(1), None);
+        let claims = Claims::new(70, 2); // nine chunks: 0-3 thread 0's, 4-8 thread 1's (the last 64..70)
+        assert_eq!(claims.next(1), Some(32..40));
+        let rest: Vec<_> = std::iter::from_fn(|| claims.next(0)).collect();
+        assert_eq!(rest[..5], [0..8, 8..16, 16..24, 24..32, 64..70]);
+        assert_eq!(rest.last(), Some(&(40..48)));
+        assert_eq!(claims.next(1), None);
     }
 
     #[test]
