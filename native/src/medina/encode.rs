@@ -99,10 +99,15 @@ fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
     let base = plane * NUM_SQUARES;
     if let Kept::Full = kept {
         // A full write (the OpenSpiel adapter's every observation) sets the floats
-        // directly, without asking the kept state at every square.
+        // directly, a word of squares at a time, without asking the kept state at
+        // every square.
         let plane = &mut out[base..base + NUM_SQUARES];
-        for sq in squares.iter() {
-            plane[sq] = 1.0;
+        for (w, &word) in squares.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                plane[w * 64 + word.trailing_zeros() as usize] = 1.0;
+                word &= word - 1;
+            }
         }
         return;
     }
