@@ -733,7 +733,7 @@ impl VectorGames {
     /// `num_envs` games from `starts` (initial positions of one game and board: one, or
     /// one per start player, which each game's seed then draws as the Python engine
     /// does); `learners` the seats the caller plays (the others: the `random` bot in
-    /// Rust); `reward` `"win"` or `"score"`; `max_steps` the steps after which a game is
+    /// Rust); `threads` the threads that step them (at most one per game); `reward` `"win"` or `"score"`; `max_steps` the steps after which a game is
     /// truncated (0: never); the output arrays (C-contiguous, float32 planes and vector,
     /// int8 mask, float64 rewards and final scores (`N × players`), uint8 terminated and
     /// truncated, int64 seat to play and game seed, float32 final planes and vector: the
@@ -788,7 +788,7 @@ impl VectorGames {
             ));
         }
         Ok(VectorGames {
-            pool: Pool::new(threads),
+            pool: Pool::new(threads.min(num_envs)),
             planes: Out::get(planes, num_envs * z.planes, "planes")?,
             vector: Out::get(vector, num_envs * z.vector, "vector")?,
             mask: Out::get(mask, num_envs * z.actions, "mask")?,

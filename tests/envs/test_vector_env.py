@@ -150,6 +150,7 @@ def test_threads_and_seeds_make_the_same_run() -> None:
         assert np.array_equal(games.observation, before)
     for run in runs[1:]:
         assert data_equivalence(runs[0], run, exact=True)
+    assert VectorGames("medina", 2, num_players=3, threads=8).threads == 2  # at most one a game
     other = VectorGames("terranova", 5)
     other.reset(seed=11)
     seeds = other.game_seeds.copy()
