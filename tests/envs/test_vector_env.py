@@ -129,7 +129,7 @@ def test_max_steps_truncates_with_the_final_observation(game_id: str, players: i
 
 
 def test_threads_and_seeds_make_the_same_run() -> None:
-    # 40 games: the threads share them in chunks of 8 (fewer games run on one thread).
+    # 40 games: the threads share them in chunks of 8 (a batch of 8 or fewer runs on one thread).
     runs = []
     for threads in (1, 2, 3, 1):
         games = VectorGames("medina", 40, num_players=3, threads=threads)
