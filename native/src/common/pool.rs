@@ -3,9 +3,10 @@
 //! mapped, a thread cloned, then both torn down) cost tens of microseconds, which at 64
 //! games was a tenth of a step of the batch.
 //!
-//! The work of a call is split by [`Claims`]: whoever is free takes the next chunk of
-//! items, so that a thread whose games happened to end (a new game, a whole observation
-//! written) does not leave the other waiting.
+//! The work of a call is split by [`Claims`]: each thread takes the chunks of its own
+//! share first, then what the others have not reached, so that a thread whose games
+//! happened to end (a new game, a whole observation written) does not leave the others
+//! waiting.
 
 use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -82,7 +83,8 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool of `threads` (at least 1: the caller alone).
+    /// A pool of `threads` (at least 1: the caller alone; fewer where the system makes
+    /// no more threads).
     pub fn new(threads: usize) -> Pool {
         let shared = Arc::new(Shared {
             round: Mutex::new(Round {
@@ -96,9 +98,12 @@ impl Pool {
             finished: Condvar::new(),
         });
         let workers = (1..threads.max(1))
-            .map(|index| {
+            .map_while(|index| {
                 let shared = shared.clone();
-                std::thread::spawn(move || work(&shared, index))
+                std::thread::Builder::new()
+                    .name(format!("tabletop-vector-{index}"))
+                    .spawn(move || work(&shared, index))
+                    .ok()
             })
             .collect();
         Pool {
