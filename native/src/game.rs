@@ -53,6 +53,16 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// `legal_moves()` order, always the same for the same position.
     fn legal_actions(&self, state: &Self::State, out: &mut Vec<u32>);
 
+    /// Appends every legal action to `out`, ascending (OpenSpiel's `legal_actions()`);
+    /// the default sorts [`Game::legal_actions`]' list where it is not.
+    fn legal_actions_ascending(&self, state: &Self::State, out: &mut Vec<u32>) {
+        let start = out.len();
+        self.legal_actions(state, out);
+        if !out[start..].is_sorted() {
+            out[start..].sort_unstable();
+        }
+    }
+
     /// Whether `action` is legal in `state` (false for any id that names no action).
     fn is_legal(&self, state: &Self::State, action: u32) -> bool;
 

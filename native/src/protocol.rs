@@ -205,6 +205,8 @@ pub trait HeldPosition {
     fn observe(&self, seat: usize, planes: &mut [f32], vector: &mut [f32]);
     /// The legal actions into `out` (cleared first), in the engine's order; none once over.
     fn legal_into(&self, out: &mut Vec<u32>);
+    /// The legal actions into `out` (cleared first), ascending; none once over.
+    fn legal_ascending_into(&self, out: &mut Vec<u32>);
     /// The game and the position, for reading another position of the same game.
     fn game_any(&self) -> &dyn Any;
     fn state_any(&self) -> &dyn Any;
@@ -310,6 +312,10 @@ impl<G: Game> HeldPosition for Held<'_, G> {
     fn legal_into(&self, out: &mut Vec<u32>) {
         out.clear();
         self.game.legal_actions(self.state, out);
+    }
+    fn legal_ascending_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        self.game.legal_actions_ascending(self.state, out);
     }
     fn game_any(&self) -> &dyn Any {
         self.game

@@ -11,6 +11,7 @@
 //! which its class hands out (`protocol::Position::with_held`): this file names no game.
 
 use crate::common::kept::Kept;
+use crate::common::pool::{Claims, Pool};
 use crate::common::pyrandom::PyRandom;
 use crate::common::rng::Rng;
 use crate::game::{Game, MAX_SEATS};
@@ -109,7 +110,8 @@ impl<T: Element> Out<T> {
     }
 }
 
-/// A raw pointer into a held buffer, sent to worker threads that write disjoint parts.
+/// A raw pointer into a held buffer (or the batch's slots), sent to worker threads that
+/// write disjoint parts.
 struct Ptr<T>(*mut T);
 
 impl<T> Clone for Ptr<T> {
@@ -118,7 +120,7 @@ impl<T> Clone for Ptr<T> {
     }
 }
 impl<T> Copy for Ptr<T> {}
-// SAFETY: every thread writes the items of its own games only (`Outputs::of`).
+// SAFETY: every thread writes the items of its own games only (`Outputs::of`, `par_for`).
 unsafe impl<T> Send for Ptr<T> {}
 unsafe impl<T> Sync for Ptr<T> {}
 
@@ -367,30 +369,25 @@ impl<G: Game> Vector<G> {
     }
 }
 
-/// Runs `f(i, slot)` for every slot, on `threads` threads (contiguous shares).
-fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) + Sync) {
-    let threads = threads.clamp(1, slots.len().max(1));
-    if threads == 1 {
+/// Runs `f(i, slot)` for every slot on the pool's threads, each its own share of the
+/// slots, then what is left of the other's (`common::pool::Claims`): a step's cost
+/// varies from game to game (a game that ends writes a whole observation and starts the
+/// next; bots play a varying number of actions), so fixed shares left one thread
+/// waiting for the other.
+fn par_for<S: Send>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S) + Sync) {
+    let claims = Claims::new(slots.len(), pool.threads());
+    if pool.threads() == 1 || slots.len() <= claims.chunk() {
         for (i, slot) in slots.iter_mut().enumerate() {
             f(i, slot);
         }
         return;
     }
-    let share = slots.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut chunks = slots.chunks_mut(share).enumerate();
-        let first = chunks.next();
-        for (c, chunk) in chunks {
-            let f = &f;
-            scope.spawn(move || {
-                for (k, slot) in chunk.iter_mut().enumerate() {
-                    f(c * share + k, slot);
-                }
-            });
-        }
-        if let Some((_, chunk)) = first {
-            for (k, slot) in chunk.iter_mut().enumerate() {
-                f(k, slot);
+    let base = Ptr(slots.as_mut_ptr());
+    pool.run(&|t| {
+        while let Some(range) = claims.next(t) {
+            for i in range {
+                // SAFETY: `claims` hands out each index once, and `slots` outlives the run.
+                f(i, unsafe { &mut base.part(i, 1)[0] });
             }
         }
     });
@@ -400,9 +397,9 @@ fn par_for<S: Send>(slots: &mut [S], threads: usize, f: impl Fn(usize, &mut S) +
 pub trait AnyVector: Send + Sync {
     fn sizes(&self) -> Sizes;
     fn num_envs(&self) -> usize;
-    fn reset(&mut self, seed: u64, out: Outputs, threads: usize);
-    fn check(&self, actions: &[i64]) -> Result<(), String>;
-    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize);
+    fn reset(&mut self, seed: u64, out: Outputs, pool: &Pool);
+    /// Checks every action, then (if all are legal) plays them; else plays none.
+    fn step(&mut self, actions: &[i64], out: Outputs, pool: &Pool) -> Result<(), String>;
     fn sample(&mut self, out: &mut [i64]);
     /// Games are truncated after `max_steps` steps (0: never).
     fn set_max_steps(&mut self, max_steps: u64);
@@ -417,10 +414,10 @@ impl<G: Game> AnyVector for Vector<G> {
         self.slots.len()
     }
 
-    fn reset(&mut self, seed: u64, out: Outputs, threads: usize) {
+    fn reset(&mut self, seed: u64, out: Outputs, pool: &Pool) {
         let z = self.sizes();
         let (game, starts, learners) = (&self.game, &self.starts, self.learners);
-        par_for(&mut self.slots, threads, |i, slot| {
+        par_for(&mut self.slots, pool, |i, slot| {
             slot.seeds = Rng::new(mix(seed, i as u64, 1));
             slot.rng = Rng::new(mix(seed, i as u64, 2));
             Self::new_game(game, starts, learners, slot);
@@ -434,7 +431,7 @@ impl<G: Game> AnyVector for Vector<G> {
         });
     }
 
-    fn check(&self, actions: &[i64]) -> Result<(), String> {
+    fn step(&mut self, actions: &[i64], out: Outputs, pool: &Pool) -> Result<(), String> {
         if actions.len() != self.slots.len() {
             return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
         }
@@ -444,19 +441,16 @@ impl<G: Game> AnyVector for Vector<G> {
                 return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
             }
         }
-        Ok(())
-    }
-
-    fn step(&mut self, actions: &[i64], out: Outputs, threads: usize) {
         let z = self.sizes();
         let mut slots = std::mem::take(&mut self.slots);
         let this = &*self;
-        par_for(&mut slots, threads, |i, slot| {
+        par_for(&mut slots, pool, |i, slot| {
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
             this.step_slot(slot, actions[i] as u32, &mut o);
         });
         self.slots = slots;
+        Ok(())
     }
 
     fn set_max_steps(&mut self, max_steps: u64) {
@@ -487,7 +481,8 @@ fn vector_of(starts: &[Bound<'_, PyAny>], num_envs: usize, learners: u32, score:
 #[pyclass(module = "tabletop._native", name = "VectorGames")]
 pub struct VectorGames {
     inner: Box<dyn AnyVector>,
-    threads: usize,
+    /// The worker threads, kept for the batch's life.
+    pool: Pool,
     planes: Out<f32>,
     vector: Out<f32>,
     mask: Out<i8>,
@@ -524,7 +519,8 @@ impl VectorGames {
     /// `num_envs` games from `starts` (initial positions of one game and board: one, or
     /// one per start player, which each game's seed then draws as the Python engine
     /// does); `learners` the seats the caller plays (the others: the `random` bot in
-    /// Rust); `reward` `"win"` or `"score"`; `max_steps` the steps after which a game is
+    /// Rust); `threads` the threads that step them (at most one per game); `reward` `"win"`
+    /// or `"score"`; `max_steps` the steps after which a game is
     /// truncated (0: never); the output arrays (C-contiguous, float32 planes and vector,
     /// int8 mask, float64 rewards and final scores (`N × players`), uint8 terminated and
     /// truncated, int64 seat to play and game seed, float32 final planes and vector: the
@@ -579,7 +575,7 @@ impl VectorGames {
             ));
         }
         Ok(VectorGames {
-            threads: threads.max(1),
+            pool: Pool::new(threads.min(num_envs)),
             planes: Out::get(planes, num_envs * z.planes, "planes")?,
             vector: Out::get(vector, num_envs * z.vector, "vector")?,
             mask: Out::get(mask, num_envs * z.actions, "mask")?,
@@ -602,15 +598,14 @@ impl VectorGames {
 
     #[getter]
     fn threads(&self) -> usize {
-        self.threads
+        self.pool.threads()
     }
 
     /// New games everywhere: game `i`'s seeds from `(seed, i)`.
     fn reset(&mut self, py: Python<'_>, seed: u64) {
         let out = self.outputs();
-        let threads = self.threads;
-        let inner = &mut self.inner;
-        py.detach(|| inner.reset(seed, out, threads));
+        let (inner, pool) = (&mut self.inner, &self.pool);
+        py.detach(|| inner.reset(seed, out, pool));
     }
 
     /// Plays `actions[i]` (int64, one per game) in every game; a finished game starts
@@ -626,12 +621,11 @@ impl VectorGames {
         }
         // SAFETY: checked C-contiguous with `n` items of i64; only read while held.
         let actions = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const i64, n) };
-        self.inner.check(actions).map_err(PyValueError::new_err)?;
         let out = self.outputs();
-        let threads = self.threads;
-        let inner = &mut self.inner;
-        py.detach(|| inner.step(actions, out, threads));
-        Ok(())
+        let (inner, pool) = (&mut self.inner, &self.pool);
+        // The whole step without the GIL, the legality check included.
+        py.detach(|| inner.step(actions, out, pool))
+            .map_err(PyValueError::new_err)
     }
 
     /// A uniformly random legal action of every game into `out` (int64, one per game).
@@ -753,24 +747,14 @@ impl NativeEncoder {
     /// `legal_actions()`; `Encoding.legal_actions`); none once the game is over.
     fn legal_actions<'py>(&self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut legal = Vec::with_capacity(256);
-        with_position(state, |held| self.legal(held, &mut legal))??;
-        // Ascending through a bitset of the ids (a pass over `num_actions / 64` words):
-        // the engine lists them kind by kind, and sorting a few hundred cost more.
-        let mut bits = vec![0u64; self.num_actions.div_ceil(64)];
-        for &a in &legal {
-            bits[a as usize / 64] |= 1 << (a % 64);
-        }
+        with_position(state, |held| -> PyResult<()> {
+            self.check(held)?;
+            held.legal_ascending_into(&mut legal);
+            Ok(())
+        })??;
         let py = state.py();
         let ints = &self.ints;
-        let ascending = bits.iter().enumerate().flat_map(|(w, &word)| {
-            std::iter::successors((word != 0).then_some(word), |&rest| {
-                let next = rest & (rest - 1);
-                (next != 0).then_some(next)
-            })
-            .map(move |rest| w * 64 + rest.trailing_zeros() as usize)
-        });
-        let items: Vec<&Py<PyAny>> = ascending.map(|a| &ints[a]).collect();
-        PyList::new(py, items.into_iter().map(|i| i.clone_ref(py)))
+        PyList::new(py, legal.iter().map(|&a| ints[a as usize].clone_ref(py)))
     }
 }
 

@@ -13,19 +13,39 @@ from tests.envs.cases import CASES, IDS, need
 need("pettingzoo")
 
 import numpy as np  # noqa: E402
-from pettingzoo.test import parallel_api_test  # noqa: E402
+from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
 
 from tabletop.core.errors import ConfigError  # noqa: E402
 from tabletop.envs import aec_env, parallel_env  # noqa: E402
 
 
 @pytest.mark.parametrize(("game_id", "players"), CASES, ids=IDS)
-def test_parallel_api(game_id: str, players: int) -> None:
+def test_parallel_api_and_seed(game_id: str, players: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its advice on dict observations, which the masks need
         parallel_api_test(parallel_env(game_id, num_players=players), num_cycles=60)
-    # (pettingzoo's parallel_seed_test samples actions without their masks: illegal here.
-    # The seeded game below is checked step by step against the AEC env instead.)
+        # It samples every action without its mask: with illegal_action="lose" an
+        # illegal one ends the game, so it compares the seeded resets and the first
+        # steps (the seeded game below is checked step by step against the AEC env).
+        parallel_seed_test(lambda: parallel_env(game_id, num_players=players, illegal_action="lose"), num_cycles=60)
+
+
+def test_an_illegal_action_loses_when_asked() -> None:
+    env = parallel_env("terranova", num_players=2, illegal_action="lose")
+    observations, _ = env.reset(seed=1)
+    acting = env.agent_to_act
+    assert acting is not None
+    other = next(a for a in env.possible_agents if a != acting)
+    state = env.state_now
+    illegal = int(np.flatnonzero(observations[acting]["action_mask"] == 0)[-1])
+    observations, rewards, terminations, truncations, infos = env.step({acting: illegal})
+    assert env.agents == [] and env.state_now is state  # nothing played, the episode over
+    assert rewards == {acting: -1.0, other: 0.0}
+    assert all(terminations.values()) and not any(truncations.values())
+    assert all(info["illegal_action"] for info in infos.values())
+    assert not any(obs["action_mask"].any() for obs in observations.values())
+    with pytest.raises(ConfigError, match="illegal_action"):
+        parallel_env("medina", illegal_action="ignore")
 
 
 @pytest.mark.parametrize("reward", ["win", "score"])

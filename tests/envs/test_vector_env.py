@@ -129,9 +129,11 @@ def test_max_steps_truncates_with_the_final_observation(game_id: str, players: i
 
 
 def test_threads_and_seeds_make_the_same_run() -> None:
+    # 40 games: the threads share them in chunks of 8 (a batch of 8 or fewer runs on one thread).
     runs = []
-    for threads in (1, 2, 1):
-        games = VectorGames("medina", 5, num_players=3, threads=threads)
+    for threads in (1, 2, 3, 1):
+        games = VectorGames("medina", 40, num_players=3, threads=threads)
+        assert games.threads == threads
         games.reset(seed=11)
         seen = []
         for _ in range(30):
@@ -139,8 +141,16 @@ def test_threads_and_seeds_make_the_same_run() -> None:
             games.step(actions)
             seen.append((actions, games.observation.copy(), games.action_mask.copy(), games.rewards.copy()))
         runs.append(seen)
-    assert data_equivalence(runs[0], runs[1], exact=True)
-    assert data_equivalence(runs[0], runs[2], exact=True)
+        # An illegal action in the last game: refused, and no game played (all threads checked first).
+        before = games.observation.copy()
+        actions = games.sample_actions()
+        actions[-1] = 2106 if actions[-1] != 2106 else 0
+        with pytest.raises(ValueError, match="not legal in game 39"):
+            games.step(actions)
+        assert np.array_equal(games.observation, before)
+    for run in runs[1:]:
+        assert data_equivalence(runs[0], run, exact=True)
+    assert VectorGames("medina", 2, num_players=3, threads=8).threads == 2  # at most one a game
     other = VectorGames("terranova", 5)
     other.reset(seed=11)
     seeds = other.game_seeds.copy()
@@ -227,3 +237,24 @@ def test_gymnasium_vector_env(game_id: str, players: int) -> None:
     env.reset(seed=5)
     assert data_equivalence(dict(first), dict(env._obs()), exact=True)
     env.close()
+
+
+def _step_inherited_games(games: VectorGames) -> None:
+    for _ in range(5):
+        games.step(games.sample_actions())
+
+
+def test_a_forked_child_steps_a_threaded_batch_on_its_own_thread() -> None:
+    # The worker threads stay in the parent: the child runs every share itself.
+    import multiprocessing
+
+    games = VectorGames("medina", 40, num_players=3, threads=2)
+    games.reset(seed=3)
+    child = multiprocessing.get_context("fork").Process(target=_step_inherited_games, args=(games,))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():  # stuck waiting for workers it does not have
+        child.kill()
+        child.join()
+    assert child.exitcode == 0
+    _step_inherited_games(games)  # the parent's workers still answer

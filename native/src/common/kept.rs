@@ -7,7 +7,7 @@
 //! buffer a step, not the hundred or so that clearing and setting every cell touched.
 
 /// How a write treats what its buffer held (`terranova::encode::Layout::write_planes_kept`,
-/// `medina::encode::write_planes_kept`).
+/// `medina::encode::observe`).
 pub enum Kept<'a> {
     /// Everything written; nothing remembered.
     Full,

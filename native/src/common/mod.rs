@@ -9,6 +9,7 @@ pub mod mcts;
 pub mod movetable;
 pub mod network;
 pub mod outcome;
+pub mod pool;
 pub mod puct;
 #[cfg(feature = "python")]
 pub mod pyfields;

@@ -4,11 +4,11 @@
 //! definition; `tests/envs/test_native_encoding.py` compares the two on random positions.
 //!
 //! Reads the position through the fields named in [`write_planes`] and [`write_vector`]
-//! and the functions `State::palace_pieces`, `state::palace_stables`, `State::scores`.
+//! and the functions `State::palace_pieces`, `State::stables_of`, `State::scores_with`.
 
 use super::board::{geometry_for, Bits, Geometry, NUM_SQUARES};
 use super::moves::NUM_SLOTS;
-use super::state::{palace_stables, Phase, State, NEUTRAL};
+use super::state::{Phase, State, MAX_PALACES, NEUTRAL};
 use crate::common::kept::Kept;
 
 /// Score planes hold `score / SCORE_SCALE` (`encoding.SCORE_SCALE`).
@@ -97,6 +97,20 @@ fn relative(player: usize, seat: usize, n: usize) -> usize {
 
 fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
     let base = plane * NUM_SQUARES;
+    if let Kept::Full = kept {
+        // A full write (the OpenSpiel adapter's every observation) sets the floats
+        // directly, a word of squares at a time, without asking the kept state at
+        // every square.
+        let plane = &mut out[base..base + NUM_SQUARES];
+        for (w, &word) in squares.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                plane[w * 64 + word.trailing_zeros() as usize] = 1.0;
+                word &= word - 1;
+            }
+        }
+        return;
+    }
     for sq in squares.iter() {
         kept.set(out, base + sq);
     }
@@ -134,17 +148,27 @@ fn placements(s: &State) -> u8 {
     }
 }
 
-/// Writes the planes of `s` seen by `seat` into `out` ([`planes_len`] floats, every one).
-/// Reads `palaces`, `num_palaces`, `unfinished`, `ext`, `stables`, `merchants`, `walls`,
-/// `start_square`, `chain`, `chain_ends`, `phase`, `placements_left` and the scores; in
-/// the second edition also `well`, `red` and `yellow`.
-pub fn write_planes(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
-    write_planes_kept(s, seat, scores, out, &mut Kept::Full);
+/// Writes `s` seen by `seat`: the planes into `planes` ([`planes_len`] floats; all of
+/// them, or with `Kept::Update` only what changed since the write that filled them,
+/// `common::kept`) and the vector into `vector` ([`vector_len`] floats, every one).
+/// Each palace is flooded once for the planes and the scores they and the vector show
+/// (flooding was most of an observation's time when each asked again).
+pub fn observe(s: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+    let mut pieces = [Bits::EMPTY; MAX_PALACES];
+    let pieces = &mut pieces[..s.num_palaces as usize];
+    for (pid, p) in pieces.iter_mut().enumerate() {
+        *p = s.palace_pieces(pid);
+    }
+    let scores = s.scores_with(|pid| pieces[pid]);
+    write_planes(s, seat, &scores, pieces, planes, kept);
+    write_vector(s, seat, &scores, vector);
 }
 
-/// [`write_planes`], or with `Kept::Update` only what changed since the write that filled
-/// `out` (`common::kept`).
-pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32], kept: &mut Kept<'_>) {
+/// The planes of [`observe`]: reads `palaces`, `num_palaces`, `unfinished`, `ext`,
+/// `stables`, `merchants`, `walls`, `start_square`, `chain`, `chain_ends`, `phase`,
+/// `placements_left`, the scores and each palace's `pieces`; in the second edition also
+/// `well`, `red` and `yellow`.
+fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out: &mut [f32], kept: &mut Kept<'_>) {
     let out = &mut out[..planes_len(s)];
     let fixed = if s.num_players == 2 {
         FIXED_2P.get_or_init(|| fixed_planes(geometry_for(2)))
@@ -156,28 +180,23 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
     let n = s.num_players as usize;
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
-        let pieces = s.palace_pieces(pid);
+        let pieces = pieces[pid];
+        let components = pieces.or(s.stables_of(pieces));
         set(out, k, PALACE0 + palace.color as usize, pieces);
         if palace.owner >= 0 {
-            let components = pieces.or(palace_stables(s, pid));
             let rel = relative(palace.owner as usize, seat, n);
             set(out, k, OWNED0 + rel, components);
             if palace.dome != u8::MAX {
                 k.set(out, (DOME0 + rel) * NUM_SQUARES + palace.dome as usize);
             }
         } else if palace.abandoned {
-            set(out, k, ABANDONED_PLANE, pieces.or(palace_stables(s, pid)));
+            set(out, k, ABANDONED_PLANE, components);
         }
     }
     for (color, &pid) in s.unfinished.iter().enumerate() {
         if pid >= 0 {
-            let pid = pid as usize;
-            set(
-                out,
-                k,
-                UNFINISHED_PLANE,
-                s.palace_pieces(pid).or(palace_stables(s, pid)),
-            );
+            let pieces = pieces[pid as usize];
+            set(out, k, UNFINISHED_PLANE, pieces.or(s.stables_of(pieces)));
         }
         set(out, k, EXTENSION_PLANE, s.ext[color]);
     }
@@ -206,12 +225,8 @@ pub fn write_planes_kept(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f
         for pid in 0..s.num_palaces as usize {
             let palace = s.palaces[pid];
             if palace.owner == NEUTRAL {
-                set(
-                    out,
-                    k,
-                    NEUTRAL_OWNED_PLANE,
-                    s.palace_pieces(pid).or(palace_stables(s, pid)),
-                );
+                let pieces = pieces[pid];
+                set(out, k, NEUTRAL_OWNED_PLANE, pieces.or(s.stables_of(pieces)));
                 k.set(out, NEUTRAL_DOME_PLANE * NUM_SQUARES + palace.dome as usize);
             }
         }
@@ -231,11 +246,11 @@ pub fn input_layout() -> (std::ops::Range<usize>, Vec<std::ops::Range<usize>>) {
     )
 }
 
-/// Writes the vector of `s` seen by `seat` into `out` ([`vector_len`] floats, every one).
+/// The vector of [`observe`] (every one of its floats).
 /// Reads `phase`, `current_player`, `placements_left`, `obligation`, `supply`,
 /// `palace_tiles`, `tower_tiles`, `retired` and the scores; in the second edition also
 /// `neutral`, `tea`, `tea_pool`, `tower_merchants`, `second_step`.
-pub fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
+fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     let out = &mut out[..vector_len(s)];
     out.fill(0.0);
     let n = s.num_players as usize;
@@ -291,7 +306,8 @@ pub fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) 
     }
 }
 
-/// The legal actions of `s` into `out` (cleared first), ascending.
+/// The legal actions of `s` into `out` (cleared first): ascending in the first edition;
+/// the second's come in the engine's order.
 pub fn legal_actions_into(s: &State, out: &mut Vec<u32>) {
     out.clear();
     s.legal().for_each(|a| out.push(a as u32));
@@ -311,9 +327,7 @@ mod tests {
         let mut vector = vec![0.0; VECTOR_LEN];
         while let Some(action) = s.random_action(&mut |n| rng.below(n)) {
             s.apply_legal(action);
-            let scores = s.scores();
-            write_planes(&s, 2, &scores, &mut planes);
-            write_vector(&s, 2, &scores, &mut vector);
+            observe(&s, 2, &mut planes, &mut vector, &mut Kept::Full);
             assert_eq!(vector[..3].iter().sum::<f32>(), 1.0);
             for tile in 0..8 {
                 assert_eq!(

@@ -110,9 +110,7 @@ impl crate::game::Game for Medina {
     }
 
     fn observe(&self, state: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
-        let scores = state.scores();
-        encode::write_planes_kept(state, seat, &scores, planes, kept);
-        encode::write_vector(state, seat, &scores, vector);
+        encode::observe(state, seat, planes, vector, kept);
     }
 
     fn input_layout(&self) -> InputLayout {

@@ -2,12 +2,18 @@
 //! well bonus): each seat's score, the winners and the win shares.  The second edition's
 //! tie-break (2e §5.5, E13) is `second_edition.rs`.
 
-use super::board::{ortho_dilate, ortho_dilate_any};
+use super::board::{ortho_dilate, ortho_dilate_any, Bits};
 use super::state::{Phase, State};
 
 impl State {
     /// Each seat's score if the game ended now (§5.4).
     pub fn scores(&self) -> [i64; 4] {
+        self.scores_with(|pid| self.palace_pieces(pid))
+    }
+
+    /// [`State::scores`] with each palace's pieces from `pieces_of` (a caller that has
+    /// flooded the palaces already: `encode::observe`).
+    pub fn scores_with(&self, pieces_of: impl Fn(usize) -> Bits) -> [i64; 4] {
         let mut totals = [0i64; 4];
         for (col, &holder) in self.palace_tiles.iter().enumerate() {
             if holder >= 0 {
@@ -24,7 +30,7 @@ impl State {
             if pal.owner < 0 {
                 continue;
             }
-            let pieces = self.palace_pieces(pid);
+            let pieces = pieces_of(pid);
             let stables = self.stables_of(pieces);
             let comps = pieces | stables;
             let reach = if self.rules.stable_adjacency_scores {

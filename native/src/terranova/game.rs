@@ -113,6 +113,13 @@ impl<const W: usize> crate::game::Game for Game<W> {
         encode::write_vector(self, state, seat, vector);
     }
 
+    fn legal_actions_ascending(&self, state: &State<W>, out: &mut Vec<u32>) {
+        // Listed by their ids directly: sorting the slides cost a third of an OpenSpiel step.
+        if !state.is_terminal() {
+            state.legal_actions_ascending(self, out);
+        }
+    }
+
     fn input_layout(&self) -> InputLayout {
         let (fixed, uniform) = self.board.layout.input_layout();
         InputLayout { fixed, uniform }

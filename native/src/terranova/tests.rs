@@ -160,6 +160,17 @@ fn the_counted_slides_are_the_listed_slides_for_the_same_draw() {
                         assert_eq!(read, listed);
                         assert_eq!(runs.to_vec(b), listed);
                     }
+                    // The ascending listing (OpenSpiel's order), from the lines and by
+                    // walking the rays, against the listed actions sorted.
+                    let mut sorted = state.legal_actions(&game);
+                    sorted.sort_unstable();
+                    let mut walked = state;
+                    walked.lines.filled = Bits::EMPTY;
+                    for s in [state, walked] {
+                        let mut ascending = Vec::new();
+                        s.legal_actions_ascending(&game, &mut ascending);
+                        assert_eq!(ascending, sorted);
+                    }
                     let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
                     state.play(&game, mv);
                 }

@@ -38,6 +38,9 @@ for about ``seconds`` each, one step = one action applied:
   separate Python with ``pgx`` and ``jax`` given by ``pgx_python``, left out without
   one).
 
+``openspiel`` is read against ``amazons-obs`` (CPU time) and each ``vector-N-t2`` against
+``vector-N`` (wall time) where both ran (:data:`READ_AGAINST`, the "read against" column).
+
 Needs the ``rl`` extra for the library adapters and yardsticks, and the native extension
 for the vector rows (they are left out without them).  Every row reports steps per
 second of wall time and of the process's CPU time (the machine is shared: CPU time is
@@ -50,7 +53,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -95,6 +98,27 @@ class EnvBench:
     def steps_per_cpu_second(self) -> float:
         """Actions applied per second of the process's CPU time (all its threads)."""
         return self.steps / self.cpu_seconds if self.cpu_seconds > 0 else 0.0
+
+
+READ_AGAINST: Final = {
+    "openspiel": ("amazons-obs", "cpu"),
+    **{f"vector-{n}-t2": (f"vector-{n}", "wall") for n in (1, 64, 1024)},
+}
+"""The row a row is read against when both ran, and on which clock: the OpenSpiel adapter
+against OpenSpiel's own C++ Amazons with observations (both on one thread: CPU time), two
+threads of the vector env against one (wall time: the CPU time counts both threads)."""
+
+
+def read_against(adapter: str, results: Mapping[str, EnvBench]) -> tuple[float, str, str] | None:
+    """``adapter``'s speed over its :data:`READ_AGAINST` row's in ``results`` (the same
+    run), with that row's name and the clock; ``None`` where either did not run."""
+    if adapter not in READ_AGAINST or adapter not in results or READ_AGAINST[adapter][0] not in results:
+        return None
+    other, clock = READ_AGAINST[adapter]
+    mine, theirs = results[adapter], results[other]
+    if clock == "cpu":
+        return mine.steps_per_cpu_second / theirs.steps_per_cpu_second, other, clock
+    return mine.steps_per_second / theirs.steps_per_second, other, clock
 
 
 def _timed(run_game: Callable[[int], int], seconds: float, min_games: int) -> tuple[int, int, float, float]:

@@ -376,7 +376,7 @@ def env(
     pgx-64 and pgx-1024 (Pgx Othello on CPU, with --pgx-python).  The library adapters
     need the rl extra, the vector env the native extension.
     """
-    from tabletop.bench.env import ADAPTERS, bench_env
+    from tabletop.bench.env import ADAPTERS, EnvBench, bench_env, read_against
 
     game, counts = _game_and_counts(game_id, players, seconds)
     chosen = [a.strip() for a in adapters.split(",") if a.strip()]
@@ -392,27 +392,29 @@ def env(
         "vs engine (CPU)",
         "steps/s (wall)",
         "vs engine (wall)",
+        "read against",
         title=f"{game.name} environments",
     )
     for count in counts:
-        base = base_cpu = None
+        results: dict[str, EnvBench] = {}
         for adapter in chosen:
             try:
-                result = bench_env(game, count, adapter, seconds=seconds, seed=seed, pgx_python=pgx_python)
+                results[adapter] = bench_env(game, count, adapter, seconds=seconds, seed=seed, pgx_python=pgx_python)
             except ImportError as exc:
                 say_err(f"bench env: {adapter} left out: {exc}")
-                continue
-            if adapter == "engine":
-                base, base_cpu = result.steps_per_second, result.steps_per_cpu_second
+        engine = results.get("engine")
+        for adapter, result in results.items():
+            against = read_against(adapter, results)
             table.add_row(
                 str(count),
                 adapter,
                 str(result.games),
                 str(result.steps),
                 f"{result.steps_per_cpu_second:,.0f}",
-                f"{result.steps_per_cpu_second / base_cpu:.3f}" if base_cpu else "-",
+                f"{result.steps_per_cpu_second / engine.steps_per_cpu_second:.3f}" if engine else "-",
                 f"{result.steps_per_second:,.0f}",
-                f"{result.steps_per_second / base:.3f}" if base else "-",
+                f"{result.steps_per_second / engine.steps_per_second:.3f}" if engine else "-",
+                f"{against[0]:.3f}× {against[1]} ({against[2]})" if against else "",
             )
     console.print(table)
 

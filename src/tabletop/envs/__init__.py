@@ -75,7 +75,9 @@ def parallel_env(game_id: str, **config: Any) -> TabletopParallelEnv:
     """A PettingZoo ``ParallelEnv`` of ``game_id``: each step plays the action of the agent
     to act (the others' are ignored) and returns every agent's observation.
 
-    Keyword arguments as :func:`aec_env`, plus ``max_steps`` (truncation; ``None``: never).
+    Keyword arguments as :func:`aec_env`, plus ``max_steps`` (truncation; ``None``: never)
+    and ``illegal_action`` (``"raise"``, the default; ``"lose"``: the episode ends with -1
+    to the agent that played it).
 
     Raises:
         MissingExtraError: without the rl extra.

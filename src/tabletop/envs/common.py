@@ -26,6 +26,15 @@ once the game ends, 0 before; ``score``: each seat's change of score at every st
 Nova scores areas as they close; Medina's score is what the seat would score if the game
 ended now, so its changes shape the reward all along and add up to the final score)."""
 
+ILLEGAL_ACTIONS: Final = ("lose", "raise")
+"""What an illegal action does: ``lose``: the episode ends at once (terminated) with
+:data:`ILLEGAL_REWARD` for the seat that played it, 0 for the others, and
+``info["illegal_action"]`` true (PettingZoo's ``TerminateIllegalWrapper`` does the same
+for its classic games; what checkers that sample without the mask meet); ``raise``:
+``ValueError``, and nothing is played."""
+
+ILLEGAL_REWARD: Final = -1.0
+
 RENDER_MODES: Final = ("ansi", "rgb_array", "svg")
 """``ansi``: the terminal drawing (a string); ``rgb_array``: a small raster (H×W×3 uint8,
 one block of pixels per cell); ``svg``: the game's SVG drawing (a string)."""
@@ -87,6 +96,17 @@ def check_reward(reward: str) -> str:
     if reward not in REWARDS:
         raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
     return reward
+
+
+def check_illegal_action(illegal_action: str) -> str:
+    """``illegal_action`` if it is one of :data:`ILLEGAL_ACTIONS`.
+
+    Raises:
+        ConfigError: otherwise.
+    """
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, not {illegal_action!r}")
+    return illegal_action
 
 
 def check_max_steps(max_steps: int | None) -> int | None:

@@ -6,7 +6,8 @@ PettingZoo's turn-based conversions do); every agent's observation comes back ea
 step, with the legal-action mask only in the acting agent's (zeros in the others').
 Agents, spaces and rewards are those of the AEC env (``tabletop.envs.aec``); a
 multi-action turn is a run of steps by the same agent.  ``max_steps`` ends an episode
-by truncation after that many steps.
+by truncation after that many steps; ``illegal_action="lose"`` ends it when the agent to
+act plays an illegal action (PettingZoo's ``parallel_seed_test`` samples without masks).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
         num_players: seats (default: the game's fewest).
         reward: ``"win"`` (win share at the end) or ``"score"`` (score changes as they happen).
         max_steps: truncate every agent after this many steps (``None``: never).
+        illegal_action: ``"raise"`` (``ValueError``, nothing played; the default) or
+            ``"lose"``: the episode ends, -1 to the agent that played it, 0 to the others,
+            ``infos[agent]["illegal_action"]`` true (``common.ILLEGAL_ACTIONS``).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"svg"``.
         ruleset, variants, map: as in :class:`~tabletop.core.protocol.GameConfig`.
     """
@@ -43,6 +47,7 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
         *,
         reward: str = "win",
         max_steps: int | None = None,
+        illegal_action: str = "raise",
         render_mode: str | None = None,
         ruleset: str = "default",
         variants: Mapping[str, OptionValue] | None = None,
@@ -51,6 +56,7 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
         self._setup = common.setup(game_id, num_players, ruleset=ruleset, variants=variants, map=map)
         self._reward = common.check_reward(reward)
         self._max_steps = common.check_max_steps(max_steps)
+        self._illegal = common.check_illegal_action(illegal_action)
         self.render_mode = common.check_render_mode(render_mode)
         self.metadata = {**self.metadata, "name": f"tabletop_{game_id}_parallel_v0"}
         spaces = common.agent_spaces(self._setup)
@@ -107,8 +113,9 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
         """Plays the action of the agent to act (``actions`` may hold the others' too).
 
         Raises:
-            ValueError: without an action for the agent to act, or for one that is not
-                legal now (its mask says which are); nothing is played then.
+            ValueError: without an action for the agent to act, or (``illegal_action=
+                "raise"``) for one that is not legal now (its mask says which are);
+                nothing is played then.
             RuntimeError: once every agent is done (call :meth:`reset`).
         """
         if not self.agents:
@@ -119,7 +126,9 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
             raise ValueError(f"no action for {agent}, the agent to act")
         after = common.apply_action(self._setup.encoding, before, actions[agent])
         if after is None:
-            raise ValueError(f"action {actions[agent]!r} is not legal for {agent} (see the action_mask)")
+            if self._illegal == "raise":
+                raise ValueError(f"action {actions[agent]!r} is not legal for {agent} (see the action_mask)")
+            return self._lost_by_illegal_action(before, agent)
         self._state = after
         self._steps += 1
         rewards = dict(zip(self.possible_agents, common.rewards(self._reward, before, after), strict=True))
@@ -133,8 +142,33 @@ class TabletopParallelEnv(ParallelEnv[str, common.Observation, int]):  # type: i
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
-    def _observations(self, state: State) -> dict[str, common.Observation]:
-        acting = -1 if state.is_terminal() else state.current_player
+    def _lost_by_illegal_action(
+        self, state: State, agent: str
+    ) -> tuple[
+        dict[str, common.Observation],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """The episode ends where it stands: ``agent`` played an illegal action."""
+        self._steps += 1
+        agents, self.agents = self.agents, []
+        rewards = {a: common.ILLEGAL_REWARD if a == agent else 0.0 for a in self.possible_agents}
+        infos: dict[str, dict[str, Any]] = {a: {"to_act": False, "illegal_action": True} for a in self.possible_agents}
+        return (
+            self._observations(state, acting=-1),
+            rewards,
+            dict.fromkeys(agents, True),
+            dict.fromkeys(agents, False),
+            infos,
+        )
+
+    def _observations(self, state: State, acting: int | None = None) -> dict[str, common.Observation]:
+        """Every agent's observation; the mask in the acting one's (``acting``: the seat
+        to act in ``state`` unless given, -1 for none)."""
+        if acting is None:
+            acting = -1 if state.is_terminal() else state.current_player
         observer = self._observer
         return {agent: observer(state, seat, mask=seat == acting) for seat, agent in enumerate(self.possible_agents)}
 

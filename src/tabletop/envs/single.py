@@ -21,9 +21,6 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import OptionValue, State
 from tabletop.envs import common
 
-ILLEGAL: Final = ("lose", "raise")
-ILLEGAL_REWARD: Final = -1.0
-
 
 class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
     """One learner against bots.
@@ -36,7 +33,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         reward: ``"win"`` or ``"score"`` (``common.REWARDS``), from the learner's seat.
         illegal_action: ``"lose"``: an illegal action ends the episode with reward -1 and
             ``info["illegal_action"] = True`` (what ``check_env``'s unmasked samples meet);
-            ``"raise"``: ``ValueError``.
+            ``"raise"``: ``ValueError`` (``common.ILLEGAL_ACTIONS``).
         max_steps: end the episode by truncation after this many of the learner's
             steps (``truncated`` true; ``None``: never).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"svg"``.
@@ -70,14 +67,12 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
         self._setup = common.setup(game_id, num_players, ruleset=ruleset, variants=variants, map=map)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
             raise ConfigError(f"seat must be from 0 to {num_players - 1}, not {seat!r}")
-        if illegal_action not in ILLEGAL:
-            raise ConfigError(f"illegal_action must be one of {', '.join(ILLEGAL)}, not {illegal_action!r}")
         self._specs = tuple(opponents)
         for spec in set(self._specs):
             make_agent(spec, seed=0)  # a bad spec fails here, not in the first step
         self.seat = seat
         self._reward = common.check_reward(reward)
-        self._illegal = illegal_action
+        self._illegal = common.check_illegal_action(illegal_action)
         self._max_steps = common.check_max_steps(max_steps)
         self._steps = 0
         self.render_mode = common.check_render_mode(render_mode)
@@ -126,7 +121,7 @@ class TabletopGymEnv(gymnasium.Env[common.Observation, np.int64]):
             self._done = True
             info = self._info(before, before)
             info["illegal_action"] = True
-            return self._observe(before), ILLEGAL_REWARD, True, False, info
+            return self._observe(before), common.ILLEGAL_REWARD, True, False, info
         state = self._play_bots(state)
         self._state = state
         terminated = state.is_terminal()

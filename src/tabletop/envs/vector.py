@@ -47,7 +47,9 @@ class VectorGames:
         reward: ``"win"`` (win shares at the end) or ``"score"`` (score changes).
         max_steps: a game is truncated after this many steps (``None``: never); like
             a game that ends, the next one starts in the same step.
-        threads: worker threads (the GIL is released while they step).
+        threads: threads that step the games, the caller's included, at most one per
+            game (the GIL is released while they step; ``self.threads`` is the number
+            used).
         ruleset, variants, map: as in :class:`~tabletop.core.protocol.GameConfig`.
 
     After :meth:`reset` and each :meth:`step`, these arrays hold the batch (the same
@@ -107,7 +109,6 @@ class VectorGames:
             learners = [seat]
         self.learners = tuple(learners)
         self.num_envs = num_envs
-        self.threads = threads
         starts = _starts(self.setup)
         encoding = self.setup.encoding
         spec = encoding.spec
@@ -145,6 +146,7 @@ class VectorGames:
             self.final_observation,
             self.final_vector,
         )
+        self.threads: int = self._core.threads
         outputs: tuple[npt.NDArray[Any], ...] = (
             self.observation,
             self.vector,
