@@ -255,6 +255,28 @@ def test_the_agent_plays_from_a_file_and_a_seed_gives_its_moves(
     assert timed.choose_move(midgame("medina", 3, 8)) in state.legal_moves()
 
 
+def test_the_first_sampled_plies_vary_with_the_seed_and_the_rest_do_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search on a simulation budget is deterministic: without sampling every seed
+    plays one move; with ``sample=K`` the moves of the first K plies follow the seed
+    (drawn from the visited ones), and later plies are the most visited again."""
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
+    start = make("medina").new_initial_state(GameConfig(num_players=3, seed=1))
+    save(tmp_path / "medina-3p.npz", start)
+
+    def moves(spec: str, state: State) -> set[Any]:
+        return {make_agent(spec, seed=seed).choose_move(state) for seed in range(12)}
+
+    assert len(moves("puct:medina-3p,sims=40", start)) == 1
+    assert len(moves("puct:medina-3p,sims=40,sample=4", start)) > 1
+    later = midgame("medina", 3, 8, engine="python")
+    assert later.ply >= 4
+    assert len(moves("puct:medina-3p,sims=40,sample=4", later)) == 1
+    with pytest.raises(ConfigError, match="sampled plies"):
+        make_agent("puct:medina-3p,sample=-1")
+
+
 def test_one_network_serves_searches_on_several_threads(tmp_path: Path) -> None:
     state = midgame("terranova", 2, 20)
     network = module().Network(save(tmp_path / "terranova.npz", state))

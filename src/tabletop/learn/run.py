@@ -299,11 +299,17 @@ WORKER_PLUGINS: Final = ("tabletop.learn.bots",)
 workers are forked from a process that has them; a Ray backend needs them as plugins."""
 
 
+GATE_SAMPLED_PLIES: Final = 12
+"""The plies at the start of a gate or ladder game the network bots draw in proportion to
+their visits: a search on a simulation budget is deterministic, and Medina's first
+edition deals nothing, so without it every round of a gate replayed one game."""
+
+
 def network_agent_spec(path: Path, simulations: int) -> str:
     """The bot that plays the network file at ``path`` in gates and ladder matches: the
-    search with the network (PUCT, ``tabletop.native.puct``) at ``simulations`` a move.
-    The one place to choose it."""
-    return f"puct-file:{path},sims={simulations}"
+    search with the network (PUCT, ``tabletop.native.puct``) at ``simulations`` a move,
+    the first :data:`GATE_SAMPLED_PLIES` plies sampled.  The one place to choose it."""
+    return f"puct-file:{path},sims={simulations},sample={GATE_SAMPLED_PLIES}"
 
 
 def run_training(

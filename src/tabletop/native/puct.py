@@ -15,8 +15,9 @@ there):
 
 * ``puct:NAME`` — :data:`DEFAULT_SIMULATIONS` simulations a move, so a seed gives the
   same moves on any machine.
-* ``puct:NAME,sims=N,c=C,batch=B`` — other settings (``c``: ``c_puct``; ``batch``: leaves
-  per network call).
+* ``puct:NAME,sims=N,c=C,batch=B,sample=K`` — other settings (``c``: ``c_puct``;
+  ``batch``: leaves per network call; ``sample``: the game's first K plies drawn in
+  proportion to the visits, for varied games between deterministic searches).
 * ``puct:NAME@0.5cpu`` — 0.5 CPU seconds of the searching thread a move;
   ``puct:NAME@0.5s`` — 0.5 wall-clock seconds.
 
@@ -55,7 +56,7 @@ NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
 
 _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
-_SETTINGS: Final = {"sims": "simulations", "c": "c_puct", "batch": "batch_size"}
+_SETTINGS: Final = {"sims": "simulations", "c": "c_puct", "batch": "batch_size", "sample": "sampled_plies"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,10 @@ class PuctConfig:
         c_puct: the exploration constant of ``Q + c_puct * P * sqrt(N) / (1 + n)``
             (values are win shares in [0, 1]).
         batch_size: leaves evaluated per network call (virtual loss spreads them).
+        sampled_plies: in the game's first this many plies the move is drawn in
+            proportion to the root's visits (the agent's seed), not the most visited: a
+            search on a simulation budget is deterministic, so two networks' matches
+            (a training run's gates) would otherwise replay one game.
     """
 
     simulations: int | None = DEFAULT_SIMULATIONS
@@ -77,6 +82,7 @@ class PuctConfig:
     cpu_time: bool = False
     c_puct: float = 1.5
     batch_size: int = 8
+    sampled_plies: int = 0
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -89,6 +95,8 @@ class PuctConfig:
             raise ConfigError(f"c_puct must be finite and not negative, got {self.c_puct}")
         if not 1 <= self.batch_size <= 256:
             raise ConfigError(f"the batch size must be from 1 to 256, got {self.batch_size}")
+        if not 0 <= self.sampled_plies <= 10_000:
+            raise ConfigError(f"the sampled plies must be from 0 to 10000, got {self.sampled_plies}")
 
 
 _NETWORKS: dict[tuple[str, int, int], Any] = {}
@@ -167,7 +175,7 @@ def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
             number = float(value)
         except ValueError:
             raise ConfigError(f"bad number in {KIND} setting {item!r}") from None
-        if key in ("sims", "batch"):
+        if key in ("sims", "batch", "sample"):
             if not number.is_integer():
                 raise ConfigError(f"{KIND} setting {item!r}: a whole number")
             changes[_SETTINGS[key]] = int(number)
@@ -302,6 +310,9 @@ class PuctAgent:
         action = found["action"]
         if action is None:
             raise ValueError("the game is over")
+        if state.ply < self.config.sampled_plies:
+            visited = [(a, n) for a, n in found["visits"] if n]
+            action = self._rng.choices([a for a, _ in visited], weights=[n for _, n in visited])[0]
         move: Move = native.move_of_action(action)
         return move
 
