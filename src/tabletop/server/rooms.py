@@ -495,8 +495,8 @@ class RoomManager:
         self._rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         # One database thread: the event loop never waits on a read, and SQLite sees one
-        # writer at a time.  On SQLite the actions and undos are committed on the event
-        # loop itself while that thread is idle (:meth:`_write`).
+        # writer at a time (on SQLite the loop itself commits actions and undos while that
+        # thread is idle: :meth:`_write`).
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="db")
         self._db_jobs = 0
         """Jobs given to the database thread and not finished yet (counted on both threads)."""
@@ -504,8 +504,6 @@ class RoomManager:
         self._waiting_writes: list[tuple[AppendAction | RemoveAction, asyncio.Future[bool]]] = []
         self._waiting_lock = threading.Lock()
         self._flush_queued = False
-        self._flush_on_loop = False
-        """Whether the waiting writes will be committed on the event loop (SQLite)."""
         self._closing = False
         self._catching_up: set[asyncio.Task[None]] = set()
         self._creations = SlidingWindow(matches_per_minute)
@@ -531,10 +529,7 @@ class RoomManager:
         await self.listeners.finished(room)
 
     def _submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
-        """Gives ``fn`` to the database thread, after any write waiting to be committed on
-        the event loop (so a job never overtakes a write made before it)."""
-        if self._flush_on_loop:
-            self._flush_writes(asyncio.get_running_loop(), on_loop=True)
+        """Gives ``fn`` to the database thread, counting it until it has run."""
 
         def job() -> T:
             try:
@@ -553,16 +548,20 @@ class RoomManager:
     async def _write(self, write: AppendAction | RemoveAction) -> bool:
         """Commits an action or an undo; ``False`` if the match is no longer at its version.
 
-        The writes that arrive together are committed in one transaction
-        (:meth:`Store.commit_writes`): under load one commit serves many actions.  On SQLite
-        (:attr:`Store.commits_on_loop`) they are committed on the event loop, right after
-        the callbacks that are ready, while the database thread has no job: a commit to the
-        WAL takes tens of microseconds, less than handing it to a thread and back.
-        Otherwise, or while that thread is busy, they wait in a list for it, and it commits
-        all that wait at once (one wake-up of the event loop for the batch).  A write is
-        committed before its caller goes on, and before anything :meth:`run_db` is given
-        later.
+        On SQLite (:attr:`Store.commits_on_loop`), while the database thread has nothing to
+        do, the write is committed here, on the event loop: a commit to the WAL takes tens
+        of microseconds, less than handing it to a thread and waking the loop again.
+        Otherwise the writes wait in a list while the database thread is busy, and it
+        commits all that wait in one transaction (:meth:`Store.commit_writes`): under load
+        one commit (and one wake-up of the event loop) serves many actions.  Either way a
+        write is committed before its caller goes on, and before anything :meth:`run_db`
+        is given later.
         """
+        if self.store.commits_on_loop and not self._db_jobs and not self._flush_queued:
+            answer = self.store.commit_writes([write])[0]
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
         loop = asyncio.get_running_loop()
         future: asyncio.Future[bool] = loop.create_future()
         with self._waiting_lock:
@@ -570,36 +569,21 @@ class RoomManager:
             first = not self._flush_queued
             self._flush_queued = True
         if first:
-            if self.store.commits_on_loop and not self._db_jobs:
-                self._flush_on_loop = True
-                loop.call_soon(self._flush_writes, loop, True)
-            else:
-                # The executor runs its jobs in order, so a run_db queued after this write
-                # runs after the flush that commits it.
-                self._submit(partial(self._flush_writes, loop))
+            # The executor runs its jobs in order, so a run_db queued after this write
+            # runs after the flush that commits it.
+            self._submit(partial(self._flush_writes, loop))
         return await future
 
-    def _flush_writes(self, loop: asyncio.AbstractEventLoop, on_loop: bool = False) -> None:
-        """Commits every waiting write, then answers them all at once; on the database
-        thread, or on the event loop (``on_loop``) where that was planned."""
-        if on_loop:
-            if not self._flush_on_loop:
-                return  # committed already, before a job given to the database thread
-            self._flush_on_loop = False
+    def _flush_writes(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the database thread: commits every waiting write, then answers them all at once."""
         with self._waiting_lock:
             batch, self._waiting_writes = self._waiting_writes, []
             self._flush_queued = False
-        if not batch:
-            return
         try:
             answers = self.store.commit_writes([write for write, _ in batch])
         except Exception as exc:
             answers = [exc] * len(batch)
-        futures = [future for _, future in batch]
-        if on_loop:
-            _settle(futures, answers)
-        else:
-            loop.call_soon_threadsafe(_settle, futures, answers)
+        loop.call_soon_threadsafe(_settle, [future for _, future in batch], answers)
 
     async def run_db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Runs ``fn(*args, **kwargs)`` on the database thread, after every write queued before it."""
@@ -639,8 +623,6 @@ class RoomManager:
         for room in self._rooms.values():
             if room.bot_task is not None:
                 room.bot_task.cancel()
-        if self._flush_on_loop:
-            self._flush_writes(asyncio.get_running_loop(), on_loop=True)
         self._db.shutdown(wait=True)
 
     # ----- creation and loading -------------------------------------------------
