@@ -108,9 +108,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if resumed:
                 log.info("resumed %d matches with bots", resumed)
         # The schedulers: the clock keeper (timeouts, dropped seats, clocks stored in
-        # batches) and the leader's sweep (tables, stalled bot turns, pending ratings).
+        # batches) and the leader's sweep (tables, lobby starts cut short, stalled bot
+        # turns, pending ratings).
         await tables.start()
-        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables))
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables, lobby))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()

@@ -2,10 +2,11 @@
 
 Every :data:`SWEEP_S` the process that holds the lease loads the lobby matches it does not
 hold yet (their clocks are then kept there: timeouts and dropped seats are handed to
-their bot by the leader only), plays the bot turns that have stalled (the process
-playing them died), and rates the matches that ended without being rated (their process
-died in between).  The other processes sweep nothing; a process leading alone (SQLite)
-sweeps too, which finds nothing it does not already hold.
+their bot by the leader only), finishes the lobby starts a process left halfway (it died
+between deciding the game full and storing its match and table), plays the bot turns
+that have stalled (the process playing them died), and rates the matches that ended
+without being rated (their process died in between).  The other processes sweep nothing;
+a process leading alone (SQLite) sweeps too, which finds what its own last run left.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import logging
 
 from tabletop.server import ratings
+from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomManager
 from tabletop.server.tables import Tables
 
@@ -24,7 +26,7 @@ SWEEP_S = 1.0
 work waits (a stalled bot turn waits :attr:`RoomManager.bot_stall_s` first)."""
 
 
-async def sweep_once(rooms: RoomManager, tables: Tables, *, new_leader: bool = False) -> dict[str, int]:
+async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_leader: bool = False) -> dict[str, int]:
     """One sweep, if this process leads: what it took on, by kind.
 
     A process that has just taken the lease (``new_leader``) plays every pending bot turn
@@ -35,19 +37,20 @@ async def sweep_once(rooms: RoomManager, tables: Tables, *, new_leader: bool = F
         return {}
     return {
         "tables": await tables.load_live_tables(),
+        "lobby_starts": await lobby.finish_stalled_starts(),
         "bot_turns": await rooms.play_stalled_bots(0.0 if new_leader else None),
         "ratings": await ratings.rate_pending(rooms.store.engine, tables.forfeited_seats),
     }
 
 
-async def keep_sweeping(rooms: RoomManager, tables: Tables, every_s: float = SWEEP_S) -> None:
+async def keep_sweeping(rooms: RoomManager, tables: Tables, lobby: Lobby, every_s: float = SWEEP_S) -> None:
     """Sweeps until cancelled; a failed sweep is logged and tried again."""
     led = rooms.leadership.alone  # a lone process resumed its bots at start
     while True:
         await asyncio.sleep(every_s)
         leading = rooms.leadership.leading
         try:
-            done = await sweep_once(rooms, tables, new_leader=leading and not led)
+            done = await sweep_once(rooms, tables, lobby, new_leader=leading and not led)
             led = leading
         except Exception:
             log.exception("the leader's sweep failed; trying again")

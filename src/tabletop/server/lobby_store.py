@@ -29,7 +29,10 @@ from tabletop.server.store import (
 )
 
 OPEN = "open"
+STARTING = "starting"
+"""Full (or started with bots) and being made a match: decided once, under the row's lock."""
 STARTED = "started"
+"""Its match and table are stored."""
 CANCELLED = "cancelled"
 
 
@@ -92,6 +95,23 @@ def change_lobby_game(
         if r is not None:
             conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
     return result
+
+
+def mark_started(engine: Engine, game_id: str) -> None:
+    """A starting lobby game's match and table are stored: it is started."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(lobby_games)
+            .where(lobby_games.c.id == game_id, lobby_games.c.status == STARTING)
+            .values(status=STARTED)
+        )
+
+
+def starting_lobby_games(engine: Engine) -> list[LobbyRow]:
+    """The lobby games being started (a process that died while starting one leaves it so)."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == STARTING)).all()
+    return [_lobby_row(r) for r in rows]
 
 
 def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
