@@ -101,7 +101,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 PRESENCE_CHANNEL: tables.heard_presence,
                 SEATS_CHANNEL: rooms.seats_changed,
             }
-            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
+
+            def reconnected() -> None:
+                rooms.reconnected()
+                tables.reconnected()
+
+            listener = PostgresListener(
+                settings.db_url, asyncio.get_running_loop(), handlers, reconnected, tables.process_name
+            )
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them
             resumed = await rooms.resume_bots()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
@@ -335,6 +335,22 @@ def announce_presence(engine: Engine, match_id: str, code: int) -> None:
         return
     with engine.begin() as conn:
         conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
+
+
+PROCESS_PREFIX = "tabletop process "
+"""How a server process names its bus session (``application_name``), then its presence origin."""
+
+
+def live_processes(engine: Engine) -> set[int]:
+    """The presence origins of the server processes with a session on the database now
+    (PostgreSQL; a process killed loses its sessions at once, a vanished machine within
+    the keepalive time)."""
+    with engine.connect() as conn:
+        names = conn.execute(
+            text("SELECT application_name FROM pg_stat_activity WHERE application_name LIKE :prefix"),
+            {"prefix": PROCESS_PREFIX + "%"},
+        ).scalars()
+        return {int(name[len(PROCESS_PREFIX) :]) for name in names if name[len(PROCESS_PREFIX) :].isdigit()}
 
 
 def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:
