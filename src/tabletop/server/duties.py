@@ -25,6 +25,10 @@ log = logging.getLogger("tabletop.server")
 SWEEP_S = 1.0
 """How often the leader sweeps; with the lease's poll it bounds how long a dead process's
 work waits (a stalled bot turn waits :attr:`RoomManager.bot_stall_s` first)."""
+LONE_SWEEP_S = 10.0
+"""How often a process alone on its database (SQLite) sweeps: no other process can die with
+work, so the sweep only catches what failed here (a rating, a lobby start), and each
+sweep's queries cost about 1 ms of CPU."""
 
 
 async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_leader: bool = False) -> dict[str, int]:
@@ -49,9 +53,12 @@ async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_le
     }
 
 
-async def keep_sweeping(rooms: RoomManager, tables: Tables, lobby: Lobby, every_s: float = SWEEP_S) -> None:
-    """Sweeps until cancelled; a failed sweep is logged and tried again."""
+async def keep_sweeping(rooms: RoomManager, tables: Tables, lobby: Lobby, every_s: float | None = None) -> None:
+    """Sweeps until cancelled (every :data:`SWEEP_S`, or :data:`LONE_SWEEP_S` alone); a
+    failed sweep is logged and tried again."""
     led = rooms.leadership.alone  # a lone process resumed its bots at start
+    if every_s is None:
+        every_s = LONE_SWEEP_S if rooms.leadership.alone else SWEEP_S
     while True:
         await asyncio.sleep(every_s)
         leading = rooms.leadership.leading
