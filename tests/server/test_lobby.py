@@ -530,3 +530,30 @@ def test_a_start_that_failed_keeps_its_lobby_game_for_the_sweep(
     lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
     assert client.portal.call(lobby.finish_stalled_starts, 0.0) == 1  # type: ignore[union-attr]
     assert client.get(f"/api/matches/{gid}").status_code == 200
+
+
+# ----- presence heard from other processes (the bus), and processes that died --------
+
+
+def test_a_seat_is_gone_once_no_live_process_holds_a_socket_of_it(app_client: TestClient) -> None:
+    """The leader keeps which processes said a seat is on a socket there: one of two
+    leaving does not make it gone, and a process without a database session any more
+    (``forget_dead_processes``) counts as having left."""
+    from tabletop.server.tables import presence_code
+
+    match_id, _ann, _bob = two_player_match(app_client, clock={"kind": "realtime", "base_s": 600}, grace_s=30)
+    tables = tables_of(app_client)
+    leader_table = tables.tables[match_id]
+
+    def hear(origin: int, here: bool) -> None:
+        app_client.portal.call(tables.heard_presence, match_id, presence_code(origin, 0, here))  # type: ignore[union-attr]
+
+    hear(11, True)
+    hear(12, True)
+    hear(11, False)  # one of Ann's two pages closed
+    assert 0 not in leader_table.gone_since_ms
+    assert app_client.portal.call(tables.forget_dead_processes, {12}) == 0  # type: ignore[union-attr]
+    assert 0 not in leader_table.gone_since_ms
+    assert app_client.portal.call(tables.forget_dead_processes, set()) == 1  # type: ignore[union-attr]  # 12 died
+    assert 0 in leader_table.gone_since_ms
+    assert table(app_client, match_id)["seats"][0]["present"] is False
