@@ -529,18 +529,17 @@ class RoomManager:
         await self.listeners.finished(room)
 
     def _submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
-        """Gives ``fn`` to the database thread, counting it until it has run."""
-
-        def job() -> T:
-            try:
-                return fn()
-            finally:
-                with self._jobs_lock:
-                    self._db_jobs -= 1
-
+        """Gives ``fn`` to the database thread, counting it until it has run (or was
+        cancelled before it ran: its caller left)."""
         with self._jobs_lock:
             self._db_jobs += 1
-        return self._db.submit(job)
+        future = self._db.submit(fn)
+        future.add_done_callback(self._job_done)
+        return future
+
+    def _job_done(self, _future: concurrent.futures.Future[Any]) -> None:
+        with self._jobs_lock:
+            self._db_jobs -= 1
 
     async def _run_db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._submit(partial(fn, *args)))
