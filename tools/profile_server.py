@@ -57,7 +57,7 @@ def serve_profiled(path: str) -> None:
 
 def with_profiled_server(path: str) -> None:
     """Makes the bench start its server under :func:`serve_profiled`."""
-    start = bench.start_server
+    start = bench.start_server  # type: ignore[attr-defined]
 
     def start_server(cmd: list[str], port: int, **options: Any) -> subprocess.Popen[bytes]:
         env = {**options.pop("env", os.environ), PROFILE_ENV: path}
@@ -65,7 +65,7 @@ def with_profiled_server(path: str) -> None:
         profiled = [*cmd[:module], os.path.abspath(__file__), *cmd[module + 2 :]]
         return start(profiled, port, env=env, **options)
 
-    bench.start_server = start_server
+    bench.start_server = start_server  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
