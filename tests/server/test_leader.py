@@ -10,6 +10,7 @@ actions.  Skipped without ``$TABLETOP_TEST_DB`` naming PostgreSQL (``.ci/run`` s
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import signal
 import socket
@@ -229,7 +230,7 @@ def test_the_leader_hears_of_a_seat_dropped_on_another_process(
     )
     with second.websocket_connect(f"/api/matches/{match_id}/ws") as ws:  # Ann's page is on the follower
         _say_hello(ws, ann)
-        wait_for(lambda: 0 in _leader_table(first, match_id).present_elsewhere)
+        wait_for(lambda: _leader_table(first, match_id).present_elsewhere.get(0))
     wait_for(lambda: 0 in _leader_table(first, match_id).gone_since_ms)
     clock.advance(30)
     assert check(first) >= 1
@@ -246,7 +247,7 @@ def test_a_seat_with_a_socket_left_on_some_process_is_not_dropped(
     first.portal.call(tables_of(first).load_live_tables)  # type: ignore[union-attr]
     with second.websocket_connect(f"/api/matches/{match_id}/ws") as kept:
         _say_hello(kept, ann)
-        wait_for(lambda: 0 in _leader_table(first, match_id).present_elsewhere)
+        wait_for(lambda: _leader_table(first, match_id).present_elsewhere.get(0))
         with first.websocket_connect(f"/api/matches/{match_id}/ws") as closed:  # on the leader
             _say_hello(closed, ann)
         # Ann closed her page on the leader, which takes her for gone and says so; the
@@ -256,6 +257,38 @@ def test_a_seat_with_a_socket_left_on_some_process_is_not_dropped(
         clock.advance(31)
         check(first)
         assert table(first, match_id)["seats"][0]["status"] == "playing"
+
+
+def test_the_seats_of_a_killed_process_are_dropped(pair_settings: Settings, clock: FakeClock, db_url: str) -> None:
+    """A process killed with its sockets says nothing; the leader finds its database
+    sessions gone (``Tables.forget_dead_processes``) and its seats are dropped after the
+    grace period, as if their sockets had closed."""
+    from websockets.sync.client import connect
+
+    with TestClient(create_app(pair_settings)) as first:
+        wait_for(lambda: leading(first))
+        port = free_port()
+        serve = Path(__file__).with_name("serve_toy.py")
+        follower = subprocess.Popen([sys.executable, str(serve), str(port), db_url, "0"])
+        try:
+            wait_for(lambda: _health(port) is not None, timeout_s=30)
+            match_id, ann, _bob = two_player_match(
+                first, clock={"kind": "realtime", "base_s": 600}, takeover="random", grace_s=30
+            )
+            with connect(f"ws://127.0.0.1:{port}/api/matches/{match_id}/ws") as page:  # Ann's page, on the follower
+                page.send(json.dumps({"type": "hello", "req": 1, "token": ann}))
+                while json.loads(page.recv(timeout=10))["type"] != "welcome":
+                    pass
+                wait_for(lambda: _leader_table(first, match_id).present_elsewhere.get(0))
+                follower.kill()
+                follower.wait()
+                wait_for(lambda: 0 in _leader_table(first, match_id).gone_since_ms)
+        finally:
+            follower.kill()
+            follower.wait()
+        clock.advance(30)
+        assert check(first) >= 1
+        assert table(first, match_id)["seats"][0]["status"] == "dropped"
 
 
 def test_a_seat_bound_through_one_process_is_bound_on_the_other(pair: tuple[TestClient, TestClient]) -> None:

@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tabletop.server import duties
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
+from tabletop.server.lobby import START_STALL_S, Lobby
+from tabletop.server.rooms import RoomManager
 from tabletop.server.tables import Tables
 
 HOUR = 3600
@@ -458,3 +461,99 @@ def test_a_bot_moving_first_hands_the_clock_to_the_person(app_client: TestClient
     t = table(app_client, match_id)
     assert t["clock"]["running"] == 1 and t["clock"]["remaining_ms"] == [300_000, 296_000]
     assert t["seats"][0]["status"] == "bot"
+
+
+# ----- a start cut short (its process died midway): the leader's sweep finishes it -----
+
+
+@pytest.fixture
+def crashy_client(lobby_settings: Settings) -> Iterator[TestClient]:
+    """The lobby's app, answering 500 for a request that fails instead of raising it here."""
+    with TestClient(create_app(lobby_settings), raise_server_exceptions=False) as c:
+        yield c
+
+
+def _dies_once(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> None:
+    """The next call of ``owner.name`` fails, as if the process died there."""
+    real = getattr(owner, name)
+
+    async def died(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(owner, name, real)
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(owner, name, died)
+
+
+def _sweep(client: TestClient) -> dict[str, int]:
+    state = client.app.state  # type: ignore[attr-defined]
+    done: dict[str, int] = client.portal.call(duties.sweep_once, state.rooms, state.tables, state.lobby)  # type: ignore[union-attr]
+    return done
+
+
+@pytest.mark.parametrize(("owner", "step"), [(RoomManager, "create"), (Tables, "open_table")])
+def test_a_start_cut_short_is_finished_by_the_leaders_sweep(
+    crashy_client: TestClient, clock: FakeClock, monkeypatch: pytest.MonkeyPatch, owner: type, step: str
+) -> None:
+    client = crashy_client
+    created = open_game(client, clock={"kind": "realtime", "base_s": 600, "increment_s": 0})
+    gid = created["id"]
+    _dies_once(monkeypatch, owner, step)
+    r = client.post(f"/api/lobby/{gid}/join", json={"name": "Bob"})
+    assert r.status_code == 500
+    assert client.get(f"/api/lobby/{gid}").json()["status"] == "starting"
+    assert client.get(f"/api/matches/{gid}/table").status_code == 404
+    # A start under way elsewhere is left alone ...
+    assert _sweep(client)["lobby_starts"] == 0
+    # ... one left for longer is finished: match, table and clock.
+    clock.advance(START_STALL_S + 1)
+    assert _sweep(client)["lobby_starts"] == 1
+    assert client.get(f"/api/lobby/{gid}").json()["status"] == "started"
+    view = act(client, gid, created["token"], "a")
+    assert [p["name"] for p in view["players"]] == ["Ann", "Bob"]
+    shown = table(client, gid)
+    assert shown["clock"]["running"] is not None and shown["clock"]["base_s"] == 600
+    assert _sweep(client)["lobby_starts"] == 0  # once
+
+
+def test_a_start_that_failed_keeps_its_lobby_game_for_the_sweep(
+    crashy_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody can join or cancel a game being started, and it is not listed as open."""
+    client = crashy_client
+    created = open_game(client)
+    gid = created["id"]
+    _dies_once(monkeypatch, RoomManager, "create")
+    assert client.post(f"/api/lobby/{gid}/join", json={"name": "Bob"}).status_code == 500
+    assert client.post(f"/api/lobby/{gid}/join", json={"name": "Cy"}).status_code == 404
+    assert client.post(f"/api/lobby/{gid}/cancel", json={"token": created["token"]}).status_code == 404
+    assert gid not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    lobby: Lobby = client.app.state.lobby  # type: ignore[attr-defined]
+    assert client.portal.call(lobby.finish_stalled_starts, 0.0) == 1  # type: ignore[union-attr]
+    assert client.get(f"/api/matches/{gid}").status_code == 200
+
+
+# ----- presence heard from other processes (the bus), and processes that died --------
+
+
+def test_a_seat_is_gone_once_no_live_process_holds_a_socket_of_it(app_client: TestClient) -> None:
+    """The leader keeps which processes said a seat is on a socket there: one of two
+    leaving does not make it gone, and a process without a database session any more
+    (``forget_dead_processes``) counts as having left."""
+    from tabletop.server.tables import presence_code
+
+    match_id, _ann, _bob = two_player_match(app_client, clock={"kind": "realtime", "base_s": 600}, grace_s=30)
+    tables = tables_of(app_client)
+    leader_table = tables.tables[match_id]
+
+    def hear(origin: int, here: bool) -> None:
+        app_client.portal.call(tables.heard_presence, match_id, presence_code(origin, 0, here))  # type: ignore[union-attr]
+
+    hear(11, True)
+    hear(12, True)
+    hear(11, False)  # one of Ann's two pages closed
+    assert 0 not in leader_table.gone_since_ms
+    assert app_client.portal.call(tables.forget_dead_processes, {12}) == 0  # type: ignore[union-attr]
+    assert 0 not in leader_table.gone_since_ms
+    assert app_client.portal.call(tables.forget_dead_processes, set()) == 1  # type: ignore[union-attr]  # 12 died
+    assert 0 in leader_table.gone_since_ms
+    assert table(app_client, match_id)["seats"][0]["present"] is False

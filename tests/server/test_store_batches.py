@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
-from collections.abc import Iterator
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
 
 import pytest
 
+from tabletop.core.protocol import GameConfig
+from tabletop.server.bots import BotPool
+from tabletop.server.rooms import RoomManager
 from tabletop.server.store import AppendAction, RemoveAction, SeatRow, Store
+
+from . import toygame  # noqa: F401 - registers the "toy" game
 
 
 @pytest.fixture
@@ -70,3 +78,90 @@ def test_an_undo_in_a_batch(store: Store) -> None:
     assert store.commit_writes([AppendAction(match_id, 0, 0, 0, "a", None)]) == [True]
     assert store.commit_writes([RemoveAction(match_id, 1, 0), RemoveAction(match_id, 1, 0)]) == [True, False]
     assert _stored(store, match_id) == (2, [])
+
+
+# ----- the rooms' writer: on the event loop on SQLite, on the database thread otherwise ----
+
+
+async def _rooms_scenario(db_url: str, body: Callable[[RoomManager, Store], Awaitable[None]]) -> None:
+    store = Store(db_url)
+    bots = BotPool("thread", 1, 5.0)
+    rooms = RoomManager(store, bots)
+    try:
+        await body(rooms, store)
+    finally:
+        await rooms.close()
+        bots.shutdown()
+        store.close()
+
+
+def _committing_threads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    threads: list[str] = []
+    commit = store.commit_writes
+
+    def recorded(writes: Sequence[AppendAction | RemoveAction]) -> list[bool | Exception]:
+        threads.append(threading.current_thread().name)
+        return commit(writes)
+
+    monkeypatch.setattr(store, "commit_writes", recorded)
+    return threads
+
+
+def test_actions_commit_on_the_event_loop_on_sqlite_only(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def body(rooms: RoomManager, store: Store) -> None:
+        threads = _committing_threads(store, monkeypatch)
+        room, tokens = await rooms.create("toy", GameConfig(num_players=2, start_player=0), [("A", "human")] * 2)
+        assert tokens[0] is not None and tokens[1] is not None
+        await asyncio.gather(rooms.act(room.id, tokens[0], 0, "a"))
+        loop_thread = threading.current_thread().name
+        if store.engine.dialect.name == "sqlite":
+            assert threads == [loop_thread]
+        else:
+            assert threads and loop_thread not in threads
+        assert _stored(store, room.id) == (1, ["a"])
+
+    asyncio.run(_rooms_scenario(db_url, body))
+
+
+def test_a_write_is_committed_before_a_later_database_job(db_url: str) -> None:
+    """A job given to the database thread after a write sees the write (the loop's commit
+    is made first, not raced by the thread)."""
+
+    async def body(rooms: RoomManager, store: Store) -> None:
+        match_id = _match(store)
+        for version in range(20):
+            write = asyncio.create_task(rooms._write(AppendAction(match_id, version, version, 0, "a", None)))
+            await asyncio.sleep(0)  # the write waits for its commit
+            # Waited for with the event loop blocked: only a commit made before the job was
+            # handed over can be seen by it.
+            row = rooms._submit(partial(store.load_match, match_id)).result(timeout=10)
+            assert row is not None and row.version == version + 1
+            assert await write is True
+
+    asyncio.run(_rooms_scenario(db_url, body))
+
+
+def test_a_write_waits_behind_a_busy_database_thread(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the database thread has a job, a write goes to it, after that job."""
+
+    async def body(rooms: RoomManager, store: Store) -> None:
+        threads = _committing_threads(store, monkeypatch)
+        match_id = _match(store)
+        release = threading.Event()
+        order: list[str] = []
+
+        def slow_job() -> None:
+            release.wait(10)
+            order.append("job")
+
+        job = asyncio.ensure_future(rooms.run_db(slow_job))
+        write = asyncio.create_task(rooms._write(AppendAction(match_id, 0, 0, 0, "a", None)))
+        await asyncio.sleep(0.05)
+        assert not write.done() and threads == []
+        release.set()
+        assert await write is True
+        await job
+        assert order == ["job"] and threads and threads[0] != threading.current_thread().name
+        assert _stored(store, match_id) == (1, ["a"])
+
+    asyncio.run(_rooms_scenario(db_url, body))

@@ -101,16 +101,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 PRESENCE_CHANNEL: tables.heard_presence,
                 SEATS_CHANNEL: rooms.seats_changed,
             }
-            listener = PostgresListener(settings.db_url, asyncio.get_running_loop(), handlers, rooms.reconnected)
+
+            def reconnected() -> None:
+                rooms.reconnected()
+                tables.reconnected()
+
+            listener = PostgresListener(
+                settings.db_url, asyncio.get_running_loop(), handlers, reconnected, tables.process_name
+            )
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them
             resumed = await rooms.resume_bots()
             if resumed:
                 log.info("resumed %d matches with bots", resumed)
         # The schedulers: the clock keeper (timeouts, dropped seats, clocks stored in
-        # batches) and the leader's sweep (tables, stalled bot turns, pending ratings).
+        # batches) and the leader's sweep (tables, lobby starts cut short, stalled bot
+        # turns, pending ratings).
         await tables.start()
-        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables))
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables, lobby))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()

@@ -19,8 +19,11 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.engine import make_url
+
+from tabletop.server.leader import KEEPALIVE
 
 log = logging.getLogger("tabletop.server")
 
@@ -100,7 +103,8 @@ class PostgresListener:
     and :data:`CHAT_CHANNEL`, :data:`SEATS_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs
     on the loop for each of its notifications; ``reconnected()`` runs on the loop after each
     (re)connection, since notifications sent while the listener was away are lost and the
-    caller must catch up.
+    caller must catch up.  The session is named ``application_name`` (with TCP keepalives,
+    as the lease's): while it exists the process is alive (``Tables.forget_dead_processes``).
     """
 
     def __init__(
@@ -109,8 +113,11 @@ class PostgresListener:
         loop: asyncio.AbstractEventLoop,
         handlers: dict[str, Handler],
         reconnected: Callable[[], None],
+        application_name: str = "tabletop",
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        self.application_name = application_name
+        """The session's name in ``pg_stat_activity``: the leader tells live processes by it."""
         self.loop = loop
         self.handlers = dict(handlers)
         self.reconnected = reconnected
@@ -134,7 +141,8 @@ class PostgresListener:
 
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                options: dict[str, Any] = {"application_name": self.application_name, **KEEPALIVE}
+                with psycopg.connect(self.conninfo, autocommit=True, **options) as conn:
                     for channel in self.handlers:
                         conn.execute(f"LISTEN {channel}")
                     self.listening.set()

@@ -113,7 +113,11 @@ def strict_json(data: bytes | str, max_depth: int) -> Any:
         message = exc.msg if isinstance(exc, json.JSONDecodeError) else "malformed JSON"
         position = f" at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
         raise BadJSON(f"not valid JSON: {message}{position}") from None
-    _check_tree(value, max_depth)
+    # The walk below is needed only if the text could hold too deep a nesting (an opening
+    # bracket per level) or a lone surrogate (written in the text, or as a \\u escape):
+    # a game's message, a few keys deep, skips it.
+    if data.count("[") + data.count("{") > max_depth or "\\u" in data or _SURROGATE.search(data):
+        _check_tree(value, max_depth)
     return value
 
 

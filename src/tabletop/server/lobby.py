@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import secrets
@@ -31,11 +32,16 @@ from tabletop.server.clocks import TURN, ClockSettings
 from tabletop.server.config import Settings
 from tabletop.server.guard import SlidingWindow
 from tabletop.server.rooms import HUMAN, RoomError, RoomManager, hash_token
+from tabletop.server.store import iso_at
 from tabletop.server.store import now as iso_now
 from tabletop.server.tables import BOT, PLAYING, MatchTable, Tables
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
+
+START_STALL_S = 30.0
+"""How long a lobby game may stay starting (normally milliseconds: the match and its table
+are stored) before the leader takes it for a start cut short and finishes it."""
 
 SeatState = Literal["open", "taken", "bot", "reserved"]
 """A lobby seat: free, a person's, a bot's, or kept for a person (a rematch)."""
@@ -79,6 +85,15 @@ class LobbyGame:
     creator_hash: str
     status: str = db.OPEN
     rematch_of: str | None = None
+    starting_since: str | None = None
+    """When the game was decided full (ISO time): a start not finished long after that
+    was cut short by a process's death, and the leader finishes it (:meth:`Lobby.finish_stalled_starts`)."""
+
+    def begin_start(self, at: str) -> None:
+        """Marks the game as starting at ``at`` (ISO time; the caller holds its row's
+        lock): it starts once."""
+        self.status = db.STARTING
+        self.starting_since = at
 
     def setup_json(self) -> dict[str, Any]:
         """The stored ``setup`` column."""
@@ -91,6 +106,7 @@ class LobbyGame:
             "rated": self.rated,
             "creator_hash": self.creator_hash,
             "rematch_of": self.rematch_of,
+            "starting_since": self.starting_since,
         }
 
     @classmethod
@@ -111,6 +127,7 @@ class LobbyGame:
             setup["creator_hash"],
             status=status,
             rematch_of=setup.get("rematch_of"),
+            starting_since=setup.get("starting_since"),
         )
 
     def is_waiting(self) -> bool:
@@ -153,6 +170,10 @@ class Lobby:
         self._opened_by: dict[str, list[str]] = {}
         """The lobby games each address opened through this process (for the per-address
         cap; whether each is still open is asked of the database)."""
+
+    def _now(self) -> str:
+        """The time as stored (the store's time source, as the actions')."""
+        return iso_at(self.rooms.store.clock())
 
     async def _change(self, game_id: str, change: Callable[[LobbyGame], T]) -> tuple[LobbyGame, T]:
         """Runs ``change`` on the stored lobby game with its row locked and stores the result.
@@ -276,7 +297,7 @@ class Lobby:
         if lg.is_waiting():
             opened.append(lg.id)
         else:  # no seat to wait for: nobody else can change it
-            lg.status = db.STARTED
+            lg.begin_start(self._now())
             await self._save_game(lg)
             await self._start(lg)
         return lg, creator_seat, token
@@ -319,12 +340,12 @@ class Lobby:
             account_id = None if account is None else account.id
             lg.seats[chosen] = LobbySeat("taken", name.strip()[:80], HUMAN, hash_token(token), account_id=account_id)
             if not lg.is_waiting():
-                lg.status = db.STARTED  # decided under the row's lock: started once, here
+                lg.begin_start(self._now())  # decided under the row's lock: started once, here
             return chosen, token
 
         lg, (taken, token) = await self._change(game_id, take)
         self._joins.hit(client)
-        if lg.status == db.STARTED:
+        if lg.status == db.STARTING:
             await self._start(lg)
         return lg, taken, token
 
@@ -346,7 +367,7 @@ class Lobby:
             for i, s in enumerate(lg.seats):
                 if s.state in ("open", "reserved"):
                     lg.seats[i] = LobbySeat("bot", f"{agent} {i + 1}", agent)
-            lg.status = db.STARTED
+            lg.begin_start(self._now())
 
         lg, _ = await self._change(game_id, fill)
         await self._start(lg)
@@ -397,38 +418,68 @@ class Lobby:
             out.append(entry)
         return out, total
 
-    async def _start(self, lg: LobbyGame) -> None:
-        """Creates the match of a full lobby game and its table.
+    async def _start(self, lg: LobbyGame, *, resumed: bool = False) -> None:
+        """Creates the match of a full lobby game and its table, then marks it started.
 
-        The caller stored the game as started (under its row's lock), so this runs once.
+        The caller stored the game as starting (under its row's lock), so this runs once;
+        or again for a start cut short (``resumed``: by the leader's sweep), when each step
+        already stored (the match, a seat's binding, the table) is kept as it is.
         """
-        config = GameConfig.from_json(lg.config)
-        room, _ = await self.rooms.create(
-            lg.game,
-            config,
-            [(s.name, s.agent) for s in lg.seats],
-            match_id=lg.id,
-            token_hashes=[s.token_hash for s in lg.seats],
-            rated=lg.rated,
-        )
+        room = None
+        if resumed:
+            with contextlib.suppress(RoomError):  # 404: the match was not stored yet
+                room = await self.rooms.get(lg.id)
+        if room is None:
+            config = GameConfig.from_json(lg.config)
+            room, _ = await self.rooms.create(
+                lg.game,
+                config,
+                [(s.name, s.agent) for s in lg.seats],
+                match_id=lg.id,
+                token_hashes=[s.token_hash for s in lg.seats],
+                rated=lg.rated,
+            )
         for i, s in enumerate(lg.seats):
-            if s.account_id is None:
+            if s.account_id is None or room.seats[i].account_id == s.account_id:
                 continue
             account = await self.rooms.run_db(accounts_mod.find_account_by_id, self.rooms.store.engine, s.account_id)
             if account is not None:  # else deleted since it joined: the seat stays a guest's
                 # The seat's token stays the one handed out at join time (the account's).
                 await accounts_mod.bind_seat(self.rooms, room, i, account, at_creation=True)
-        creator_seat = next(i for i, s in enumerate(lg.seats) if s.token_hash == lg.creator_hash)
-        table = MatchTable(
-            room.id,
-            lg.public,
-            # ``room.rated``: a bot with no rating in this family made it unrated at creation.
-            {"takeover": lg.takeover, "grace_s": lg.grace_s, "rated": room.rated, "creator_seat": creator_seat},
-            None,
-            [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
-        )
-        await self.tables.open_table(room, table, lg.clock)
+        if room.id not in self.tables.tables:  # a resumed start may have stored it (loaded with the room)
+            creator_seat = next(i for i, s in enumerate(lg.seats) if s.token_hash == lg.creator_hash)
+            table = MatchTable(
+                room.id,
+                lg.public,
+                # ``room.rated``: a bot with no rating in this family made it unrated at creation.
+                {"takeover": lg.takeover, "grace_s": lg.grace_s, "rated": room.rated, "creator_seat": creator_seat},
+                None,
+                [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
+            )
+            await self.tables.open_table(room, table, lg.clock)
+        await self.rooms.run_db(db.mark_started, self.rooms.store.engine, lg.id)
+        lg.status = db.STARTED
         log.debug("lobby game %s started", lg.id)
+
+    async def finish_stalled_starts(self, stall_s: float = START_STALL_S) -> int:
+        """The leader's sweep: finishes each lobby game left starting for over ``stall_s``
+        (the process starting it died midway, or failed); returns how many."""
+        finished = 0
+        cutoff = iso_at(self.rooms.store.clock() - stall_s)
+        for row in await self.rooms.run_db(db.starting_lobby_games, self.rooms.store.engine):
+            lg = LobbyGame.from_row(row)
+            if lg.starting_since is not None and lg.starting_since > cutoff:
+                continue  # a live process may be starting it right now
+            if not self.rooms.leadership.leading:
+                break
+            log.warning("lobby game %s was left starting; finishing its start here", lg.id)
+            try:
+                await self._start(lg, resumed=True)
+            except Exception:
+                log.exception("lobby game %s could not be started", lg.id)
+                continue
+            finished += 1
+        return finished
 
     async def _save_game(self, lg: LobbyGame) -> None:
         await self.rooms.run_db(db.save_lobby_game, self.rooms.store.engine, lg.id, lg.setup_json(), lg.status)
@@ -568,9 +619,9 @@ class Lobby:
             if not lg.creator_hash:
                 lg.creator_hash = hash_token(new_token)
             if not lg.is_waiting():
-                lg.status = db.STARTED
+                lg.begin_start(self._now())
 
         lg, _ = await self._change(lg.id, take)
-        if lg.status == db.STARTED:
+        if lg.status == db.STARTING:
             await self._start(lg)
         return lg, new_seat, new_token

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
@@ -29,7 +29,10 @@ from tabletop.server.store import (
 )
 
 OPEN = "open"
+STARTING = "starting"
+"""Full (or started with bots) and being made a match: decided once, under the row's lock."""
 STARTED = "started"
+"""Its match and table are stored."""
 CANCELLED = "cancelled"
 
 
@@ -92,6 +95,23 @@ def change_lobby_game(
         if r is not None:
             conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
     return result
+
+
+def mark_started(engine: Engine, game_id: str) -> None:
+    """A starting lobby game's match and table are stored: it is started."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(lobby_games)
+            .where(lobby_games.c.id == game_id, lobby_games.c.status == STARTING)
+            .values(status=STARTED)
+        )
+
+
+def starting_lobby_games(engine: Engine) -> list[LobbyRow]:
+    """The lobby games being started (a process that died while starting one leaves it so)."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == STARTING)).all()
+    return [_lobby_row(r) for r in rows]
 
 
 def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
@@ -315,6 +335,22 @@ def announce_presence(engine: Engine, match_id: str, code: int) -> None:
         return
     with engine.begin() as conn:
         conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
+
+
+PROCESS_PREFIX = "tabletop process "
+"""How a server process names its bus session (``application_name``), then its presence origin."""
+
+
+def live_processes(engine: Engine) -> set[int]:
+    """The presence origins of the server processes with a session on the database now
+    (PostgreSQL; a process killed loses its sessions at once, a vanished machine within
+    the keepalive time)."""
+    with engine.connect() as conn:
+        names = conn.execute(
+            text("SELECT application_name FROM pg_stat_activity WHERE application_name LIKE :prefix"),
+            {"prefix": PROCESS_PREFIX + "%"},
+        ).scalars()
+        return {int(name[len(PROCESS_PREFIX) :]) for name in names if name[len(PROCESS_PREFIX) :].isdigit()}
 
 
 def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:

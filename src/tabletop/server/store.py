@@ -350,6 +350,10 @@ class Store:
         """Stamps each action (the server's time source: the clocks replay switches at these)."""
         self.notifies = self.engine.dialect.name == "postgresql"
         """Whether each committed change is announced on the bus (``server/bus.py``)."""
+        self.commits_on_loop = self.engine.dialect.name == "sqlite"
+        """Whether the rooms commit actions on the event loop (``RoomManager._write``): a
+        SQLite commit is a local append to the WAL, cheaper than a hand-off to a thread; a
+        database server's round trip is not."""
         self._sql = _WriteSql(self.engine.dialect)
         self._writer: PoolProxiedConnection | None = None
         """The connection that commits actions and undos, kept between batches (a

@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,8 +68,9 @@ class MatchTable:
     turn_started_ms: int = 0
     present: dict[int, set[Subscriber]] = field(default_factory=dict)
     """This process's sockets of each seat (said hello with its token)."""
-    present_elsewhere: set[int] = field(default_factory=set)
-    """Seats another process said were on a socket there (the bus)."""
+    present_elsewhere: dict[int, set[int]] = field(default_factory=dict)
+    """The other processes (their presence origins) that said a seat is on a socket there
+    (the bus), per seat."""
     gone_since_ms: dict[int, int] = field(default_factory=dict)
     chat: deque[ChatMessage] | None = None
     """The last messages, once loaded (:mod:`tabletop.server.chat`)."""
@@ -335,24 +336,59 @@ class Tables(RoomHooks):
         The leader hands a dropped seat to its bot, so it must hear of sockets on every
         process.  A process that still holds a socket of a seat said to be gone answers
         that it is here, so a person with a page open on another process is never taken
-        for gone.  A process that dies says nothing: its seats are not taken for gone
-        until one of their sockets opens and closes again somewhere (the clock still runs).
+        for gone.  A process that dies says nothing: the leader's sweep finds it gone from
+        the database's sessions (:meth:`forget_dead_processes`).
         """
         table = self.tables.get(match_id)
         origin, seat, here = read_presence_code(code)
         if origin == self._origin or table is None or not 0 <= seat < len(table.seat_status):
             return  # this process's own word (heard late, it would undo what happened since)
+        elsewhere = table.present_elsewhere.setdefault(seat, set())
         if here:
-            table.present_elsewhere.add(seat)
+            elsewhere.add(origin)
             table.gone_since_ms.pop(seat, None)
-        elif table.present.get(seat):
-            self._announce_presence(match_id, seat, here=True)
         else:
-            table.present_elsewhere.discard(seat)
-            table.gone_since_ms.setdefault(seat, self.now_ms())
+            elsewhere.discard(origin)
+            if table.present.get(seat):
+                self._announce_presence(match_id, seat, here=True)
+            elif not elsewhere:
+                table.gone_since_ms.setdefault(seat, self.now_ms())
         room = self.rooms.loaded(match_id)
         if room is not None:
             self.send_table(room, table)
+
+    @property
+    def process_name(self) -> str:
+        """This process as its database sessions name it (``application_name``): the
+        leader reads the live ones (:func:`lobby_store.live_processes`)."""
+        return f"{db.PROCESS_PREFIX}{self._origin}"
+
+    def forget_dead_processes(self, live: Collection[int]) -> int:
+        """The leader's sweep: the seats that only processes no longer ``live`` (presence
+        origins with a database session) said were on a socket are gone from now, so each
+        is handed to its bot after the grace period, as if its socket had closed; returns
+        how many seats that made gone."""
+        now_ms = self.now_ms()
+        gone = 0
+        for table in self.tables.values():
+            for seat, origins in table.present_elsewhere.items():
+                dead = origins.difference(live)
+                if not dead:
+                    continue
+                origins.difference_update(dead)
+                if not origins and not table.present.get(seat):
+                    table.gone_since_ms.setdefault(seat, now_ms)
+                    gone += 1
+        return gone
+
+    def reconnected(self) -> None:
+        """The bus (re)connected: this process's seats on sockets are announced again
+        (announcements made while it was away were lost, and the leader may have taken this
+        process for dead while its sessions were gone)."""
+        for match_id, table in self.tables.items():
+            for seat, sends in table.present.items():
+                if sends:
+                    self._announce_presence(match_id, seat, here=True)
 
     async def _greet(self, room: Room, send: Subscriber) -> None:
         table = self.tables[room.id]
@@ -406,7 +442,7 @@ class Tables(RoomHooks):
             "clock": table.clock.snapshot(now_ms) if table.clock else None,
             "server_now_ms": now_ms,
             "seats": [
-                {"seat": i, "status": status, "present": bool(table.present.get(i)) or i in table.present_elsewhere}
+                {"seat": i, "status": status, "present": bool(table.present.get(i) or table.present_elsewhere.get(i))}
                 for i, status in enumerate(table.seat_status)
             ],
             "to_move": self._seat_to_move(room),

@@ -17,7 +17,7 @@ the board drawing (``board_svg``) in every view, as the game page does:
 * server → ``{"type": "error", "req": 1, "status": 409, "error": "stale_version", "detail": "..."}``
   (a refused move adds the engine's coded reason as ``message``)
 
-Each connection has one writer task fed by a queue, so broadcasts never wait on a slow
+Each connection has one writer task fed by an :class:`Outbox`, so broadcasts never wait on a slow
 client and frames are never interleaved.  Every bad frame (binary, oversized, not JSON,
 NaN, nested too deep, wrong fields, too many per minute) gets an error frame and the
 socket stays open; a token is never logged.
@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -54,6 +55,45 @@ TRY_AGAIN_LATER = 1013
 """Websocket close code for a client sent away by a limit (RFC 6455 registry)."""
 
 
+class Outbox:
+    """The frames waiting for one socket's writer task, in order: a lighter
+    ``asyncio.Queue`` (every update to every socket passes through one)."""
+
+    __slots__ = ("_frames", "_waiter")
+
+    def __init__(self) -> None:
+        self._frames: deque[str | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, text: str | None) -> None:
+        """Queues a frame (``None``: close after what is queued).
+
+        Raises:
+            asyncio.QueueFull: the client is :data:`MAX_QUEUE` frames behind; what was
+                queued is dropped and the socket is closed (the client reconnects).
+        """
+        frames = self._frames
+        if len(frames) >= MAX_QUEUE:
+            frames.clear()
+            frames.append(None)
+            self._wake()
+            raise asyncio.QueueFull
+        frames.append(text)
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def take(self) -> str | None:
+        """The next frame, once there is one."""
+        while not self._frames:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        return self._frames.popleft()
+
+
 def _error(req: object, status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "req": req, "status": status, "error": code, "detail": detail, **extra}
 
@@ -71,20 +111,11 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         await ws.send_text(json.dumps(_error(None, exc.status, exc.code, exc.detail)))
         await ws.close(code=4404 if exc.status == 404 else 4410)
         return
-    queue: asyncio.Queue[str | None] = asyncio.Queue(MAX_QUEUE)
-
-    def send(text: str) -> None:
-        try:
-            queue.put_nowait(text)
-        except asyncio.QueueFull:
-            # Too far behind: drop what is queued and close; the client reconnects.
-            while not queue.empty():
-                queue.get_nowait()
-            queue.put_nowait(None)
-            raise
+    outbox = Outbox()
+    send = outbox.put
 
     async def writer() -> None:
-        while (text := await queue.get()) is not None:
+        while (text := await outbox.take()) is not None:
             await ws.send_text(text)
         if ws.application_state == WebSocketState.CONNECTED:
             await ws.close(code=TRY_AGAIN_LATER)
@@ -134,7 +165,7 @@ async def match_socket(ws: WebSocket, match_id: str) -> None:
         rooms.unsubscribe(room, send)
         if not writer_task.done():
             with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait(None)
+                outbox.put(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer_task, timeout=5)
         writer_task.cancel()
