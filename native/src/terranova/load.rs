@@ -105,7 +105,7 @@ fn area_records<const W: usize>(
         let lowest = *area.cells.first().ok_or_else(|| format!("area {i} has no cells"))?;
         let lowest = usize::try_from(lowest)
             .ok()
-            .filter(|&c| closed.get(c) && c < g.board.num_cells)
+            .filter(|&c| c < g.board.num_cells && closed.get(c))
             .ok_or_else(|| format!("area {i}'s cell {lowest} is not a closed cell"))?;
         let cells = component(g, lowest, closed);
         if area.cells.iter().map(|&c| c as usize).ne(cells.iter()) || cells.intersects(&covered) {
@@ -277,18 +277,6 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
             ));
         }
     }
-    let mut awarded = vec![0i64; n];
-    for area in &p.areas {
-        for (sum, &award) in awarded.iter_mut().zip(&area.awards) {
-            *sum += award;
-        }
-    }
-    if awarded != p.points {
-        return Err(format!(
-            "points {:?} are not the scored areas' awards {awarded:?}",
-            p.points
-        ));
-    }
     let supply = in_range("supply", p.supply, 0, i64::from(TOTAL_STONES))? as i32;
     if supply + p.stones.count() as i32 != TOTAL_STONES {
         return Err(format!(
@@ -304,6 +292,18 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         ));
     }
     let areas = area_records(g, &p.areas, &p.closed, &removed[..n], p.turn)?;
+    let mut awarded = vec![0i64; n];
+    for area in &p.areas {
+        for (sum, &award) in awarded.iter_mut().zip(&area.awards) {
+            *sum += award;
+        }
+    }
+    if awarded != p.points {
+        return Err(format!(
+            "points {:?} are not the scored areas' awards {awarded:?}",
+            p.points
+        ));
+    }
     let start_player = in_range("start_player", p.start_player, 0, n as i64 - 1)?;
     let counter = |name: &str, v: i64| in_range(name, v, 0, i64::from(u32::MAX)).map(|v| v as u32);
     // Turn progress.

@@ -180,7 +180,9 @@ class State(FrozenState, StateDefaults):
         # The initial position only where a field is missing (it costs a layout).
         base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
         values = {name: tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
-        values["areas"] = tuple(area if isinstance(area, ScoredArea) else ScoredArea(*map(tupled, area)) for area in values["areas"])
+        values["areas"] = tuple(
+            area if isinstance(area, ScoredArea) else ScoredArea(*map(tupled, area)) for area in values["areas"]
+        )
         return assemble(context, values)
 
     # -- static context -------------------------------------------------------------
