@@ -113,7 +113,8 @@ def test_terra_nova_games_score_areas_that_the_export_names() -> None:
     assert [tuple(map(tuple_of, area)) for area in exported] == [
         (a.cells, a.landscapes, a.t, a.value, a.counts, a.awards, a.turn) for a in replayed.areas
     ]
-    assert native.python_state_of(last).areas == replayed.areas
+    direct: Any = native.python_state_of(last)
+    assert direct.areas == replayed.areas
 
 
 def tuple_of(value: Any) -> Any:
