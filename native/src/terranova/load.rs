@@ -588,6 +588,73 @@ mod tests {
         }
     }
 
+    /// A position of a random game with at least two scored areas.
+    fn with_areas(g: &Game<4>) -> State<4> {
+        let mut rng = Rng::new(3);
+        let mut slides = Vec::new();
+        loop {
+            let mut s = g.initial(0);
+            while s.num_areas < 2 {
+                match s.random_move(g, &mut rng, &mut slides) {
+                    Some(mv) => s.play(g, mv),
+                    None => break,
+                }
+            }
+            if s.num_areas >= 2 {
+                return s;
+            }
+        }
+    }
+
+    #[test]
+    fn scored_areas_are_whole_components_of_the_closed_cells() {
+        let g = game(2);
+        let s = with_areas(&g);
+        let good = Position::of(&g, &s);
+        assert_eq!(good.areas.len(), s.num_areas as usize);
+        let cells: Vec<i64> = good.areas.iter().flat_map(|a| a.cells.clone()).collect();
+        assert_eq!(cells.len() as u32, s.closed.count());
+        let mut p = good.clone();
+        p.areas.swap(0, 1);
+        if p.areas[0].turn != p.areas[1].turn {
+            assert!(load(&g, &p).unwrap_err().contains("an area's turn"));
+        }
+        let mut p = good.clone();
+        p.areas.pop();
+        p.num_areas = None;
+        assert!(load(&g, &p).unwrap_err().contains("not the closed cells"));
+        let mut p = good.clone();
+        p.areas[0].cells.pop();
+        p.areas[0].cells.push(1_000);
+        assert!(load(&g, &p).is_err());
+        let mut p = good.clone();
+        p.areas[1].value += 1;
+        assert!(load(&g, &p)
+            .unwrap_err()
+            .contains("area 1's landscapes, t, value or awards"));
+        let mut p = good.clone();
+        p.num_areas = Some(5);
+        assert!(load(&g, &p).unwrap_err().contains("num_areas is 5"));
+        let mut p = good;
+        p.areas = vec![p.areas[0].clone(); MAX_RECORDED_AREAS + 1];
+        p.num_areas = None;
+        assert!(load(&g, &p).unwrap_err().contains("records at most 32"));
+    }
+
+    #[test]
+    fn a_state_past_the_recorded_areas_plays_on_without_them() {
+        let g = game(2);
+        let mut s = with_areas(&g);
+        s.num_areas = MAX_RECORDED_AREAS as u32 + 1;
+        assert!(scored_areas(&g, &s).is_none());
+        let before = s.areas;
+        let cell = g.board.all.minus(&s.filled).lowest().expect("an empty cell");
+        s.score_parts(&g, &[Bits::single(cell)]);
+        assert!(s.closed.get(cell));
+        assert_eq!(s.num_areas, MAX_RECORDED_AREAS as u32 + 2);
+        assert_eq!(s.areas, before);
+    }
+
     #[test]
     fn broken_invariants_are_named() {
         let g = game(2);
