@@ -21,7 +21,7 @@ import pytest
 
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import make
-from tabletop.native import NativeGame, NativeState, native_game
+from tabletop.native import NativeEngineError, NativeGame, NativeState, native_game
 from tabletop.native.check import configs, native_plays
 from tests.native import needs_native
 from tests.native.test_terranova_native import MAPS
@@ -188,3 +188,22 @@ def test_python_state_replays_no_move(game_id: str, monkeypatch: pytest.MonkeyPa
         assert python.to_json() == state.to_json()
     assert replays == []
     assert (areas > 0) == (game_id == "terranova")
+
+
+def test_an_export_without_its_areas_is_a_clear_error_not_a_replay() -> None:
+    # A position past the areas the Rust state records (`MAX_RECORDED_AREAS`) exports no
+    # `areas`: its Python state cannot be built, and says so.
+    last, _ = _terra_nova_end()
+    fields = last.native.export()
+    del fields["areas"]
+
+    class WithoutAreas:
+        config = last.config
+        native = type("Export", (), {"export": staticmethod(lambda: dict(fields))})()
+
+        def outcome(self) -> Any:
+            return last.outcome()
+
+    native = native_game(make("terranova", engine="python"))
+    with pytest.raises(NativeEngineError, match=r"do not build its Python state: \d+ areas were scored"):
+        native.python_state_of(WithoutAreas())  # type: ignore[arg-type]
