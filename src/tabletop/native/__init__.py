@@ -12,9 +12,10 @@ difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 Python state, built on first use from the fields the Rust position exports
 (:meth:`NativeGame.python_state_of`: ``export()``, then the game's
 ``State.from_fields``), never by replaying moves: the export names every field of the
-Python state (Terra Nova's scored ``areas`` included).  A Python engine state at any position becomes the equal
-native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
-``export``), which keeps it as the native state's Python state.
+Python state (Terra Nova's scored ``areas`` included).  A Python engine state at any
+position becomes the equal native state by :func:`native_state_of` (the Rust class's
+``load``, the inverse of its ``export``), which keeps it as the native state's Python
+state.
 
 Nothing here names a game but :data:`NATIVE_CLASSES`: a game gets a native engine by
 adding its Rust class to the extension and one entry there.
