@@ -13,9 +13,9 @@
 //! Python side: a [`NativeContext`] shared by every state of one game holds the game,
 //! the config and the move table (action id -> `Move`, made by `tabletop.native`), and
 //! each state builds its equal Python engine state on first use from the fields its
-//! Rust position exports, what they lack taken from the nearest earlier state that has a
-//! Python state (`NativeGame.python_state_of`), or, where a lacking field has changed
-//! since (Terra Nova's scored areas), by replaying the moves since that state.
+//! Rust position exports (`NativeGame.python_state_of`, in the context of the nearest
+//! earlier state that has a Python state), never by replaying moves: a position
+//! stands alone.
 
 use crate::common::kept::Kept;
 use crate::common::movetable::MoveTable;
@@ -556,13 +556,11 @@ fn next_serial() -> u64 {
     SERIALS.fetch_add(1, Ordering::Relaxed)
 }
 
-/// A link of a game's history: the action that led to a position and, once built, the
-/// Python state there. The states keep these small links, not each other: a Python
+/// A link of a game's history: once built, the Python state at a position (the context
+/// a later position's Python state is built in, `NativeState::python_of`). The states keep these small links, not each other: a Python
 /// loop drops each state as it applies the next one, so the objects (0.7 kB for Terra
 /// Nova) come back from the free list, warm, instead of a game's worth staying alive.
 struct Step {
-    /// The action played from `before` (-1 for a position made from a Python state).
-    action: i64,
     /// The equal Python engine state, once built (or given).
     python: OnceLock<Py<PyAny>>,
     /// The step before, until `python` is built.
@@ -570,21 +568,19 @@ struct Step {
 }
 
 impl Step {
-    /// The step of `action` played after `before`: a spare step's allocation where this
+    /// The step of a move played after `before`: a spare step's allocation where this
     /// thread has one. A Python loop makes a step a move and frees a game's worth when the
     /// game is dropped; allocating and freeing them one by one was about 6 % of a Terra
     /// Nova step.
-    fn after(before: &Arc<Step>, action: i64) -> Arc<Step> {
+    fn after(before: &Arc<Step>) -> Arc<Step> {
         let before = Some(before.clone());
         if let Ok(Some(mut step)) = SPARE_STEPS.try_with(|spares| spares.borrow_mut().pop()) {
             if let Some(fresh) = Arc::get_mut(&mut step) {
-                fresh.action = action;
                 *fresh.before.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()) = before;
                 return step;
             }
         }
         Arc::new(Step {
-            action,
             python: OnceLock::new(),
             before: Mutex::new(before),
         })
@@ -655,11 +651,11 @@ fn illegal_move(py: Python<'_>, message: String) -> PyResult<PyErr> {
 }
 
 impl NativeState {
-    fn child(&self, py: Python<'_>, core: Core, action: i64) -> Self {
+    fn child(&self, py: Python<'_>, core: Core) -> Self {
         NativeState {
             core,
             context: self.context.clone_ref(py),
-            history: Step::after(&self.history, action),
+            history: Step::after(&self.history),
             serial: next_serial(),
         }
     }
@@ -685,20 +681,16 @@ impl NativeState {
         if let Some(python) = state.history.python.get() {
             return Ok(python.bind(py).clone());
         }
-        // The steps since the nearest one with a Python state, newest first.
+        // The nearest earlier step with a Python state: the context the fields are built in.
         let context = state.context.get();
-        let mut chain: Vec<Arc<Step>> = Vec::new();
         let mut step = state.history.clone();
-        let mut python = loop {
+        let python = loop {
             if let Some(python) = step.python.get() {
                 break python.bind(py).clone();
             }
             let before = step.before.lock().map_err(|_| poisoned())?.clone();
             match before {
-                Some(before) => {
-                    chain.push(step);
-                    step = before;
-                }
+                Some(before) => step = before,
                 None => {
                     // A game started without its Python state (`NativeState.__new__`).
                     let initial = context
@@ -711,25 +703,15 @@ impl NativeState {
                 }
             }
         };
-        // Built from the fields the Rust position exports, what it lacks taken from that
-        // nearest Python state (`NativeGame.python_state_of`); replayed only where that
-        // cannot be done (`None`).
-        if let Ok(build) = context.game.bind(py).getattr(intern!(py, "python_state_of")) {
-            let direct = build.call1((slf, &python))?;
-            if !direct.is_none() {
-                let _ = state.history.python.set(direct.clone().unbind());
-                *state.history.before.lock().map_err(|_| poisoned())? = None;
-                return Ok(direct);
-            }
-        }
-        let moves = state.context.get().moves.get();
-        for link in chain.iter().rev() {
-            let action = u32::try_from(link.action).map_err(|_| poisoned())?;
-            python = python.call_method1("apply", (moves.move_of(py, action, 0)?,))?;
-            let _ = link.python.set(python.clone().unbind());
-            *link.before.lock().map_err(|_| poisoned())? = None;
-        }
-        Ok(python)
+        // Built from the fields the Rust position exports (`NativeGame.python_state_of`),
+        // never by replaying the moves since: it raises where it cannot be built.
+        let direct = context
+            .game
+            .bind(py)
+            .call_method1(intern!(py, "python_state_of"), (slf, &python))?;
+        let _ = state.history.python.set(direct.clone().unbind());
+        *state.history.before.lock().map_err(|_| poisoned())? = None;
+        Ok(direct)
     }
 }
 
@@ -751,7 +733,6 @@ impl NativeState {
             core: Core::from_python(core)?,
             context,
             history: Arc::new(Step {
-                action: -1,
                 python: python.map_or_else(OnceLock::new, OnceLock::from),
                 before: Mutex::new(None),
             }),
@@ -842,7 +823,7 @@ impl NativeState {
             // Handed out by one of this position's own legal-move sequences: not checked again.
             let own = listed.is_some_and(|(_, lister)| lister == state.serial);
             if let Some(core) = state.core.after(action, own) {
-                return Ok(state.child(py, core, action));
+                return Ok(state.child(py, core));
             }
         }
         // The Python engine says why (its `IllegalMoveError`); this engine's own words
@@ -867,7 +848,7 @@ impl NativeState {
         };
         if let Some(id) = id {
             if let Some(core) = state.core.after(id, false) {
-                return Ok(state.child(py, core, id));
+                return Ok(state.child(py, core));
             }
         }
         Err(illegal_move(
@@ -908,8 +889,8 @@ impl NativeState {
 
     // -- what the Python state answers ----------------------------------------------
 
-    /// The Python engine's equal state (built on first use from the exported fields, or
-    /// by replaying the moves since the nearest state that has one; then kept).
+    /// The Python engine's equal state (built on first use from the exported fields,
+    /// then kept).
     fn python_state<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::python_of(slf)
     }
@@ -1002,7 +983,7 @@ impl NativeState {
             over[i] = after.is_terminal() as u8;
             returns.push(after.return_list());
             after.mark_legal(&mut masks[i * size..(i + 1) * size]);
-            next.push(Some(state.get().child(py, after, action)));
+            next.push(Some(state.get().child(py, after)));
         }
         Ok(to_python(py, (next, over, returns, masks)))
     }

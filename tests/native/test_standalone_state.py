@@ -1,15 +1,15 @@
-"""A native state's Python state built from its exported fields, not by replay
+"""A native state's Python state built from its exported fields, never by replay
 (``NativeGame.python_state_of``: the Rust position's ``export()``, then the game's
 ``State.from_fields``; ``docs/native.md``, "The protocol state").
 
-Random games of every preset and player count the native engine plays (and random flag
-mixes) run on both
-engines with the same moves; at positions along the way the state built directly from the
-native fields must equal the Python engine's state that the moves reached (the replayed
-one): equal, the same ``to_json`` and the same legal moves.  Where the export lacks a
-field (Terra Nova's scored ``areas``: the Rust engine keeps only their count) the direct
-build declines where that field has changed since the state built against (then the state
-replays); that must happen only then.
+Random games of every preset and player count the native engine plays (random flag
+mixes, and Terra Nova maps of both bitset sizes) run on both engines with the same
+moves; at positions along the way the state built directly from the native fields must
+equal the Python engine's state that the moves reached (the replayed one): equal, the
+same ``to_json`` and the same legal moves.  Terra Nova's export has the scored ``areas``
+(the Rust position records each area's turn, lowest cell and counts), so a position
+stands alone: the Python engine never applies a move to build one, and ``load`` of an
+export (areas included) is the same position.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ import pytest
 
 from tabletop.core.protocol import Game, GameConfig
 from tabletop.core.registry import make
-from tabletop.native import NativeGame, NativeState, native_game
+from tabletop.native import NativeEngineError, NativeGame, NativeState, native_game
 from tabletop.native.check import configs, native_plays
 from tests.native import needs_native
+from tests.native.test_terranova_native import MAPS
 
 pytestmark = needs_native("terranova", "medina")
 
@@ -48,6 +49,10 @@ CASES = [
         # Flag values and random mixes of them (`tabletop.native.check.configs`).
         *configs(make(game_id, engine="python"), 4, seed=900),
     ]
+] + [
+    # Other maps, both bitset sizes (up to 256 cells, and beyond).
+    ("terranova", GameConfig(num_players=n, map=MAPS[name], seed=n))
+    for name, n in [("d37", 2), ("holey", 3), ("three-dry-lands", 4), ("large-331", 3), ("largest-919", 2)]
 ]
 
 
@@ -78,64 +83,85 @@ CASE_IDS = [f"{g}-{c.ruleset}-{c.num_players}p-{i}" for i, (g, c) in enumerate(C
 @pytest.mark.parametrize(("game_id", "config"), CASES, ids=CASE_IDS)
 def test_the_state_built_from_native_fields_is_the_replayed_one(game_id: str, config: GameConfig) -> None:
     assert any(c.ruleset == "default" for g, c in CASES if g == game_id)  # every game has cases
+    native: NativeGame = native_game(make(game_id, engine="python"))
     for seed in range(2):
         positions = _play_both(game_id, config, seed)
-        native: NativeGame = native_game(make(game_id, engine="python"))
         step = max(1, len(positions) // 15)
-        built = 0
         for state, replayed in [*positions[::step], positions[-1]]:
             direct = native.python_state_of(state)  # against the initial state
-            if direct is None:
-                # Only where a field the export lacks has changed since: Terra Nova's areas.
-                assert game_id == "terranova" and _scored_areas(state) > 0, state
-                direct = native.python_state_of(state, replayed)  # against itself: nothing changed
-                assert direct is not None
-            built += 1
             assert direct == replayed
             assert direct.to_json() == replayed.to_json()
             assert list(direct.legal_moves()) == list(replayed.legal_moves())
             assert direct.outcome() == replayed.outcome()
-        assert built >= 2
+            # The export loads as the same position, its areas included.
+            fields = state.native.export()
+            assert state.native.load(fields).export() == fields
         # The native state's own Python state (the protocol's `python_state`) is the same.
         last, replayed = positions[-1]
         assert last.python_state() == replayed and last.to_json() == replayed.to_json()
+        if game_id == "terranova":
+            assert _scored_areas(last) == len(replayed.areas)
 
 
-def test_a_medina_state_never_replays() -> None:
-    # Medina's export names every field that the native engine's rules change: each of its
-    # positions is built directly (a dropped field would fail the equality above instead).
-    native = native_game(make("medina", engine="python"))
-    for state, _ in _play_both("medina", GameConfig(3, seed=5), 5):
-        assert native.python_state_of(state) is not None
-
-
-def test_a_terra_nova_state_replays_only_the_move_that_scores_an_area() -> None:
-    # The export counts the scored areas (`num_areas`) but lacks them: they are taken from
-    # the Python state it is built against, which must have as many.
+def test_terra_nova_games_score_areas_that_the_export_names() -> None:
+    # The cases above must reach areas (a kind-first random game closes some), and the
+    # export's areas are the Python state's, field for field.
     native = native_game(make("terranova", engine="python"))
-    seen = set()
-    previous = None
-    for state, replayed in _play_both("terranova", GameConfig(2, seed=3), 3):
-        from_start = native.python_state_of(state)
-        assert (from_start is None) == (_scored_areas(state) > 0)
-        if previous is not None:
-            from_previous = native.python_state_of(state, previous)
-            scored_now = len(replayed.areas) > len(previous.areas)
-            seen.add(scored_now)
-            assert (from_previous is None) == scored_now
-            if from_previous is not None:
-                assert from_previous == replayed and from_previous.to_json() == replayed.to_json()
-        previous = replayed
-    assert seen == {True, False}  # the game scored an area: both cases were seen
+    last, replayed = _play_both("terranova", GameConfig(2, seed=3), 3)[-1]
+    assert len(replayed.areas) > 0
+    exported = last.native.export()["areas"]
+    assert [tuple(map(tuple_of, area)) for area in exported] == [
+        (a.cells, a.landscapes, a.t, a.value, a.counts, a.awards, a.turn) for a in replayed.areas
+    ]
+    direct: Any = native.python_state_of(last)
+    assert direct.areas == replayed.areas
+
+
+def tuple_of(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _terra_nova_end() -> tuple[NativeState, Any]:
+    return _play_both("terranova", GameConfig(2, seed=3), 3)[-1]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda areas: areas[1:], "not the closed cells"),
+        (lambda areas: [areas[1], areas[0], *areas[2:]], "an area's turn is"),
+        (lambda areas: [(a[0][1:] or [999], *a[1:]) for a in areas], "area 0's"),
+        (lambda areas: [(a[0], ["nowhere"], *a[2:]) for a in areas], "area 0's landscapes, t, value or awards"),
+        (lambda areas: [(*a[:3], a[3] + 1, *a[4:]) for a in areas], "area 0's landscapes, t, value or awards"),
+        (lambda areas: [(*a[:4], [9, 9], *a[5:]) for a in areas], "an area's count"),
+        (lambda areas: [(*a[:4], [1, 0, 0], *a[5:]) for a in areas], "counts for 2 players"),
+        (lambda areas: [(*a[:6], 10**6) for a in areas], "an area's turn"),
+        (lambda areas: [a[:6] for a in areas], "seven fields"),
+        (lambda areas: [*areas, areas[0]], "not one whole component"),
+    ],
+)
+def test_bad_areas_are_refused(change: Any, message: str) -> None:
+    last, _ = _terra_nova_end()
+    fields = last.native.export()
+    assert len(fields["areas"]) >= 2
+    fields["areas"] = change([tuple(a) for a in fields["areas"]])
+    del fields["num_areas"]
+    with pytest.raises(ValueError, match=message):
+        last.native.load(fields)
+
+
+def test_num_areas_must_count_the_areas() -> None:
+    last, _ = _terra_nova_end()
+    fields = last.native.export()
+    fields["num_areas"] += 1
+    with pytest.raises(ValueError, match="num_areas is"):
+        last.native.load(fields)
 
 
 @pytest.mark.parametrize("game_id", ["terranova", "medina"])
-def test_python_state_replays_no_move_but_those_that_score_an_area(
-    game_id: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_python_state_replays_no_move(game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # The protocol's `python_state()` (native/src/protocol.rs) after every move: the
-    # Python engine applies a move only to rebuild a Terra Nova state whose move scored
-    # an area since the previous Python state; Medina's never.
+    # Python engine never applies a move to build it, though Terra Nova scores areas.
     state_class = type(make(game_id, engine="python").new_initial_state(CONFIGS[game_id]))
     replays = []
     python_apply = state_class.apply
@@ -147,15 +173,37 @@ def test_python_state_replays_no_move_but_those_that_score_an_area(
     native = native_game(make(game_id, engine="python"))
     rng = random.Random(11)
     state = native.new_initial_state(CONFIGS[game_id])
+    expected = make(game_id, engine="python").new_initial_state(CONFIGS[game_id])
     areas = 0
-    scoring_moves = 0
     monkeypatch.setattr(state_class, "apply", counted_apply)
     while not state.is_terminal():
-        state = state.apply(rng.choice(list(state.legal_moves_of_kind(rng.choice(list(state.legal_kinds()))))))
+        move = rng.choice(list(state.legal_moves_of_kind(rng.choice(list(state.legal_kinds())))))
+        state = state.apply(move)
+        with monkeypatch.context() as undo:
+            undo.setattr(state_class, "apply", python_apply)
+            expected = expected.apply(expected.parse_move(expected.move_to_str(move)))
         python = state.python_state()
-        scored = len(getattr(python, "areas", ()))
-        scoring_moves += scored > areas
-        areas = scored
+        areas = len(getattr(python, "areas", ()))
+        assert python == expected
         assert python.to_json() == state.to_json()
-    assert len(replays) == scoring_moves
-    assert (scoring_moves > 0) == (game_id == "terranova")
+    assert replays == []
+    assert (areas > 0) == (game_id == "terranova")
+
+
+def test_an_export_without_its_areas_is_a_clear_error_not_a_replay() -> None:
+    # A position past the areas the Rust state records (`MAX_RECORDED_AREAS`) exports no
+    # `areas`: its Python state cannot be built, and says so.
+    last, _ = _terra_nova_end()
+    fields = last.native.export()
+    del fields["areas"]
+
+    class WithoutAreas:
+        config = last.config
+        native = type("Export", (), {"export": staticmethod(lambda: dict(fields))})()
+
+        def outcome(self) -> Any:
+            return last.outcome()
+
+    native = native_game(make("terranova", engine="python"))
+    with pytest.raises(NativeEngineError, match=r"do not build its Python state: \d+ areas were scored"):
+        native.python_state_of(WithoutAreas())  # type: ignore[arg-type]

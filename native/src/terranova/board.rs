@@ -71,6 +71,8 @@ pub struct Board<const W: usize> {
     /// Landscape index per cell.
     pub land: Vec<u8>,
     pub num_lands: usize,
+    /// The id of each landscape (the setup's; the index where a board is made without).
+    pub land_ids: Vec<String>,
     /// Bitset over landscape indices of the water landscapes.
     pub water_lands: u32,
     pub dry_landscapes: u32,
@@ -222,6 +224,7 @@ impl<const W: usize> Board<W> {
             coords,
             land,
             num_lands,
+            land_ids: (0..num_lands).map(|i| i.to_string()).collect(),
             water_lands,
             dry_landscapes,
             land_masks,

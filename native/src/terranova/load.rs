@@ -10,7 +10,10 @@
 
 use super::board::ReturnRule;
 use super::rules::Termination;
-use super::state::{pioneers_per_player, Game, Lines, Phase, State, MAX_SEATS, TOTAL_STONES};
+use super::scoring::{component, scored_area, scored_areas};
+use super::state::{
+    pioneers_per_player, AreaRecord, Game, Lines, Phase, State, MAX_RECORDED_AREAS, MAX_SEATS, TOTAL_STONES,
+};
 use crate::common::bits::Bits;
 
 /// The fields of a Terra Nova position (`export()`; numbers as read, checked by [`load`]).
@@ -37,12 +40,111 @@ pub struct Position<const W: usize> {
     pub ply: i64,
     pub stall: i64,
     pub start_player: i64,
-    pub num_areas: i64,
-    /// Each seat's points summed over the scored areas' awards (a Python state's
-    /// `areas`): checked against `points` where given.
-    pub awarded: Option<Vec<i64>>,
+    /// How many areas were scored: checked against `areas` where given.
+    pub num_areas: Option<i64>,
+    /// The scored areas in the order scored (`state.areas`).
+    pub areas: Vec<AreaFields>,
     /// The end condition's name once over: checked where given.
     pub termination: Option<String>,
+}
+
+/// A scored area's fields (`scoring.ScoredArea`), checked by [`load`] against the
+/// position: its cells one whole component of the closed cells, the rest what they,
+/// the counts and the rules give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AreaFields {
+    pub cells: Vec<i64>,
+    pub landscapes: Vec<String>,
+    pub t: i64,
+    pub value: i64,
+    pub counts: Vec<i64>,
+    pub awards: Vec<i64>,
+    pub turn: i64,
+}
+
+impl AreaFields {
+    /// The fields of an area as `scored_areas` rebuilds it.
+    pub fn of<const W: usize>(g: &Game<W>, area: &super::scoring::ScoredArea<W>) -> Self {
+        let n = g.num_players;
+        AreaFields {
+            cells: area.cells.iter().map(|c| c as i64).collect(),
+            landscapes: (0..g.board.num_lands)
+                .filter(|&i| area.lands >> i & 1 != 0)
+                .map(|i| g.board.land_ids[i].clone())
+                .collect(),
+            t: i64::from(area.t),
+            value: i64::from(area.value),
+            counts: area.counts[..n].iter().map(|&c| i64::from(c)).collect(),
+            awards: area.awards[..n].iter().map(|&c| i64::from(c)).collect(),
+            turn: i64::from(area.turn),
+        }
+    }
+}
+
+/// The records of the scored areas `areas` of a position whose closed cells are `closed`
+/// and whose turn is `turn`, or why they are not its areas.
+fn area_records<const W: usize>(
+    g: &Game<W>,
+    areas: &[AreaFields],
+    closed: &Bits<W>,
+    removed: &[i32],
+    turn: i64,
+) -> Result<[AreaRecord; MAX_RECORDED_AREAS], String> {
+    let n = g.num_players;
+    if areas.len() > MAX_RECORDED_AREAS {
+        return Err(format!(
+            "{} scored areas: the native engine records at most {MAX_RECORDED_AREAS}",
+            areas.len()
+        ));
+    }
+    let mut records = [AreaRecord::default(); MAX_RECORDED_AREAS];
+    let mut covered = Bits::EMPTY;
+    let mut counted = [0i32; MAX_SEATS];
+    let mut last_turn = 0;
+    for (i, (area, record)) in areas.iter().zip(records.iter_mut()).enumerate() {
+        let lowest = *area.cells.first().ok_or_else(|| format!("area {i} has no cells"))?;
+        let lowest = usize::try_from(lowest)
+            .ok()
+            .filter(|&c| c < g.board.num_cells && closed.get(c))
+            .ok_or_else(|| format!("area {i}'s cell {lowest} is not a closed cell"))?;
+        let cells = component(g, lowest, closed);
+        if area.cells.iter().map(|&c| c as usize).ne(cells.iter()) || cells.intersects(&covered) {
+            return Err(format!(
+                "area {i}'s cells are not one whole component of the closed cells, ascending, apart from the other areas"
+            ));
+        }
+        covered |= cells;
+        if area.counts.len() != n {
+            return Err(format!("area {i} has {} counts for {n} players", area.counts.len()));
+        }
+        let mut counts = [0i32; MAX_SEATS];
+        for (p, (&c, count)) in area.counts.iter().zip(counts.iter_mut()).enumerate() {
+            *count = in_range("an area's count", c, 0, i64::from(removed[p]))? as i32;
+            counted[p] += *count;
+        }
+        last_turn = in_range("an area's turn", area.turn, last_turn, turn)?;
+        *record = AreaRecord {
+            turn: last_turn as u32,
+            cell: lowest as u16,
+            counts: AreaRecord::pack_counts(&counts[..n]),
+        };
+        if AreaFields::of(g, &scored_area(g, record, closed)) != *area {
+            return Err(format!(
+                "area {i}'s landscapes, t, value or awards are not what its cells and counts give"
+            ));
+        }
+    }
+    if covered != *closed {
+        return Err("the scored areas' cells are not the closed cells".into());
+    }
+    if counted[..n] != removed[..n] {
+        return Err(format!(
+            "the scored areas removed {:?} pioneers, but removed is {:?}",
+            &counted[..n],
+            &removed[..n]
+        ));
+    }
+    Ok(records)
 }
 
 const PHASES: [Phase; 3] = [Phase::Placement, Phase::Play, Phase::Over];
@@ -82,8 +184,12 @@ impl<const W: usize> Position<W> {
             ply: i64::from(s.ply),
             stall: i64::from(s.stall),
             start_player: i64::from(s.start_player),
-            num_areas: i64::from(s.num_areas),
-            awarded: None,
+            num_areas: Some(i64::from(s.num_areas)),
+            areas: scored_areas(g, s)
+                .unwrap_or_default()
+                .iter()
+                .map(|area| AreaFields::of(g, area))
+                .collect(),
             termination: s.termination.map(|t| t.name().to_owned()),
         }
     }
@@ -171,16 +277,6 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
             ));
         }
     }
-    if let Some(awarded) = &p.awarded {
-        let mut sums = awarded.clone();
-        sums.resize(sums.len().max(n), 0); // no area scored yet: no awards
-        if sums != p.points {
-            return Err(format!(
-                "points {:?} are not the scored areas' awards {sums:?}",
-                p.points
-            ));
-        }
-    }
     let supply = in_range("supply", p.supply, 0, i64::from(TOTAL_STONES))? as i32;
     if supply + p.stones.count() as i32 != TOTAL_STONES {
         return Err(format!(
@@ -188,11 +284,24 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
             p.stones.count()
         ));
     }
-    let num_areas = in_range("num_areas", p.num_areas, 0, i64::from(p.closed.count()))?;
-    if (num_areas == 0) != p.closed.is_empty() {
+    if p.num_areas.is_some_and(|k| k != p.areas.len() as i64) {
         return Err(format!(
-            "{num_areas} scored areas and {} closed cells",
-            p.closed.count()
+            "num_areas is {}, but {} areas are given",
+            p.num_areas.unwrap_or_default(),
+            p.areas.len()
+        ));
+    }
+    let areas = area_records(g, &p.areas, &p.closed, &removed[..n], p.turn)?;
+    let mut awarded = vec![0i64; n];
+    for area in &p.areas {
+        for (sum, &award) in awarded.iter_mut().zip(&area.awards) {
+            *sum += award;
+        }
+    }
+    if awarded != p.points {
+        return Err(format!(
+            "points {:?} are not the scored areas' awards {awarded:?}",
+            p.points
         ));
     }
     let start_player = in_range("start_player", p.start_player, 0, n as i64 - 1)?;
@@ -256,7 +365,8 @@ pub fn load<const W: usize>(g: &Game<W>, p: &Position<W>) -> Result<State<W>, St
         start_player: start_player as u8,
         phase,
         termination: None,
-        num_areas: num_areas as u32,
+        num_areas: p.areas.len() as u32,
+        areas,
         lines: Lines::new(&g.board, &filled),
     };
     state.pioneers[..n].copy_from_slice(&p.pioneers);
@@ -325,7 +435,7 @@ pub use self::py_fields::{read, read_state};
 
 #[cfg(feature = "python")]
 mod py_fields {
-    use super::{load, Position};
+    use super::{load, AreaFields, Position};
     use crate::common::bits::Bits;
     use crate::common::pyfields::Fields;
     use crate::terranova::state::{Game, State};
@@ -343,34 +453,52 @@ mod py_fields {
             .collect()
     }
 
+    /// The names of a scored area's fields, in `scoring.ScoredArea`'s order.
+    const AREA_FIELDS: [&str; 7] = ["cells", "landscapes", "t", "value", "counts", "awards", "turn"];
+
+    /// The scored areas: `scoring.ScoredArea` values (a Python state's) or sequences of
+    /// their seven fields in order (`export()`'s tuples, or lists after a JSON round trip).
+    fn areas(fields: &Fields<'_>) -> PyResult<Vec<AreaFields>> {
+        let items: Vec<Bound<'_, PyAny>> = fields.get("areas")?;
+        items
+            .iter()
+            .map(|item| {
+                let values: Vec<Bound<'_, PyAny>> = if item.hasattr("cells")? {
+                    AREA_FIELDS
+                        .iter()
+                        .map(|name| item.getattr(*name))
+                        .collect::<PyResult<_>>()?
+                } else {
+                    fields.extract("areas", item)?
+                };
+                let [cells, landscapes, t, value, counts, awards, turn] = &values[..] else {
+                    return Err(fields.error(format_args!("a scored area is not the seven fields {AREA_FIELDS:?}")));
+                };
+                Ok(AreaFields {
+                    cells: fields.extract("areas", cells)?,
+                    landscapes: fields.extract("areas", landscapes)?,
+                    t: fields.extract("areas", t)?,
+                    value: fields.extract("areas", value)?,
+                    counts: fields.extract("areas", counts)?,
+                    awards: fields.extract("areas", awards)?,
+                    turn: fields.extract("areas", turn)?,
+                })
+            })
+            .collect()
+    }
+
     /// The state of game `g` at the position in `fields`.
     pub fn read_state<const W: usize>(g: &Game<W>, fields: &Fields<'_>) -> PyResult<State<W>> {
         load(g, &read(fields)?).map_err(|e| fields.error(e))
     }
 
     /// The position in `fields`: `export()`'s dict, or a Python engine state (whose
-    /// `areas` are counted and whose `result` gives the termination).
+    /// `result` gives the termination).
     pub fn read<const W: usize>(fields: &Fields<'_>) -> PyResult<Position<W>> {
         let bits = |name: &str| fields.get_words::<W>(name).map(Bits);
         let filled = match fields.opt::<Bound<'_, PyAny>>("filled")? {
             Some(v) => Some(Bits(fields.words::<W>("filled", &v)?)),
             None => None,
-        };
-        // `export()` counts the scored areas; a Python state lists them with their awards.
-        let (num_areas, awarded) = match fields.opt::<i64>("num_areas")? {
-            Some(k) => (k, None),
-            None => {
-                let areas: Vec<Bound<'_, PyAny>> = fields.get("areas")?;
-                let mut awarded = Vec::new();
-                for area in &areas {
-                    let awards: Vec<i64> = fields.extract("areas", &area.getattr("awards")?)?;
-                    awarded.resize(awarded.len().max(awards.len()), 0);
-                    for (sum, award) in awarded.iter_mut().zip(awards) {
-                        *sum += award;
-                    }
-                }
-                (areas.len() as i64, Some(awarded))
-            }
         };
         let termination = match fields.opt::<String>("termination")? {
             Some(t) => Some(t),
@@ -399,8 +527,8 @@ mod py_fields {
             ply: fields.get("ply")?,
             stall: fields.get("stall")?,
             start_player: fields.get("start_player")?,
-            num_areas,
-            awarded,
+            num_areas: fields.opt("num_areas")?,
+            areas: areas(fields)?,
             termination,
         })
     }
@@ -458,6 +586,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A position of a random game with at least two scored areas.
+    fn with_areas(g: &Game<4>) -> State<4> {
+        let mut rng = Rng::new(3);
+        let mut slides = Vec::new();
+        loop {
+            let mut s = g.initial(0);
+            while s.num_areas < 2 {
+                match s.random_move(g, &mut rng, &mut slides) {
+                    Some(mv) => s.play(g, mv),
+                    None => break,
+                }
+            }
+            if s.num_areas >= 2 {
+                return s;
+            }
+        }
+    }
+
+    #[test]
+    fn scored_areas_are_whole_components_of_the_closed_cells() {
+        let g = game(2);
+        let s = with_areas(&g);
+        let good = Position::of(&g, &s);
+        assert_eq!(good.areas.len(), s.num_areas as usize);
+        let cells: Vec<i64> = good.areas.iter().flat_map(|a| a.cells.clone()).collect();
+        assert_eq!(cells.len() as u32, s.closed.count());
+        let mut p = good.clone();
+        p.areas.swap(0, 1);
+        if p.areas[0].turn != p.areas[1].turn {
+            assert!(load(&g, &p).unwrap_err().contains("an area's turn"));
+        }
+        let mut p = good.clone();
+        p.areas.pop();
+        p.num_areas = None;
+        assert!(load(&g, &p).unwrap_err().contains("not the closed cells"));
+        let mut p = good.clone();
+        p.areas[0].cells.pop();
+        p.areas[0].cells.push(1_000);
+        assert!(load(&g, &p).is_err());
+        let mut p = good.clone();
+        p.areas[1].value += 1;
+        assert!(load(&g, &p)
+            .unwrap_err()
+            .contains("area 1's landscapes, t, value or awards"));
+        let mut p = good.clone();
+        p.num_areas = Some(5);
+        assert!(load(&g, &p).unwrap_err().contains("num_areas is 5"));
+        let mut p = good;
+        p.areas = vec![p.areas[0].clone(); MAX_RECORDED_AREAS + 1];
+        p.num_areas = None;
+        assert!(load(&g, &p).unwrap_err().contains("records at most 32"));
+    }
+
+    #[test]
+    fn a_state_past_the_recorded_areas_plays_on_without_them() {
+        let g = game(2);
+        let mut s = with_areas(&g);
+        s.num_areas = MAX_RECORDED_AREAS as u32 + 1;
+        assert!(scored_areas(&g, &s).is_none());
+        let before = s.areas;
+        let cell = g.board.all.minus(&s.filled).lowest().expect("an empty cell");
+        s.score_parts(&g, &[Bits::single(cell)]);
+        assert!(s.closed.get(cell));
+        assert_eq!(s.num_areas, MAX_RECORDED_AREAS as u32 + 2);
+        assert_eq!(s.areas, before);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::load;
 use super::moves::{ActionRuns, Kind};
+use super::scoring::scored_areas;
 use super::setup;
 use super::state::{Game, State, MAX_SEATS};
 use crate::common::movetable::MoveTable;
@@ -140,6 +141,18 @@ fn export<'py, const W: usize>(py: Python<'py>, g: &Game<W>, s: &State<W>) -> Py
     d.set_item("stall", s.stall)?;
     d.set_item("start_player", s.start_player)?;
     d.set_item("num_areas", s.num_areas)?;
+    // `scoring.ScoredArea`'s fields in order; left out where more areas were scored than
+    // a state records (`MAX_RECORDED_AREAS`).
+    if let Some(areas) = scored_areas(g, s) {
+        let areas: Vec<_> = areas
+            .iter()
+            .map(|area| {
+                let a = load::AreaFields::of(g, area);
+                (a.cells, a.landscapes, a.t, a.value, a.counts, a.awards, a.turn)
+            })
+            .collect();
+        d.set_item("areas", areas)?;
+    }
     Ok(d)
 }
 

@@ -8,7 +8,9 @@
 use super::board::ReturnRule;
 use super::moves::Move;
 use super::scoring::{is_area, parts_after_stone};
-use super::state::{pioneers_per_player, Game, Lines, Phase, State, MAX_SEATS, TOTAL_STONES};
+use super::state::{
+    pioneers_per_player, AreaRecord, Game, Lines, Phase, State, MAX_RECORDED_AREAS, MAX_SEATS, TOTAL_STONES,
+};
 use crate::common::bits::Bits;
 
 /// Why a game ended (E1-E5, `rules.py`).
@@ -64,6 +66,7 @@ impl<const W: usize> Game<W> {
             phase: Phase::Placement,
             termination: None,
             num_areas: 0,
+            areas: [AreaRecord::default(); MAX_RECORDED_AREAS],
             lines: Lines::new(&self.board, &Bits::EMPTY),
         }
     }

@@ -2,7 +2,7 @@
 //! without walking the whole board (`parts_after_stone`), and their scoring
 //! (`State::score_parts`). The flood fills work on the board's bitsets (`board.rs`).
 
-use super::state::{Game, State, MAX_SEATS};
+use super::state::{AreaRecord, Game, State, MAX_SEATS};
 use crate::common::bits::Bits;
 
 /// Up to three scored parts (a stone touches at most three arcs of open ground).
@@ -254,33 +254,104 @@ fn explore_one_part<const W: usize>(
     }
 }
 
+/// A scored area as `scoring.ScoredArea` has it, rebuilt from its [`AreaRecord`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScoredArea<const W: usize> {
+    pub cells: Bits<W>,
+    /// The landscape indices present (a bitset).
+    pub lands: u32,
+    pub t: u32,
+    pub value: i32,
+    pub counts: [i32; MAX_SEATS],
+    pub awards: [i32; MAX_SEATS],
+    pub turn: u32,
+}
+
+/// The landscapes (as a bitset), t and value V = n × (4 − t) of the area `cells`.
+fn valued<const W: usize>(g: &Game<W>, cells: &Bits<W>) -> (u32, u32, i32) {
+    let lands = g.board.lands_of(cells);
+    let t = landscape_count(g, lands);
+    (lands, t, cells.count() as i32 * (4 - t as i32))
+}
+
+/// The points of each seat for an area worth `value` with `counts` pioneers per seat:
+/// the seats with the most (at least one) share it, rounded down.
+fn awards(value: i32, counts: &[i32]) -> [i32; MAX_SEATS] {
+    let mut out = [0; MAX_SEATS];
+    let top = counts.iter().copied().max().unwrap_or(0);
+    if top > 0 {
+        let leaders = counts.iter().filter(|&&c| c == top).count() as i32;
+        for (award, &count) in out.iter_mut().zip(counts) {
+            if count == top {
+                *award = value.div_euclid(leaders);
+            }
+        }
+    }
+    out
+}
+
+/// The cells of `within` connected to `cell` (`cell` included).
+pub(super) fn component<const W: usize>(g: &Game<W>, cell: usize, within: &Bits<W>) -> Bits<W> {
+    let mut reached = Bits::single(cell);
+    let mut frontier = reached;
+    while frontier.any() {
+        frontier = (g.board.spread(&frontier) & *within).minus(&reached);
+        reached |= frontier;
+    }
+    reached
+}
+
+/// The area `record` describes in a position whose scored cells are `closed`.
+pub fn scored_area<const W: usize>(g: &Game<W>, record: &AreaRecord, closed: &Bits<W>) -> ScoredArea<W> {
+    let cells = component(g, usize::from(record.cell), closed);
+    let (lands, t, value) = valued(g, &cells);
+    let mut counts = [0; MAX_SEATS];
+    for (p, count) in counts.iter_mut().enumerate().take(g.num_players) {
+        *count = record.count(p);
+    }
+    ScoredArea {
+        cells,
+        lands,
+        t,
+        value,
+        counts,
+        awards: awards(value, &counts[..g.num_players]),
+        turn: record.turn,
+    }
+}
+
+/// `state.areas`: every scored area in the order scored, or `None` where more were
+/// scored than a state records (`MAX_RECORDED_AREAS`).
+pub fn scored_areas<const W: usize>(g: &Game<W>, s: &State<W>) -> Option<Vec<ScoredArea<W>>> {
+    let records = s.areas.get(..s.num_areas as usize)?;
+    Some(records.iter().map(|r| scored_area(g, r, &s.closed)).collect())
+}
+
 impl<const W: usize> State<W> {
     /// `score_parts`: scores and closes each area.
     pub(super) fn score_parts(&mut self, g: &Game<W>, parts: &[Bits<W>]) {
         let n = g.num_players;
         for cells in parts {
-            let lands = g.board.lands_of(cells);
-            let t = landscape_count(g, lands);
-            let value = cells.count() as i32 * (4 - t as i32);
+            let (_, _, value) = valued(g, cells);
             let mut counts = [0i32; MAX_SEATS];
             for (p, count) in counts.iter_mut().enumerate().take(n) {
                 *count = (self.pioneers[p] & *cells).count() as i32;
             }
-            let top = *counts[..n].iter().max().unwrap_or(&0);
-            if top > 0 {
-                let leaders = counts[..n].iter().filter(|&&c| c == top).count() as i32;
-                let share = value.div_euclid(leaders);
-                for (points, &count) in self.points.iter_mut().zip(counts.iter()).take(n) {
-                    if count == top {
-                        *points += share;
-                    }
-                }
+            for (points, award) in self.points.iter_mut().zip(awards(value, &counts[..n])) {
+                *points += award;
             }
             for (p, &count) in counts.iter().enumerate().take(n) {
                 if count > 0 {
                     self.pioneers[p] = self.pioneers[p].minus(cells);
                     self.removed[p] += count;
                 }
+            }
+            if let Some(record) = self.areas.get_mut(self.num_areas as usize) {
+                *record = AreaRecord {
+                    turn: self.turn,
+                    cell: cells.lowest().unwrap_or(0) as u16,
+                    counts: AreaRecord::pack_counts(&counts[..n]),
+                };
             }
             self.closed |= *cells;
             self.num_areas += 1;

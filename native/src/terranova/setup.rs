@@ -48,7 +48,8 @@ pub fn from_json<const W: usize>(setup: &Value) -> Result<(Game<W>, State<W>), S
             .ok_or("a cell names an unknown landscape")?;
         cells.push((q, r, land as u8));
     }
-    let board = Board::<W>::new(&cells, &water)?;
+    let mut board = Board::<W>::new(&cells, &water)?;
+    board.land_ids = land_ids;
     let rules = rules_from_json(initial.get("rules").ok_or("initial.rules is missing")?)?;
     let start = initial
         .get("start_player")

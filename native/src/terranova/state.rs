@@ -21,6 +21,41 @@ pub const MAX_SEATS: usize = 4;
 /// six copies of the board with padding on the maps people play).
 pub const LINE_WORDS_PER_W: usize = 8;
 
+/// The most scored areas a state records ([`AreaRecord`]): random games score about a
+/// dozen. A state that scores more still plays by the rules (it counts them in
+/// `num_areas`), but cannot export its areas (`export()` leaves them out).
+pub const MAX_RECORDED_AREAS: usize = 32;
+
+/// What a scored area's record cannot derive from the position: the area's cells are the
+/// component of `closed` holding `cell` (areas never touch: an area is a whole zone of
+/// the open cells of its time, which later areas lie in and earlier ones bound), and
+/// its landscapes, value and awards follow from the cells, the counts and the rules
+/// (`scoring::ScoredArea`). Eight bytes, so that the position stays a small copy.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct AreaRecord {
+    /// The turn in which it was scored.
+    pub turn: u32,
+    /// Its lowest cell.
+    pub cell: u16,
+    /// Pioneers per seat in it when scored, four bits a seat (at most 13 each).
+    pub counts: u16,
+}
+
+impl AreaRecord {
+    /// Seat `p`'s pioneers in the area when it was scored.
+    pub fn count(&self, p: usize) -> i32 {
+        i32::from(self.counts >> (4 * p) & 15)
+    }
+
+    /// The counts of `counts` (each below 16) packed four bits a seat.
+    pub fn pack_counts(counts: &[i32]) -> u16 {
+        counts
+            .iter()
+            .enumerate()
+            .fold(0, |packed, (p, &c)| packed | ((c as u16 & 15) << (4 * p)))
+    }
+}
+
 /// Pioneers per player by player count (`state.PIONEERS_PER_PLAYER`).
 pub fn pioneers_per_player(num_players: usize) -> Option<i32> {
     match num_players {
@@ -85,6 +120,9 @@ pub struct State<const W: usize> {
     pub termination: Option<Termination>,
     /// How many areas have been scored (`len(state.areas)`).
     pub num_areas: u32,
+    /// The first [`MAX_RECORDED_AREAS`] scored areas in the order scored (`state.areas`,
+    /// `scoring::scored_areas`); the rest are default.
+    pub areas: [AreaRecord; MAX_RECORDED_AREAS],
     /// The empty cells in the lines layout, for counting slides (derived from `filled`).
     pub lines: Lines<W>,
 }

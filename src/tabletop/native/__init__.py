@@ -11,12 +11,11 @@ difference.  Whatever reads a position's Python fields (``to_json``, rendering,
 ``describe_score``, ``evaluate``, observations, game-specific attributes) gets the exact
 Python state, built on first use from the fields the Rust position exports
 (:meth:`NativeGame.python_state_of`: ``export()``, then the game's
-``State.from_fields``; what the export lacks is the nearest earlier Python state's), or
-by replaying the moves since that state where a field the export lacks has changed
-(Terra Nova's scored ``areas``, when one was scored since: the Rust engine keeps only
-their count).  A Python engine state at any position becomes the equal
-native state by :func:`native_state_of` (the Rust class's ``load``, the inverse of its
-``export``), which keeps it as the native state's Python state.
+``State.from_fields``), never by replaying moves: the export names every field of the
+Python state (Terra Nova's scored ``areas`` included).  A Python engine state at any
+position becomes the equal native state by :func:`native_state_of` (the Rust class's
+``load``, the inverse of its ``export``), which keeps it as the native state's Python
+state.
 
 Nothing here names a game but :data:`NATIVE_CLASSES`: a game gets a native engine by
 adding its Rust class to the extension and one entry there.
@@ -281,25 +280,27 @@ class NativeGame:
             raise InvalidPositionError(str(exc)) from None
         return _new_state(initial.context, core, state)
 
-    def python_state_of(self, state: NativeState, known: State | None = None) -> State | None:
+    def python_state_of(self, state: NativeState, known: State | None = None) -> State:
         """The Python engine's state equal to the native ``state``, built from the fields
         its Rust position exports (``export()``, the outcome) by the game's
         ``State.from_fields``, in the context of ``known``: a Python state of the same
-        game at ``state`` or before it (default: its config's initial state).  What the
-        export lacks is ``known``'s: Terra Nova's scored ``areas`` (the Rust engine keeps
-        only their count; areas are only ever added, so the same count means the same
-        areas); Medina's export has every field, the second edition's included.  ``None``
-        where that cannot be done: the game's state has no ``from_fields``, or a lacking
-        field changed since ``known`` (``from_fields`` raises ``ValueError``: an area
-        scored since).  ``NativeState.python_state`` calls
-        this with the nearest earlier state that has a Python state
-        (``native/src/protocol.rs``), and replays the moves since that one on ``None``."""
+        game (default: its config's initial state), whose fields fill any the export
+        lacks (none do: Terra Nova's export has its scored ``areas``, Medina's every
+        field, the second edition's included).  ``NativeState.python_state`` calls this
+        with the nearest earlier state that has a Python state
+        (``native/src/protocol.rs``); no move is ever replayed.
+
+        Raises:
+            NativeEngineError: if the game's Python state has no ``from_fields``, or the
+                exported fields do not build one (a Terra Nova position that scored more
+                areas than the native engine records, ``MAX_RECORDED_AREAS``).
+        """
         if known is None:
             known = self._python_initial(state.config)
         build = getattr(type(known), "from_fields", None)
         context = getattr(known, "context", None)
         if build is None or context is None:
-            return None
+            raise NativeEngineError(f"the {self.id!r} Python state cannot be built from a native state's fields")
         fields = state.native.export()
         fields["result"] = state.outcome()  # a state keeping its outcome as a field (Terra Nova's)
         for name in getattr(known, "FIELDS", ()):
@@ -307,8 +308,10 @@ class NativeGame:
                 fields[name] = getattr(known, name)
         try:
             python: State = build(context, fields)
-        except ValueError:
-            return None
+        except ValueError as exc:
+            raise NativeEngineError(
+                f"the native {self.id!r} state's fields do not build its Python state: {exc}"
+            ) from None
         return python
 
     def _python_initial(self, config: GameConfig) -> State:

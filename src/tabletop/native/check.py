@@ -17,6 +17,7 @@ The configurations cover every player count, every preset, every value of every 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 import time
@@ -93,8 +94,12 @@ def native_plays(game: Game, config: GameConfig) -> bool:
 
 
 def _plain(value: Any) -> Any:
+    """``value`` as the native export gives it: sequences as lists, a dataclass (Terra
+    Nova's ``ScoredArea``) as the list of its fields in order."""
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [_plain(getattr(value, f.name)) for f in dataclasses.fields(value)]
     return value
 
 

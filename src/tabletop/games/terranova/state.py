@@ -167,8 +167,9 @@ class State(FrozenState, StateDefaults):
         ``fields`` (by name: ``export()`` of the native engine's position, or test
         positions); a field ``fields`` does not name has its value in the initial position
         (``rules.initial_state``), and the engine caches are computed.  Other names are
-        ignored, but ``num_areas`` (the native export counts the scored areas, and has
-        no ``areas``) must be the number of ``areas``.
+        ignored, but ``num_areas`` (the native export counts the scored areas too) must
+        be the number of ``areas``.  An area is a :class:`ScoredArea` or its seven fields
+        in order (the native export's tuples, lists after a JSON round trip).
 
         Raises:
             ValueError: if ``num_areas`` is not the number of ``areas``.
@@ -179,7 +180,9 @@ class State(FrozenState, StateDefaults):
         # The initial position only where a field is missing (it costs a layout).
         base = None if all(name in fields for name in PUBLIC_FIELDS) else _rules.initial_state(context)
         values = {name: tupled(fields[name]) if name in fields else getattr(base, name) for name in PUBLIC_FIELDS}
-        values["areas"] = tuple(area if isinstance(area, ScoredArea) else ScoredArea(*area) for area in values["areas"])
+        values["areas"] = tuple(
+            area if isinstance(area, ScoredArea) else ScoredArea(*map(tupled, area)) for area in values["areas"]
+        )
         return assemble(context, values)
 
     # -- static context -------------------------------------------------------------
