@@ -19,8 +19,11 @@ use std::time::{Duration, Instant};
 /// checking before it sleeps on a condition variable: waking a sleeping thread took some
 /// microseconds each way, a tenth of a step of 64 games, while a Python loop posts its
 /// next step within a few microseconds. After a short spin it yields the core between
-/// checks, so that on a busy machine the thread it waits for can have it.
-const SPIN: Duration = Duration::from_micros(50);
+/// checks, so that on a busy machine the thread it waits for can have it. At 50 µs two
+/// threads stepped 64 Medina games 1.49-2.03× as fast as one (bimodal: a step of 32
+/// games is itself about 50 µs, so the worker often slept); at 200 µs, 1.93-2.00×
+/// (`docs/benchmarks.md`, quiet machine).
+const SPIN: Duration = Duration::from_micros(200);
 
 /// Whether `done()` became true within [`SPIN`].
 fn spin_until(done: impl Fn() -> bool) -> bool {
