@@ -317,3 +317,87 @@ mod tests {
         }
     }
 }
+
+/// Small games for the searches' unit tests.
+#[cfg(test)]
+pub(crate) mod test_games {
+    use super::Game;
+    use crate::common::kept::Kept;
+    use crate::common::rng::Rng;
+
+    /// Nim with one heap of at most 15: take 1 or 2 (action ids 1 and 2; id 0 is never
+    /// legal); whoever takes the last wins. Its observation (for the network search): a
+    /// plane of 16 cells, the heap's size marked.
+    #[derive(Clone, PartialEq)]
+    pub struct Nim;
+
+    impl Game for Nim {
+        type State = (u32, u8);
+        const NAME: &'static str = "Nim";
+        const ID: &'static str = "nim";
+
+        fn num_players(&self) -> usize {
+            2
+        }
+
+        fn num_actions(&self) -> usize {
+            3
+        }
+
+        fn to_act(&self, state: &(u32, u8)) -> i32 {
+            if state.0 == 0 {
+                -1
+            } else {
+                state.1 as i32
+            }
+        }
+
+        fn legal_actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
+            out.extend((1..=2).filter(|&take| take <= state.0));
+        }
+
+        fn is_legal(&self, state: &(u32, u8), action: u32) -> bool {
+            (1..=2).contains(&action) && action <= state.0
+        }
+
+        fn play(&self, state: &mut (u32, u8), action: u32) {
+            *state = (state.0 - action, 1 - state.1);
+        }
+
+        fn scores(&self, state: &(u32, u8), out: &mut [f64]) {
+            self.returns(state, out);
+        }
+
+        fn returns(&self, state: &(u32, u8), out: &mut [f64]) {
+            out.fill(0.0);
+            if state.0 == 0 {
+                // The seat that moved last took the last.
+                out[1 - state.1 as usize] = 1.0;
+            }
+        }
+
+        fn random_action(&self, state: &(u32, u8), rng: &mut Rng) -> Option<u32> {
+            match state.0 {
+                0 => None,
+                1 => Some(1),
+                _ => Some(1 + rng.below(2)),
+            }
+        }
+
+        fn observation_lens(&self) -> (usize, usize) {
+            (16, 0)
+        }
+
+        fn observe(
+            &self,
+            state: &(u32, u8),
+            _seat: usize,
+            planes: &mut [f32],
+            _vector: &mut [f32],
+            _kept: &mut Kept<'_>,
+        ) {
+            planes.fill(0.0);
+            planes[state.0 as usize] = 1.0;
+        }
+    }
+}

@@ -101,6 +101,28 @@ pub struct Budget<'a> {
 }
 
 impl Budget<'_> {
+    /// Whether a search that has run `done` simulations, started at `wall_start` with
+    /// `cpu_deadline` (the thread's CPU seconds), is to stop; the stop flag and the
+    /// clocks are read only where `read_clocks` (a search reads them every few
+    /// simulations: the CPU clock is a system call).
+    #[inline]
+    pub fn spent(&self, done: u64, cpu_deadline: Option<f64>, wall_start: Instant, read_clocks: bool) -> bool {
+        if self.simulations.is_some_and(|limit| done >= limit) {
+            return true;
+        }
+        if !read_clocks {
+            return false;
+        }
+        if self.stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
+            return true;
+        }
+        if cpu_deadline.is_some_and(|deadline| thread_cpu_seconds() >= deadline) {
+            return true;
+        }
+        self.wall_seconds
+            .is_some_and(|seconds| wall_start.elapsed().as_secs_f64() >= seconds)
+    }
+
     /// A budget of `simulations` simulations only.
     pub fn simulations(simulations: u64) -> Self {
         Budget {
@@ -255,7 +277,7 @@ pub fn search_with<G: Game>(
     let wall_start = Instant::now();
     let mut done: u64 = 0;
     loop {
-        if done > 0 && out_of_budget(budget, done, cpu_deadline, wall_start) {
+        if done > 0 && budget.spent(done, cpu_deadline, wall_start, done.is_multiple_of(8)) {
             break;
         }
         done += 1;
@@ -458,86 +480,10 @@ fn allowed(settings: &Settings, node: &Node) -> u32 {
     (k as u32).max(1)
 }
 
-#[inline]
-fn out_of_budget(budget: &Budget<'_>, done: u64, cpu_deadline: Option<f64>, wall_start: Instant) -> bool {
-    if budget.simulations.is_some_and(|limit| done >= limit) {
-        return true;
-    }
-    if !done.is_multiple_of(8) {
-        return false;
-    }
-    if budget.stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-        return true;
-    }
-    if cpu_deadline.is_some_and(|deadline| thread_cpu_seconds() >= deadline) {
-        return true;
-    }
-    budget
-        .wall_seconds
-        .is_some_and(|seconds| wall_start.elapsed().as_secs_f64() >= seconds)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Nim with one heap: take 1 or 2; whoever takes the last wins.
-    #[derive(Clone, PartialEq)]
-    struct Nim;
-
-    impl Game for Nim {
-        type State = (u32, u8);
-        const NAME: &'static str = "Nim";
-        const ID: &'static str = "nim";
-
-        fn num_players(&self) -> usize {
-            2
-        }
-
-        fn num_actions(&self) -> usize {
-            3
-        }
-
-        fn to_act(&self, state: &(u32, u8)) -> i32 {
-            if state.0 == 0 {
-                -1
-            } else {
-                state.1 as i32
-            }
-        }
-
-        fn legal_actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
-            out.extend((1..=2).filter(|&take| take <= state.0));
-        }
-
-        fn is_legal(&self, state: &(u32, u8), action: u32) -> bool {
-            (1..=2).contains(&action) && action <= state.0
-        }
-
-        fn play(&self, state: &mut (u32, u8), action: u32) {
-            *state = (state.0 - action, 1 - state.1);
-        }
-
-        fn scores(&self, state: &(u32, u8), out: &mut [f64]) {
-            self.returns(state, out);
-        }
-
-        fn returns(&self, state: &(u32, u8), out: &mut [f64]) {
-            out.fill(0.0);
-            if state.0 == 0 {
-                // The player who made the last move won.
-                out[1 - state.1 as usize] = 1.0;
-            }
-        }
-
-        fn random_action(&self, state: &(u32, u8), rng: &mut Rng) -> Option<u32> {
-            match state.0 {
-                0 => None,
-                1 => Some(1),
-                _ => Some(1 + rng.below(2)),
-            }
-        }
-    }
+    use crate::game::test_games::Nim;
 
     #[test]
     fn finds_the_winning_move_of_nim() {

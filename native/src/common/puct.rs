@@ -23,7 +23,6 @@ use super::mcts::{thread_cpu_seconds, Budget};
 use super::network::{Network, Scratch};
 use super::rng::Rng;
 use crate::game::{observe_input, Game};
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// How the search explores.
@@ -233,7 +232,7 @@ pub fn search<G: Game>(
         nodes.len() * std::mem::size_of::<Node>() + edges.len() * std::mem::size_of::<Edge>()
     };
     while done == 0
-        || !(out_of_budget(budget, done, cpu_deadline, wall_start) || tree_bytes(&nodes, &edges) >= MAX_TREE_BYTES)
+        || !(budget.spent(done, cpu_deadline, wall_start, true) || tree_bytes(&nodes, &edges) >= MAX_TREE_BYTES)
     {
         let wanted = budget
             .simulations
@@ -474,99 +473,13 @@ fn gamma(alpha: f64, rng: &mut Rng) -> f64 {
     }
 }
 
-fn out_of_budget(budget: &Budget<'_>, done: u64, cpu_deadline: Option<f64>, wall_start: Instant) -> bool {
-    if budget.simulations.is_some_and(|limit| done >= limit) {
-        return true;
-    }
-    if budget.stop.is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-        return true;
-    }
-    if cpu_deadline.is_some_and(|deadline| thread_cpu_seconds() >= deadline) {
-        return true;
-    }
-    budget
-        .wall_seconds
-        .is_some_and(|seconds| wall_start.elapsed().as_secs_f64() >= seconds)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::kept::Kept;
     use crate::common::network::{tests::meta_json, Array};
     use std::collections::HashMap;
 
-    /// Nim with one heap of at most 15: take 1 or 2 (action ids 1 and 2; id 0 is never
-    /// legal); whoever takes the last wins. Its observation: a plane of 16 cells, the
-    /// heap's size marked.
-    #[derive(Clone, PartialEq)]
-    struct Nim;
-
-    impl Game for Nim {
-        type State = (u32, u8);
-        const NAME: &'static str = "Nim";
-        const ID: &'static str = "nim";
-
-        fn num_players(&self) -> usize {
-            2
-        }
-
-        fn num_actions(&self) -> usize {
-            3
-        }
-
-        fn to_act(&self, state: &(u32, u8)) -> i32 {
-            if state.0 == 0 {
-                -1
-            } else {
-                state.1 as i32
-            }
-        }
-
-        fn legal_actions(&self, state: &(u32, u8), out: &mut Vec<u32>) {
-            out.extend((1..=2).filter(|&take| take <= state.0));
-        }
-
-        fn is_legal(&self, state: &(u32, u8), action: u32) -> bool {
-            (1..=2).contains(&action) && action <= state.0
-        }
-
-        fn play(&self, state: &mut (u32, u8), action: u32) {
-            *state = (state.0 - action, 1 - state.1);
-        }
-
-        fn scores(&self, state: &(u32, u8), out: &mut [f64]) {
-            self.returns(state, out);
-        }
-
-        fn returns(&self, state: &(u32, u8), out: &mut [f64]) {
-            out.fill(0.0);
-            if state.0 == 0 {
-                // The seat that moved last took the last.
-                out[1 - state.1 as usize] = 1.0;
-            }
-        }
-
-        fn random_action(&self, state: &(u32, u8), rng: &mut Rng) -> Option<u32> {
-            (state.0 > 0).then(|| 1 + rng.below(state.0.min(2)))
-        }
-
-        fn observation_lens(&self) -> (usize, usize) {
-            (16, 0)
-        }
-
-        fn observe(
-            &self,
-            state: &(u32, u8),
-            _seat: usize,
-            planes: &mut [f32],
-            _vector: &mut [f32],
-            _kept: &mut Kept<'_>,
-        ) {
-            planes.fill(0.0);
-            planes[state.0 as usize] = 1.0;
-        }
-    }
+    use crate::game::test_games::Nim;
 
     /// A network that knows nothing of the position: every weight 0, so its policy is
     /// the softmax of `policy_bias` and its values the softmax of `value_bias`.
