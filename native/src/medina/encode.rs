@@ -111,9 +111,7 @@ fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
         }
         return;
     }
-    for sq in squares.iter() {
-        kept.set(out, base + sq);
-    }
+    kept.set_words(out, base, &squares.0);
 }
 
 fn fill(out: &mut [f32], plane: usize, value: f64) {
