@@ -134,8 +134,7 @@ impl PyNetwork {
     /// The network's view of a native position alone: `(priors, values)`, the prior of
     /// each legal action as `(action, prior)` and each seat's value (absolute seats; the
     /// returns once the game is over). `ValueError` if the network is not this game's.
-    #[allow(clippy::type_complexity)]
-    fn evaluate(&self, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f32)>, Vec<f64>)> {
+    fn evaluate(&self, state: &Bound<'_, PyAny>) -> PyResult<puct::PositionEvaluation> {
         with_position(state, |held| held.network_evaluation(&self.network))?.map_err(PyValueError::new_err)
     }
 

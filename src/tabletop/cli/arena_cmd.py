@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from tabletop.ai.clock import CPU
@@ -27,7 +26,7 @@ from tabletop.arena.tournament import (
     results_table,
     run_tournament,
 )
-from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, batch_progress, check_plugins, open_batch, replaying
 from tabletop.cli.output import console, err_console, fail, note, say_err
 from tabletop.core.errors import TabletopError
 
@@ -113,17 +112,7 @@ def arena(
     backend = open_batch(ray, jobs, plugins)
     settings = backend.settings
     say_err(f"playing on {settings.describe()}")
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        # No refresh thread: worker processes are forked, and forking while another
-        # thread may hold a lock (the console's) can deadlock the child.
-        auto_refresh=False,
-    )
+    progress = batch_progress(time_remaining=True)
     try:
         with progress:
             task = progress.add_task(f"{game_id} arena", total=games, completed=len(saved))
@@ -308,16 +297,7 @@ def sprt(
     settings = backend.settings
     say_err(f"playing on {settings.describe()}")
     # A bar of the games played against the cap, on a terminal (the round lines are the log).
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        auto_refresh=False,  # no refresh thread while worker processes are forked
-        disable=not err_console.is_terminal,
-    )
+    bar = batch_progress(transient=True, terminal_only=True)
     rounds = -(-max_games // players)
     try:
         with bar:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from tabletop.cli.output import fail, note
+from tabletop.cli.output import err_console, fail, note
 from tabletop.compute.batch import Backend, load_plugins, open_backend
 from tabletop.core.errors import TabletopError
 
@@ -55,3 +56,22 @@ def open_batch(ray: str | None, jobs: int | None, plugins: tuple[str, ...]) -> B
 def replaying(index: int, reason: str) -> None:
     """Says that a game lost with its worker is played again."""
     note(f"game {index} was lost ({reason}); playing it again")
+
+
+def batch_progress(*, time_remaining: bool = False, transient: bool = False, terminal_only: bool = False) -> Progress:
+    """The bar of a batch command's games (description, bar, done of total, time), on
+    standard error; ``terminal_only``: none where standard error is not a terminal.
+
+    No refresh thread: worker processes are forked, and forking while another thread may
+    hold a lock (the console's) can deadlock the child.
+    """
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if time_remaining:
+        columns.append(TimeRemainingColumn())
+    return Progress(
+        *columns,
+        console=err_console,
+        transient=transient,
+        auto_refresh=False,
+        disable=terminal_only and not err_console.is_terminal,
+    )

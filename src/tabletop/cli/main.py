@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from tabletop.ai.agent import Agent, agent_kinds, make_agent
@@ -21,11 +20,11 @@ from tabletop.ai.ladder import DEFAULT_LEVEL, SCALES, installed_ladder
 from tabletop.arena.selfplay import SelfplayConfig, play_selfplay_game
 from tabletop.cli.analyse_cmd import analyse
 from tabletop.cli.arena_cmd import arena, sprt
-from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, batch_progress, check_plugins, open_batch, replaying
 from tabletop.cli.bench_cmd import bench_app
 from tabletop.cli.checks import check_players, load_game
 from tabletop.cli.map_cmd import map_app
-from tabletop.cli.output import OneLineErrors, console, err_console, fail, note, say_err
+from tabletop.cli.output import OneLineErrors, console, fail, note, say_err
 from tabletop.cli.serve_cmd import serve
 from tabletop.cli.terminal import TerminalGame
 from tabletop.cli.train_cmd import train
@@ -266,14 +265,7 @@ def selfplay(
         if resume:
             records = saved_selfplay_records(out, config, games)
     backend = open_batch(ray, jobs, plugins)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        auto_refresh=False,  # no refresh thread while worker processes are forked
-    )
+    progress = batch_progress()
     todo = [i for i in range(games) if i not in records]
     try:
         with progress:

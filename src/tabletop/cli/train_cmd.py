@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, TaskID
 
-from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, check_plugins, open_batch, replaying
-from tabletop.cli.output import console, err_console, fail, note, say_err
+from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, batch_progress, check_plugins, open_batch, replaying
+from tabletop.cli.output import console, fail, note, say_err
 from tabletop.core.errors import TabletopError
 
 if TYPE_CHECKING:
@@ -144,16 +144,7 @@ def train(
     plugins = check_plugins(plugin) + WORKER_PLUGINS
     backend = open_batch(ray, jobs, plugins)
     say_err(_describe(settings, resume) + f"; playing on {backend.settings.describe()}")
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        auto_refresh=False,  # no refresh thread while worker processes are forked
-        disable=not err_console.is_terminal,
-    )
+    bar = batch_progress(transient=True, terminal_only=True)
     try:
         with bar:
             progress = run_training(settings, out, backend, resume=resume, reporter=BarReporter(bar), on_lost=replaying)

@@ -158,17 +158,27 @@ def level_config(arg: str | None, game_id: str | None = None) -> tuple[NativeSea
     name = ",".join([f"native:{level}", *settings])
     if not at:
         return config, name
+    seconds, cpu_time = time_per_move(time_text, "'native:3@0.5s' wall-clock or 'native:3@0.5cpu' CPU seconds")
+    return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
+
+
+def time_per_move(time_text: str, example: str) -> tuple[float, bool]:
+    """The seconds of a spec's time a move (the text after ``@``: ``0.5s`` or ``0.5``
+    wall-clock, ``0.5cpu`` CPU seconds of the searching thread) and whether they are CPU
+    seconds; ``example`` goes into the error.
+
+    Raises:
+        ConfigError: for text that is not such a time, or not a positive, finite one.
+    """
     cpu_time = time_text.endswith("cpu")
     number = time_text.removesuffix("cpu") if cpu_time else time_text.removesuffix("s")
     try:
         seconds = float(number)
     except ValueError:
-        raise ConfigError(
-            f"bad time per move {time_text!r} (e.g. 'native:3@0.5s' wall-clock or 'native:3@0.5cpu' CPU seconds)"
-        ) from None
+        raise ConfigError(f"bad time per move {time_text!r} (e.g. {example})") from None
     if not 0 < seconds < math.inf:
         raise ConfigError(f"the time per move must be a positive, finite number of seconds, got {time_text!r}")
-    return replace(config, simulations=None, seconds=seconds, cpu_time=cpu_time), f"{name}@{time_text}"
+    return seconds, cpu_time
 
 
 SETTINGS: Final = {

@@ -44,7 +44,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.network_file import load_network as read_network
 from tabletop.core.protocol import Move, State
 from tabletop.native import native_module
-from tabletop.native.mcts import to_native
+from tabletop.native.mcts import time_per_move, to_native
 
 KIND: Final = "puct"
 
@@ -185,14 +185,8 @@ def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
     name = f"{KIND}:{network}" + "".join(f",{s}" for s in settings)
     if not at:
         return network, config, name
-    unit = "cpu" if time_text.endswith("cpu") else "s" if time_text.endswith("s") else ""
-    try:
-        seconds = float(time_text.removesuffix(unit)) if unit else math.nan
-    except ValueError:
-        seconds = math.nan
-    if math.isnan(seconds):
-        raise ConfigError(f"bad time per move {time_text!r} (e.g. '{KIND}:medina-3p@0.5cpu' or '@0.5s')")
-    timed = replace(config, seconds=seconds, cpu_time=unit == "cpu", simulations=changes.get("simulations"))
+    seconds, cpu_time = time_per_move(time_text, f"'{KIND}:medina-3p@0.5cpu' or '@0.5s'")
+    timed = replace(config, seconds=seconds, cpu_time=cpu_time, simulations=changes.get("simulations"))
     return network, timed, f"{name}@{time_text}"
 
 
