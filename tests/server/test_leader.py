@@ -291,6 +291,73 @@ def test_the_seats_of_a_killed_process_are_dropped(pair_settings: Settings, cloc
         assert table(first, match_id)["seats"][0]["status"] == "dropped"
 
 
+def test_the_seats_of_a_killed_leader_are_dropped_by_the_next_leader(schema_db_url: str, clock: FakeClock) -> None:
+    """A leader killed with a seat on its socket says nothing, and the process that takes
+    the lease over never heard of that socket: it finds the seat in the database's presence
+    rows, under a process without a session, and drops it after the grace period."""
+    from websockets.sync.client import connect
+
+    port = free_port()
+    serve = Path(__file__).with_name("serve_toy.py")
+    leader = subprocess.Popen([sys.executable, str(serve), str(port), schema_db_url, "0"])
+    settings = Settings(
+        db_url=schema_db_url, bot_executor="thread", bot_workers=1, bot_time_budget_s=0.5, clock=clock, clock_poll_s=60
+    )
+    try:
+        wait_for(lambda: (h := _health(port)) is not None and h["leader"], timeout_s=30)
+        with TestClient(create_app(settings)) as follower:
+            assert not leading(follower)
+            # The match is made and played on the leader alone: the follower never holds its table.
+            base = f"http://127.0.0.1:{port}"
+            seats = [{"kind": "me", "name": "Ann"}, {"kind": "open"}]
+            body = {"game": "toy", "seats": seats, "start_player": 0, "takeover": "random", "grace_s": 30}
+            created = httpx2.post(f"{base}/api/lobby", json={**body, "clock": {"kind": "realtime", "base_s": 600}})
+            assert created.status_code == 201, created.text
+            match_id, ann = created.json()["id"], created.json()["token"]
+            joined = httpx2.post(f"{base}/api/lobby/{match_id}/join", json={"name": "Bob"})
+            assert joined.status_code == 200, joined.text
+            with connect(f"ws://127.0.0.1:{port}/api/matches/{match_id}/ws") as page:  # Ann's page, on the leader
+                page.send(json.dumps({"type": "hello", "req": 1, "token": ann}))
+                while json.loads(page.recv(timeout=10))["type"] != "welcome":
+                    pass
+                assert match_id not in tables_of(follower).tables
+                presence = tables_of(follower).presence
+                wait_for(lambda: presence.list_presence(match_id))  # the leader stored that it holds the seat
+                leader.kill()
+                leader.wait()
+                wait_for(lambda: leading(follower), timeout_s=10)
+                wait_for(lambda: 0 in getattr(tables_of(follower).tables.get(match_id), "gone_since_ms", ()))
+            assert table(follower, match_id)["seats"][0]["present"] is False
+            # Past the grace period, counted from the turn's start on the dead leader's (real) clock.
+            clock.advance(max(0.0, time.time() - clock()) + 31)
+            assert check(follower) >= 1
+            assert table(follower, match_id)["seats"][0]["status"] == "dropped"
+    finally:
+        leader.kill()
+        leader.wait()
+
+
+def test_presence_rows_of_processes_without_a_session_are_deleted_and_their_seats_gone(
+    pair: tuple[TestClient, TestClient],
+) -> None:
+    from tabletop.server.lobby_store import NOBODY
+    from tabletop.server.tables import presence_code
+
+    first, second = pair
+    match_id, _ann, _bob = two_player_match(first)
+    presence = tables_of(first).presence
+    live, dead = tables_of(second)._origin, 987_654_321  # no session is named after the second
+    for seat, process in ((0, live), (0, dead), (1, dead)):
+        presence.add_presence(match_id, seat, process, 1000, presence_code(process, seat, True))
+    dropped = presence.delete_dead_processes(2000)
+    assert sorted(row for row in dropped if row[0] == match_id) == [(match_id, 0, dead), (match_id, 1, dead)]
+    # Seat 0 is still held by a live process; seat 1 is gone from the sweep's time.
+    assert sorted(presence.list_presence(match_id)) == [(0, live, 1000), (1, NOBODY, 2000)]
+    presence.delete_presence(match_id, 0, live, 3000, presence_code(live, 0, False))
+    presence.add_presence(match_id, 1, live, 4000, presence_code(live, 1, True))
+    assert sorted(presence.list_presence(match_id)) == [(0, NOBODY, 3000), (1, live, 4000)]
+
+
 def test_a_seat_bound_through_one_process_is_bound_on_the_other(pair: tuple[TestClient, TestClient]) -> None:
     first, second = pair
     bob = register(first)

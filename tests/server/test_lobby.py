@@ -537,7 +537,7 @@ def test_a_start_that_failed_keeps_its_lobby_game_for_the_sweep(
 
 def test_a_seat_is_gone_once_no_live_process_holds_a_socket_of_it(app_client: TestClient) -> None:
     """The leader keeps which processes said a seat is on a socket there: one of two
-    leaving does not make it gone, and a process without a database session any more
+    leaving does not make it gone, and a process whose presence the sweep found dead
     (``forget_dead_processes``) counts as having left."""
     from tabletop.server.tables import presence_code
 
@@ -552,8 +552,8 @@ def test_a_seat_is_gone_once_no_live_process_holds_a_socket_of_it(app_client: Te
     hear(12, True)
     hear(11, False)  # one of Ann's two pages closed
     assert 0 not in leader_table.gone_since_ms
-    assert app_client.portal.call(tables.forget_dead_processes, {12}) == 0  # type: ignore[union-attr]
+    assert app_client.portal.call(tables.forget_dead_processes, [(match_id, 0, 11)]) == 0  # type: ignore[union-attr]
     assert 0 not in leader_table.gone_since_ms
-    assert app_client.portal.call(tables.forget_dead_processes, set()) == 1  # type: ignore[union-attr]  # 12 died
+    assert app_client.portal.call(tables.forget_dead_processes, [(match_id, 0, 12)]) == 1  # type: ignore[union-attr]
     assert 0 in leader_table.gone_since_ms
     assert table(app_client, match_id)["seats"][0]["present"] is False

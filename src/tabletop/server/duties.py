@@ -4,7 +4,8 @@ Every :data:`SWEEP_S` the process that holds the lease loads the lobby matches i
 hold yet (their clocks are then kept there: timeouts and dropped seats are handed to
 their bot by the leader only), finishes the lobby starts a process left halfway (it died
 between deciding the game full and storing its match and table), takes the seats that
-only a dead process had on a socket for gone (its database sessions are gone), plays the bot turns
+only dead processes held on a socket for gone (their presence rows name processes
+without a database session: the leader before this one too), plays the bot turns
 that have stalled (the process playing them died), and rates the matches that ended
 without being rated (their process died in between).  The other processes sweep nothing;
 a process leading alone (SQLite) sweeps too, which finds what its own last run left.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from tabletop.server import lobby_store, ratings
+from tabletop.server import ratings
 from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomManager
 from tabletop.server.tables import Tables
@@ -40,12 +41,15 @@ async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_le
     """
     if not rooms.leadership.leading:
         return {}
+    # The tables first: a process that has just taken the lease learns from each table it
+    # loads who holds its seats, the dead among them (the leader before it included).
+    loaded = await tables.load_live_tables()
     dead_process_seats = 0
     if not rooms.leadership.alone:
-        live = await rooms.run_db(lobby_store.live_processes, rooms.store.engine)
-        dead_process_seats = tables.forget_dead_processes(live)
+        dropped = await rooms.run_db(tables.presence.delete_dead_processes, tables.now_ms())
+        dead_process_seats = tables.forget_dead_processes(dropped)
     return {
-        "tables": await tables.load_live_tables(),
+        "tables": loaded,
         "lobby_starts": await lobby.finish_stalled_starts(),
         "dead_process_seats": dead_process_seats,
         "bot_turns": await rooms.play_stalled_bots(0.0 if new_leader else None),

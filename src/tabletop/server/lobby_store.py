@@ -9,11 +9,12 @@ the actions' (an action's commit always comes before the clock written after it)
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
@@ -25,6 +26,7 @@ from tabletop.server.store import (
     match_tables,
     matches,
     now,
+    seat_presence,
     seats,
 )
 
@@ -328,29 +330,88 @@ def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) ->
     raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
 
 
-def announce_presence(engine: Engine, match_id: str, code: int) -> None:
-    """Tells every process that a seat's person is on a socket or that one process's last
-    socket of the seat closed (``code``: ``tables.presence_code``), on PostgreSQL (the bus)."""
-    if engine.dialect.name != "postgresql":
-        return
-    with engine.begin() as conn:
-        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
-
-
 PROCESS_PREFIX = "tabletop process "
 """How a server process names its bus session (``application_name``), then its presence origin."""
 
+NOBODY = -1
+"""The ``seat_presence`` process of a seat that no process holds on a socket any more."""
 
-def live_processes(engine: Engine) -> set[int]:
-    """The presence origins of the server processes with a session on the database now
-    (PostgreSQL; a process killed loses its sessions at once, a vanished machine within
-    the keepalive time)."""
-    with engine.connect() as conn:
-        names = conn.execute(
-            text("SELECT application_name FROM pg_stat_activity WHERE application_name LIKE :prefix"),
-            {"prefix": PROCESS_PREFIX + "%"},
-        ).scalars()
-        return {int(name[len(PROCESS_PREFIX) :]) for name in names if name[len(PROCESS_PREFIX) :].isdigit()}
+
+class PresenceStore:
+    """Who holds each seat on a socket, per server process (the ``seat_presence`` rows), on
+    PostgreSQL: each process writes its own rows as sockets say hello and close, and
+    whichever process leads reads them, so it can drop the seats of a process that died
+    without a word, the leader before it included.  Each change is also announced on the
+    bus (``tabletop_presence``), in the same transaction, for the processes that hold the
+    match now."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add_presence(self, match_id: str, seat: int, process: int, now_ms: int, code: int) -> None:
+        """``process`` holds a socket of the seat (``code``: the bus notice,
+        ``tables.presence_code``): the seat is not gone any more."""
+        with self.engine.begin() as conn:
+            key = (seat_presence.c.match_id == match_id, seat_presence.c.seat == seat)
+            conn.execute(delete(seat_presence).where(*key, seat_presence.c.process.in_([process, NOBODY])))
+            conn.execute(insert(seat_presence).values(match_id=match_id, seat=seat, process=process, since_ms=now_ms))
+            _notify_presence(conn, match_id, code)
+
+    def delete_presence(self, match_id: str, seat: int, process: int, now_ms: int, code: int) -> None:
+        """``process``'s last socket of the seat closed: its row goes, and the seat is gone
+        from ``now_ms`` if no other process holds it."""
+        with self.engine.begin() as conn:
+            key = (seat_presence.c.match_id == match_id, seat_presence.c.seat == seat)
+            conn.execute(delete(seat_presence).where(*key, seat_presence.c.process == process))
+            _mark_gone(conn, [(match_id, seat)], now_ms)
+            _notify_presence(conn, match_id, code)
+
+    def list_presence(self, match_id: str) -> list[tuple[int, int, int]]:
+        """The match's rows: ``(seat, process, since_ms)``, process :data:`NOBODY` for a seat gone."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(seat_presence).where(seat_presence.c.match_id == match_id)).all()
+        return [(r.seat, r.process, r.since_ms) for r in rows]
+
+    def delete_dead_processes(self, now_ms: int) -> list[tuple[str, int, int]]:
+        """Deletes the rows of every process without a bus session (PostgreSQL's
+        ``pg_stat_activity``: a killed process loses its sessions at once, a vanished
+        machine within the keepalive time) and marks each of their seats that no live
+        process holds gone from ``now_ms``; returns the rows deleted, ``(match_id, seat,
+        process)``."""
+        if self.engine.dialect.name != "postgresql":
+            return []  # one process: it is alive
+        with self.engine.begin() as conn:
+            dead = conn.execute(
+                text(
+                    "DELETE FROM seat_presence p WHERE p.process <> :nobody AND NOT EXISTS ("
+                    " SELECT 1 FROM pg_stat_activity a WHERE a.application_name = :prefix || p.process::text)"
+                    " RETURNING p.match_id, p.seat, p.process"
+                ),
+                {"nobody": NOBODY, "prefix": PROCESS_PREFIX},
+            ).all()
+            _mark_gone(conn, sorted({(r.match_id, r.seat) for r in dead}), now_ms)
+        return [(r.match_id, r.seat, r.process) for r in dead]
+
+
+def _mark_gone(conn: Connection, seats_left: Sequence[tuple[str, int]], now_ms: int) -> None:
+    """Marks each of ``seats_left`` that no process holds any more gone from ``now_ms``."""
+    for match_id, seat in seats_left:
+        key = (seat_presence.c.match_id == match_id, seat_presence.c.seat == seat)
+        held = select(seat_presence.c.process).where(*key, seat_presence.c.process != NOBODY).limit(1)
+        if conn.execute(held).first() is not None:
+            continue
+        # Two processes may mark one seat at once: the later time wins, never a key error.
+        upsert = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(seat_presence)
+        conn.execute(
+            upsert.values(match_id=match_id, seat=seat, process=NOBODY, since_ms=now_ms).on_conflict_do_update(
+                index_elements=["match_id", "seat", "process"], set_={"since_ms": now_ms}
+            )
+        )
+
+
+def _notify_presence(conn: Connection, match_id: str, code: int) -> None:
+    if conn.dialect.name == "postgresql":  # the bus: the processes holding the match hear it now
+        conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
 
 
 def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     Connection,
@@ -143,6 +144,20 @@ chat_messages = Table(
     Column("at", String(40), nullable=False),
 )
 
+
+seat_presence = Table(
+    "seat_presence",
+    metadata,
+    _match_key(),
+    Column("seat", Integer, primary_key=True),
+    Column("process", Integer, primary_key=True),
+    Column("since_ms", BigInteger, nullable=False),
+)
+"""Who holds a seat of a lobby match on a socket (several processes on PostgreSQL): a row per
+seat and server process (its presence origin, which names its bus session) while that
+process has a socket of the seat, and a row of process ``lobby_store.NOBODY`` once the
+seat's last socket anywhere closed (``since_ms``: when).  Whichever process leads reads
+them: a seat whose rows name only processes without a session is gone."""
 
 # ----- accounts and ratings (server/accounts.py, server/ratings.py) --------------------
 

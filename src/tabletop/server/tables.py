@@ -106,6 +106,7 @@ class Tables(RoomHooks):
     def __init__(self, rooms: RoomManager, settings: Settings) -> None:
         self.rooms = rooms
         self.settings = settings
+        self.presence = db.PresenceStore(rooms.store.engine)
         self.now: Callable[[], float] = settings.clock
         self.tables: dict[str, MatchTable] = {}
         self.chat = Chat(self)
@@ -227,7 +228,25 @@ class Tables(RoomHooks):
             self._switched.add(room.id)
         table.turn_seat = self._seat_to_move(room)
         table.turn_started_ms = clock.turn_started_ms if clock else self.now_ms()
+        if not self.rooms.leadership.alone:
+            self._take_presence(table, await self.rooms.run_db(self.presence.list_presence, room.id))
         self.tables[room.id] = table
+
+    def _take_presence(self, table: MatchTable, rows: list[tuple[int, int, int]]) -> None:
+        """Which other processes hold each seat on a socket, and since when a seat nobody
+        holds is gone, as the database says (``seat_presence``): a process that starts
+        to lead hears of no socket opened before, the dead leader's included."""
+        gone: dict[int, int] = {}
+        for seat, process, since_ms in rows:
+            if not 0 <= seat < len(table.seat_status) or process == self._origin:
+                continue
+            if process == db.NOBODY:
+                gone[seat] = since_ms
+            else:
+                table.present_elsewhere.setdefault(seat, set()).add(process)
+        for seat, since_ms in gone.items():
+            if not table.present_elsewhere.get(seat) and not table.present.get(seat):
+                table.gone_since_ms.setdefault(seat, since_ms)
 
     async def refreshed(self, room: Room, match: MatchRow) -> None:
         """Another process moved the match on: the stored table is the authority for the
@@ -325,9 +344,12 @@ class Tables(RoomHooks):
             self.tables.pop(room.id, None)
 
     def _announce_presence(self, match_id: str, seat: int, *, here: bool) -> None:
-        if not self.rooms.leadership.alone:  # others hold this table too, the leader among them
+        """Stores that this process holds a socket of the seat, or no more, and tells the
+        others (the leader among them) on the bus."""
+        if not self.rooms.leadership.alone:
             code = presence_code(self._origin, seat, here)
-            self._spawn(self.rooms.run_db(db.announce_presence, self.rooms.store.engine, match_id, code))
+            change = self.presence.add_presence if here else self.presence.delete_presence
+            self._spawn(self.rooms.run_db(change, match_id, seat, self._origin, self.now_ms(), code))
 
     def heard_presence(self, match_id: str, code: int) -> None:
         """The bus: a seat's person said hello on a socket somewhere, or one process's last
@@ -360,25 +382,27 @@ class Tables(RoomHooks):
     @property
     def process_name(self) -> str:
         """This process as its database sessions name it (``application_name``): the
-        leader reads the live ones (:func:`lobby_store.live_processes`)."""
+        leader tells the presence of dead processes by it
+        (:meth:`lobby_store.PresenceStore.delete_dead_processes`)."""
         return f"{db.PROCESS_PREFIX}{self._origin}"
 
-    def forget_dead_processes(self, live: Collection[int]) -> int:
-        """The leader's sweep: the seats that only processes no longer ``live`` (presence
-        origins with a database session) said were on a socket are gone from now, so each
-        is handed to its bot after the grace period, as if its socket had closed; returns
-        how many seats that made gone."""
+    def forget_dead_processes(self, dropped: Collection[tuple[str, int, int]]) -> int:
+        """The leader's sweep: the presence of processes without a database session was
+        deleted (``dropped``: ``(match_id, seat, process)``,
+        :meth:`lobby_store.PresenceStore.delete_dead_processes`); each seat that only they
+        held is gone from now, and handed to its bot after the grace period as if its
+        socket had closed.  Returns how many seats that made gone."""
         now_ms = self.now_ms()
         gone = 0
-        for table in self.tables.values():
-            for seat, origins in table.present_elsewhere.items():
-                dead = origins.difference(live)
-                if not dead:
-                    continue
-                origins.difference_update(dead)
-                if not origins and not table.present.get(seat):
-                    table.gone_since_ms.setdefault(seat, now_ms)
-                    gone += 1
+        for match_id, seat, process in dropped:
+            table = self.tables.get(match_id)
+            if table is None or not 0 <= seat < len(table.seat_status):
+                continue
+            holders = table.present_elsewhere.setdefault(seat, set())
+            holders.discard(process)
+            if not holders and not table.present.get(seat) and seat not in table.gone_since_ms:
+                table.gone_since_ms[seat] = now_ms
+                gone += 1
         return gone
 
     def reconnected(self) -> None:
