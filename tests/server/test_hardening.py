@@ -31,7 +31,7 @@ from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
 from tabletop.server.local import free_port, start_server
 from tabletop.server.rooms import RoomManager
-from tabletop.server.store import SeatRow, Store
+from tabletop.server.store import MatchStore, SeatRow, open_database
 
 from .conftest import create_toy
 
@@ -246,7 +246,7 @@ def test_a_socket_that_reads_nothing_never_slows_an_ack(settings: Settings, tmp_
     """The acting client's update and ack go out before the audience is fed."""
 
     async def scenario() -> list[str]:
-        store = Store(f"sqlite:///{tmp_path / 'order.db'}")
+        store = MatchStore(open_database(f"sqlite:///{tmp_path / 'order.db'}"))
         bots = BotPool("thread", 1, 5.0)
         rooms = RoomManager(store, bots)
         try:
@@ -273,6 +273,7 @@ def test_a_socket_that_reads_nothing_never_slows_an_ack(settings: Settings, tmp_
             await rooms.close()
             bots.shutdown()
             store.close()
+            store.engine.dispose()
 
     assert asyncio.run(scenario()) == ["actor"]
 
@@ -390,11 +391,12 @@ def test_a_stored_match_the_engine_now_refuses_neither_stops_the_server_nor_give
     # A row written by an older server: a map named by path, and a bot to move first.
     # A random id: on a shared PostgreSQL database the row outlives the test.
     old = f"old{secrets.token_hex(4)}"
-    store = Store(settings.db_url)
+    store = MatchStore(open_database(settings.db_url))
     config = {"num_players": 2, "ruleset": "default", "variants": {}, "map": "/etc/passwd", "seed": 1}
     seats = [SeatRow(0, "Bot", "random", None), SeatRow(1, "A", "human", "0" * 64)]
-    store.create_match(old, "terranova", config, False, seats)
+    store.add_match(old, "terranova", config, False, seats)
     store.close()
+    store.engine.dispose()
     with TestClient(create_app(settings)) as c:  # start-up resumes bot matches: this one is skipped
         r = c.get(f"/api/matches/{old}")
         assert r.status_code == 410 and r.json()["error"] == "unavailable_match"

@@ -31,7 +31,7 @@ from tabletop.server.bus import is_postgres
 from tabletop.server.config import Settings
 from tabletop.server.leader import AdvisoryLease
 from tabletop.server.local import free_port
-from tabletop.server.store import SeatRow, Store
+from tabletop.server.store import MatchStore, SeatRow, open_database
 
 from .accounts_helpers import register
 from .conftest import create_toy
@@ -105,10 +105,10 @@ def test_a_bot_turn_nobody_plays_is_played_once_by_the_leader(
     first, second = pair
     assert leading(first) and not leading(second)
     # A match whose bot is to move, stored by a process that died before playing it.
-    store = Store(pair_settings.db_url)
+    store = MatchStore(open_database(pair_settings.db_url))
     try:
         match_id = f"stall-{time.monotonic_ns()}"
-        store.create_match(
+        store.add_match(
             match_id,
             "toy",
             {"num_players": 2, "seed": 7, "start_player": 1},
@@ -119,10 +119,11 @@ def test_a_bot_turn_nobody_plays_is_played_once_by_the_leader(
         # The toy game's turn is two actions: the bot plays both, then Ann is to move.
         wait_for(lambda: store.count_actions(match_id) >= 2, timeout_s=15)
         time.sleep(2 * pair_settings.bot_time_budget_s + 1.5)  # a second play would be in by now
-        row = store.load_match(match_id)
+        row = store.get_match(match_id)
         assert row is not None and [seat for seat, _ in row.actions] == [1, 1] and row.version == 2
     finally:
         store.close()
+        store.engine.dispose()
     # Both processes see the one turn.
     for client in pair:
         wait_for(partial(view_field_is, client, match_id, "ply", 2))

@@ -43,7 +43,7 @@ from tabletop.server import migrate
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
 from tabletop.server.rooms import hash_token
-from tabletop.server.store import Store, make_engine, metadata
+from tabletop.server.store import make_engine, metadata, open_database
 
 # The tables exactly as src/tabletop/server/store.py declared them before migrations
 # (commit f08f535), when Store() ran LEGACY.create_all(engine) on every start.  A copy on
@@ -125,7 +125,7 @@ def seat_of_ply(ply: int) -> int:
 
 
 def fill_pre_migration_database(engine: Engine) -> dict[str, list[str]]:
-    """Today's path: create_all, then the rows Store.create_match/append_action wrote.
+    """Today's path: create_all, then the rows MatchStore.add_match/add_action write.
 
     Three matches: ``open`` (two people, three claims, seat 1 to play its second claim),
     ``done`` (finished, with its result) and ``bot`` (a person and a bot, the bot to move).
@@ -203,7 +203,7 @@ def test_a_pre_migration_database_is_stamped_and_upgraded_in_place(engine: Engin
         assert not inspect(conn).has_table("alembic_version")
         assert migrate.is_pre_alembic(conn)
 
-    Store(empty_db_url).close()
+    open_database(empty_db_url).dispose()
 
     assert revision(engine) == migrate.head()
     assert dump(engine) == before  # not a row touched
@@ -243,7 +243,7 @@ def test_a_pre_migration_database_is_stamped_and_upgraded_in_place(engine: Engin
 def test_a_fresh_database_is_made_by_the_migrations_and_matches_store_py(engine: Engine, empty_db_url: str) -> None:
     with engine.connect() as conn:
         assert inspect(conn).get_table_names() == []
-    Store(empty_db_url).close()
+    open_database(empty_db_url).dispose()
     with engine.connect() as conn:
         assert set(inspect(conn).get_table_names()) == {"alembic_version", *metadata.tables}
         assert migrate.current_revision(conn) == migrate.head()

@@ -13,33 +13,34 @@ import pytest
 from tabletop.core.protocol import GameConfig
 from tabletop.server.bots import BotPool
 from tabletop.server.rooms import RoomManager
-from tabletop.server.store import AppendAction, RemoveAction, SeatRow, Store
+from tabletop.server.store import AppendAction, MatchStore, RemoveAction, SeatRow, open_database
 
 from . import toygame  # noqa: F401 - registers the "toy" game
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    s = Store(db_url)
+def store(db_url: str) -> Iterator[MatchStore]:
+    s = MatchStore(open_database(db_url))
     try:
         yield s
     finally:
         s.close()
+        s.engine.dispose()
 
 
-def _match(store: Store) -> str:
+def _match(store: MatchStore) -> str:
     match_id = f"batch{secrets.token_hex(6)}"
-    store.create_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None), SeatRow(1, "B", "human", None)])
+    store.add_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None), SeatRow(1, "B", "human", None)])
     return match_id
 
 
-def _stored(store: Store, match_id: str) -> tuple[int, list[str]]:
-    row = store.load_match(match_id)
+def _stored(store: MatchStore, match_id: str) -> tuple[int, list[str]]:
+    row = store.get_match(match_id)
     assert row is not None
     return row.version, [action for _, action in row.actions]
 
 
-def test_a_stale_write_is_refused_alone(store: Store) -> None:
+def test_a_stale_write_is_refused_alone(store: MatchStore) -> None:
     first, second, third = _match(store), _match(store), _match(store)
     answers = store.commit_writes(
         [
@@ -54,7 +55,7 @@ def test_a_stale_write_is_refused_alone(store: Store) -> None:
     assert _stored(store, third) == (1, ["a"])
 
 
-def test_a_failing_write_fails_alone_and_the_others_commit(store: Store) -> None:
+def test_a_failing_write_fails_alone_and_the_others_commit(store: MatchStore) -> None:
     first, second = _match(store), _match(store)
     assert store.commit_writes([AppendAction(first, 0, 0, 0, "a", None)]) == [True]
     answers = store.commit_writes(
@@ -73,7 +74,7 @@ def test_a_failing_write_fails_alone_and_the_others_commit(store: Store) -> None
     assert _stored(store, first) == (2, ["a", "b"])
 
 
-def test_an_undo_in_a_batch(store: Store) -> None:
+def test_an_undo_in_a_batch(store: MatchStore) -> None:
     match_id = _match(store)
     assert store.commit_writes([AppendAction(match_id, 0, 0, 0, "a", None)]) == [True]
     assert store.commit_writes([RemoveAction(match_id, 1, 0), RemoveAction(match_id, 1, 0)]) == [True, False]
@@ -83,8 +84,8 @@ def test_an_undo_in_a_batch(store: Store) -> None:
 # ----- the rooms' writer: on the event loop on SQLite, on the database thread otherwise ----
 
 
-async def _rooms_scenario(db_url: str, body: Callable[[RoomManager, Store], Awaitable[None]]) -> None:
-    store = Store(db_url)
+async def _rooms_scenario(db_url: str, body: Callable[[RoomManager, MatchStore], Awaitable[None]]) -> None:
+    store = MatchStore(open_database(db_url))
     bots = BotPool("thread", 1, 5.0)
     rooms = RoomManager(store, bots)
     try:
@@ -93,9 +94,10 @@ async def _rooms_scenario(db_url: str, body: Callable[[RoomManager, Store], Awai
         await rooms.close()
         bots.shutdown()
         store.close()
+        store.engine.dispose()
 
 
-def _committing_threads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def _committing_threads(store: MatchStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     threads: list[str] = []
     commit = store.commit_writes
 
@@ -108,7 +110,7 @@ def _committing_threads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[s
 
 
 def test_actions_commit_on_the_event_loop_on_sqlite_only(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    async def body(rooms: RoomManager, store: Store) -> None:
+    async def body(rooms: RoomManager, store: MatchStore) -> None:
         threads = _committing_threads(store, monkeypatch)
         room, tokens = await rooms.create("toy", GameConfig(num_players=2, start_player=0), [("A", "human")] * 2)
         assert tokens[0] is not None and tokens[1] is not None
@@ -127,14 +129,14 @@ def test_a_write_is_committed_before_a_later_database_job(db_url: str) -> None:
     """A job given to the database thread after a write sees the write (the loop's commit
     is made first, not raced by the thread)."""
 
-    async def body(rooms: RoomManager, store: Store) -> None:
+    async def body(rooms: RoomManager, store: MatchStore) -> None:
         match_id = _match(store)
         for version in range(20):
             write = asyncio.create_task(rooms._write(AppendAction(match_id, version, version, 0, "a", None)))
             await asyncio.sleep(0)  # the write waits for its commit
             # Waited for with the event loop blocked: only a commit made before the job was
             # handed over can be seen by it.
-            row = rooms._submit(partial(store.load_match, match_id)).result(timeout=10)
+            row = rooms._submit(partial(store.get_match, match_id)).result(timeout=10)
             assert row is not None and row.version == version + 1
             assert await write is True
 
@@ -144,7 +146,7 @@ def test_a_write_is_committed_before_a_later_database_job(db_url: str) -> None:
 def test_a_write_waits_behind_a_busy_database_thread(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """While the database thread has a job, a write goes to it, after that job."""
 
-    async def body(rooms: RoomManager, store: Store) -> None:
+    async def body(rooms: RoomManager, store: MatchStore) -> None:
         threads = _committing_threads(store, monkeypatch)
         match_id = _match(store)
         release = threading.Event()

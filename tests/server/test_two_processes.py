@@ -23,7 +23,7 @@ from tabletop.server.app import create_app
 from tabletop.server.bus import Step, is_postgres, notice_payload, parse_notice, parse_step
 from tabletop.server.config import Settings
 from tabletop.server.lobby_store import insert_chat, load_chat
-from tabletop.server.store import SeatRow, Store
+from tabletop.server.store import MatchStore, SeatRow, open_database
 
 from .conftest import create_toy
 
@@ -115,7 +115,7 @@ def test_the_other_process_applies_a_notice_without_reading_the_match(
         assert on_second.receive_json()["version"] == 0
         store = second.app.state.rooms.store  # type: ignore[attr-defined]
         reads: list[str] = []
-        load_match = store.load_match
+        load_match = store.get_match
         monkeypatch.setattr(store, "load_match", lambda *args: reads.append(args[0]) or load_match(*args))
         for version, cell in enumerate("abc"):
             assert _act(first, m, version, cell).status_code == 200
@@ -150,10 +150,10 @@ def test_a_socket_on_either_process_hears_every_update(pair: tuple[TestClient, T
 
 def test_chat_numbers_come_from_the_database(settings: Settings) -> None:
     """Two stores (two processes) writing one match's chat never hand out the same number."""
-    stores = [Store(settings.db_url), Store(settings.db_url)]
+    stores = [MatchStore(open_database(settings.db_url)), MatchStore(open_database(settings.db_url))]
     try:
         match_id = f"chat{secrets.token_hex(6)}"
-        stores[0].create_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None)])
+        stores[0].add_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None)])
         engines = [s.engine for s in stores]
         if is_postgres(settings.db_url):  # a real race: both read the same highest number at times
             with concurrent.futures.ThreadPoolExecutor(4) as pool:
@@ -168,6 +168,7 @@ def test_chat_numbers_come_from_the_database(settings: Settings) -> None:
     finally:
         for store in stores:
             store.close()
+            store.engine.dispose()
 
 
 def test_a_bot_turn_left_by_a_dead_process_is_played_by_another(settings: Settings) -> None:

@@ -47,7 +47,6 @@ from sqlalchemy import Engine, delete, desc, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection
 
-from tabletop.server.bus import SEATS_CHANNEL
 from tabletop.server.config import Settings
 from tabletop.server.guard import Backoff, SlidingWindow
 from tabletop.server.rooms import Room, RoomError, RoomManager, hash_token
@@ -201,26 +200,6 @@ def delete_session(engine: Engine, token_hash: str) -> None:
     """Ends a session."""
     with engine.begin() as conn:
         conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
-
-
-def store_binding(
-    engine: Engine, match_id: str, seat: int, account_id: int, name: str, token_hash: str, unrate: bool
-) -> None:
-    """Binds a stored seat to an account (its name and token too); clears ``rated`` if asked.
-
-    Every process that holds the match hears of it and reloads its seats, so none takes
-    the seat's link alone any more (the match's version stays: nothing was played).
-    """
-    with engine.begin() as conn:
-        conn.execute(
-            update(seats)
-            .where(seats.c.match_id == match_id, seats.c.seat == seat)
-            .values(account_id=account_id, name=name, token_hash=token_hash)
-        )
-        if unrate:
-            conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
-        if conn.dialect.name == "postgresql":  # other processes reload the seats (the bus)
-            conn.execute(select(func.pg_notify(SEATS_CHANNEL, f"{match_id} {seat}")))
 
 
 def matches_of(engine: Engine, account: Account, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
@@ -473,7 +452,7 @@ async def bind_seat(rooms: RoomManager, room: Room, seat: int, account: Account,
             return token
         unrate = room.rated and bool(room.moves) and not at_creation
         await rooms.run_db(
-            store_binding, rooms.store.engine, room.id, seat, account.id, account.name, hash_token(token), unrate
+            rooms.store.update_seat_account, room.id, seat, account.id, account.name, hash_token(token), unrate
         )
         bound = dataclasses.replace(current, name=account.name, account_id=account.id, token_hash=hash_token(token))
         room.seats = tuple(bound if s.seat == seat else s for s in room.seats)
@@ -491,12 +470,7 @@ async def unrate(rooms: RoomManager, room: Room, *, locked: bool = False) -> Non
     """
     if locked:
         room.rated = False
-        await rooms.run_db(_store_unrated, rooms.store.engine, room.id)
+        await rooms.run_db(rooms.store.update_unrated, room.id)
         return
     async with room.lock:
         await unrate(rooms, room, locked=True)
-
-
-def _store_unrated(engine: Engine, match_id: str) -> None:
-    with engine.begin() as conn:
-        conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))

@@ -43,7 +43,7 @@ from tabletop.server.routes import analysis, games, matches, records
 from tabletop.server.routes import learn as learn_routes
 from tabletop.server.routes import lobby as lobby_routes
 from tabletop.server.routes import ratings as rating_routes
-from tabletop.server.store import Store
+from tabletop.server.store import MatchStore, open_database
 from tabletop.server.tables import Tables
 from tabletop.server.ws import router as ws_router
 
@@ -59,7 +59,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.db_url, settings.clock)
+        # The stores, one per kind of stored thing, on one engine (``server/store.py``).
+        engine = open_database(settings.db_url)
+        store = MatchStore(engine, settings.clock)
         # Who does the work that must happen once (clocks, stalled bots, ratings): taken
         # before anything is loaded, so a lone process (SQLite) resumes everything at start.
         leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))
@@ -136,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.analysis.shutdown()
             await asyncio.to_thread(leadership.close)
             store.close()
+            engine.dispose()
 
     # No /docs or /redoc: FastAPI's pages load their scripts from a CDN, which the
     # Content-Security-Policy forbids (and which would fail offline).  The schema itself

@@ -42,7 +42,7 @@ from tabletop.server.bus import Step
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.leader import Leadership, SoleProcess
 from tabletop.server.replay import BOARD_HISTORY
-from tabletop.server.store import AppendAction, MatchRow, RemoveAction, SeatRow, Store, iso_at
+from tabletop.server.store import AppendAction, MatchRow, MatchStore, RemoveAction, SeatRow, iso_at
 
 log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
@@ -467,7 +467,7 @@ class RoomManager:
 
     def __init__(
         self,
-        store: Store,
+        store: MatchStore,
         bots: BotPool,
         *,
         bot_delay_s: float = 0.0,
@@ -547,11 +547,11 @@ class RoomManager:
     async def _write(self, write: AppendAction | RemoveAction) -> bool:
         """Commits an action or an undo; ``False`` if the match is no longer at its version.
 
-        On SQLite (:attr:`Store.commits_on_loop`), while the database thread has nothing to
+        On SQLite (:attr:`MatchStore.commits_on_loop`), while the database thread has nothing to
         do, the write is committed here, on the event loop: a commit to the WAL takes tens
         of microseconds, less than handing it to a thread and waking the loop again.
         Otherwise the writes wait in a list while the database thread is busy, and it
-        commits all that wait in one transaction (:meth:`Store.commit_writes`): under load
+        commits all that wait in one transaction (:meth:`MatchStore.commit_writes`): under load
         one commit (and one wake-up of the event loop) serves many actions.  Either way a
         write is committed before its caller goes on, and before anything :meth:`run_db`
         is given later.
@@ -691,7 +691,7 @@ class RoomManager:
         config_json = canonical.to_json()
         rated = rated and self.rateable(game.id, [agent for _, agent in seat_specs], canonical)
         await self._run_db(
-            self.store.create_match,
+            self.store.add_match,
             match_id,
             game.id,
             config_json,
@@ -730,7 +730,7 @@ class RoomManager:
                 room = self._rooms.get(match_id)
                 if room is not None:
                     return room
-                row = await self._run_db(self.store.load_match, match_id)
+                row = await self._run_db(self.store.get_match, match_id)
                 if row is None:
                     raise RoomError(404, "unknown_match", f"no match {short_repr(match_id)}")
                 game = self._game(row.game)
@@ -785,7 +785,7 @@ class RoomManager:
         A match that cannot be loaded any more is logged and skipped: one bad row must
         not keep the server from starting.
         """
-        ids = await self._run_db(self.store.unfinished_bot_matches)
+        ids = await self._run_db(self.store.list_unfinished_bot_matches)
         resumed = 0
         for match_id in ids:
             try:
@@ -920,7 +920,7 @@ class RoomManager:
         # stored log is the cached one and more (its version moved by as many as its
         # actions), and the overlap checks that the last known action is still there.
         since = max(known - 1, 0)
-        row = await self._run_db(self.store.load_match, room.id, since)
+        row = await self._run_db(self.store.get_match, room.id, since)
         if row is None or row.version == room.version:
             return False
         texts = [text for _, text in row.actions]
@@ -935,7 +935,7 @@ class RoomManager:
                 room.push(state, move, text, seat)
         else:
             if since:
-                row = await self._run_db(self.store.load_match, room.id)
+                row = await self._run_db(self.store.get_match, room.id)
                 if row is None:
                     return False
             fresh = await asyncio.to_thread(_rebuild_room, room.game, row)
@@ -981,7 +981,7 @@ class RoomManager:
 
         async def reload_seats() -> None:
             async with room.lock:
-                row = await self._run_db(self.store.load_match, match_id)
+                row = await self._run_db(self.store.get_match, match_id)
                 if row is None:
                     return
                 room.seats = tuple(Seat(s.seat, s.name, s.agent, s.token_hash, s.account_id) for s in row.seats)
@@ -1083,7 +1083,7 @@ class RoomManager:
         """
         idle_since = iso_at(self.store.clock() - (self.bot_stall_s if stall_s is None else stall_s))
         started = 0
-        for match_id, version in await self._run_db(self.store.idle_bot_matches, idle_since):
+        for match_id, version in await self._run_db(self.store.list_idle_bot_matches, idle_since):
             if self._closing or not self.leadership.leading:
                 break
             try:

@@ -1,6 +1,19 @@
-"""SQLAlchemy tables and the repository that rooms persist through.
+"""The database: every table, the stores' one style, and the match store.
 
-Three tables: ``matches`` (header and a version counter), ``seats`` (who sits where and a
+**The stores.** Each kind of stored thing has one store, a class built on the app's one
+engine (:func:`open_database`): :class:`MatchStore` (matches, seats, actions, here),
+``lobby_store.LobbyStore`` (lobby games), ``lobby_store.TableStore`` (the tables of lobby
+matches: clocks, seat status, end), ``lobby_store.ChatStore``, ``lobby_store.PresenceStore``
+(who holds a seat on a socket), ``accounts.AccountStore`` (accounts and sessions) and
+``ratings.RatingStore``.  ``create_app`` builds each and hands it to the part that uses
+it.  They share one shape: ``__init__(engine)``; each method is one transaction, run off
+the event loop (``RoomManager.run_db``, ``asyncio.to_thread``); methods are named
+``get_x`` (one row by its key, or ``None``), ``list_x`` (rows; a page comes with the total),
+``count_x``, ``add_x`` (an insert; :class:`DuplicateError` when its unique key is taken),
+``update_x`` (a change; a compare-and-set that lost raises :class:`StaleVersionError`) and
+``delete_x``; and each raises :class:`StoreError` or a subclass for what it cannot do.
+
+**Matches.** ``matches`` (header and a version counter), ``seats`` (who sits where and a
 hash of each seat's secret token) and ``actions`` (the move log, one row per ply).  Every
 accepted action is one transaction that inserts its row and bumps the version with a
 compare-and-set, so a crash (``kill -9``) never loses an acknowledged action and never
@@ -9,7 +22,7 @@ transaction survives the death of the process (only an OS crash could drop the l
 commits), which is the guarantee the issue asks for at a fraction of FULL's cost.
 
 The tables are made and changed only by the migrations (:mod:`tabletop.server.migrate`),
-which the store runs on start; a change to a table here needs a new migration
+which :func:`open_database` runs; a change to a table here needs a new migration
 (``tests/server/test_migrations.py`` fails without one).
 """
 
@@ -56,7 +69,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, Update
 
 from tabletop.server import migrate
-from tabletop.server.bus import CHANNEL, Step, notice_payload
+from tabletop.server.bus import CHANNEL, SEATS_CHANNEL, Step, notice_payload
 
 log = logging.getLogger("tabletop.server")
 
@@ -213,8 +226,16 @@ rating_events = Table(
 )
 
 
-class StaleVersionError(Exception):
-    """The match's stored version is not the one the writer started from."""
+class StoreError(Exception):
+    """A store could not do what it was asked (the base of the stores' own errors)."""
+
+
+class StaleVersionError(StoreError):
+    """The match's stored version is not the one the writer started from (a compare-and-set lost)."""
+
+
+class DuplicateError(StoreError):
+    """An ``add_...`` found its unique key taken (a name, say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,13 +262,13 @@ class MatchRow:
     finished: bool
     seats: tuple[SeatRow, ...]
     actions: tuple[tuple[int, str], ...]
-    """``(seat, notation)`` per ply, from the ply :meth:`Store.load_match` was asked for."""
+    """``(seat, notation)`` per ply, from the ply :meth:`MatchStore.get_match` was asked for."""
     rated: bool = False
     action_ms: tuple[int, ...] = ()
     """When each action was stored, in epoch milliseconds (the clocks replay their switches
     from these, whichever process accepted the action)."""
     first_ply: int = 0
-    """The ply of ``actions[0]`` and ``action_ms[0]`` (:meth:`Store.load_match`'s ``from_ply``)."""
+    """The ply of ``actions[0]`` and ``action_ms[0]`` (:meth:`MatchStore.get_match`'s ``from_ply``)."""
 
 
 def now() -> str:
@@ -291,7 +312,7 @@ def make_engine(url: str) -> Engine:
 
 @dataclass(frozen=True, slots=True)
 class AppendAction:
-    """A write of :meth:`Store.commit_writes`: action ``ply``, made on ``version`` of the match."""
+    """A write of :meth:`MatchStore.commit_writes`: action ``ply``, made on ``version`` of the match."""
 
     match_id: str
     version: int
@@ -304,7 +325,7 @@ class AppendAction:
 
 @dataclass(frozen=True, slots=True)
 class RemoveAction:
-    """A write of :meth:`Store.commit_writes`: takes back action ``ply`` (an undo), made on ``version``."""
+    """A write of :meth:`MatchStore.commit_writes`: takes back action ``ply`` (an undo), made on ``version``."""
 
     match_id: str
     version: int
@@ -326,7 +347,7 @@ class _Statement:
 
 
 class _WriteSql:
-    """The statements of :meth:`Store.commit_writes`, for one dialect."""
+    """The statements of :meth:`MatchStore.commit_writes`, for one dialect."""
 
     def __init__(self, dialect: Dialect) -> None:
         def cas(statement: Update) -> Update:
@@ -356,11 +377,23 @@ class _WriteSql:
         self.notify = _Statement(select(func.pg_notify(bindparam("channel"), bindparam("payload"))), dialect)
 
 
-class Store:
-    """The repository: every read and write the rooms need, each in its own transaction."""
+def open_database(url: str) -> Engine:
+    """The engine of every store of one app, its database brought to the newest schema
+    (:mod:`tabletop.server.migrate`); the caller disposes of it."""
+    engine = make_engine(url)
+    try:
+        migrate.upgrade(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
 
-    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
-        self.engine = make_engine(url)
+
+class MatchStore:
+    """The matches: their seats and action logs, and the group commit of actions."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:
+        self.engine = engine
         self.clock = clock
         """Stamps each action (the server's time source: the clocks replay switches at these)."""
         self.notifies = self.engine.dialect.name == "postgresql"
@@ -374,11 +407,6 @@ class Store:
         """The connection that commits actions and undos, kept between batches (a
         checkout from the pool per batch cost as much CPU as the statements)."""
         self._writer_lock = threading.Lock()
-        try:
-            migrate.upgrade(self.engine)
-        except BaseException:
-            self.engine.dispose()
-            raise
 
     def ping(self) -> None:
         """One round trip to the database (the health check); raises if it cannot be reached."""
@@ -386,14 +414,13 @@ class Store:
             conn.execute(select(1))
 
     def close(self) -> None:
-        """Releases the connection pool."""
+        """Gives back the connection that commits actions (the engine is its owner's to dispose of)."""
         with self._writer_lock:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
-        self.engine.dispose()
 
-    def create_match(
+    def add_match(
         self,
         match_id: str,
         game: str,
@@ -424,7 +451,7 @@ class Store:
                 ],
             )
 
-    def load_match(self, match_id: str, from_ply: int = 0) -> MatchRow | None:
+    def get_match(self, match_id: str, from_ply: int = 0) -> MatchRow | None:
         """The stored match, or ``None``; its ``actions`` from ply ``from_ply`` on (a cache
         that holds the earlier ones reads only what it lacks)."""
         with self.engine.connect() as conn:
@@ -453,7 +480,7 @@ class Store:
             first_ply=from_ply,
         )
 
-    def append_action(
+    def add_action(
         self,
         match_id: str,
         ply: int,
@@ -469,7 +496,7 @@ class Store:
         """
         self._commit_one(AppendAction(match_id, version, ply, seat, action, result))
 
-    def remove_last_action(self, match_id: str, ply: int, version: int) -> None:
+    def delete_last_action(self, match_id: str, ply: int, version: int) -> None:
         """Deletes action ``ply`` (an undo) and bumps the version.
 
         Raises:
@@ -576,7 +603,7 @@ class Store:
             raise
         return done
 
-    def unfinished_bot_matches(self) -> list[str]:
+    def list_unfinished_bot_matches(self) -> list[str]:
         """Ids of unfinished matches with at least one bot seat (to resume after a restart)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
@@ -586,7 +613,7 @@ class Store:
             ).all()
         return [r.id for r in rows]
 
-    def idle_bot_matches(self, idle_since: str) -> list[tuple[str, int]]:
+    def list_idle_bot_matches(self, idle_since: str) -> list[tuple[str, int]]:
         """``(id, version)`` of unfinished matches with a bot seat and no action stored since
         ``idle_since`` (ISO time; a match with no action counts from its creation): the
         leader looks among them for a bot turn whose process died."""
@@ -600,6 +627,30 @@ class Store:
                 .where(func.coalesce(last_at, matches.c.created) < idle_since)
             ).all()
         return [(r.id, r.version) for r in rows]
+
+    def update_seat_account(
+        self, match_id: str, seat: int, account_id: int, name: str, token_hash: str, unrate: bool
+    ) -> None:
+        """Binds a stored seat to an account (its name and token too); clears ``rated`` if asked.
+
+        Every process that holds the match hears of it and reloads its seats, so none takes
+        the seat's link alone any more (the match's version stays: nothing was played).
+        """
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(seats)
+                .where(seats.c.match_id == match_id, seats.c.seat == seat)
+                .values(account_id=account_id, name=name, token_hash=token_hash)
+            )
+            if unrate:
+                conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
+            if conn.dialect.name == "postgresql":  # other processes reload the seats (the bus)
+                conn.execute(select(func.pg_notify(SEATS_CHANNEL, f"{match_id} {seat}")))
+
+    def update_unrated(self, match_id: str) -> None:
+        """Makes a match unrated (an abort, say): nothing is rated when it ends."""
+        with self.engine.begin() as conn:
+            conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
 
     def count_actions(self, match_id: str) -> int:
         """How many actions are stored for a match (used by tests and the benchmark)."""

@@ -260,7 +260,7 @@ class Tables(RoomHooks):
             return
         if table.clock is not None and table.clock.ply < match.first_ply:
             # The cache read only the newest actions; the clock needs the times of older ones.
-            whole = await self.rooms.run_db(self.rooms.store.load_match, room.id)
+            whole = await self.rooms.run_db(self.rooms.store.get_match, room.id)
             if whole is None:
                 return
             match = whole
