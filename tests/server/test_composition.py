@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tabletop.server import ratings
+from tabletop.server.accounts import Accounts, AccountStore
 from tabletop.server.lobby import Lobby
+from tabletop.server.lobby_store import ChatStore, LobbyStore, PresenceStore, TableStore
 from tabletop.server.rooms import Room, RoomHooks, RoomListeners, RoomManager
+from tabletop.server.store import MatchStore
 from tabletop.server.tables import Tables
 
 
@@ -53,6 +56,30 @@ def test_the_app_hands_the_rooms_the_tables_then_the_ratings(client: TestClient)
     assert isinstance(second, ratings.Rater) and second.forfeits == tables.forfeited_seats
     assert rooms.rateable is ratings.bots_rateable
     assert lobby.rooms is rooms and lobby.tables is tables and tables.rooms is rooms
+
+
+def test_the_app_hands_each_part_its_store_on_one_engine(client: TestClient) -> None:
+    state = client.app.state  # type: ignore[attr-defined]
+    rooms: RoomManager = state.rooms
+    tables: Tables = state.tables
+    lobby: Lobby = state.lobby
+    accounts: Accounts = state.accounts
+    rater: ratings.Rater = state.ratings
+    stores: list[tuple[Any, type]] = [
+        (rooms.store, MatchStore),
+        (tables.store, TableStore),
+        (tables.presence, PresenceStore),
+        (tables.chat.store, ChatStore),
+        (lobby.store, LobbyStore),
+        (lobby.account_store, AccountStore),
+        (accounts.store, AccountStore),
+        (rater.store, ratings.RatingStore),
+    ]
+    for store, kind in stores:
+        assert store.engine is rooms.store.engine  # one engine, opened (and migrated) once
+        assert type(store) is kind
+    assert lobby.account_store is accounts.store
+    assert rooms.listeners.members[1] is rater
 
 
 def test_listeners_hear_in_the_order_handed_in() -> None:

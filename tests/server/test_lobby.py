@@ -486,7 +486,7 @@ def _dies_once(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> None:
 
 def _sweep(client: TestClient) -> dict[str, int]:
     state = client.app.state  # type: ignore[attr-defined]
-    done: dict[str, int] = client.portal.call(duties.sweep_once, state.rooms, state.tables, state.lobby)  # type: ignore[union-attr]
+    done: dict[str, int] = client.portal.call(duties.sweep_once, state.rooms, state.tables, state.lobby, state.ratings)  # type: ignore[union-attr]
     return done
 
 

@@ -201,8 +201,8 @@ def test_a_match_is_rated_exactly_once(client: TestClient, db_url: str) -> None:
     match_id = _two_person_game(client, alice, bob)
     engine = make_engine(db_url)
     try:
-        assert ratings.rate_match(engine, match_id) is None
-        assert ratings.unrated_finished_matches(engine) == []
+        assert ratings.RatingStore(engine).update_ratings(match_id) is None
+        assert ratings.RatingStore(engine).list_unrated_finished() == []
     finally:
         engine.dispose()
     got = _rating(alice)
@@ -364,7 +364,7 @@ def test_a_rated_match_left_unrated_by_a_stop_is_rated_at_the_next_start(
             conn.execute(delete(rating_events).where(rating_events.c.match_id == match_id))
             conn.execute(delete(rating_rows).where(rating_rows.c.account_id.in_(ids), rating_rows.c.game == "toy"))
             conn.execute(update(rating_rows).where(rating_rows.c.account_id.in_(ids)).values(games=0))
-        assert match_id in ratings.unrated_finished_matches(engine)
+        assert match_id in ratings.RatingStore(engine).list_unrated_finished()
     finally:
         engine.dispose()
     assert _rating(alice) is None
@@ -454,7 +454,7 @@ def test_two_matches_of_one_person_rated_at_once_chain_their_ratings(
         def rate(engine: Any, match_id: str) -> None:
             start.wait()
             try:
-                ratings.rate_match(engine, match_id)
+                ratings.RatingStore(engine).update_ratings(match_id)
             except BaseException as exc:  # reported below
                 failures.append(exc)
 

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from tabletop.server.app import create_app
 from tabletop.server.bus import Step, is_postgres, notice_payload, parse_notice, parse_step
 from tabletop.server.config import Settings
-from tabletop.server.lobby_store import insert_chat, load_chat
+from tabletop.server.lobby_store import ChatStore
 from tabletop.server.store import MatchStore, SeatRow, open_database
 
 from .conftest import create_toy
@@ -154,16 +154,14 @@ def test_chat_numbers_come_from_the_database(settings: Settings) -> None:
     try:
         match_id = f"chat{secrets.token_hex(6)}"
         stores[0].add_match(match_id, "toy", {}, False, [SeatRow(0, "A", "human", None)])
-        engines = [s.engine for s in stores]
+        chats = [ChatStore(s.engine) for s in stores]
         if is_postgres(settings.db_url):  # a real race: both read the same highest number at times
             with concurrent.futures.ThreadPoolExecutor(4) as pool:
-                numbers = list(
-                    pool.map(lambda i: insert_chat(engines[i % 2], match_id, 0, f"line {i}", "t"), range(40))
-                )
+                numbers = list(pool.map(lambda i: chats[i % 2].add_chat_line(match_id, 0, f"line {i}", "t"), range(40)))
         else:
-            numbers = [insert_chat(engines[i % 2], match_id, 0, f"line {i}", "t") for i in range(40)]
+            numbers = [chats[i % 2].add_chat_line(match_id, 0, f"line {i}", "t") for i in range(40)]
         assert sorted(numbers) == list(range(40))
-        rows, next_n = load_chat(engines[1], match_id, 100)
+        rows, next_n = chats[1].list_chat(match_id, 100)
         assert [r[0] for r in rows] == list(range(40)) and next_n == 40
     finally:
         for store in stores:

@@ -50,7 +50,7 @@ from starlette.requests import HTTPConnection
 from tabletop.server.config import Settings
 from tabletop.server.guard import Backoff, SlidingWindow
 from tabletop.server.rooms import Room, RoomError, RoomManager, hash_token
-from tabletop.server.store import accounts, matches, now, rating_events, seats, sessions
+from tabletop.server.store import DuplicateError, accounts, matches, now, rating_events, seats, sessions
 
 COOKIE = "tabletop_session"
 CSRF_HEADER = "x-csrf-token"
@@ -131,116 +131,122 @@ def _account(row: Any) -> Account:
     return Account(row.id, row.name, row.seat_key)
 
 
-# ----- the database (each function one transaction; run off the event loop) -----------
+# ----- the database --------------------------------------------------------------------
 
 
-def create_account(engine: Engine, name: str, password_hash: str) -> Account | None:
-    """Stores a new account; ``None`` if the name is taken."""
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(
-                insert(accounts).values(
-                    name=name,
-                    name_key=name_key(name),
-                    password_hash=password_hash,
-                    seat_key=secrets.token_hex(32),
-                    created=now(),
+class AccountStore:
+    """Accounts and their log-in sessions (``accounts``, ``sessions``), and each account's
+    matches; a store in the stores' one style (:mod:`tabletop.server.store`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add_account(self, name: str, password_hash: str) -> Account:
+        """Stores a new account.
+
+        Raises:
+            DuplicateError: if the name is taken (in any case).
+        """
+        try:
+            with self.engine.begin() as conn:
+                result = conn.execute(
+                    insert(accounts).values(
+                        name=name,
+                        name_key=name_key(name),
+                        password_hash=password_hash,
+                        seat_key=secrets.token_hex(32),
+                        created=now(),
+                    )
+                )
+                (account_id,) = result.inserted_primary_key or (None,)
+                row = conn.execute(select(accounts).where(accounts.c.id == account_id)).one()
+        except IntegrityError as exc:
+            raise DuplicateError(f"the name {name!r} is taken") from exc
+        return _account(row)
+
+    def get_account_by_name(self, name: str) -> tuple[Account, str] | None:
+        """The account of a name and its password hash, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(accounts).where(accounts.c.name_key == name_key(name))).first()
+        return None if row is None else (_account(row), row.password_hash)
+
+    def get_account(self, account_id: int) -> Account | None:
+        """The account with this id, or ``None``."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(accounts).where(accounts.c.id == account_id)).first()
+        return None if row is None else _account(row)
+
+    def update_password_hash(self, account_id: int, password_hash: str) -> None:
+        """Replaces a hash (after a log-in, when the library's parameters have changed)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash))
+
+    def add_session(self, account_id: int, token_hash: str, csrf: str, expires: int) -> None:
+        """Stores a session (and drops the account's expired ones)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                delete(sessions).where(sessions.c.account_id == account_id, sessions.c.expires < int(time.time()))
+            )
+            conn.execute(
+                insert(sessions).values(
+                    token_hash=token_hash, account_id=account_id, csrf=csrf, created=now(), expires=expires
                 )
             )
-            (account_id,) = result.inserted_primary_key or (None,)
-            row = conn.execute(select(accounts).where(accounts.c.id == account_id)).one()
-    except IntegrityError:
-        return None
-    return _account(row)
 
+    def get_session(self, token_hash: str) -> Session | None:
+        """The live session of a cookie's hash, or ``None`` (unknown or expired)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(sessions.c.csrf, accounts.c.id, accounts.c.name, accounts.c.seat_key)
+                .join(accounts, accounts.c.id == sessions.c.account_id)
+                .where(sessions.c.token_hash == token_hash, sessions.c.expires >= int(time.time()))
+            ).first()
+        return None if row is None else Session(Account(row.id, row.name, row.seat_key), row.csrf)
 
-def find_account(engine: Engine, name: str) -> tuple[Account, str] | None:
-    """The account of a name and its password hash, or ``None``."""
-    with engine.connect() as conn:
-        row = conn.execute(select(accounts).where(accounts.c.name_key == name_key(name))).first()
-    return None if row is None else (_account(row), row.password_hash)
+    def delete_session(self, token_hash: str) -> None:
+        """Ends a session."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
 
-
-def find_account_by_id(engine: Engine, account_id: int) -> Account | None:
-    """The account with this id, or ``None``."""
-    with engine.connect() as conn:
-        row = conn.execute(select(accounts).where(accounts.c.id == account_id)).first()
-    return None if row is None else _account(row)
-
-
-def set_password_hash(engine: Engine, account_id: int, password_hash: str) -> None:
-    """Replaces a hash (after a log-in, when the library's parameters have changed)."""
-    with engine.begin() as conn:
-        conn.execute(update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash))
-
-
-def create_session(engine: Engine, account_id: int, token_hash: str, csrf: str, expires: int) -> None:
-    """Stores a session (and drops the account's expired ones)."""
-    with engine.begin() as conn:
-        conn.execute(delete(sessions).where(sessions.c.account_id == account_id, sessions.c.expires < int(time.time())))
-        conn.execute(
-            insert(sessions).values(
-                token_hash=token_hash, account_id=account_id, csrf=csrf, created=now(), expires=expires
+    def list_matches_of(self, account: Account, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """The account's matches, newest first: a page of them and how many there are."""
+        with self.engine.connect() as conn:
+            mine = select(seats.c.match_id, seats.c.seat).where(seats.c.account_id == account.id).subquery()
+            total = conn.execute(select(func.count()).select_from(mine)).scalar_one()
+            rows = conn.execute(
+                select(matches, mine.c.seat)
+                .join(mine, mine.c.match_id == matches.c.id)
+                .order_by(desc(matches.c.created), matches.c.id)
+                .offset(offset)
+                .limit(limit)
+            ).all()
+            ids = [r.id for r in rows]
+            seat_rows = conn.execute(select(seats).where(seats.c.match_id.in_(ids)).order_by(seats.c.seat)).all()
+            events = conn.execute(
+                select(rating_events).where(rating_events.c.match_id.in_(ids), rating_events.c.account_id == account.id)
+            ).all()
+        players: dict[str, list[dict[str, Any]]] = {}
+        for s in seat_rows:
+            players.setdefault(s.match_id, []).append({"seat": s.seat, "name": s.name, "agent": s.agent})
+        change = {e.match_id: {"rank": e.rank, "mu_before": e.mu_before, "mu": e.mu, "sigma": e.sigma} for e in events}
+        page = []
+        for r in rows:
+            token = seat_token(account, r.id, r.seat)
+            page.append(
+                {
+                    "id": r.id,
+                    "game": r.game,
+                    "created": r.created,
+                    "seat": r.seat,
+                    "players": players.get(r.id, []),
+                    "finished": bool(r.finished),
+                    "rated": bool(r.rated),
+                    "result": r.result,
+                    "rating": change.get(r.id),
+                    "link": f"/play/{r.id}#t={token}",
+                }
             )
-        )
-
-
-def find_session(engine: Engine, token_hash: str) -> Session | None:
-    """The live session of a cookie's hash, or ``None`` (unknown or expired)."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            select(sessions.c.csrf, accounts.c.id, accounts.c.name, accounts.c.seat_key)
-            .join(accounts, accounts.c.id == sessions.c.account_id)
-            .where(sessions.c.token_hash == token_hash, sessions.c.expires >= int(time.time()))
-        ).first()
-    return None if row is None else Session(Account(row.id, row.name, row.seat_key), row.csrf)
-
-
-def delete_session(engine: Engine, token_hash: str) -> None:
-    """Ends a session."""
-    with engine.begin() as conn:
-        conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
-
-
-def matches_of(engine: Engine, account: Account, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
-    """The account's matches, newest first: (total, page)."""
-    with engine.connect() as conn:
-        mine = select(seats.c.match_id, seats.c.seat).where(seats.c.account_id == account.id).subquery()
-        total = conn.execute(select(func.count()).select_from(mine)).scalar_one()
-        rows = conn.execute(
-            select(matches, mine.c.seat)
-            .join(mine, mine.c.match_id == matches.c.id)
-            .order_by(desc(matches.c.created), matches.c.id)
-            .offset(offset)
-            .limit(limit)
-        ).all()
-        ids = [r.id for r in rows]
-        seat_rows = conn.execute(select(seats).where(seats.c.match_id.in_(ids)).order_by(seats.c.seat)).all()
-        events = conn.execute(
-            select(rating_events).where(rating_events.c.match_id.in_(ids), rating_events.c.account_id == account.id)
-        ).all()
-    players: dict[str, list[dict[str, Any]]] = {}
-    for s in seat_rows:
-        players.setdefault(s.match_id, []).append({"seat": s.seat, "name": s.name, "agent": s.agent})
-    change = {e.match_id: {"rank": e.rank, "mu_before": e.mu_before, "mu": e.mu, "sigma": e.sigma} for e in events}
-    page = []
-    for r in rows:
-        token = seat_token(account, r.id, r.seat)
-        page.append(
-            {
-                "id": r.id,
-                "game": r.game,
-                "created": r.created,
-                "seat": r.seat,
-                "players": players.get(r.id, []),
-                "finished": bool(r.finished),
-                "rated": bool(r.rated),
-                "result": r.result,
-                "rating": change.get(r.id),
-                "link": f"/play/{r.id}#t={token}",
-            }
-        )
-    return int(total), page
+        return page, int(total)
 
 
 # ----- the service on app.state.accounts -----------------------------------------------
@@ -249,8 +255,8 @@ def matches_of(engine: Engine, account: Account, offset: int, limit: int) -> tup
 class Accounts:
     """Registration, log-in and sessions for one app, with their per-address limits."""
 
-    def __init__(self, engine: Engine, settings: Settings) -> None:
-        self.engine = engine
+    def __init__(self, store: AccountStore, settings: Settings) -> None:
+        self.store = store
         self.settings = settings
         self._logins = SlidingWindow(settings.login_attempts_per_minute)
         # Per address, never per name: a lock on a name would let anyone lock its owner out.
@@ -282,10 +288,10 @@ class Accounts:
         wait = self._registrations.allow(client)
         if wait is not None:
             raise RoomError(429, "too_many_registrations", "too many accounts from this address", retry_after=wait)
-        account = await asyncio.to_thread(create_account, self.engine, name, await self._hash(password))
-        if account is None:
-            raise RoomError(409, "name_taken", "this name is taken")
-        return account
+        try:
+            return await asyncio.to_thread(self.store.add_account, name, await self._hash(password))
+        except DuplicateError:
+            raise RoomError(409, "name_taken", "this name is taken") from None
 
     async def log_in(self, name: str, password: str, client: str) -> Account:
         """The account whose password this is.
@@ -299,7 +305,7 @@ class Accounts:
         wait = self._login_backoff.retry_after(client) or self._logins.allow(client)
         if wait is not None:
             raise RoomError(429, "too_many_logins", "too many log-in attempts; wait a little", retry_after=wait)
-        found = await asyncio.to_thread(find_account, self.engine, name) if len(name) <= 64 else None
+        found = await asyncio.to_thread(self.store.get_account_by_name, name) if len(name) <= 64 else None
         if found is None or not 1 <= len(password) <= self.settings.password_max_length:
             await self._verify(_DUMMY_HASH, password[: self.settings.password_max_length])
             self._login_backoff.failed(client)
@@ -310,16 +316,14 @@ class Accounts:
             raise RoomError(401, "bad_login", "wrong name or password")
         self._login_backoff.succeeded(client)
         if HASHER.check_needs_rehash(password_hash):
-            await asyncio.to_thread(set_password_hash, self.engine, account.id, await self._hash(password))
+            await asyncio.to_thread(self.store.update_password_hash, account.id, await self._hash(password))
         return account
 
     async def start_session(self, account: Account, request: Request, response: Response) -> str:
         """Logs ``account`` in on ``response`` (the cookie); returns the CSRF token."""
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
         max_age = self.settings.session_days * 86400
-        await asyncio.to_thread(
-            create_session, self.engine, account.id, hash_token(token), csrf, int(time.time()) + max_age
-        )
+        await asyncio.to_thread(self.store.add_session, account.id, hash_token(token), csrf, int(time.time()) + max_age)
         response.set_cookie(
             COOKIE,
             token,
@@ -335,7 +339,7 @@ class Accounts:
         """Logs the request's session out and clears the cookie."""
         token = request.cookies.get(COOKIE)
         if token:
-            await asyncio.to_thread(delete_session, self.engine, hash_token(token))
+            await asyncio.to_thread(self.store.delete_session, hash_token(token))
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
 
     async def session_of(self, conn: HTTPConnection, *, fresh: bool = False) -> Session | None:
@@ -350,7 +354,7 @@ class Accounts:
         token = conn.cookies.get(COOKIE)
         session = None
         if token and len(token) <= 200:
-            session = await asyncio.to_thread(find_session, self.engine, hash_token(token))
+            session = await asyncio.to_thread(self.store.get_session, hash_token(token))
         conn.scope["state"]["tabletop_session"] = session
         return session
 

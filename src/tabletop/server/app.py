@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tabletop.server import duties, ratings
-from tabletop.server.accounts import Accounts
+from tabletop.server.accounts import Accounts, AccountStore
 from tabletop.server.bots import BotPool
 from tabletop.server.bus import (
     CHANNEL,
@@ -36,6 +36,7 @@ from tabletop.server.config import Settings
 from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.leader import make_leadership
 from tabletop.server.lobby import Lobby
+from tabletop.server.lobby_store import ChatStore, LobbyStore, PresenceStore, TableStore
 from tabletop.server.replay import REPLAY_CACHE_CHARS, TextCache
 from tabletop.server.rooms import RoomError, RoomManager
 from tabletop.server.routes import accounts as account_routes
@@ -59,9 +60,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # The stores, one per kind of stored thing, on one engine (``server/store.py``).
+        # The stores, one per kind of stored thing, on one engine (``server/store.py``),
+        # each handed below to the part that uses it.
         engine = open_database(settings.db_url)
         store = MatchStore(engine, settings.clock)
+        account_store = AccountStore(engine)
         # Who does the work that must happen once (clocks, stalled bots, ratings): taken
         # before anything is loaded, so a lone process (SQLite) resumes everything at start.
         leadership = make_leadership(settings.db_url, is_postgres(settings.db_url))
@@ -83,16 +86,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         # Its listeners, built on it and handed to it before any room is loaded: the
         # tables of the lobby matches (clocks, takeover, chat), then the ratings.
-        tables = Tables(rooms, settings)
+        tables = Tables(rooms, settings, TableStore(engine), PresenceStore(engine), ChatStore(engine))
         rooms.listen(tables)
-        rooms.listen(ratings.Rater(store.engine, forfeits=tables.forfeited_seats))
-        lobby = Lobby(rooms, tables, settings)
+        rater = ratings.Rater(ratings.RatingStore(engine), forfeits=tables.forfeited_seats)
+        rooms.listen(rater)
+        lobby = Lobby(rooms, tables, settings, LobbyStore(engine), account_store)
         app.state.rooms = rooms
         app.state.tables = tables
         app.state.lobby = lobby
-        app.state.accounts = Accounts(store.engine, settings)
+        app.state.accounts = Accounts(account_store, settings)
+        app.state.ratings = rater
         if leadership.leading:  # the rated matches the last run ended but did not rate
-            await ratings.rate_pending(store.engine, tables.forfeited_seats)
+            await rater.rate_pending()
         app.state.analysis = analysis.AnalysisService(settings)
         # Several processes on one PostgreSQL database hear each other's changes.
         listener = None
@@ -120,7 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # batches) and the leader's sweep (tables, lobby starts cut short, stalled bot
         # turns, pending ratings).
         await tables.start()
-        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables, lobby))
+        sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables, lobby, rater))
         # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
         # it out of the collector's full passes, which otherwise walk it again and again.
         gc.freeze()

@@ -47,8 +47,9 @@ def clean_chat_text(text: str) -> str:
 class Chat:
     """The chat of every lobby match."""
 
-    def __init__(self, lobby: Tables) -> None:
+    def __init__(self, lobby: Tables, store: db.ChatStore) -> None:
         self.lobby = lobby
+        self.store = store
         self._windows = SlidingWindow(lobby.settings.chat_messages_per_minute)
 
     # ----- chat ----------------------------------------------------------------------
@@ -57,7 +58,7 @@ class Chat:
         if table.chat is not None:
             return
         rows, next_n = await self.lobby.rooms.run_db(
-            db.load_chat, self.lobby.rooms.store.engine, table.match_id, self.lobby.settings.chat_history
+            self.store.list_chat, table.match_id, self.lobby.settings.chat_history
         )
         if table.chat is None:  # another request may have loaded it meanwhile
             table.chat = deque((ChatMessage(*r) for r in rows), maxlen=self.lobby.settings.chat_history)
@@ -70,9 +71,7 @@ class Chat:
         process is there too.
         """
         await self.lobby.table(match_id)
-        rows, _ = await self.lobby.rooms.run_db(
-            db.load_chat, self.lobby.rooms.store.engine, match_id, self.lobby.settings.chat_history
-        )
+        rows, _ = await self.lobby.rooms.run_db(self.store.list_chat, match_id, self.lobby.settings.chat_history)
         return [ChatMessage(*r).to_json() for r in rows]
 
     async def say(
@@ -102,7 +101,7 @@ class Chat:
         assert table.chat is not None
         at = iso_now()
         # The number comes from the database, so processes sharing it never repeat one.
-        n = await self.lobby.rooms.run_db(db.insert_chat, self.lobby.rooms.store.engine, match_id, seat, line, at)
+        n = await self.lobby.rooms.run_db(self.store.add_chat_line, match_id, seat, line, at)
         message = ChatMessage(n, seat, line, at)
         self._deliver(match_id, [message])
         return message.to_json()
@@ -134,7 +133,7 @@ class Chat:
         first = min(n, table.chat_next)
 
         async def fetch() -> None:
-            rows = await self.lobby.rooms.run_db(db.load_chat_from, self.lobby.rooms.store.engine, match_id, first)
+            rows = await self.lobby.rooms.run_db(self.store.list_chat_from, match_id, first)
             self._deliver(match_id, [ChatMessage(*r) for r in rows])
 
         self.lobby._spawn(fetch())

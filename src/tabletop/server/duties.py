@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from tabletop.server import ratings
 from tabletop.server.lobby import Lobby
+from tabletop.server.ratings import Rater
 from tabletop.server.rooms import RoomManager
 from tabletop.server.tables import Tables
 
@@ -32,7 +32,9 @@ work, so the sweep only catches what failed here (a rating, a lobby start), and 
 sweep's queries cost about 1 ms of CPU."""
 
 
-async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_leader: bool = False) -> dict[str, int]:
+async def sweep_once(
+    rooms: RoomManager, tables: Tables, lobby: Lobby, rater: Rater, *, new_leader: bool = False
+) -> dict[str, int]:
     """One sweep, if this process leads: what it took on, by kind.
 
     A process that has just taken the lease (``new_leader``) plays every pending bot turn
@@ -53,11 +55,13 @@ async def sweep_once(rooms: RoomManager, tables: Tables, lobby: Lobby, *, new_le
         "lobby_starts": await lobby.finish_stalled_starts(),
         "dead_process_seats": dead_process_seats,
         "bot_turns": await rooms.play_stalled_bots(0.0 if new_leader else None),
-        "ratings": await ratings.rate_pending(rooms.store.engine, tables.forfeited_seats),
+        "ratings": await rater.rate_pending(),
     }
 
 
-async def keep_sweeping(rooms: RoomManager, tables: Tables, lobby: Lobby, every_s: float | None = None) -> None:
+async def keep_sweeping(
+    rooms: RoomManager, tables: Tables, lobby: Lobby, rater: Rater, every_s: float | None = None
+) -> None:
     """Sweeps until cancelled (every :data:`SWEEP_S`, or :data:`LONE_SWEEP_S` alone); a
     failed sweep is logged and tried again."""
     led = rooms.leadership.alone  # a lone process resumed its bots at start
@@ -67,7 +71,7 @@ async def keep_sweeping(rooms: RoomManager, tables: Tables, lobby: Lobby, every_
         await asyncio.sleep(every_s)
         leading = rooms.leadership.leading
         try:
-            done = await sweep_once(rooms, tables, lobby, new_leader=leading and not led)
+            done = await sweep_once(rooms, tables, lobby, rater, new_leader=leading and not led)
             led = leading
         except Exception:
             log.exception("the leader's sweep failed; trying again")

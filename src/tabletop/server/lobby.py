@@ -161,10 +161,19 @@ class Lobby:
     """The open games; a game that fills starts a match in the rooms and its table in the
     tables (:class:`~tabletop.server.tables.Tables`)."""
 
-    def __init__(self, rooms: RoomManager, tables: Tables, settings: Settings) -> None:
+    def __init__(
+        self,
+        rooms: RoomManager,
+        tables: Tables,
+        settings: Settings,
+        store: db.LobbyStore,
+        account_store: accounts_mod.AccountStore,
+    ) -> None:
         self.rooms = rooms
         self.tables = tables
         self.settings = settings
+        self.store = store
+        self.account_store = account_store
         self._creations = SlidingWindow(settings.matches_per_minute)
         self._joins = SlidingWindow(settings.joins_per_minute)
         self._opened_by: dict[str, list[str]] = {}
@@ -192,7 +201,7 @@ class Lobby:
             result = change(lg)
             return (lg, result), lg.setup_json(), lg.status
 
-        return await self.rooms.run_db(db.change_lobby_game, self.rooms.store.engine, game_id, locked)
+        return await self.rooms.run_db(self.store.update_lobby_game_with, game_id, locked)
 
     # ----- creating and joining ---------------------------------------------------
 
@@ -223,12 +232,11 @@ class Lobby:
         wait = self._creations.retry_after(client)
         if wait is not None:
             raise RoomError(429, "too_many_matches", "too many games created from this address", retry_after=wait)
-        engine = self.rooms.store.engine
-        if await self.rooms.run_db(db.count_open_lobby_games, engine) >= self.settings.max_open_games:
+        if await self.rooms.run_db(self.store.count_open_games) >= self.settings.max_open_games:
             raise RoomError(429, "lobby_full", "the lobby has as many open games as the server allows", retry_after=60)
         opened = self._opened_by.setdefault(client, [])
         if len(opened) >= self.settings.open_games_per_client:
-            still_open = await self.rooms.run_db(db.open_lobby_ids, engine, opened)
+            still_open = await self.rooms.run_db(self.store.list_open_ids, opened)
             opened[:] = [i for i in opened if i in still_open]
         if len(opened) >= self.settings.open_games_per_client:
             raise RoomError(
@@ -293,7 +301,7 @@ class Lobby:
             rated,
             hash_token(token),
         )
-        await self.rooms.run_db(db.insert_lobby_game, self.rooms.store.engine, lg.id, lg.game, lg.setup_json(), public)
+        await self.rooms.run_db(self.store.add_lobby_game, lg.id, lg.game, lg.setup_json(), public)
         if lg.is_waiting():
             opened.append(lg.id)
         else:  # no seat to wait for: nobody else can change it
@@ -395,19 +403,19 @@ class Lobby:
         Raises:
             RoomError: 404 if there is none with this id (or it was cancelled).
         """
-        row = await self.rooms.run_db(db.load_lobby_game, self.rooms.store.engine, game_id)
+        row = await self.rooms.run_db(self.store.get_lobby_game, game_id)
         if row is None or row[5] == db.CANCELLED:
             raise RoomError(404, "unknown_game", f"no open game {short_repr(game_id)}")
         return LobbyGame.from_row(row)
 
     async def open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Public open games, newest first, and how many there are."""
-        rows, total = await self.rooms.run_db(db.open_lobby_page, self.rooms.store.engine, game, offset, limit)
+        rows, total = await self.rooms.run_db(self.store.list_open_games, game, offset, limit)
         return [LobbyGame.from_row(row).view() for row in rows], total
 
     async def games_in_progress(self, game: str | None, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Public matches being played, newest first, and how many there are."""
-        rows, total = await self.rooms.run_db(db.public_games_in_progress, self.rooms.store.engine, game, offset, limit)
+        rows, total = await self.rooms.run_db(self.store.list_games_in_progress, game, offset, limit)
         out = []
         for match_id, game_id, created in rows:
             entry: dict[str, Any] = {"id": match_id, "game": game_id, "created": created, "players": None}
@@ -442,7 +450,7 @@ class Lobby:
         for i, s in enumerate(lg.seats):
             if s.account_id is None or room.seats[i].account_id == s.account_id:
                 continue
-            account = await self.rooms.run_db(accounts_mod.find_account_by_id, self.rooms.store.engine, s.account_id)
+            account = await self.rooms.run_db(self.account_store.get_account, s.account_id)
             if account is not None:  # else deleted since it joined: the seat stays a guest's
                 # The seat's token stays the one handed out at join time (the account's).
                 await accounts_mod.bind_seat(self.rooms, room, i, account, at_creation=True)
@@ -457,7 +465,7 @@ class Lobby:
                 [PLAYING if s.agent == HUMAN else BOT for s in lg.seats],
             )
             await self.tables.open_table(room, table, lg.clock)
-        await self.rooms.run_db(db.mark_started, self.rooms.store.engine, lg.id)
+        await self.rooms.run_db(self.store.update_started, lg.id)
         lg.status = db.STARTED
         log.debug("lobby game %s started", lg.id)
 
@@ -466,7 +474,7 @@ class Lobby:
         (the process starting it died midway, or failed); returns how many."""
         finished = 0
         cutoff = iso_at(self.rooms.store.clock() - stall_s)
-        for row in await self.rooms.run_db(db.starting_lobby_games, self.rooms.store.engine):
+        for row in await self.rooms.run_db(self.store.list_starting_games):
             lg = LobbyGame.from_row(row)
             if lg.starting_since is not None and lg.starting_since > cutoff:
                 continue  # a live process may be starting it right now
@@ -482,7 +490,7 @@ class Lobby:
         return finished
 
     async def _save_game(self, lg: LobbyGame) -> None:
-        await self.rooms.run_db(db.save_lobby_game, self.rooms.store.engine, lg.id, lg.setup_json(), lg.status)
+        await self.rooms.run_db(self.store.update_lobby_game, lg.id, lg.setup_json(), lg.status)
 
     # ----- checks ------------------------------------------------------------------
 
@@ -543,8 +551,7 @@ class Lobby:
         if kept.account_id is not None:
             if account_id != kept.account_id:
                 raise RoomError(403, "seat_bound", "this seat belongs to an account: log in as it to play")
-            engine = self.rooms.store.engine
-            account = await self.rooms.run_db(accounts_mod.find_account_by_id, engine, kept.account_id)
+            account = await self.rooms.run_db(self.account_store.get_account, kept.account_id)
             if account is not None:
                 return accounts_mod.seat_token(account, lg.id, seat), account.name, account.id
         return secrets.token_urlsafe(18), kept.name, None
@@ -596,10 +603,9 @@ class Lobby:
                     "",
                     rematch_of=room.id,
                 )
-                engine = self.rooms.store.engine
-                await self.rooms.run_db(db.insert_lobby_game, engine, lg.id, lg.game, lg.setup_json(), lg.public)
+                await self.rooms.run_db(self.store.add_lobby_game, lg.id, lg.game, lg.setup_json(), lg.public)
                 # Another process may have made one first: the first named is the rematch.
-                named = await self.rooms.run_db(db.claim_rematch, engine, room.id, lg.id)
+                named = await self.rooms.run_db(self.store.update_rematch, room.id, lg.id)
                 if named != lg.id:
                     lg.status = db.CANCELLED
                     await self._save_game(lg)

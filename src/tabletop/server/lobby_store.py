@@ -1,9 +1,10 @@
-"""The lobby's reads and writes (tables ``lobby_games``, ``match_tables``, ``chat_messages``
-in :mod:`tabletop.server.store`), each in its own transaction.
+"""The lobby's stores: :class:`LobbyStore` (``lobby_games``), :class:`TableStore`
+(``match_tables``), :class:`ChatStore` (``chat_messages``) and :class:`PresenceStore`
+(``seat_presence``), in the stores' one style (:mod:`tabletop.server.store`).
 
-The rooms' :class:`~tabletop.server.store.Store` owns the engine; these functions take it,
-so the lobby runs them on the rooms' one database thread and its writes are ordered with
-the actions' (an action's commit always comes before the clock written after it).
+The lobby and the tables run their methods on the rooms' one database thread
+(``RoomManager.run_db``), so their writes are ordered with the actions' (an action's
+commit always comes before the clock written after it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from tabletop.server.bus import CHAT_CHANNEL, PRESENCE_CHANNEL
 from tabletop.server.store import (
     StaleVersionError,
+    StoreError,
     announce,
     chat_messages,
     lobby_games,
@@ -56,14 +58,6 @@ class TableRow:
     rematch: str | None
 
 
-def insert_lobby_game(engine: Engine, game_id: str, game: str, setup: dict[str, Any], public: bool) -> None:
-    """Stores a new open lobby game."""
-    with engine.begin() as conn:
-        conn.execute(
-            insert(lobby_games).values(id=game_id, game=game, setup=setup, status=OPEN, public=public, created=now())
-        )
-
-
 LobbyRow = tuple[str, str, dict[str, Any], bool, str, str]
 """A stored lobby game: ``(id, game, setup, public, created, status)``."""
 
@@ -74,260 +68,307 @@ def _lobby_row(r: Any) -> LobbyRow:
     return (r.id, r.game, _json(r.setup), bool(r.public), r.created, r.status)
 
 
-def load_lobby_game(engine: Engine, game_id: str) -> LobbyRow | None:
-    """One lobby game (any status), or ``None``."""
-    with engine.connect() as conn:
-        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id)).first()
-    return None if r is None else _lobby_row(r)
-
-
-def change_lobby_game(
-    engine: Engine, game_id: str, change: Callable[[LobbyRow | None], tuple[T, dict[str, Any], str]]
-) -> T:
-    """Reads a lobby game with its row locked, lets ``change`` decide, and writes its answer.
-
-    ``change`` gets the stored game (``None`` if there is none) and returns its result, the
-    new ``setup`` and the new ``status``; whatever it raises leaves the row as it was.  The
-    lock (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a time) means two
-    processes never give out the same seat, or start a game twice.
-    """
-    with engine.begin() as conn:
-        r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id).with_for_update()).first()
-        result, setup, status = change(None if r is None else _lobby_row(r))
-        if r is not None:
-            conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
-    return result
-
-
-def mark_started(engine: Engine, game_id: str) -> None:
-    """A starting lobby game's match and table are stored: it is started."""
-    with engine.begin() as conn:
-        conn.execute(
-            update(lobby_games)
-            .where(lobby_games.c.id == game_id, lobby_games.c.status == STARTING)
-            .values(status=STARTED)
-        )
-
-
-def starting_lobby_games(engine: Engine) -> list[LobbyRow]:
-    """The lobby games being started (a process that died while starting one leaves it so)."""
-    with engine.connect() as conn:
-        rows = conn.execute(select(lobby_games).where(lobby_games.c.status == STARTING)).all()
-    return [_lobby_row(r) for r in rows]
-
-
-def save_lobby_game(engine: Engine, game_id: str, setup: dict[str, Any], status: str) -> None:
-    """Writes a lobby game's seats and status."""
-    with engine.begin() as conn:
-        conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
-
-
-def open_lobby_page(engine: Engine, game: str | None, offset: int, limit: int) -> tuple[list[LobbyRow], int]:
-    """Public open lobby games, newest first, and how many there are."""
-    query = select(lobby_games).where(lobby_games.c.status == OPEN, lobby_games.c.public.is_(True))
-    if game is not None:
-        query = query.where(lobby_games.c.game == game)
-    with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
-        rows = conn.execute(
-            query.order_by(lobby_games.c.created.desc(), lobby_games.c.id).offset(offset).limit(limit)
-        ).all()
-    return [_lobby_row(r) for r in rows], int(total)
-
-
-def count_open_lobby_games(engine: Engine) -> int:
-    """How many lobby games are open."""
-    with engine.connect() as conn:
-        return int(
-            conn.execute(select(func.count()).select_from(lobby_games).where(lobby_games.c.status == OPEN)).scalar()
-            or 0
-        )
-
-
-def open_lobby_ids(engine: Engine, ids: Collection[str]) -> set[str]:
-    """Those of ``ids`` that are open lobby games."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(lobby_games.c.id).where(lobby_games.c.id.in_(list(ids)), lobby_games.c.status == OPEN)
-        ).all()
-    return {r.id for r in rows}
-
-
-def claim_rematch(engine: Engine, match_id: str, rematch_id: str) -> str:
-    """Names ``rematch_id`` the match's rematch unless one is named already; returns the
-    rematch's id (the first one named, whichever process named it)."""
-    with engine.begin() as conn:
-        conn.execute(
-            update(match_tables)
-            .where(match_tables.c.match_id == match_id, match_tables.c.rematch.is_(None))
-            .values(rematch=rematch_id)
-        )
-        named = conn.execute(select(match_tables.c.rematch).where(match_tables.c.match_id == match_id)).scalar()
-    return str(named or rematch_id)
-
-
-def insert_table(engine: Engine, row: TableRow) -> None:
-    """Stores the table of a match that just started (after its ``matches`` row)."""
-    with engine.begin() as conn:
-        conn.execute(
-            insert(match_tables).values(
-                match_id=row.match_id,
-                public=row.public,
-                settings=row.settings,
-                clock=row.clock,
-                seat_status=row.seat_status,
-                ended=row.ended,
-                rematch=row.rematch,
-            )
-        )
-
-
-def load_table(engine: Engine, match_id: str) -> TableRow | None:
-    """The match's table, or ``None`` (a match not started from the lobby)."""
-    with engine.connect() as conn:
-        r = conn.execute(select(match_tables).where(match_tables.c.match_id == match_id)).first()
-    if r is None:
-        return None
-    return TableRow(
-        r.match_id, bool(r.public), _json(r.settings), _json(r.clock), _json(r.seat_status), _json(r.ended), r.rematch
-    )
-
-
-def save_table(
-    engine: Engine,
-    match_id: str,
-    *,
-    clock: dict[str, Any] | None,
-    seat_status: list[str],
-    ended: dict[str, Any] | None,
-    rematch: str | None,
-) -> None:
-    """Writes what changes in a table (clock, seat status, end, rematch)."""
-    with engine.begin() as conn:
-        conn.execute(
-            update(match_tables)
-            .where(match_tables.c.match_id == match_id)
-            .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
-        )
-        if ended is not None:
-            conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
-
-
-def commit_table(
-    engine: Engine,
-    match_id: str,
-    version: int,
-    *,
-    clock: dict[str, Any] | None,
-    seat_status: list[str],
-    ended: dict[str, Any] | None,
-    rematch: str | None,
-    seat_agent: tuple[int, str] | None = None,
-) -> None:
-    """A change of the table that changes the match (a seat taken over or back, a
-    resignation, the end), as the match's next version: the same compare-and-set as an
-    action's, so a process whose cache is behind is refused, and every process hears the
-    new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
-    who plays that seat from now on.
-
-    Raises:
-        StaleVersionError: if another writer changed the match first (nothing is written).
-    """
-    with engine.begin() as conn:
-        values: dict[str, Any] = {"version": version + 1}
-        if ended is not None:
-            values["finished"] = True
-        bumped = conn.execute(
-            update(matches).where(matches.c.id == match_id, matches.c.version == version).values(**values)
-        )
-        if bumped.rowcount != 1:
-            raise StaleVersionError(match_id)
-        if seat_agent is not None:
-            seat, agent = seat_agent
-            conn.execute(update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent))
-        conn.execute(
-            update(match_tables)
-            .where(match_tables.c.match_id == match_id)
-            .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
-        )
-        announce(conn, match_id, version + 1)
-
-
-def save_clocks(engine: Engine, clocks: list[tuple[str, dict[str, Any]]]) -> None:
-    """Writes the clocks of several matches in one transaction, each only over an older one.
-
-    Any process may store a clock it brought up to date; one that reflects an earlier
-    version of the match than the stored one (:attr:`MatchClock.version`) is not written,
-    so a take-over stored by the leader is never overwritten by a lagging copy.
-    """
-    if not clocks:
-        return
-    with engine.begin() as conn:
-        for match_id, clock in clocks:
-            stored = conn.execute(
-                select(match_tables.c.clock).where(match_tables.c.match_id == match_id).with_for_update()
-            ).scalar()
-            stored = _json(stored)
-            if stored is not None and int(stored.get("version", 0)) > int(clock.get("version", 0)):
-                continue
-            conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
-
-
-def live_tables(engine: Engine) -> list[str]:
-    """Ids of unfinished matches with a table (their clocks go on after a restart)."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(match_tables.c.match_id)
-            .join(matches, matches.c.id == match_tables.c.match_id)
-            .where(matches.c.finished.is_(False))
-        ).all()
-    return [r.match_id for r in rows]
-
-
-def public_games_in_progress(
-    engine: Engine, game: str | None, offset: int, limit: int
-) -> tuple[list[tuple[str, str, str]], int]:
-    """Public unfinished lobby matches, newest first: ``(id, game, created)`` and the total."""
-    query = (
-        select(matches.c.id, matches.c.game, matches.c.created)
-        .join(match_tables, matches.c.id == match_tables.c.match_id)
-        .where(matches.c.finished.is_(False), match_tables.c.public.is_(True))
-    )
-    if game is not None:
-        query = query.where(matches.c.game == game)
-    with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
-        rows = conn.execute(query.order_by(matches.c.created.desc()).offset(offset).limit(limit)).all()
-    return [(r.id, r.game, r.created) for r in rows], int(total)
-
-
 CHAT_INSERT_TRIES = 8
 """Attempts to take the next chat number before giving up (each lost race is one)."""
 
 
-def insert_chat(engine: Engine, match_id: str, seat: int, text: str, at: str) -> int:
-    """Stores the next chat message of a match and returns its number.
+class LobbyStore:
+    """The lobby's games (``lobby_games``): opened, joined, started, cancelled, listed."""
 
-    The number comes from the database (one more than the highest stored), taken while
-    the match's row is locked (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a
-    time), so two processes never hand out the same number; the primary key
-    ``(match_id, n)`` would refuse a repeat anyway, and the insert is then tried again.
-    """
-    for _ in range(CHAT_INSERT_TRIES):
-        try:
-            with engine.begin() as conn:
-                conn.execute(select(matches.c.id).where(matches.c.id == match_id).with_for_update())
-                highest = conn.execute(
-                    select(func.max(chat_messages.c.n)).where(chat_messages.c.match_id == match_id)
-                ).scalar_one()
-                n = 0 if highest is None else int(highest) + 1
-                conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
-                if conn.dialect.name == "postgresql":  # the bus: other processes' sockets hear it
-                    conn.execute(select(func.pg_notify(CHAT_CHANNEL, f"{match_id} {n}")))
-            return n
-        except IntegrityError:
-            continue
-    raise RuntimeError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add_lobby_game(self, game_id: str, game: str, setup: dict[str, Any], public: bool) -> None:
+        """Stores a new open lobby game."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(lobby_games).values(
+                    id=game_id, game=game, setup=setup, status=OPEN, public=public, created=now()
+                )
+            )
+
+    def get_lobby_game(self, game_id: str) -> LobbyRow | None:
+        """One lobby game (any status), or ``None``."""
+        with self.engine.connect() as conn:
+            r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id)).first()
+        return None if r is None else _lobby_row(r)
+
+    def update_lobby_game_with(
+        self, game_id: str, change: Callable[[LobbyRow | None], tuple[T, dict[str, Any], str]]
+    ) -> T:
+        """Reads a lobby game with its row locked, lets ``change`` decide, and writes its answer.
+
+        ``change`` gets the stored game (``None`` if there is none) and returns its result, the
+        new ``setup`` and the new ``status``; whatever it raises leaves the row as it was.  The
+        lock (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a time) means two
+        processes never give out the same seat, or start a game twice.
+        """
+        with self.engine.begin() as conn:
+            r = conn.execute(select(lobby_games).where(lobby_games.c.id == game_id).with_for_update()).first()
+            result, setup, status = change(None if r is None else _lobby_row(r))
+            if r is not None:
+                conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
+        return result
+
+    def update_lobby_game(self, game_id: str, setup: dict[str, Any], status: str) -> None:
+        """Writes a lobby game's seats and status."""
+        with self.engine.begin() as conn:
+            conn.execute(update(lobby_games).where(lobby_games.c.id == game_id).values(setup=setup, status=status))
+
+    def update_started(self, game_id: str) -> None:
+        """A starting lobby game's match and table are stored: it is started."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(lobby_games)
+                .where(lobby_games.c.id == game_id, lobby_games.c.status == STARTING)
+                .values(status=STARTED)
+            )
+
+    def list_starting_games(self) -> list[LobbyRow]:
+        """The lobby games being started (a process that died while starting one leaves it so)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(lobby_games).where(lobby_games.c.status == STARTING)).all()
+        return [_lobby_row(r) for r in rows]
+
+    def list_open_games(self, game: str | None, offset: int, limit: int) -> tuple[list[LobbyRow], int]:
+        """Public open lobby games, newest first, and how many there are."""
+        query = select(lobby_games).where(lobby_games.c.status == OPEN, lobby_games.c.public.is_(True))
+        if game is not None:
+            query = query.where(lobby_games.c.game == game)
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
+            rows = conn.execute(
+                query.order_by(lobby_games.c.created.desc(), lobby_games.c.id).offset(offset).limit(limit)
+            ).all()
+        return [_lobby_row(r) for r in rows], int(total)
+
+    def count_open_games(self) -> int:
+        """How many lobby games are open."""
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(select(func.count()).select_from(lobby_games).where(lobby_games.c.status == OPEN)).scalar()
+                or 0
+            )
+
+    def list_open_ids(self, ids: Collection[str]) -> set[str]:
+        """Those of ``ids`` that are open lobby games."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(lobby_games.c.id).where(lobby_games.c.id.in_(list(ids)), lobby_games.c.status == OPEN)
+            ).all()
+        return {r.id for r in rows}
+
+    def list_games_in_progress(
+        self, game: str | None, offset: int, limit: int
+    ) -> tuple[list[tuple[str, str, str]], int]:
+        """Public unfinished lobby matches, newest first: ``(id, game, created)`` and the total."""
+        query = (
+            select(matches.c.id, matches.c.game, matches.c.created)
+            .join(match_tables, matches.c.id == match_tables.c.match_id)
+            .where(matches.c.finished.is_(False), match_tables.c.public.is_(True))
+        )
+        if game is not None:
+            query = query.where(matches.c.game == game)
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(query.subquery())).scalar() or 0
+            rows = conn.execute(query.order_by(matches.c.created.desc()).offset(offset).limit(limit)).all()
+        return [(r.id, r.game, r.created) for r in rows], int(total)
+
+    def update_rematch(self, match_id: str, rematch_id: str) -> str:
+        """Names ``rematch_id`` the match's rematch unless one is named already; returns the
+        rematch's id (the first one named, whichever process named it)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(match_tables)
+                .where(match_tables.c.match_id == match_id, match_tables.c.rematch.is_(None))
+                .values(rematch=rematch_id)
+            )
+            named = conn.execute(select(match_tables.c.rematch).where(match_tables.c.match_id == match_id)).scalar()
+        return str(named or rematch_id)
+
+
+class TableStore:
+    """The tables of lobby matches (``match_tables``): clock, seat status, end and rematch."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add_table(self, row: TableRow) -> None:
+        """Stores the table of a match that just started (after its ``matches`` row)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(match_tables).values(
+                    match_id=row.match_id,
+                    public=row.public,
+                    settings=row.settings,
+                    clock=row.clock,
+                    seat_status=row.seat_status,
+                    ended=row.ended,
+                    rematch=row.rematch,
+                )
+            )
+
+    def get_table(self, match_id: str) -> TableRow | None:
+        """The match's table, or ``None`` (a match not started from the lobby)."""
+        with self.engine.connect() as conn:
+            r = conn.execute(select(match_tables).where(match_tables.c.match_id == match_id)).first()
+        if r is None:
+            return None
+        return TableRow(
+            r.match_id,
+            bool(r.public),
+            _json(r.settings),
+            _json(r.clock),
+            _json(r.seat_status),
+            _json(r.ended),
+            r.rematch,
+        )
+
+    def update_table(
+        self,
+        match_id: str,
+        *,
+        clock: dict[str, Any] | None,
+        seat_status: list[str],
+        ended: dict[str, Any] | None,
+        rematch: str | None,
+    ) -> None:
+        """Writes what changes in a table (clock, seat status, end, rematch)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(match_tables)
+                .where(match_tables.c.match_id == match_id)
+                .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
+            )
+            if ended is not None:
+                conn.execute(update(matches).where(matches.c.id == match_id).values(finished=True))
+
+    def update_table_version(
+        self,
+        match_id: str,
+        version: int,
+        *,
+        clock: dict[str, Any] | None,
+        seat_status: list[str],
+        ended: dict[str, Any] | None,
+        rematch: str | None,
+        seat_agent: tuple[int, str] | None = None,
+    ) -> None:
+        """A change of the table that changes the match (a seat taken over or back, a
+        resignation, the end), as the match's next version: the same compare-and-set as an
+        action's, so a process whose cache is behind is refused, and every process hears the
+        new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
+        who plays that seat from now on.
+
+        Raises:
+            StaleVersionError: if another writer changed the match first (nothing is written).
+        """
+        with self.engine.begin() as conn:
+            values: dict[str, Any] = {"version": version + 1}
+            if ended is not None:
+                values["finished"] = True
+            bumped = conn.execute(
+                update(matches).where(matches.c.id == match_id, matches.c.version == version).values(**values)
+            )
+            if bumped.rowcount != 1:
+                raise StaleVersionError(match_id)
+            if seat_agent is not None:
+                seat, agent = seat_agent
+                conn.execute(
+                    update(seats).where(seats.c.match_id == match_id, seats.c.seat == seat).values(agent=agent)
+                )
+            conn.execute(
+                update(match_tables)
+                .where(match_tables.c.match_id == match_id)
+                .values(clock=clock, seat_status=seat_status, ended=ended, rematch=rematch)
+            )
+            announce(conn, match_id, version + 1)
+
+    def update_clocks(self, clocks: list[tuple[str, dict[str, Any]]]) -> None:
+        """Writes the clocks of several matches in one transaction, each only over an older one.
+
+        Any process may store a clock it brought up to date; one that reflects an earlier
+        version of the match than the stored one (:attr:`MatchClock.version`) is not written,
+        so a take-over stored by the leader is never overwritten by a lagging copy.
+        """
+        if not clocks:
+            return
+        with self.engine.begin() as conn:
+            for match_id, clock in clocks:
+                stored = conn.execute(
+                    select(match_tables.c.clock).where(match_tables.c.match_id == match_id).with_for_update()
+                ).scalar()
+                stored = _json(stored)
+                if stored is not None and int(stored.get("version", 0)) > int(clock.get("version", 0)):
+                    continue
+                conn.execute(update(match_tables).where(match_tables.c.match_id == match_id).values(clock=clock))
+
+    def list_live_tables(self) -> list[str]:
+        """Ids of unfinished matches with a table (their clocks go on after a restart)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(match_tables.c.match_id)
+                .join(matches, matches.c.id == match_tables.c.match_id)
+                .where(matches.c.finished.is_(False))
+            ).all()
+        return [r.match_id for r in rows]
+
+
+class ChatStore:
+    """The chat lines of each match (``chat_messages``), numbered by the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add_chat_line(self, match_id: str, seat: int, text: str, at: str) -> int:
+        """Stores the next chat message of a match and returns its number.
+
+        The number comes from the database (one more than the highest stored), taken while
+        the match's row is locked (``FOR UPDATE`` on PostgreSQL; SQLite has one writer at a
+        time), so two processes never hand out the same number; the primary key
+        ``(match_id, n)`` would refuse a repeat anyway, and the insert is then tried again.
+
+        Raises:
+            StoreError: if every one of :data:`CHAT_INSERT_TRIES` tries lost its race.
+        """
+        for _ in range(CHAT_INSERT_TRIES):
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(select(matches.c.id).where(matches.c.id == match_id).with_for_update())
+                    highest = conn.execute(
+                        select(func.max(chat_messages.c.n)).where(chat_messages.c.match_id == match_id)
+                    ).scalar_one()
+                    n = 0 if highest is None else int(highest) + 1
+                    conn.execute(insert(chat_messages).values(match_id=match_id, n=n, seat=seat, text=text, at=at))
+                    if conn.dialect.name == "postgresql":  # the bus: other processes' sockets hear it
+                        conn.execute(select(func.pg_notify(CHAT_CHANNEL, f"{match_id} {n}")))
+                return n
+            except IntegrityError:
+                continue
+        raise StoreError(f"no chat number could be taken for match {match_id} after {CHAT_INSERT_TRIES} tries")
+
+    def list_chat(self, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:
+        """The last ``last`` chat messages ``(n, seat, text, at)``, oldest first, and the next ``n``."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(chat_messages)
+                .where(chat_messages.c.match_id == match_id)
+                .order_by(chat_messages.c.n.desc())
+                .limit(last)
+            ).all()
+        rows = list(reversed(rows))
+        next_n = rows[-1].n + 1 if rows else 0
+        return [(r.n, r.seat, r.text, r.at) for r in rows], next_n
+
+    def list_chat_from(self, match_id: str, first: int) -> list[tuple[int, int, str, str]]:
+        """The chat messages ``(n, seat, text, at)`` numbered ``first`` and later, oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(chat_messages)
+                .where(chat_messages.c.match_id == match_id, chat_messages.c.n >= first)
+                .order_by(chat_messages.c.n)
+            ).all()
+        return [(r.n, r.seat, r.text, r.at) for r in rows]
 
 
 PROCESS_PREFIX = "tabletop process "
@@ -412,28 +453,3 @@ def _mark_gone(conn: Connection, seats_left: Sequence[tuple[str, int]], now_ms: 
 def _notify_presence(conn: Connection, match_id: str, code: int) -> None:
     if conn.dialect.name == "postgresql":  # the bus: the processes holding the match hear it now
         conn.execute(select(func.pg_notify(PRESENCE_CHANNEL, f"{match_id} {code}")))
-
-
-def load_chat_from(engine: Engine, match_id: str, first: int) -> list[tuple[int, int, str, str]]:
-    """The chat messages ``(n, seat, text, at)`` numbered ``first`` and later, oldest first."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(chat_messages)
-            .where(chat_messages.c.match_id == match_id, chat_messages.c.n >= first)
-            .order_by(chat_messages.c.n)
-        ).all()
-    return [(r.n, r.seat, r.text, r.at) for r in rows]
-
-
-def load_chat(engine: Engine, match_id: str, last: int) -> tuple[list[tuple[int, int, str, str]], int]:
-    """The last ``last`` chat messages ``(n, seat, text, at)``, oldest first, and the next ``n``."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(chat_messages)
-            .where(chat_messages.c.match_id == match_id)
-            .order_by(chat_messages.c.n.desc())
-            .limit(last)
-        ).all()
-    rows = list(reversed(rows))
-    next_n = rows[-1].n + 1 if rows else 0
-    return [(r.n, r.seat, r.text, r.at) for r in rows], next_n

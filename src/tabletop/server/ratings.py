@@ -228,207 +228,211 @@ class RatingChange:
     after: tuple[float, float]
 
 
-def rate_match(engine: Engine, match_id: str, forfeited: Collection[int] = ()) -> list[RatingChange] | None:
-    """Applies a finished match to the ratings, once; ``None`` if it is not rated.
+class RatingStore:
+    """The ratings (``ratings``, ``rating_events``): a finished match applied once, the
+    leaderboards, the profiles; a store in the stores' one style (:mod:`tabletop.server.store`)."""
 
-    One transaction: it reads the match, decides whether it is rated (module docstring),
-    and either clears ``matches.rated`` or writes the new ratings and their events.
-    ``forfeited``: seats ranked last (see :func:`ranks_of`).
-    """
-    with engine.begin() as conn:
-        # The match's row stays locked to the end: two processes rating it at once (the
-        # one that ended it and the leader's sweep) take turns, and the second finds the
-        # events of the first.
-        match = conn.execute(select(matches).where(matches.c.id == match_id).with_for_update()).first()
-        if match is None or not match.rated or not match.finished or (match.result is None and not forfeited):
-            return None
-        done = conn.execute(select(rating_events.c.id).where(rating_events.c.match_id == match_id).limit(1)).first()
-        if done is not None:
-            return None  # already rated: exactly once
-        seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
-        pool = pool_of(match.game, match.config if isinstance(match.config, dict) else json.loads(match.config))
-        fam = family(len(seat_rows), pool)
-        players: list[tuple[float, float] | None] = []
-        account_ids: list[int | None] = []
-        for row in seat_rows:
-            # A seat bound to an account is rated as that person, whoever moved for it
-            # last (a bot standing in for a dropped player included).
-            if row.account_id is not None:
-                account_ids.append(row.account_id)
-                players.append(None)
-            elif row.agent != HUMAN:
-                account_ids.append(None)
-                players.append(bot_rating(match.game, len(seat_rows), row.agent, pool))
-            else:
-                account_ids.append(None)
-                players.append(None)
-        people = [a for a in account_ids if a is not None]
-        unrated = (
-            len(seat_rows) < 2
-            or len(set(people)) != len(people)
-            or not people
-            or any(a is None and p is None for a, p in zip(account_ids, players, strict=True))
-        )
-        if unrated:
-            conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
-            return None
-        # The people's accounts stay locked too (in id order, so two matches never wait on
-        # each other): two of their matches ending at once on two processes would both
-        # read the same ratings, and the second would write over the first, or both
-        # insert a first rating.
-        conn.execute(
-            select(accounts.c.id).where(accounts.c.id.in_(sorted(people))).order_by(accounts.c.id).with_for_update()
-        )
-        current = {
-            r.account_id: (r.mu, r.sigma)
-            for r in conn.execute(
-                select(ratings).where(
-                    ratings.c.account_id.in_(people), ratings.c.game == match.game, ratings.c.family == fam
-                )
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def update_ratings(self, match_id: str, forfeited: Collection[int] = ()) -> list[RatingChange] | None:
+        """Applies a finished match to the ratings, once; ``None`` if it is not rated.
+
+        One transaction: it reads the match, decides whether it is rated (module docstring),
+        and either clears ``matches.rated`` or writes the new ratings and their events.
+        ``forfeited``: seats ranked last (see :func:`ranks_of`).
+        """
+        with self.engine.begin() as conn:
+            # The match's row stays locked to the end: two processes rating it at once (the
+            # one that ended it and the leader's sweep) take turns, and the second finds the
+            # events of the first.
+            match = conn.execute(select(matches).where(matches.c.id == match_id).with_for_update()).first()
+            if match is None or not match.rated or not match.finished or (match.result is None and not forfeited):
+                return None
+            done = conn.execute(select(rating_events.c.id).where(rating_events.c.match_id == match_id).limit(1)).first()
+            if done is not None:
+                return None  # already rated: exactly once
+            seat_rows = conn.execute(select(seats).where(seats.c.match_id == match_id).order_by(seats.c.seat)).all()
+            pool = pool_of(match.game, match.config if isinstance(match.config, dict) else json.loads(match.config))
+            fam = family(len(seat_rows), pool)
+            players: list[tuple[float, float] | None] = []
+            account_ids: list[int | None] = []
+            for row in seat_rows:
+                # A seat bound to an account is rated as that person, whoever moved for it
+                # last (a bot standing in for a dropped player included).
+                if row.account_id is not None:
+                    account_ids.append(row.account_id)
+                    players.append(None)
+                elif row.agent != HUMAN:
+                    account_ids.append(None)
+                    players.append(bot_rating(match.game, len(seat_rows), row.agent, pool))
+                else:
+                    account_ids.append(None)
+                    players.append(None)
+            people = [a for a in account_ids if a is not None]
+            unrated = (
+                len(seat_rows) < 2
+                or len(set(people)) != len(people)
+                or not people
+                or any(a is None and p is None for a, p in zip(account_ids, players, strict=True))
             )
-        }
-        before: list[tuple[float, float]] = []
-        for account_id, fixed in zip(account_ids, players, strict=True):
-            if account_id is not None:
-                before.append(current.get(account_id, (MODEL.mu, MODEL.sigma)))
-            else:
-                assert fixed is not None  # checked above
-                before.append(fixed)
-        result = match.result if isinstance(match.result, dict | None) else json.loads(match.result)
-        ranks = ranks_of(result, forfeited, len(seat_rows))
-        after = rate(before, ranks)
-        at = now()
-        changes = []
-        for seat, account_id in enumerate(account_ids):
-            if account_id is None:
-                continue
-            old, new = before[seat], after[seat]
-            changes.append(RatingChange(account_id, seat, ranks[seat], old, new))
+            if unrated:
+                conn.execute(update(matches).where(matches.c.id == match_id).values(rated=False))
+                return None
+            # The people's accounts stay locked too (in id order, so two matches never wait on
+            # each other): two of their matches ending at once on two processes would both
+            # read the same ratings, and the second would write over the first, or both
+            # insert a first rating.
             conn.execute(
-                insert(rating_events).values(
-                    match_id=match_id,
-                    account_id=account_id,
-                    game=match.game,
-                    family=fam,
-                    seat=seat,
-                    rank=ranks[seat],
-                    mu_before=old[0],
-                    sigma_before=old[1],
-                    mu=new[0],
-                    sigma=new[1],
-                    at=at,
+                select(accounts.c.id).where(accounts.c.id.in_(sorted(people))).order_by(accounts.c.id).with_for_update()
+            )
+            current = {
+                r.account_id: (r.mu, r.sigma)
+                for r in conn.execute(
+                    select(ratings).where(
+                        ratings.c.account_id.in_(people), ratings.c.game == match.game, ratings.c.family == fam
+                    )
                 )
-            )
-            key = and_(ratings.c.account_id == account_id, ratings.c.game == match.game, ratings.c.family == fam)
-            bumped = conn.execute(
-                update(ratings).where(key).values(mu=new[0], sigma=new[1], games=ratings.c.games + 1, updated=at)
-            )
-            if bumped.rowcount == 0:
+            }
+            before: list[tuple[float, float]] = []
+            for account_id, fixed in zip(account_ids, players, strict=True):
+                if account_id is not None:
+                    before.append(current.get(account_id, (MODEL.mu, MODEL.sigma)))
+                else:
+                    assert fixed is not None  # checked above
+                    before.append(fixed)
+            result = match.result if isinstance(match.result, dict | None) else json.loads(match.result)
+            ranks = ranks_of(result, forfeited, len(seat_rows))
+            after = rate(before, ranks)
+            at = now()
+            changes = []
+            for seat, account_id in enumerate(account_ids):
+                if account_id is None:
+                    continue
+                old, new = before[seat], after[seat]
+                changes.append(RatingChange(account_id, seat, ranks[seat], old, new))
                 conn.execute(
-                    insert(ratings).values(
+                    insert(rating_events).values(
+                        match_id=match_id,
                         account_id=account_id,
                         game=match.game,
                         family=fam,
+                        seat=seat,
+                        rank=ranks[seat],
+                        mu_before=old[0],
+                        sigma_before=old[1],
                         mu=new[0],
                         sigma=new[1],
-                        games=1,
-                        updated=at,
+                        at=at,
                     )
                 )
-        return changes
+                key = and_(ratings.c.account_id == account_id, ratings.c.game == match.game, ratings.c.family == fam)
+                bumped = conn.execute(
+                    update(ratings).where(key).values(mu=new[0], sigma=new[1], games=ratings.c.games + 1, updated=at)
+                )
+                if bumped.rowcount == 0:
+                    conn.execute(
+                        insert(ratings).values(
+                            account_id=account_id,
+                            game=match.game,
+                            family=fam,
+                            mu=new[0],
+                            sigma=new[1],
+                            games=1,
+                            updated=at,
+                        )
+                    )
+            return changes
 
+    def list_unrated_finished(self) -> list[str]:
+        """Rated matches that ended but were never applied (the server stopped in between)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(matches.c.id).where(
+                    matches.c.rated.is_(True),
+                    matches.c.finished.is_(True),
+                    ~select(rating_events.c.id).where(rating_events.c.match_id == matches.c.id).exists(),
+                )
+            ).all()
+        return [r.id for r in rows]
 
-def unrated_finished_matches(engine: Engine) -> list[str]:
-    """Rated matches that ended but were never applied (the server stopped in between)."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(matches.c.id).where(
-                matches.c.rated.is_(True),
-                matches.c.finished.is_(True),
-                ~select(rating_events.c.id).where(rating_events.c.match_id == matches.c.id).exists(),
-            )
-        ).all()
-    return [r.id for r in rows]
-
-
-def leaderboard(engine: Engine, game: str, fam: str, offset: int, limit: int) -> tuple[int, list[dict[str, Any]]]:
-    """People's ratings in one game and family, best displayed rating first: (total, page)."""
-    where = and_(ratings.c.game == game, ratings.c.family == fam)
-    shown = ratings.c.mu - 3 * ratings.c.sigma
-    with engine.connect() as conn:
-        total = conn.execute(select(func.count()).select_from(ratings).where(where)).scalar_one()
-        rows = conn.execute(
-            select(accounts.c.name, ratings.c.mu, ratings.c.sigma, ratings.c.games)
-            .join(accounts, accounts.c.id == ratings.c.account_id)
-            .where(where)
-            .order_by(shown.desc(), accounts.c.name_key)
-            .offset(offset)
-            .limit(limit)
-        ).all()
-    page = [
-        {
-            "rank": offset + i + 1,
-            "name": r.name,
-            "mu": r.mu,
-            "sigma": r.sigma,
-            "rating": ordinal(r.mu, r.sigma),
-            "elo": ELO_ANCHOR + mu_to_elo(r.mu),
-            "games": r.games,
-        }
-        for i, r in enumerate(rows)
-    ]
-    return int(total), page
-
-
-def profile(engine: Engine, name_key: str, history_max: int) -> dict[str, Any] | None:
-    """A person's public profile: ratings per game and family with their history."""
-    with engine.connect() as conn:
-        account = conn.execute(select(accounts).where(accounts.c.name_key == name_key)).first()
-        if account is None:
-            return None
-        current = conn.execute(
-            select(ratings).where(ratings.c.account_id == account.id).order_by(ratings.c.game, ratings.c.family)
-        ).all()
-        events = conn.execute(
-            select(rating_events)
-            .where(rating_events.c.account_id == account.id)
-            .order_by(rating_events.c.id.desc())
-            .limit(history_max)
-        ).all()
-        played = conn.execute(
-            select(func.count()).select_from(seats).where(seats.c.account_id == account.id)
-        ).scalar_one()
-    history: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for e in reversed(events):
-        history.setdefault((e.game, e.family), []).append(
+    def list_leaderboard(self, game: str, fam: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """People's ratings in one game and family, best displayed rating first: a page and how many there are."""
+        where = and_(ratings.c.game == game, ratings.c.family == fam)
+        shown = ratings.c.mu - 3 * ratings.c.sigma
+        with self.engine.connect() as conn:
+            total = conn.execute(select(func.count()).select_from(ratings).where(where)).scalar_one()
+            rows = conn.execute(
+                select(accounts.c.name, ratings.c.mu, ratings.c.sigma, ratings.c.games)
+                .join(accounts, accounts.c.id == ratings.c.account_id)
+                .where(where)
+                .order_by(shown.desc(), accounts.c.name_key)
+                .offset(offset)
+                .limit(limit)
+            ).all()
+        page = [
             {
-                "match": e.match_id,
-                "at": e.at,
-                "rank": e.rank,
-                "mu": e.mu,
-                "sigma": e.sigma,
-                "rating": ordinal(e.mu, e.sigma),
-                "rating_before": ordinal(e.mu_before, e.sigma_before),
-            }
-        )
-    return {
-        "name": account.name,
-        "created": account.created,
-        "matches": int(played),
-        "ratings": [
-            {
-                "game": r.game,
-                "family": r.family,
+                "rank": offset + i + 1,
+                "name": r.name,
                 "mu": r.mu,
                 "sigma": r.sigma,
                 "rating": ordinal(r.mu, r.sigma),
                 "elo": ELO_ANCHOR + mu_to_elo(r.mu),
                 "games": r.games,
-                "history": history.get((r.game, r.family), []),
             }
-            for r in current
-        ],
-    }
+            for i, r in enumerate(rows)
+        ]
+        return page, int(total)
+
+    def get_profile(self, name_key: str, history_max: int) -> dict[str, Any] | None:
+        """A person's public profile: ratings per game and family with their history."""
+        with self.engine.connect() as conn:
+            account = conn.execute(select(accounts).where(accounts.c.name_key == name_key)).first()
+            if account is None:
+                return None
+            current = conn.execute(
+                select(ratings).where(ratings.c.account_id == account.id).order_by(ratings.c.game, ratings.c.family)
+            ).all()
+            events = conn.execute(
+                select(rating_events)
+                .where(rating_events.c.account_id == account.id)
+                .order_by(rating_events.c.id.desc())
+                .limit(history_max)
+            ).all()
+            played = conn.execute(
+                select(func.count()).select_from(seats).where(seats.c.account_id == account.id)
+            ).scalar_one()
+        history: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for e in reversed(events):
+            history.setdefault((e.game, e.family), []).append(
+                {
+                    "match": e.match_id,
+                    "at": e.at,
+                    "rank": e.rank,
+                    "mu": e.mu,
+                    "sigma": e.sigma,
+                    "rating": ordinal(e.mu, e.sigma),
+                    "rating_before": ordinal(e.mu_before, e.sigma_before),
+                }
+            )
+        return {
+            "name": account.name,
+            "created": account.created,
+            "matches": int(played),
+            "ratings": [
+                {
+                    "game": r.game,
+                    "family": r.family,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                    "rating": ordinal(r.mu, r.sigma),
+                    "elo": ELO_ANCHOR + mu_to_elo(r.mu),
+                    "games": r.games,
+                    "history": history.get((r.game, r.family), []),
+                }
+                for r in current
+            ],
+        }
 
 
 Forfeits = Callable[[str], Collection[int] | Awaitable[Collection[int]]]
@@ -443,33 +447,33 @@ async def _forfeited(forfeits: Forfeits | None, match_id: str) -> Collection[int
 
 
 class Rater(RoomHooks):
-    """The rooms' listener that rates a rated match as it ends (off the event loop).
+    """The rooms' listener that rates a rated match as it ends (off the event loop), and
+    the leader's catching up with the ones nobody rated (:meth:`rate_pending`).
 
     ``forfeits`` names the seats that forfeited a match (resigned, or timed out and taken
     over by a bot): they rank last.  ``create_app`` builds it and hands it to the rooms.
     """
 
-    def __init__(self, engine: Engine, forfeits: Forfeits | None = None) -> None:
-        self.engine = engine
+    def __init__(self, store: RatingStore, forfeits: Forfeits | None = None) -> None:
+        self.store = store
         self.forfeits = forfeits
 
     async def finished(self, room: Room) -> None:
         if not room.rated:
             return
         forfeited = await _forfeited(self.forfeits, room.id)
-        changes = await asyncio.to_thread(rate_match, self.engine, room.id, forfeited)
+        changes = await asyncio.to_thread(self.store.update_ratings, room.id, forfeited)
         if changes is None:
             room.rated = False
         else:
             log.info("rated match %s: %d people", room.id, len(changes))
 
-
-async def rate_pending(engine: Engine, forfeits: Forfeits | None = None) -> int:
-    """Rates every rated match that ended but was not applied (its process stopped in
-    between); the leader's sweep (``server/leader.py``).  Returns how many it rated."""
-    rated = 0
-    for match_id in await asyncio.to_thread(unrated_finished_matches, engine):
-        forfeited = await _forfeited(forfeits, match_id)
-        if await asyncio.to_thread(rate_match, engine, match_id, forfeited) is not None:
-            rated += 1
-    return rated
+    async def rate_pending(self) -> int:
+        """Rates every rated match that ended but was not applied (its process stopped in
+        between); the leader's sweep (``server/duties.py``).  Returns how many it rated."""
+        rated = 0
+        for match_id in await asyncio.to_thread(self.store.list_unrated_finished):
+            forfeited = await _forfeited(self.forfeits, match_id)
+            if await asyncio.to_thread(self.store.update_ratings, match_id, forfeited) is not None:
+                rated += 1
+        return rated

@@ -77,7 +77,7 @@ class MatchTable:
     chat_next: int = 0
 
     def row_values(self) -> dict[str, Any]:
-        """The columns :func:`lobby_store.save_table` writes."""
+        """The columns :meth:`lobby_store.TableStore.update_table` writes."""
         return {
             "clock": self.clock.to_json() if self.clock else None,
             "seat_status": list(self.seat_status),
@@ -103,13 +103,21 @@ def read_presence_code(code: int) -> tuple[int, int, bool]:
 class Tables(RoomHooks):
     """The tables of the started lobby matches and the clock keeper."""
 
-    def __init__(self, rooms: RoomManager, settings: Settings) -> None:
+    def __init__(
+        self,
+        rooms: RoomManager,
+        settings: Settings,
+        store: db.TableStore,
+        presence: db.PresenceStore,
+        chat_store: db.ChatStore,
+    ) -> None:
         self.rooms = rooms
         self.settings = settings
-        self.presence = db.PresenceStore(rooms.store.engine)
+        self.store = store
+        self.presence = presence
         self.now: Callable[[], float] = settings.clock
         self.tables: dict[str, MatchTable] = {}
-        self.chat = Chat(self)
+        self.chat = Chat(self, chat_store)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._keeper: asyncio.Task[None] | None = None
         self._origin = secrets.randbits(PRESENCE_ORIGIN_BITS)
@@ -130,7 +138,7 @@ class Tables(RoomHooks):
         """Loads every unfinished lobby match not in memory yet (their clocks are kept
         here); returns how many were loaded."""
         loaded = 0
-        for match_id in await self.rooms.run_db(db.live_tables, self.rooms.store.engine):
+        for match_id in await self.rooms.run_db(self.store.list_live_tables):
             if match_id in self.tables:
                 continue
             with contextlib.suppress(RoomError):
@@ -167,7 +175,7 @@ class Tables(RoomHooks):
         clocks of the batch before, and :func:`~tabletop.server.clocks.replay_switches`
         makes the missed switches at the stored times of the actions, so no seat is
         charged another's time.  A clock older than the stored one is not written
-        (:func:`~tabletop.server.lobby_store.save_clocks`).
+        (:meth:`~tabletop.server.lobby_store.TableStore.update_clocks`).
         """
         if not self._switched:
             return
@@ -177,7 +185,7 @@ class Tables(RoomHooks):
             if (table := self.tables.get(match_id)) is not None and table.clock is not None
         ]
         self._switched.clear()
-        await self.rooms.run_db(db.save_clocks, self.rooms.store.engine, clocks)
+        await self.rooms.run_db(self.store.update_clocks, clocks)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -208,7 +216,7 @@ class Tables(RoomHooks):
         self._note_turn(room, table, now_ms)
         row = db.TableRow(room.id, table.public, table.settings, None, table.seat_status, None, None)
         row = dataclasses.replace(row, clock=table.clock.to_json() if table.clock else None)
-        await self.rooms.run_db(db.insert_table, self.rooms.store.engine, row)
+        await self.rooms.run_db(self.store.add_table, row)
         self.tables[room.id] = table
         # A bot in the first seat may have moved while the table was being stored: bring
         # the clock up to the position (nothing changes if it did not).
@@ -218,7 +226,7 @@ class Tables(RoomHooks):
 
     async def loaded(self, room: Room, match: MatchRow) -> None:
         """A match was read from the store: its table (if it has one) comes with it."""
-        row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, room.id)
+        row = await self.rooms.run_db(self.store.get_table, room.id)
         if row is None:
             return
         clock = MatchClock.from_json(row.clock) if row.clock else None
@@ -255,7 +263,7 @@ class Tables(RoomHooks):
         table = self.tables.get(room.id)
         if table is None:
             return
-        row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, room.id)
+        row = await self.rooms.run_db(self.store.get_table, room.id)
         if row is None:
             return
         if table.clock is not None and table.clock.ply < match.first_ply:
@@ -498,7 +506,7 @@ class Tables(RoomHooks):
 
     def _save(self, table: MatchTable) -> None:
         values = table.row_values()  # taken now: later changes are saved by their own write
-        self._spawn(self.rooms.run_db(db.save_table, self.rooms.store.engine, table.match_id, **values))
+        self._spawn(self.rooms.run_db(self.store.update_table, table.match_id, **values))
 
     # ----- clocks and takeover ---------------------------------------------------------
 
@@ -673,7 +681,7 @@ class Tables(RoomHooks):
         if table is not None:
             seat_status, ended = table.seat_status, table.ended
         else:
-            row = await self.rooms.run_db(db.load_table, self.rooms.store.engine, match_id)
+            row = await self.rooms.run_db(self.store.get_table, match_id)
             if row is None:
                 return set()
             seat_status, ended = row.seat_status, row.ended
@@ -703,8 +711,7 @@ class Tables(RoomHooks):
             draft.clock.version = version
         try:
             await self.rooms.run_db(
-                db.commit_table,
-                self.rooms.store.engine,
+                self.store.update_table_version,
                 room.id,
                 room.version,
                 **draft.row_values(),

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response, status
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from tabletop.server.accounts import AccountDep, bind_seat, get_accounts, matches_of
+from tabletop.server.accounts import AccountDep, bind_seat, get_accounts
 from tabletop.server.deps import ClientDep, RoomsDep
 from tabletop.server.guard import MAX_INT
 from tabletop.server.schemas import errors
@@ -106,8 +106,8 @@ async def my_matches(
     limit: int = Query(20, ge=1, le=1000),
 ) -> MyMatches:
     """The caller's matches (seats bound to their account), newest first."""
-    service = get_accounts(request)
-    total, page = await asyncio.to_thread(matches_of, service.engine, account, offset, _page_limit(request, limit))
+    store = get_accounts(request).store
+    page, total = await asyncio.to_thread(store.list_matches_of, account, offset, _page_limit(request, limit))
     return MyMatches(total=total, offset=offset, matches=page)
 
 

@@ -9,9 +9,9 @@ from pydantic import BaseModel
 
 from tabletop.core.errors import short_repr
 from tabletop.core.registry import available_games
-from tabletop.server.accounts import get_accounts, name_key
+from tabletop.server.accounts import name_key
 from tabletop.server.guard import MAX_INT
-from tabletop.server.ratings import FAMILIES, bot_ladder, leaderboard, profile
+from tabletop.server.ratings import FAMILIES, Rater, bot_ladder
 from tabletop.server.rooms import RoomError
 from tabletop.server.schemas import errors
 
@@ -19,6 +19,12 @@ router = APIRouter(tags=["ratings"])
 
 HISTORY_MAX = 500
 """Rating changes a profile shows per person (the newest)."""
+
+
+def get_ratings(request: Request) -> Rater:
+    """The app's ratings (``app.state.ratings``)."""
+    rater: Rater = request.app.state.ratings
+    return rater
 
 
 class Leaderboard(BaseModel):
@@ -46,8 +52,8 @@ async def get_leaderboard(
     if family not in FAMILIES:
         raise RoomError(422, "bad_family", f"family is one of {', '.join(FAMILIES)}")
     limit = min(limit, request.app.state.settings.page_max)
-    engine = get_accounts(request).engine
-    total, page = await asyncio.to_thread(leaderboard, engine, game, family, offset, limit)
+    store = get_ratings(request).store
+    page, total = await asyncio.to_thread(store.list_leaderboard, game, family, offset, limit)
     return Leaderboard(
         game=game, family=family, total=total, offset=offset, players=page, bots=bot_ladder(game, family)
     )
@@ -58,7 +64,7 @@ async def get_profile(name: str, request: Request) -> dict[str, object]:
     """A person's public profile: ratings per game and family, each with its history."""
     found = None
     if len(name) <= 64:
-        found = await asyncio.to_thread(profile, get_accounts(request).engine, name_key(name), HISTORY_MAX)
+        found = await asyncio.to_thread(get_ratings(request).store.get_profile, name_key(name), HISTORY_MAX)
     if found is None:
         raise RoomError(404, "unknown_player", f"no player {short_repr(name)}")
     return found
