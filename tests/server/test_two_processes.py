@@ -115,8 +115,8 @@ def test_the_other_process_applies_a_notice_without_reading_the_match(
         assert on_second.receive_json()["version"] == 0
         store = second.app.state.rooms.store  # type: ignore[attr-defined]
         reads: list[str] = []
-        load_match = store.get_match
-        monkeypatch.setattr(store, "load_match", lambda *args: reads.append(args[0]) or load_match(*args))
+        get_match = store.get_match
+        monkeypatch.setattr(store, "get_match", lambda *args: reads.append(args[0]) or get_match(*args))
         for version, cell in enumerate("abc"):
             assert _act(first, m, version, cell).status_code == 200
             assert on_second.receive_json()["version"] == version + 1

@@ -68,10 +68,6 @@ def _lobby_row(r: Any) -> LobbyRow:
     return (r.id, r.game, _json(r.setup), bool(r.public), r.created, r.status)
 
 
-CHAT_INSERT_TRIES = 8
-"""Attempts to take the next chat number before giving up (each lost race is one)."""
-
-
 class LobbyStore:
     """The lobby's games (``lobby_games``): opened, joined, started, cancelled, listed."""
 
@@ -312,6 +308,10 @@ class TableStore:
                 .where(matches.c.finished.is_(False))
             ).all()
         return [r.match_id for r in rows]
+
+
+CHAT_INSERT_TRIES = 8
+"""Attempts to take the next chat number before giving up (each lost race is one)."""
 
 
 class ChatStore:
