@@ -338,25 +338,52 @@ def test_the_seats_of_a_killed_leader_are_dropped_by_the_next_leader(schema_db_u
         leader.wait()
 
 
-def test_presence_rows_of_processes_without_a_session_are_deleted_and_their_seats_gone(
+def test_presence_rows_of_processes_without_a_session_are_deleted_and_their_seats_gone(schema_db_url: str) -> None:
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from tabletop.server.lobby_store import NOBODY, PROCESS_PREFIX, PresenceStore
+    from tabletop.server.tables import presence_code
+
+    engine = open_database(schema_db_url)  # a schema of its own: no leader sweeps it meanwhile
+    live, dead = 123_456_789, 987_654_321
+    conninfo = make_url(schema_db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        with psycopg.connect(conninfo, application_name=f"{PROCESS_PREFIX}{live}"):  # the live process's bus session
+            MatchStore(engine).add_match("m1", "toy", {}, False, [SeatRow(0, "A", "human", None)])
+            presence = PresenceStore(engine)
+            for seat, process in ((0, live), (0, dead), (1, dead)):
+                presence.add_presence("m1", seat, process, 1000, presence_code(process, seat, True))
+            assert sorted(presence.delete_dead_processes(2000)) == [("m1", 0, dead), ("m1", 1, dead)]
+            # Seat 0 is still held by a live process; seat 1 is gone from the sweep's time.
+            assert sorted(presence.list_presence("m1")) == [(0, live, 1000), (1, NOBODY, 2000)]
+            presence.delete_presence("m1", 0, live, 3000, presence_code(live, 0, False))
+            presence.add_presence("m1", 1, live, 4000, presence_code(live, 1, True))
+            assert sorted(presence.list_presence("m1")) == [(0, NOBODY, 3000), (1, live, 4000)]
+    finally:
+        engine.dispose()
+
+
+def test_a_table_loaded_brings_who_holds_its_seats_and_since_when_one_is_gone(
     pair: tuple[TestClient, TestClient],
 ) -> None:
-    from tabletop.server.lobby_store import NOBODY
+    """A process that loads a table (a new leader, say) learns from the database which
+    processes hold each seat, and since when a seat nobody holds is gone: a seat dropped
+    before the last leader died is still handed to its bot after the grace period."""
     from tabletop.server.tables import presence_code
 
     first, second = pair
     match_id, _ann, _bob = two_player_match(first)
     presence = tables_of(first).presence
-    live, dead = tables_of(second)._origin, 987_654_321  # no session is named after the second
-    for seat, process in ((0, live), (0, dead), (1, dead)):
-        presence.add_presence(match_id, seat, process, 1000, presence_code(process, seat, True))
-    dropped = presence.delete_dead_processes(2000)
-    assert sorted(row for row in dropped if row[0] == match_id) == [(match_id, 0, dead), (match_id, 1, dead)]
-    # Seat 0 is still held by a live process; seat 1 is gone from the sweep's time.
-    assert sorted(presence.list_presence(match_id)) == [(0, live, 1000), (1, NOBODY, 2000)]
-    presence.delete_presence(match_id, 0, live, 3000, presence_code(live, 0, False))
-    presence.add_presence(match_id, 1, live, 4000, presence_code(live, 1, True))
-    assert sorted(presence.list_presence(match_id)) == [(0, NOBODY, 3000), (1, live, 4000)]
+    elsewhere, left = tables_of(first)._origin, 987_654_322  # the first is alive: its row stays
+    presence.add_presence(match_id, 0, elsewhere, 1000, presence_code(elsewhere, 0, True))
+    presence.add_presence(match_id, 1, left, 1000, presence_code(left, 1, True))
+    presence.delete_presence(match_id, 1, left, 5000, presence_code(left, 1, False))
+    assert match_id not in tables_of(second).tables
+    second.get(f"/api/matches/{match_id}")  # loads the match and its table
+    loaded = _leader_table(second, match_id)
+    assert loaded.present_elsewhere.get(0) == {elsewhere} and 0 not in loaded.gone_since_ms
+    assert loaded.gone_since_ms[1] == 5000
 
 
 def test_a_seat_bound_through_one_process_is_bound_on_the_other(pair: tuple[TestClient, TestClient]) -> None:

@@ -6,9 +6,10 @@ engine (:func:`open_database`): :class:`MatchStore` (matches, seats, actions, he
 matches: clocks, seat status, end), ``lobby_store.ChatStore``, ``lobby_store.PresenceStore``
 (who holds a seat on a socket), ``accounts.AccountStore`` (accounts and sessions) and
 ``ratings.RatingStore``.  ``create_app`` builds each and hands it to the part that uses
-it.  They share one shape: ``__init__(engine)``; each method is one transaction, run off
-the event loop (``RoomManager.run_db``, ``asyncio.to_thread``); methods are named
-``get_x`` (one row by its key, or ``None``), ``list_x`` (rows; a page comes with the total),
+it.  They share one shape: ``__init__(engine)`` (the match store also takes the clock that
+stamps each action); each method is one transaction, run off the event loop
+(``RoomManager.run_db``, ``asyncio.to_thread``); methods are named ``get_x`` (one row by
+its key, or ``None``), ``list_x`` (rows; a page comes as the rows and the total),
 ``count_x``, ``add_x`` (an insert; :class:`DuplicateError` when its unique key is taken),
 ``update_x`` (a change; a compare-and-set that lost raises :class:`StaleVersionError`) and
 ``delete_x``; and each raises :class:`StoreError` or a subclass for what it cannot do.
