@@ -100,6 +100,15 @@ def train(
     ladder_games: Annotated[
         int, typer.Option("--ladder-games", min=1, help="Games against each level per measurement.")
     ] = 6,
+    leaf_mix: Annotated[
+        float,
+        typer.Option(
+            "--leaf-mix",
+            min=0.0,
+            max=1.0,
+            help="Share of a leaf's value from the game's own playout and evaluation (0: the network alone).",
+        ),
+    ] = 0.0,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the run saved in --out from its last generation.")
     ] = False,
@@ -136,6 +145,7 @@ def train(
         ladder_every=ladder_every,
         ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
         ladder_games=ladder_games,
+        leaf_mix=leaf_mix,
     )
     try:
         settings.check()
