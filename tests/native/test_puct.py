@@ -333,8 +333,8 @@ def test_a_python_engine_state_is_searched_on_the_native_engine() -> None:
 def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TABLETOP_NETWORKS", raising=False)
     (tmp_path / "garbage.npz").write_bytes(b"not a zip at all")
-    with pytest.raises(ConfigError, match="no network directory: set TABLETOP_NETWORKS"):
-        make_agent("puct:garbage")
+    with pytest.raises(ConfigError, match=r"no network 'garbage' in TABLETOP_NETWORKS \(.*networks\)"):
+        make_agent("puct:garbage")  # only the packaged networks are looked at
     monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
     with pytest.raises(ConfigError, match="not a readable network file"):
         make_agent("puct:garbage")

@@ -55,7 +55,11 @@ DEFAULT_SIMULATIONS: Final = 800
 """Simulations a move of ``puct:PATH`` without a budget."""
 
 NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
-"""The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network."""
+"""The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network, before
+:data:`PACKAGED_NETWORKS`."""
+
+PACKAGED_NETWORKS: Final = Path(__file__).parent / "networks"
+"""The networks shipped with the package (``tabletop.native.networks``), searched last."""
 
 _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -167,7 +171,7 @@ def load_network(path: str | os.PathLike[str]) -> Any:
 
 def find_network(name: str) -> Path:
     """The file of the network ``name`` (``name`` or ``name.npz``) in the first directory
-    of :data:`NETWORKS_VARIABLE` that has it.
+    of :data:`NETWORKS_VARIABLE` that has it, else in :data:`PACKAGED_NETWORKS`.
 
     Raises:
         ConfigError: for a name that is not a plain file name, or one no directory has.
@@ -175,8 +179,7 @@ def find_network(name: str) -> Path:
     if not _NAME.fullmatch(name) or ".." in name:
         raise ConfigError(f"a network is named by its file name (letters, digits, '_', '.', '-'), not {name!r}")
     directories = [d for d in os.environ.get(NETWORKS_VARIABLE, "").split(os.pathsep) if d]
-    if not directories:
-        raise ConfigError(f"no network directory: set {NETWORKS_VARIABLE} to the directories of the network files")
+    directories.append(str(PACKAGED_NETWORKS))
     for directory in directories:
         for candidate in (Path(directory) / name, Path(directory) / f"{name}.npz"):
             if candidate.is_file():
