@@ -193,11 +193,14 @@ pub(crate) fn run<G: Game>(
 /// game is over), `visits` (`[(action, visits)]` of the root's children), `value` (each
 /// seat's mean value at the root, absolute seats), `simulations`, `evaluations` (network
 /// calls), `nodes`, `tree_bytes`. With a simulation budget a seed gives the same search
-/// on every run; a search stops early at `puct::MAX_TREE_BYTES` of tree.
+/// on every run; a search stops early at `puct::MAX_TREE_BYTES` of tree. `leaf_mix`
+/// blends each leaf's network value with the game's own leaf value (a random playout of
+/// at most `leaf_rollout` actions, `None`: to the end; see `common::puct`).
 #[pyfunction]
 #[pyo3(signature = (
     state, network, simulations = None, c_puct = 1.5, seed = 0, dirichlet_alpha = 0.0,
-    dirichlet_fraction = 0.0, cpu_seconds = None, wall_seconds = None, batch_size = 8, stop = None
+    dirichlet_fraction = 0.0, cpu_seconds = None, wall_seconds = None, batch_size = 8, stop = None,
+    leaf_mix = 0.0, leaf_rollout = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn puct_search(
@@ -213,6 +216,8 @@ fn puct_search(
     wall_seconds: Option<f64>,
     batch_size: usize,
     stop: Option<&Bound<'_, SearchStop>>,
+    leaf_mix: f64,
+    leaf_rollout: Option<u32>,
 ) -> PyResult<Py<PyAny>> {
     if simulations.is_none() && cpu_seconds.is_none() && wall_seconds.is_none() && stop.is_none() {
         return Err(PyValueError::new_err(
@@ -245,12 +250,17 @@ fn puct_search(
             "dirichlet_alpha must be finite and positive where there is noise",
         ));
     }
+    if !(0.0..=1.0).contains(&leaf_mix) {
+        return Err(PyValueError::new_err("leaf_mix must be from 0 to 1"));
+    }
     let request = PuctRequest {
         settings: Settings {
             c_puct,
             batch_size,
             dirichlet_alpha,
             dirichlet_fraction,
+            leaf_mix,
+            leaf_rollout: leaf_rollout.unwrap_or(u32::MAX),
         },
         simulations,
         cpu_seconds,

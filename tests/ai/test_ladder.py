@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -46,6 +48,25 @@ def test_a_level_whose_engine_is_not_built_here_plays_its_fallback_unmeasured() 
     assert LevelAgent(level, 1).for_game("terranova").name == "random"
     with pytest.raises(ConfigError, match="unknown agent"):  # no fallback: the level cannot play
         LevelAgent(Level("x", "X", {"medina": "nosuch:1"}, "test", {}, {}), 1)
+
+
+def test_a_scale_spec_plays_its_exact_setting_and_the_game_s_spec_elsewhere() -> None:
+    level = Level(
+        "netted", "Netted", {"terranova": "random", "medina": "random"}, "test",
+        {"medina": 900, "terranova": 800}, {"medina": 0.1}, scale_specs={"medina": "greedy"},
+    )  # fmt: skip
+    agent = LevelAgent(level, 5)
+    three = new_game("medina", 3, seed=2)
+    assert level.spec_for(three) == "greedy" and agent.for_state(three).name == "greedy"
+    assert agent.choose_move(three) == make_agent("greedy", seed=5).choose_move(three)
+    for other in (new_game("medina", 4, seed=2), new_game("terranova", 2, seed=2)):
+        assert level.spec_for(other) == "random" and agent.for_state(other).name == "random"
+    second = new_game("medina", 3, seed=2, ruleset="second_edition")
+    assert level.spec_for(second) == "random"
+    # A scale spec that cannot be built here is dropped with its scale's Elo and time.
+    missing = replace(level, scale_specs={"medina": "nosuch:1"}).installed()
+    assert missing.scale_specs == {} and missing.elo == {"terranova": 800} and missing.seconds_per_move == {}
+    assert LevelAgent(missing, 5).for_state(three).name == "random"
 
 
 def test_levels_take_no_argument_and_unknown_levels_fail() -> None:

@@ -135,6 +135,27 @@ def test_save_and_load_round_trip(medina: PolicyValueNetwork, tmp_path: Path) ->
     assert not list(tmp_path.glob("*.part"))
 
 
+def test_a_half_precision_file_is_half_the_size_and_holds_the_rounded_weights(
+    medina: PolicyValueNetwork, tmp_path: Path
+) -> None:
+    full, half = tmp_path / "full.npz", tmp_path / "half.npz"
+    medina.save(full)
+    medina.save(half, half=True)
+    assert half.stat().st_size < 0.55 * full.stat().st_size
+    loaded = PolicyValueNetwork.load(half)
+    rounded = medina.halved()
+    for name, array in medina.params.items():
+        assert loaded.params[name].dtype == np.float32
+        np.testing.assert_array_equal(loaded.params[name], rounded.params[name])
+        np.testing.assert_allclose(loaded.params[name], array, rtol=1e-3, atol=1e-7)
+    x = np.random.default_rng(1).random((4, medina.meta.input_size), dtype=np.float32)
+    np.testing.assert_allclose(loaded.forward(x)[0], medina.forward(x)[0], rtol=1e-2, atol=1e-3)
+    # A weight float16 cannot hold is refused, not stored as infinity.
+    huge = medina.with_params({**medina.params, "b0": np.full_like(medina.params["b0"], 1e6)})
+    with pytest.raises(NetworkFileError, match="not finite"):
+        huge.save(tmp_path / "huge.npz", half=True)
+
+
 def _write(path: Path, meta: object, params: dict[str, object]) -> Path:
     np.savez(path, meta=np.array(json.dumps(meta)), **params)
     return path

@@ -204,8 +204,10 @@ def test_the_gate_bot_is_the_network_search_and_no_built_in_kind(tmp_path: Path)
     need_native()
     path = tmp_path / "best.npz"
     PolicyValueNetwork.random("medina", GameConfig(num_players=3), hidden=(8,), seed=1).save(path)
-    spec = network_agent_spec(path, 30)
+    spec = network_agent_spec(path, replace(TINY, simulations=30))
     assert spec == f"puct-file:{path},sims=30,sample=12"
+    mixed = network_agent_spec(path, replace(TINY, simulations=30, leaf_mix=0.5))
+    assert mixed == f"puct-file:{path},sims=30,sample=12,mix=0.5"
     import tabletop.learn.bots  # noqa: F401  (registers the kind, as the run's workers do)
 
     agent = make_agent(spec, seed=2)

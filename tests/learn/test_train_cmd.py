@@ -20,3 +20,26 @@ def test_train_without_jax_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
     result = runner.invoke(app, ["train", "medina", "-n", "3", "--out", str(tmp_path / "run")])
     assert result.exit_code == 2 and "pip install 'tabletop[train]'" in result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_export_writes_the_run_s_best_network_at_half_precision(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    from tabletop.core.network import PolicyValueNetwork
+    from tabletop.core.protocol import GameConfig
+
+    run = tmp_path / "run"
+    run.mkdir()
+    network = PolicyValueNetwork.random("medina", GameConfig(num_players=3), hidden=(8,), seed=1)
+    network.save(run / "best.npz")
+    shipped = tmp_path / "medina-3p.npz"
+    result = runner.invoke(app, ["train", "medina", "--out", str(run), "--export", str(shipped)])
+    assert result.exit_code == 0, result.output
+    loaded = PolicyValueNetwork.load(shipped)
+    assert loaded.meta == network.meta
+    np.testing.assert_array_equal(loaded.params["w0"], network.halved().params["w0"])
+    with np.load(shipped, allow_pickle=False) as data:
+        assert data["w0"].dtype == np.float16
+    wrong = runner.invoke(app, ["train", "terranova", "--out", str(run), "--export", str(tmp_path / "x.npz")])
+    assert wrong.exit_code == 2 and "network for medina, not terranova" in wrong.output
+    missing = runner.invoke(app, ["train", "medina", "--out", str(tmp_path / "none"), "--export", str(shipped)])
+    assert missing.exit_code == 2 and "not a readable network file" in missing.output

@@ -255,6 +255,29 @@ def test_the_agent_plays_from_a_file_and_a_seed_gives_its_moves(
     assert timed.choose_move(midgame("medina", 3, 8)) in state.legal_moves()
 
 
+@pytest.mark.parametrize(("game_id", "players"), [("terranova", 2), ("medina", 3)])
+def test_a_mixed_leaf_value_consults_the_game_s_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game_id: str, players: int
+) -> None:
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
+    state = midgame(game_id, players, 12)
+    save(tmp_path / "net.npz", state)
+    plain = make_agent("puct:net,sims=80,batch=4", seed=3)
+    mixed = make_agent("puct:net,sims=80,batch=4,mix=1", seed=3)
+    assert mixed.config.leaf_mix == 1.0 and mixed.config.leaf_rollout is None
+    for agent in (plain, mixed):
+        assert agent.choose_move(state) in state.legal_moves()
+    # At mix 1 every leaf is the game's value, not the network's: the root's values differ.
+    assert plain.last_stats is not None and mixed.last_stats is not None
+    assert plain.last_stats.value != mixed.last_stats.value
+    cut = make_agent("puct:net,sims=80,mix=0.5,rollout=3", seed=3)
+    assert (cut.config.leaf_mix, cut.config.leaf_rollout) == (0.5, 3)
+    assert cut.choose_move(state) in state.legal_moves()
+    for bad in ("mix=1.5", "mix=-0.1", "rollout=-1", "rollout=2.5"):
+        with pytest.raises(ConfigError, match=r"leaf|rollout"):
+            make_agent(f"puct:net,{bad}")
+
+
 def test_the_first_sampled_plies_vary_with_the_seed_and_the_rest_do_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -310,8 +333,8 @@ def test_a_python_engine_state_is_searched_on_the_native_engine() -> None:
 def test_bad_files_and_specs_say_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TABLETOP_NETWORKS", raising=False)
     (tmp_path / "garbage.npz").write_bytes(b"not a zip at all")
-    with pytest.raises(ConfigError, match="no network directory: set TABLETOP_NETWORKS"):
-        make_agent("puct:garbage")
+    with pytest.raises(ConfigError, match=r"no network 'garbage' in TABLETOP_NETWORKS \(.*networks\)"):
+        make_agent("puct:garbage")  # only the packaged networks are looked at
     monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
     with pytest.raises(ConfigError, match="not a readable network file"):
         make_agent("puct:garbage")

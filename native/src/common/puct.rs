@@ -15,6 +15,13 @@
 //! elsewhere; a selection that reaches a leaf already in the batch ends the batch. The
 //! tree holds no states: each selection plays its actions from the root.
 //!
+//! With `leaf_mix > 0` a leaf's value blends the network's with the game's own leaf
+//! value, the one the rollout MCTS uses (`game::leaf_values`: a random playout of at
+//! most `leaf_rollout` actions, then the returns or the evaluation's logistic lead):
+//! `(1 - leaf_mix) * network + leaf_mix * playout`, as AlphaGo mixed its value network
+//! with rollouts. A young network's value says little; the mix lets its policy focus a
+//! search that still sees what the hand-written levels see.
+//!
 //! With `dirichlet_fraction > 0` the root's priors are mixed with Dirichlet noise
 //! (`(1 - f) * P + f * Dir(alpha)`), for self-play. With a simulation budget and a seed
 //! the search is the same on every run.
@@ -22,7 +29,7 @@
 use super::mcts::{thread_cpu_seconds, Budget};
 use super::network::{Network, Scratch};
 use super::rng::Rng;
-use crate::game::{observe_input, Game};
+use crate::game::{leaf_values, observe_input, Game};
 use std::time::Instant;
 
 /// How the search explores.
@@ -35,6 +42,10 @@ pub struct Settings {
     pub dirichlet_alpha: f64,
     /// How much of the root's priors is noise (0: none).
     pub dirichlet_fraction: f64,
+    /// How much of a leaf's value is the game's own leaf value (0: the network alone).
+    pub leaf_mix: f64,
+    /// The most random actions of that leaf value's playout (`u32::MAX`: to the end).
+    pub leaf_rollout: u32,
 }
 
 impl Default for Settings {
@@ -44,6 +55,8 @@ impl Default for Settings {
             batch_size: 8,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.0,
+            leaf_mix: 0.0,
+            leaf_rollout: u32::MAX,
         }
     }
 }
@@ -220,6 +233,9 @@ pub fn search<G: Game>(
     let mut legal: Vec<Vec<u32>> = vec![Vec::new(); batch_size];
     let mut priors: Vec<Vec<f32>> = vec![Vec::new(); batch_size];
     let mut values = vec![0.0f32; batch_size * network.num_players()];
+    let mixing = settings.leaf_mix > 0.0;
+    let mut played_values = vec![0.0f64; if mixing { batch_size * n } else { 0 }];
+    let mut played_scores = vec![0.0f64; n];
     let mut scratch = first_layer(game, root, network, &mut inputs[..input_size]);
     let mut returns = vec![0.0f64; n];
     let mut value_sum = vec![0.0f64; n];
@@ -289,6 +305,16 @@ pub fn search<G: Game>(
                 to_act as usize,
                 &mut inputs[k * input_size..(k + 1) * input_size],
             );
+            if mixing {
+                leaf_values(
+                    game,
+                    &state,
+                    settings.leaf_rollout,
+                    rng,
+                    &mut played_values[k * n..(k + 1) * n],
+                    &mut played_scores,
+                );
+            }
             leaves.push(Leaf {
                 node,
                 path: path.clone(),
@@ -313,7 +339,13 @@ pub fn search<G: Game>(
         for (k, leaf) in leaves.iter().enumerate() {
             // The value head is relative to the seat to act: index 0 is `to_act`.
             for (rel, &v) in values[k * n..(k + 1) * n].iter().enumerate() {
-                returns[(leaf.to_act + rel) % n] = v as f64;
+                let seat = (leaf.to_act + rel) % n;
+                returns[seat] = if mixing {
+                    let played = played_values[k * n + seat];
+                    (1.0 - settings.leaf_mix) * v as f64 + settings.leaf_mix * played
+                } else {
+                    v as f64
+                };
             }
             if leaf.node == 0 && settings.dirichlet_fraction > 0.0 {
                 add_noise(
@@ -332,7 +364,7 @@ pub fn search<G: Game>(
             let expanded = &mut nodes[leaf.node];
             expanded.first_edge = first as u32;
             expanded.num_edges = legal[k].len() as u32;
-            expanded.first_play = values[k * n];
+            expanded.first_play = returns[leaf.to_act] as f32;
             expanded.pending = false;
             backup(&mut nodes, &leaf.path, &returns, &mut value_sum, true);
             done += 1;
@@ -526,6 +558,34 @@ mod tests {
             // The winner's value at the root approaches 1 for the seat to act.
             assert!(result.value[0] > 0.6, "{:?}", result.value);
         }
+    }
+
+    #[test]
+    fn a_full_leaf_mix_values_leaves_by_playouts_alone() {
+        // Two networks with one policy and opposite value heads: at `leaf_mix` 1 their
+        // values are not consulted (one search, seed for seed); at 0.5 they are.
+        let says_to_act_wins = blind_network([0.0, 0.0, 0.0], [5.0, -5.0]);
+        let says_to_act_loses = blind_network([0.0, 0.0, 0.0], [-5.0, 5.0]);
+        let mixed = |leaf_mix| Settings {
+            leaf_mix,
+            ..settings(4)
+        };
+        let a = run(&says_to_act_wins, 11, &mixed(1.0), 500, 3);
+        let b = run(&says_to_act_loses, 11, &mixed(1.0), 500, 3);
+        assert_eq!((a.visits.clone(), a.value.clone()), (b.visits, b.value));
+        let a = run(&says_to_act_wins, 11, &mixed(0.5), 500, 3);
+        let b = run(&says_to_act_loses, 11, &mixed(0.5), 500, 3);
+        assert_ne!(a.value, b.value);
+        // From 7 only taking 1 wins: the playouts' values and the tree find it even
+        // where the value head would mislead alone.
+        let result = run(&says_to_act_loses, 7, &mixed(1.0), 3000, 1);
+        assert_eq!(result.action, Some(1), "{:?}", result.visits);
+        // A game without an evaluation plays a playout cut at 0 actions on to the end.
+        let cut = Settings {
+            leaf_rollout: 0,
+            ..mixed(1.0)
+        };
+        assert_eq!(run(&says_to_act_loses, 7, &cut, 3000, 1).action, Some(1));
     }
 
     #[test]

@@ -58,6 +58,15 @@ SCALES: Final[tuple[Scale, ...]] = (
 """The settings the ladder was measured in, one Elo scale each (``random`` = 0)."""
 
 
+def scale_of(state: State) -> Scale | None:
+    """The scale whose exact setting ``state`` is in (game, seats, ruleset), if any."""
+    config = state.config
+    for s in SCALES:
+        if (s.game, s.num_players, s.ruleset) == (state.game.id, config.num_players, config.ruleset):
+            return s
+    return None
+
+
 def scale(key: str) -> Scale:
     """The scale named ``key``.
 
@@ -85,6 +94,9 @@ class Level:
         seconds_per_move: typical CPU seconds per move on one core, per scale key.
         fallbacks: the spec played in a game where its own cannot be built here (a
             native level where the Rust extension is not built); not measured.
+        scale_specs: the spec played on a scale (a key of :data:`SCALES`) instead of
+            the game's: a network trained for that one setting (its game, seats and
+            ruleset exactly); dropped, with its Elo, where it cannot be built here.
     """
 
     key: str
@@ -94,6 +106,7 @@ class Level:
     elo: Mapping[str, int]
     seconds_per_move: Mapping[str, float]
     fallbacks: Mapping[str, str] = field(default_factory=dict)
+    scale_specs: Mapping[str, str] = field(default_factory=dict)
 
     def spec(self, game_id: str) -> str:
         """The engine spec this level plays in ``game_id``.
@@ -106,19 +119,34 @@ class Level:
         except KeyError:
             raise ConfigError(f"the level {self.key!r} has no bot for the game {game_id!r}") from None
 
+    def spec_for(self, state: State) -> str:
+        """The engine spec this level plays from ``state``: its scale's where it has one
+        for the state's exact setting, else its game's.
+
+        Raises:
+            ConfigError: for a game the level has no spec for.
+        """
+        on_scale = scale_of(state)
+        if on_scale is not None and on_scale.key in self.scale_specs:
+            return self.scale_specs[on_scale.key]
+        return self.spec(state.game.id)
+
     def installed(self) -> Level:
         """The level as this installation plays it: in a game whose spec cannot be built
-        here, its fallback, with no Elo or time (they were measured for the spec)."""
+        here, its fallback, with no Elo or time (they were measured for the spec); a scale
+        spec that cannot be built here is dropped, with its scale's Elo and time."""
         missing = {g for g, spec in self.specs.items() if g in self.fallbacks and not _builds(spec)}
-        if not missing:
+        missing_scales = {key for key, spec in self.scale_specs.items() if not _builds(spec)}
+        if not missing and not missing_scales:
             return self
-        unmeasured = {s.key for s in SCALES if s.game in missing}
+        unmeasured = {s.key for s in SCALES if s.game in missing} | missing_scales
         return replace(
             self,
             specs={g: self.fallbacks[g] if g in missing else spec for g, spec in self.specs.items()},
             elo={k: elo for k, elo in self.elo.items() if k not in unmeasured},
             seconds_per_move={k: t for k, t in self.seconds_per_move.items() if k not in unmeasured},
             fallbacks={},
+            scale_specs={k: spec for k, spec in self.scale_specs.items() if k not in missing_scales},
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -226,6 +254,7 @@ class LevelAgent:
     def __init__(self, level: Level, seed: int | None) -> None:
         self._level = level = level.installed()
         self._agents = {game_id: make_agent(spec, seed=seed) for game_id, spec in level.specs.items()}
+        self._scale_agents = {key: make_agent(spec, seed=seed) for key, spec in level.scale_specs.items()}
         self._thinking: Agent | None = None
 
     @property
@@ -234,7 +263,7 @@ class LevelAgent:
         return self._level.key
 
     def for_game(self, game_id: str) -> Agent:
-        """The agent this level plays in ``game_id``.
+        """The agent this level plays in ``game_id`` off its scale specs.
 
         Raises:
             ConfigError: for a game the level has no spec for.
@@ -242,9 +271,20 @@ class LevelAgent:
         self._level.spec(game_id)
         return self._agents[game_id]
 
+    def for_state(self, state: State) -> Agent:
+        """The agent this level plays from ``state`` (:meth:`Level.spec_for`).
+
+        Raises:
+            ConfigError: for a game the level has no spec for.
+        """
+        on_scale = scale_of(state)
+        if on_scale is not None and on_scale.key in self._scale_agents:
+            return self._scale_agents[on_scale.key]
+        return self.for_game(state.game.id)
+
     def choose_move(self, state: State, deadline: float | None = None) -> Move:
-        """The move of the level's agent for ``state``'s game, by ``deadline`` where it takes one."""
-        agent = self._thinking = self.for_game(state.game.id)
+        """The move of the level's agent for ``state``, by ``deadline`` where it takes one."""
+        agent = self._thinking = self.for_state(state)
         return ask(agent, state, deadline=deadline)
 
     def stop(self) -> None:

@@ -100,6 +100,22 @@ def train(
     ladder_games: Annotated[
         int, typer.Option("--ladder-games", min=1, help="Games against each level per measurement.")
     ] = 6,
+    leaf_mix: Annotated[
+        float,
+        typer.Option(
+            "--leaf-mix",
+            min=0.0,
+            max=1.0,
+            help="Share of a leaf's value from the game's own playout and evaluation (0: the network alone).",
+        ),
+    ] = 0.0,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Write the run's best network at half precision (as the package ships it) to this file, and stop.",
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the run saved in --out from its last generation.")
     ] = False,
@@ -111,6 +127,9 @@ def train(
     native engine, training, a gate (SPRT) against the best network so far, and short
     matches against the ladder for the learning curve (docs/bots.md, "Learned bot").
     """
+    if export is not None:
+        _export(game_id, out, export)
+        return
     if importlib.util.find_spec("jax") is None or importlib.util.find_spec("numpy") is None:
         fail(TRAIN_HINT)
     from tabletop.learn.run import WORKER_PLUGINS, TrainSettings, run_training
@@ -136,6 +155,7 @@ def train(
         ladder_every=ladder_every,
         ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
         ladder_games=ladder_games,
+        leaf_mix=leaf_mix,
     )
     try:
         settings.check()
@@ -161,6 +181,28 @@ def train(
         f"{progress.generation} generations in {_hours(progress.hours)} of training "
         f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
         f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _export(game_id: str, out: Path, export: Path) -> None:
+    if importlib.util.find_spec("numpy") is None:
+        fail(TRAIN_HINT)
+    from tabletop.core.network import NetworkFileError, PolicyValueNetwork
+
+    try:
+        network = PolicyValueNetwork.load(out / "best.npz")
+        if network.meta.game != game_id:
+            fail(f"{out / 'best.npz'} is a network for {network.meta.game}, not {game_id}")
+        network.save(export, half=True)
+    except NetworkFileError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot export {out / 'best.npz'} to {export}: {exc.strerror or exc}")
+    console.print(
+        f"{export}: {network.meta.made_by} ({export.stat().st_size / 1e6:.1f} MB, float16)",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -15,7 +15,8 @@ This module is the readable definition and the test oracle of the network: the R
 inference of the search (``docs/bots.md``, "Learned bot") and the JAX model that trains
 it (``tabletop.learn``) compute exactly :meth:`PolicyValueNetwork.forward`.
 
-**The file** is a NumPy ``.npz`` (``numpy.savez``, no pickle) with float32 arrays ``w0,
+**The file** is a NumPy ``.npz`` (``numpy.savez``, no pickle) with float32 (or, in a
+file written with ``half=True``, float16: half the size, widened exactly on reading) arrays ``w0,
 b0, w1, b1, ...`` (``w{i}`` of shape ``[in, out]``), ``policy_w [H, A]``, ``policy_b
 [A]``, ``value_w [H, P]``, ``value_b [P]`` and ``meta``, a 0-d string array holding
 JSON (:class:`NetworkMeta`, its ``format`` :data:`FORMAT`).  A file is input like any
@@ -201,8 +202,10 @@ class PolicyValueNetwork:
         checked: dict[str, Array] = {}
         for name, shape in shapes.items():
             array = np.asarray(params[name])
+            if array.dtype == np.float16:  # a file stored at half precision: widened exactly
+                array = array.astype(np.float32)
             if array.dtype != np.float32:
-                raise NetworkFileError(f"the network's array {name} is {array.dtype}, expected float32")
+                raise NetworkFileError(f"the network's array {name} is {array.dtype}, expected float32 or float16")
             if array.shape != shape:
                 raise NetworkFileError(f"the network's array {name} has shape {array.shape}, expected {shape}")
             if not np.all(np.isfinite(array)):
@@ -286,21 +289,37 @@ class PolicyValueNetwork:
         except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
             raise NetworkFileError(f"{path}: not a readable network file ({exc})") from None
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes the network file (uncompressed ``.npz``: the Rust side reads it as is).
+    def save(self, path: str | os.PathLike[str], *, half: bool = False) -> None:
+        """Writes the network file (uncompressed ``.npz``).
 
-        The file is written under a temporary name and then renamed, so a reader never
-        sees half a file.
+        With ``half`` the arrays are stored as float16, half the size (a network shipped
+        in the package); the file then holds :meth:`halved`'s weights.  The file is
+        written under a temporary name and then renamed, so a reader never sees half a
+        file.
 
         Raises:
             OSError: if it cannot be written.
+            NetworkFileError: with ``half``, for a weight beyond float16's range.
         """
         path = Path(path)
+        params = dict(self.halved().params if half else self.params)
+        stored = {name: array.astype(np.float16) if half else array for name, array in params.items()}
         temporary = path.with_name(path.name + ".part")
         meta = np.array(json.dumps(self.meta.to_json()))
         with temporary.open("wb") as stream:
-            np.savez(stream, meta=meta, **dict(self.params))  # type: ignore[arg-type]
+            np.savez(stream, meta=meta, **stored)  # type: ignore[arg-type]
         temporary.replace(path)
+
+    def halved(self) -> PolicyValueNetwork:
+        """The network with every weight rounded to the nearest float16 (what a file saved
+        with ``half=True`` holds).
+
+        Raises:
+            NetworkFileError: for a weight beyond float16's range (65,504).
+        """
+        with np.errstate(over="ignore"):
+            rounded = {name: array.astype(np.float16).astype(np.float32) for name, array in self.params.items()}
+        return PolicyValueNetwork(self.meta, rounded)
 
     def with_params(self, params: Mapping[str, npt.ArrayLike], made_by: str | None = None) -> PolicyValueNetwork:
         """The same network (meta) with other weights (and ``made_by``, if given)."""

@@ -18,7 +18,7 @@ Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
 
 The bot that plays a network in the gate and on the ladder is chosen in one place,
 :func:`network_agent_spec`: the search with the network (PUCT in Rust,
-``puct-file:PATH,sims=N``) at the run's simulations a move.
+``puct-file:PATH,sims=N[,mix=M]``) at the run's simulations a move and leaf mix.
 
 **The directory** of a run holds, after each generation: ``best.npz`` and
 ``latest.npz`` (network files, ``tabletop.core.network``), ``optimizer.npz`` (Adam's
@@ -111,6 +111,9 @@ class TrainSettings:
         ladder_every: measure against the ladder every this many generations (0: never).
         ladder_levels: the ladder levels measured against.
         ladder_games: games against each level (rounded up to whole rounds: one per seat).
+        leaf_mix: the share of a leaf's value the network search takes from the game's own
+            leaf value (a playout, then the evaluation: ``tabletop.native.puct``), in
+            self-play, gates and ladder matches alike (0: the network alone).
     """
 
     game: str
@@ -133,6 +136,7 @@ class TrainSettings:
     ladder_every: int = 5
     ladder_levels: tuple[str, ...] = ("club", "strong", "master")
     ladder_games: int = 6
+    leaf_mix: float = 0.0
 
     def check(self) -> None:
         """Raises:
@@ -165,6 +169,8 @@ class TrainSettings:
         for rate_name, rate in (("learning-rate", self.learning_rate), ("l2", self.l2)):
             if not 0 <= rate < math.inf:
                 raise ConfigError(f"{rate_name} must be finite and not negative, got {rate}")
+        if not 0 <= self.leaf_mix <= 1:
+            raise ConfigError(f"leaf-mix must be from 0 to 1, got {self.leaf_mix}")
         if not 0 < self.gate_elo1 < math.inf:
             raise ConfigError(f"gate-elo1 must be positive, got {self.gate_elo1}")
         for key in self.ladder_levels:
@@ -191,7 +197,8 @@ class TrainSettings:
         return (
             f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
-            f"--hidden {','.join(map(str, self.hidden))}: generation {generation}, {hours:.2f} training hours"
+            f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix}: "
+            f"generation {generation}, {hours:.2f} training hours"
         )
 
 
@@ -305,11 +312,13 @@ their visits: a search on a simulation budget is deterministic, and Medina's fir
 edition deals nothing, so without it every round of a gate replayed one game."""
 
 
-def network_agent_spec(path: Path, simulations: int) -> str:
+def network_agent_spec(path: Path, settings: TrainSettings) -> str:
     """The bot that plays the network file at ``path`` in gates and ladder matches: the
-    search with the network (PUCT, ``tabletop.native.puct``) at ``simulations`` a move,
-    the first :data:`GATE_SAMPLED_PLIES` plies sampled.  The one place to choose it."""
-    return f"puct-file:{path},sims={simulations},sample={GATE_SAMPLED_PLIES}"
+    search with the network (PUCT, ``tabletop.native.puct``) at the run's simulations a
+    move and leaf mix, the first :data:`GATE_SAMPLED_PLIES` plies sampled.  The one place
+    to choose it."""
+    mix = f",mix={settings.leaf_mix}" if settings.leaf_mix else ""
+    return f"puct-file:{path},sims={settings.simulations},sample={GATE_SAMPLED_PLIES}{mix}"
 
 
 def run_training(
@@ -506,6 +515,7 @@ def _self_play(
         settings.seed,
         generation,
         settings.sampled_moves,
+        leaf_mix=settings.leaf_mix,
     )
     report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
     found: dict[int, GameSamples] = {}
@@ -544,8 +554,8 @@ def _gate(
 ) -> dict[str, Any]:
     config = SprtConfig(
         game=settings.game,
-        candidate=network_agent_spec(candidate, settings.simulations),
-        baseline=network_agent_spec(out / BEST, settings.simulations),
+        candidate=network_agent_spec(candidate, settings),
+        baseline=network_agent_spec(out / BEST, settings),
         players=settings.players,
         elo0=0.0,
         elo1=settings.gate_elo1,
@@ -584,7 +594,7 @@ def _measure(
         level = ladder_level(key).installed()
         config = SprtConfig(
             game=settings.game,
-            candidate=network_agent_spec(out / BEST, settings.simulations),
+            candidate=network_agent_spec(out / BEST, settings),
             baseline=key,
             players=settings.players,
             max_games=rounds * settings.players,

@@ -36,8 +36,8 @@ from tabletop.core.network_file import load_network
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.native.mcts import LEVELS, NativeSearchConfig, level_config, search_options
+from tabletop.native.puct import default_leaf_rollout, puct_search
 from tabletop.native.puct import load_network as load_native_network
-from tabletop.native.puct import puct_search
 
 MAX_GAME_ACTIONS: Final = 5_000
 """A self-play game longer than this is cut off (no game of either ruleset comes near)."""
@@ -67,6 +67,8 @@ class SelfPlayConfig:
         dirichlet_alpha: the concentration of the root's Dirichlet noise (AlphaZero: 0.3
             for chess's ~35 moves, 0.03 for Go's ~250; these games have 20-200).
         dirichlet_fraction: the noise's share of the root's prior (AlphaZero: 0.25).
+        leaf_mix: the share of a leaf's value taken from the game's own leaf value (a
+            playout, then the evaluation: ``tabletop.native.puct``); 0: the network alone.
     """
 
     game: str
@@ -79,6 +81,7 @@ class SelfPlayConfig:
     sampled_moves: int = 30
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
+    leaf_mix: float = 0.0
 
 
 def native_mcts_search(game_id: str, simulations: int) -> Search:
@@ -97,8 +100,12 @@ def native_mcts_search(game_id: str, simulations: int) -> Search:
 
 def network_search(config: SelfPlayConfig) -> Search:
     """PUCT with the network file of ``config`` at ``config.simulations`` a move, Dirichlet
-    noise at the root (``dirichlet_alpha``, ``dirichlet_fraction``)."""
+    noise at the root (``dirichlet_alpha``, ``dirichlet_fraction``), leaves valued with
+    ``config.leaf_mix`` of the game's own leaf value."""
     network = load_native_network(config.network)
+    mixing: dict[str, Any] = (
+        {"leaf_mix": config.leaf_mix, "leaf_rollout": default_leaf_rollout(config.game)} if config.leaf_mix else {}
+    )
 
     def search(state: State, seed: int) -> tuple[dict[int, int], int]:
         found = puct_search(
@@ -108,6 +115,7 @@ def network_search(config: SelfPlayConfig) -> Search:
             seed=seed,
             dirichlet_alpha=config.dirichlet_alpha,
             dirichlet_fraction=config.dirichlet_fraction,
+            **mixing,
         )
         visits = {int(action): int(count) for action, count in found["visits"] if count}
         return visits, int(found["action"])

@@ -18,6 +18,9 @@ there):
 * ``puct:NAME,sims=N,c=C,batch=B,sample=K`` — other settings (``c``: ``c_puct``;
   ``batch``: leaves per network call; ``sample``: the game's first K plies drawn in
   proportion to the visits, for varied games between deterministic searches).
+* ``puct:NAME,mix=0.5,rollout=R`` — each leaf valued half by the network, half by the
+  game's own leaf value (a random playout of at most R actions, then the evaluation;
+  without ``rollout`` the game's native levels' choice, :func:`default_leaf_rollout`).
 * ``puct:NAME@0.5cpu`` — 0.5 CPU seconds of the searching thread a move;
   ``puct:NAME@0.5s`` — 0.5 wall-clock seconds.
 
@@ -44,7 +47,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.network_file import load_network as read_network
 from tabletop.core.protocol import Move, State
 from tabletop.native import native_module
-from tabletop.native.mcts import time_per_move, to_native
+from tabletop.native.mcts import LEAF_EVALUATION_GAMES, time_per_move, to_native
 
 KIND: Final = "puct"
 
@@ -52,11 +55,23 @@ DEFAULT_SIMULATIONS: Final = 800
 """Simulations a move of ``puct:PATH`` without a budget."""
 
 NETWORKS_VARIABLE: Final = "TABLETOP_NETWORKS"
-"""The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network."""
+"""The directories (``os.pathsep``-separated) where ``puct:NAME`` finds its network, before
+:data:`PACKAGED_NETWORKS`."""
+
+PACKAGED_NETWORKS: Final = Path(__file__).parent / "networks"
+"""The networks shipped with the package (``tabletop.native.networks``), searched last."""
 
 _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
-_SETTINGS: Final = {"sims": "simulations", "c": "c_puct", "batch": "batch_size", "sample": "sampled_plies"}
+_SETTINGS: Final = {
+    "sims": "simulations",
+    "c": "c_puct",
+    "batch": "batch_size",
+    "sample": "sampled_plies",
+    "mix": "leaf_mix",
+    "rollout": "leaf_rollout",
+}
+_WHOLE_SETTINGS: Final = frozenset({"sims", "batch", "sample", "rollout"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +90,12 @@ class PuctConfig:
             proportion to the root's visits (the agent's seed), not the most visited: a
             search on a simulation budget is deterministic, so two networks' matches
             (a training run's gates) would otherwise replay one game.
+        leaf_mix: how much of a leaf's value is the game's own leaf value, the one the
+            rollout MCTS (``native``) uses, the rest the network's (0: the network alone;
+            AlphaGo mixed its value network with rollouts half and half).
+        leaf_rollout: the most random actions of that leaf value's playout before the
+            game's evaluation values it (``None``: the game's choice,
+            :func:`default_leaf_rollout`).
     """
 
     simulations: int | None = DEFAULT_SIMULATIONS
@@ -83,6 +104,8 @@ class PuctConfig:
     c_puct: float = 1.5
     batch_size: int = 8
     sampled_plies: int = 0
+    leaf_mix: float = 0.0
+    leaf_rollout: int | None = None
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -97,6 +120,17 @@ class PuctConfig:
             raise ConfigError(f"the batch size must be from 1 to 256, got {self.batch_size}")
         if not 0 <= self.sampled_plies <= 10_000:
             raise ConfigError(f"the sampled plies must be from 0 to 10000, got {self.sampled_plies}")
+        if not 0 <= self.leaf_mix <= 1:
+            raise ConfigError(f"the leaf mix must be from 0 to 1, got {self.leaf_mix}")
+        if self.leaf_rollout is not None and not 0 <= self.leaf_rollout <= 100_000:
+            raise ConfigError(f"the leaf rollout must be from 0 to 100000 actions, got {self.leaf_rollout}")
+
+
+def default_leaf_rollout(game_id: str) -> int | None:
+    """The playout length of a mixed leaf value, as the game's native levels play it:
+    none in Terra Nova (its evaluation values the leaf: random playouts there are long
+    and say little), to the end in Medina (``None``)."""
+    return 0 if game_id in LEAF_EVALUATION_GAMES else None
 
 
 _NETWORKS: dict[tuple[str, int, int], Any] = {}
@@ -137,7 +171,7 @@ def load_network(path: str | os.PathLike[str]) -> Any:
 
 def find_network(name: str) -> Path:
     """The file of the network ``name`` (``name`` or ``name.npz``) in the first directory
-    of :data:`NETWORKS_VARIABLE` that has it.
+    of :data:`NETWORKS_VARIABLE` that has it, else in :data:`PACKAGED_NETWORKS`.
 
     Raises:
         ConfigError: for a name that is not a plain file name, or one no directory has.
@@ -145,8 +179,7 @@ def find_network(name: str) -> Path:
     if not _NAME.fullmatch(name) or ".." in name:
         raise ConfigError(f"a network is named by its file name (letters, digits, '_', '.', '-'), not {name!r}")
     directories = [d for d in os.environ.get(NETWORKS_VARIABLE, "").split(os.pathsep) if d]
-    if not directories:
-        raise ConfigError(f"no network directory: set {NETWORKS_VARIABLE} to the directories of the network files")
+    directories.append(str(PACKAGED_NETWORKS))
     for directory in directories:
         for candidate in (Path(directory) / name, Path(directory) / f"{name}.npz"):
             if candidate.is_file():
@@ -175,7 +208,7 @@ def parse_spec(arg: str | None) -> tuple[str, PuctConfig, str]:
             number = float(value)
         except ValueError:
             raise ConfigError(f"bad number in {KIND} setting {item!r}") from None
-        if key in ("sims", "batch", "sample"):
+        if key in _WHOLE_SETTINGS:
             if not number.is_integer():
                 raise ConfigError(f"{KIND} setting {item!r}: a whole number")
             changes[_SETTINGS[key]] = int(number)
@@ -278,6 +311,10 @@ class PuctAgent:
             "c_puct": self.config.c_puct,
             "batch_size": self.config.batch_size,
         }
+        if self.config.leaf_mix > 0:
+            rollout = self.config.leaf_rollout
+            options["leaf_mix"] = self.config.leaf_mix
+            options["leaf_rollout"] = default_leaf_rollout(state.game.id) if rollout is None else rollout
         if self.config.simulations is not None:
             options["simulations"] = self.config.simulations
         wall: float | None = None
