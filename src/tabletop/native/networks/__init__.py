@@ -1,7 +1,8 @@
 """The trained networks shipped with the package (``.npz``, ``tabletop.core.network``).
 
 ``puct:NAME`` finds ``NAME.npz`` here after the directories of ``TABLETOP_NETWORKS``
-(``tabletop.native.puct.find_network``); the Grandmaster level plays them
-(``tabletop.ai.ladder``).  Each file's ``meta`` says the command, seed and training
-hours that made it (``made_by``); ``docs/bots.md`` ("Grandmaster") has the runs.
+(``tabletop.native.puct.find_network``).  A file is written by ``tabletop train GAME
+--out RUN --export FILE`` (half precision) and its ``meta`` says the command, seed and
+training hours that made it (``made_by``).  None is shipped yet: no network has yet
+passed its SPRT over Master (``docs/bots.md``, "Learned bot").
 """
