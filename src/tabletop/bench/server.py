@@ -63,6 +63,9 @@ class BenchResult:
     server_cpu_s: float | None = None
     """CPU time the server processes used together while the players played (Linux: user +
     system time of each process, all its threads, from ``/proc``), or ``None``."""
+    client_cpu_s: float | None = None
+    """CPU time the bench's own process (every simulated player) used while they played:
+    on a machine the clients share with the servers, what the clients took from them."""
     processes: int = 1
     """How many ``tabletop serve`` processes served the run (on one database)."""
     clock: str | None = None
@@ -106,6 +109,11 @@ class BenchResult:
             + (
                 f"; server CPU {self.server_cpu_s * 1000 / self.actions:.2f} ms per action"
                 if self.server_cpu_s is not None and self.actions
+                else ""
+            )
+            + (
+                f" (clients {self.client_cpu_s * 1000 / self.actions:.2f})"
+                if self.client_cpu_s is not None and self.actions
                 else ""
             )
         )
@@ -351,9 +359,11 @@ async def _run_clients(
     # set-up, hundreds of handshakes and matches made, is not play).
     start = time.monotonic()
     cpu_start = server_cpu()
+    client_start = time.process_time()
     clock[0] = start + seconds
     ended = await asyncio.gather(*tasks, return_exceptions=True)
     result.seconds = time.monotonic() - start
+    result.client_cpu_s = time.process_time() - client_start
     cpu_end = server_cpu()
     if cpu_start is not None and cpu_end is not None:
         result.server_cpu_s = cpu_end - cpu_start
