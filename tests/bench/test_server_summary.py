@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tabletop.bench.server import BenchResult
+import os
+import subprocess
+import sys
+
+from tabletop.bench.server import BenchResult, _tree_cpu_seconds
 
 
 def _result(**fields: float | None) -> BenchResult:
@@ -18,3 +22,19 @@ def test_cpu_per_action_of_the_servers_and_of_the_clients() -> None:
 def test_without_proc_no_cpu_is_claimed() -> None:
     text = _result(server_cpu_s=None, client_cpu_s=None).summary()
     assert "CPU" not in text and "clients" not in text
+
+
+def test_the_watched_processes_per_action() -> None:
+    result = _result(server_cpu_s=3.0, client_cpu_s=4.5)
+    result.watched_cpu_s = {4242: 1.0, 77: 0.25}
+    text = result.summary()
+    assert "; process 4242 and its children 0.20 ms per action; process 77 and its children 0.05 ms per action" in text
+
+
+def test_a_process_tree_counts_its_children() -> None:
+    # A child that burns CPU and is reaped: its time is the parent's (this test process's).
+    before = _tree_cpu_seconds(os.getpid())
+    subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
+    after = _tree_cpu_seconds(os.getpid())
+    assert before is not None and after is not None and after - before >= 0.02
+    assert _tree_cpu_seconds(2**22 + 12345) is None

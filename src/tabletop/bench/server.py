@@ -66,6 +66,9 @@ class BenchResult:
     client_cpu_s: float | None = None
     """CPU time the bench's own process (every simulated player) used while they played:
     on a machine the clients share with the servers, what the clients took from them."""
+    watched_cpu_s: dict[int, float] = field(default_factory=dict)
+    """CPU time over the play of each process named with ``watch`` (its live descendants
+    and the children it has reaped included: PostgreSQL's postmaster counts its backends)."""
     processes: int = 1
     """How many ``tabletop serve`` processes served the run (on one database)."""
     clock: str | None = None
@@ -116,6 +119,11 @@ class BenchResult:
                 if self.client_cpu_s is not None and self.actions
                 else ""
             )
+            + "".join(
+                f"; process {pid} and its children {cpu * 1000 / self.actions:.2f} ms per action"
+                for pid, cpu in self.watched_cpu_s.items()
+                if self.actions
+            )
         )
 
 
@@ -155,6 +163,32 @@ def _cpu_seconds(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _tree_cpu_seconds(root: int) -> float | None:
+    """CPU time of ``root``, its live descendants and the children each has reaped (Linux
+    ``/proc``; None elsewhere or once ``root`` is gone)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(f) for f in fields[11:15]) / tick
+    if root not in times:
+        return None
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(times[pid] for pid in tree)
 
 
 def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
@@ -322,6 +356,7 @@ async def _run_clients(
     clock_spec: str | None = None,
     spread: str = SPREAD_SOCKETS,
     server_cpu: Callable[[], float | None] = lambda: None,
+    watch: Sequence[int] = (),
 ) -> dict[str, int]:
     """Plays the run; each match is made on the next of ``bases`` in turn, and its sockets
     go to the next ones (``spread``: each socket, or all of a match's to its process)."""
@@ -359,11 +394,16 @@ async def _run_clients(
     # set-up, hundreds of handshakes and matches made, is not play).
     start = time.monotonic()
     cpu_start = server_cpu()
+    watched_start = {pid: _tree_cpu_seconds(pid) for pid in watch}
     client_start = time.process_time()
     clock[0] = start + seconds
     ended = await asyncio.gather(*tasks, return_exceptions=True)
     result.seconds = time.monotonic() - start
     result.client_cpu_s = time.process_time() - client_start
+    for pid, before in watched_start.items():
+        after = _tree_cpu_seconds(pid)
+        if before is not None and after is not None:
+            result.watched_cpu_s[pid] = after - before
     cpu_end = server_cpu()
     if cpu_start is not None and cpu_end is not None:
         result.server_cpu_s = cpu_end - cpu_start
@@ -392,6 +432,7 @@ def run_bench(
     proxy: str | None = None,
     first_port: int | None = None,
     spread: str = SPREAD_SOCKETS,
+    watch: Sequence[int] = (),
 ) -> BenchResult:
     """Runs the benchmark; see the module docstring.
 
@@ -403,6 +444,8 @@ def run_bench(
 
     Raises ``RuntimeError`` if a server fails to start or dies during the run, and
     ``KeyboardInterrupt`` on Ctrl-C or SIGTERM; the server processes are stopped either way.
+    The CPU of the processes in ``watch`` (PostgreSQL's postmaster, the proxy) is counted
+    over the play as the servers' is.
     """
     tmp = tempfile.TemporaryDirectory() if db_dir is None and db_url is None else None
     folder = Path(tmp.name) if tmp is not None else db_dir
@@ -410,7 +453,7 @@ def run_bench(
     try:
         with sigterm_as_keyboard_interrupt():
             return _measure(
-                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread
+                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread, watch
             )
     finally:
         if tmp is not None:
@@ -430,6 +473,7 @@ def _measure(
     proxy: str | None,
     first_port: int | None,
     spread: str,
+    watch: Sequence[int] = (),
 ) -> BenchResult:
     ports = [first_port + i for i in range(processes)] if first_port is not None else []
     while len(ports) < processes:
@@ -444,7 +488,18 @@ def _measure(
             procs.append(_start_server(port, db_url))
         acked = asyncio.run(
             _run_clients(
-                bases, game, players, games, seconds, think_s, seed, result, clock, spread, lambda: _cpu_of(procs)
+                bases,
+                game,
+                players,
+                games,
+                seconds,
+                think_s,
+                seed,
+                result,
+                clock,
+                spread,
+                lambda: _cpu_of(procs),
+                watch,
             )
         )
         for proc in procs:
