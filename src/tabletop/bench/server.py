@@ -165,6 +165,35 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+PROXY_WAIT_S = 30.0
+"""How long the bench waits for a proxy to send clients to every process it started."""
+
+
+def _wait_for_proxy(base: str, processes: int) -> None:
+    """Waits until the proxy at ``base`` has answered ``/health`` from ``processes``
+    different processes in a row (it marks a process up only after its own health checks:
+    haproxy, ``deploy/haproxy.cfg``, after two a second apart).
+
+    Raises:
+        RuntimeError: if that does not happen within :data:`PROXY_WAIT_S`.
+    """
+    deadline = time.monotonic() + PROXY_WAIT_S
+    served_by: set[str] = set()
+    with httpx2.Client(base_url=base, timeout=5) as http:
+        while time.monotonic() < deadline:
+            try:
+                response = http.get("/health")
+            except httpx2.HTTPError:
+                response = None
+            if response is not None and response.status_code == 200:
+                # haproxy names the process that answered (X-Served-By); another proxy may not.
+                served_by.add(response.headers.get("x-served-by", "one"))
+                if len(served_by) >= processes or "x-served-by" not in response.headers:
+                    return
+            time.sleep(0.2)
+    raise RuntimeError(f"the proxy at {base} did not reach the {processes} server processes within {PROXY_WAIT_S:g} s")
+
+
 def _tree_cpu_seconds(root: int) -> float | None:
     """CPU time of ``root``, its live descendants and the children each has reaped (Linux
     ``/proc``; None elsewhere or once ``root`` is gone)."""
@@ -486,6 +515,8 @@ def _measure(
     try:
         for port in ports:
             procs.append(_start_server(port, db_url))
+        if proxy:
+            _wait_for_proxy(proxy.rstrip("/"), len(ports))
         acked = asyncio.run(
             _run_clients(
                 bases,
