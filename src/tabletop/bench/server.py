@@ -165,6 +165,10 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+MAKING_AT_ONCE = 8
+"""Matches the bench makes at once before play (over one kept connection per process or
+proxy: a new connection per match made 1,000 matches through a proxy take minutes)."""
+
 PROXY_WAIT_S = 30.0
 """How long the bench waits for a proxy to send clients to every process it started."""
 
@@ -392,19 +396,30 @@ async def _run_clients(
     rng = random.Random(seed)
     acked: dict[str, int] = {}
     started: dict[str, float] = {}
-    matches: list[tuple[str, dict[str, Any]]] = []
-    for i in range(games):
+    making = asyncio.Semaphore(MAKING_AT_ONCE)
+    clients = {base: httpx2.AsyncClient(base_url=base, timeout=60) for base in bases}
+
+    async def make(i: int) -> tuple[str, dict[str, Any]]:
         base = bases[i % len(bases)]
-        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+        async with making:
             if clock_spec is not None:
-                match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
+                # A client of its own: the lobby game's maker holds a session cookie.
+                async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+                    match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
                 started[match["id"]] = started_at
             else:
                 seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
-                r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
+                r = await clients[base].post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
                 r.raise_for_status()
                 match = r.json()
-        matches.append((base, match))
+        return base, match
+
+    try:
+        matches = await asyncio.gather(*(make(i) for i in range(games)))
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    for _, match in matches:
         acked[match["id"]] = 0
     clock = [0.0]
     ready = asyncio.Barrier(games * players + 1)
