@@ -274,11 +274,13 @@ class _Player:
                 if left <= 0 and not pending:
                     return False
                 try:
-                    raw = (
-                        backlog.pop()
-                        if backlog
-                        else await asyncio.wait_for(ws.recv(), timeout=max(left, 0) + (30 if pending else 0.05))
-                    )
+                    if backlog:
+                        raw = backlog.pop()
+                    else:
+                        # A deadline on this task (not wait_for's task a frame): the clients
+                        # share the CPU with the servers they measure.
+                        async with asyncio.timeout(max(left, 0) + (30 if pending else 0.05)):
+                            raw = await ws.recv()
                 except TimeoutError:
                     if time.monotonic() >= clock[0]:
                         return False
