@@ -174,9 +174,14 @@ PROXY_WAIT_S = 30.0
 
 
 def _wait_for_proxy(base: str, processes: int) -> None:
-    """Waits until the proxy at ``base`` has answered ``/health`` from ``processes``
-    different processes in a row (it marks a process up only after its own health checks:
-    haproxy, ``deploy/haproxy.cfg``, after two a second apart).
+    """Waits until the proxy at ``base`` has answered from ``processes`` different
+    processes (it marks a process up only after its own health checks: haproxy,
+    ``deploy/haproxy.cfg``, after two a second apart).
+
+    It asks for matches that do not exist, each under another path: a proxy that picks
+    the process by a hash of the path (as ``deploy/haproxy.cfg`` does) sends them to every
+    process in turn, one that balances by load too.  haproxy names the process that
+    answered (``X-Served-By``); behind a proxy that does not, the first answer will do.
 
     Raises:
         RuntimeError: if that does not happen within :data:`PROXY_WAIT_S`.
@@ -184,17 +189,21 @@ def _wait_for_proxy(base: str, processes: int) -> None:
     deadline = time.monotonic() + PROXY_WAIT_S
     served_by: set[str] = set()
     with httpx2.Client(base_url=base, timeout=5) as http:
-        while time.monotonic() < deadline:
+        for probe in itertools.count():
+            if time.monotonic() >= deadline:
+                break
             try:
-                response = http.get("/health")
+                response = http.get(f"/api/matches/bench-probe-{probe}")
             except httpx2.HTTPError:
                 response = None
-            if response is not None and response.status_code == 200:
-                # haproxy names the process that answered (X-Served-By); another proxy may not.
-                served_by.add(response.headers.get("x-served-by", "one"))
-                if len(served_by) >= processes or "x-served-by" not in response.headers:
+            if response is not None and response.status_code == 404:  # a process answered
+                if "x-served-by" not in response.headers:
                     return
-            time.sleep(0.2)
+                served_by.add(response.headers["x-served-by"])
+                if len(served_by) >= processes:
+                    return
+            else:
+                time.sleep(0.2)
     raise RuntimeError(f"the proxy at {base} did not reach the {processes} server processes within {PROXY_WAIT_S:g} s")
 
 
