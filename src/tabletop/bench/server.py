@@ -169,6 +169,11 @@ MAKING_AT_ONCE = 8
 """Matches the bench makes at once before play (over one kept connection per process or
 proxy: a new connection per match made 1,000 matches through a proxy take minutes)."""
 
+CONNECTING_AT_ONCE = 64
+"""Websocket handshakes the bench has under way at once before play (a run that opened
+2,000 at once through haproxy to one process once had a handshake answered 502; players
+do not all connect in the same millisecond)."""
+
 PROXY_WAIT_S = 30.0
 """How long the bench waits for a proxy to send clients to every process it started."""
 
@@ -259,19 +264,29 @@ class _Player:
         await ws.send(json.dumps({"type": "act", "req": req, "token": token, "version": version, "action": action}))
 
     async def play(
-        self, url: str, match_id: str, seat: int, token: str, ready: asyncio.Barrier, clock: list[float]
+        self,
+        url: str,
+        match_id: str,
+        seat: int,
+        token: str,
+        ready: asyncio.Barrier,
+        clock: list[float],
+        connecting: asyncio.Semaphore,
     ) -> bool:
         """Plays the seat until the game ends or time is up; returns whether the game ended.
 
         Every player connects and receives its first view before anyone acts (``ready``),
-        so the measurement is of play, not of 400 simultaneous handshakes.
+        so the measurement is of play, not of 400 simultaneous handshakes; ``connecting``
+        bounds the handshakes under way at once.
         """
         pending: dict[int, float] = {}
         thinking: set[asyncio.Task[None]] = set()
         mine = f'"current_player":{seat},'
         req = 0
         acted_on = -1
-        async with connect(url, max_size=None, open_timeout=60, compression=None) as ws:
+        async with connecting:
+            connection = await connect(url, max_size=None, open_timeout=60, compression=None)
+        async with connection as ws:
             first = await ws.recv()
             if self.hello:  # a clocked game: this socket plays the seat (presence, like a browser)
                 await ws.send(json.dumps({"type": "hello", "token": token}))
@@ -436,13 +451,16 @@ async def _run_clients(
     ready = asyncio.Barrier(games * players + 1)
     tasks = []
     sockets = itertools.count()
+    connecting = asyncio.Semaphore(CONNECTING_AT_ONCE)
     for base, m in matches:
         for s in m["seats"]:
             if spread == SPREAD_SOCKETS:
                 base = bases[next(sockets) % len(bases)]
             player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
             url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
-            tasks.append(asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock)))
+            tasks.append(
+                asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting))
+            )
     clock[0] = time.monotonic() + 3600  # until everyone is connected
     await asyncio.wait_for(ready.wait(), timeout=120)
     # Everyone is connected: start the clock, and count the servers' CPU from here (the
