@@ -132,6 +132,8 @@ BAD_COMMAND_LINES = [
     "bench server --spread diagonal",
     "bench server --proxy http://127.0.0.1:8080",
     "bench server --db foo",
+    "bench server --cpu-of 2147483647",
+    "bench server --cpu-of init",
     "bench engine terranova --seconds abc",
     "bench engine nosuch",
     "bench terranova",

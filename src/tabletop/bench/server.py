@@ -63,6 +63,12 @@ class BenchResult:
     server_cpu_s: float | None = None
     """CPU time the server processes used together while the players played (Linux: user +
     system time of each process, all its threads, from ``/proc``), or ``None``."""
+    client_cpu_s: float | None = None
+    """CPU time the bench's own process (every simulated player) used while they played:
+    on a machine the clients share with the servers, what the clients took from them."""
+    watched_cpu_s: dict[int, float] = field(default_factory=dict)
+    """CPU time over the play of each process named with ``watch`` (its live descendants
+    and the children it has reaped included: PostgreSQL's postmaster counts its backends)."""
     processes: int = 1
     """How many ``tabletop serve`` processes served the run (on one database)."""
     clock: str | None = None
@@ -108,6 +114,16 @@ class BenchResult:
                 if self.server_cpu_s is not None and self.actions
                 else ""
             )
+            + (
+                f" (clients {self.client_cpu_s * 1000 / self.actions:.2f})"
+                if self.client_cpu_s is not None and self.actions
+                else ""
+            )
+            + "".join(
+                f"; process {pid} and its children {cpu * 1000 / self.actions:.2f} ms per action"
+                for pid, cpu in self.watched_cpu_s.items()
+                if self.actions
+            )
         )
 
 
@@ -149,6 +165,79 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+MAKING_AT_ONCE = 8
+"""Matches the bench makes at once before play (over one kept connection per process or
+proxy: a new connection per match made 1,000 matches through a proxy take minutes)."""
+
+CONNECTING_AT_ONCE = 64
+"""Websocket handshakes the bench has under way at once before play (a run that opened
+2,000 at once through haproxy to one process once had a handshake answered 502; players
+do not all connect in the same millisecond)."""
+
+PROXY_WAIT_S = 30.0
+"""How long the bench waits for a proxy to send clients to every process it started."""
+
+
+def _wait_for_proxy(base: str, processes: int) -> None:
+    """Waits until the proxy at ``base`` has answered from ``processes`` different
+    processes (it marks a process up only after its own health checks: haproxy,
+    ``deploy/haproxy.cfg``, after two a second apart).
+
+    It asks for matches that do not exist, each under another path: a proxy that picks
+    the process by a hash of the path (as ``deploy/haproxy.cfg`` does) sends them to every
+    process in turn, one that balances by load too.  haproxy names the process that
+    answered (``X-Served-By``); behind a proxy that does not, the first answer will do.
+
+    Raises:
+        RuntimeError: if that does not happen within :data:`PROXY_WAIT_S`.
+    """
+    deadline = time.monotonic() + PROXY_WAIT_S
+    served_by: set[str] = set()
+    with httpx2.Client(base_url=base, timeout=5) as http:
+        for probe in itertools.count():
+            if time.monotonic() >= deadline:
+                break
+            try:
+                response = http.get(f"/api/matches/bench-probe-{probe}")
+            except httpx2.HTTPError:
+                response = None
+            if response is not None and response.status_code == 404:  # a process answered
+                if "x-served-by" not in response.headers:
+                    return
+                served_by.add(response.headers["x-served-by"])
+                if len(served_by) >= processes:
+                    return
+            else:
+                time.sleep(0.2)
+    raise RuntimeError(f"the proxy at {base} did not reach the {processes} server processes within {PROXY_WAIT_S:g} s")
+
+
+def _tree_cpu_seconds(root: int) -> float | None:
+    """CPU time of ``root``, its live descendants and the children each has reaped (Linux
+    ``/proc``; None elsewhere or once ``root`` is gone)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(f) for f in fields[11:15]) / tick
+    if root not in times:
+        return None
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(times[pid] for pid in tree)
+
+
 def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
     kind = rng.choice(sorted(legal))
     return rng.choice(legal[kind])
@@ -175,19 +264,29 @@ class _Player:
         await ws.send(json.dumps({"type": "act", "req": req, "token": token, "version": version, "action": action}))
 
     async def play(
-        self, url: str, match_id: str, seat: int, token: str, ready: asyncio.Barrier, clock: list[float]
+        self,
+        url: str,
+        match_id: str,
+        seat: int,
+        token: str,
+        ready: asyncio.Barrier,
+        clock: list[float],
+        connecting: asyncio.Semaphore,
     ) -> bool:
         """Plays the seat until the game ends or time is up; returns whether the game ended.
 
         Every player connects and receives its first view before anyone acts (``ready``),
-        so the measurement is of play, not of 400 simultaneous handshakes.
+        so the measurement is of play, not of 400 simultaneous handshakes; ``connecting``
+        bounds the handshakes under way at once.
         """
         pending: dict[int, float] = {}
         thinking: set[asyncio.Task[None]] = set()
         mine = f'"current_player":{seat},'
         req = 0
         acted_on = -1
-        async with connect(url, max_size=None, open_timeout=60, compression=None) as ws:
+        async with connecting:
+            connection = await connect(url, max_size=None, open_timeout=60, compression=None)
+        async with connection as ws:
             first = await ws.recv()
             if self.hello:  # a clocked game: this socket plays the seat (presence, like a browser)
                 await ws.send(json.dumps({"type": "hello", "token": token}))
@@ -199,11 +298,13 @@ class _Player:
                 if left <= 0 and not pending:
                     return False
                 try:
-                    raw = (
-                        backlog.pop()
-                        if backlog
-                        else await asyncio.wait_for(ws.recv(), timeout=max(left, 0) + (30 if pending else 0.05))
-                    )
+                    if backlog:
+                        raw = backlog.pop()
+                    else:
+                        # A deadline on this task (not wait_for's task a frame): the clients
+                        # share the CPU with the servers they measure.
+                        async with asyncio.timeout(max(left, 0) + (30 if pending else 0.05)):
+                            raw = await ws.recv()
                 except TimeoutError:
                     if time.monotonic() >= clock[0]:
                         return False
@@ -314,46 +415,68 @@ async def _run_clients(
     clock_spec: str | None = None,
     spread: str = SPREAD_SOCKETS,
     server_cpu: Callable[[], float | None] = lambda: None,
+    watch: Sequence[int] = (),
 ) -> dict[str, int]:
     """Plays the run; each match is made on the next of ``bases`` in turn, and its sockets
     go to the next ones (``spread``: each socket, or all of a match's to its process)."""
     rng = random.Random(seed)
     acked: dict[str, int] = {}
     started: dict[str, float] = {}
-    matches: list[tuple[str, dict[str, Any]]] = []
-    for i in range(games):
+    making = asyncio.Semaphore(MAKING_AT_ONCE)
+    clients = {base: httpx2.AsyncClient(base_url=base, timeout=60) for base in bases}
+
+    async def make(i: int) -> tuple[str, dict[str, Any]]:
         base = bases[i % len(bases)]
-        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+        async with making:
             if clock_spec is not None:
-                match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
+                # A client of its own: the lobby game's maker holds a session cookie.
+                async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+                    match, started_at = await _open_lobby_game(http, game, players, seed + i, parse_clock(clock_spec))
                 started[match["id"]] = started_at
             else:
                 seats = [{"name": f"P{k}", "agent": "human"} for k in range(players)]
-                r = await http.post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
+                r = await clients[base].post("/api/matches", json={"game": game, "seats": seats, "seed": seed + i})
                 r.raise_for_status()
                 match = r.json()
-        matches.append((base, match))
+        return base, match
+
+    try:
+        matches = await asyncio.gather(*(make(i) for i in range(games)))
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    for _, match in matches:
         acked[match["id"]] = 0
     clock = [0.0]
     ready = asyncio.Barrier(games * players + 1)
     tasks = []
     sockets = itertools.count()
+    connecting = asyncio.Semaphore(CONNECTING_AT_ONCE)
     for base, m in matches:
         for s in m["seats"]:
             if spread == SPREAD_SOCKETS:
                 base = bases[next(sockets) % len(bases)]
             player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
             url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
-            tasks.append(asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock)))
+            tasks.append(
+                asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting))
+            )
     clock[0] = time.monotonic() + 3600  # until everyone is connected
     await asyncio.wait_for(ready.wait(), timeout=120)
     # Everyone is connected: start the clock, and count the servers' CPU from here (the
     # set-up, hundreds of handshakes and matches made, is not play).
     start = time.monotonic()
     cpu_start = server_cpu()
+    watched_start = {pid: _tree_cpu_seconds(pid) for pid in watch}
+    client_start = time.process_time()
     clock[0] = start + seconds
     ended = await asyncio.gather(*tasks, return_exceptions=True)
     result.seconds = time.monotonic() - start
+    result.client_cpu_s = time.process_time() - client_start
+    for pid, before in watched_start.items():
+        after = _tree_cpu_seconds(pid)
+        if before is not None and after is not None:
+            result.watched_cpu_s[pid] = after - before
     cpu_end = server_cpu()
     if cpu_start is not None and cpu_end is not None:
         result.server_cpu_s = cpu_end - cpu_start
@@ -382,6 +505,7 @@ def run_bench(
     proxy: str | None = None,
     first_port: int | None = None,
     spread: str = SPREAD_SOCKETS,
+    watch: Sequence[int] = (),
 ) -> BenchResult:
     """Runs the benchmark; see the module docstring.
 
@@ -393,6 +517,8 @@ def run_bench(
 
     Raises ``RuntimeError`` if a server fails to start or dies during the run, and
     ``KeyboardInterrupt`` on Ctrl-C or SIGTERM; the server processes are stopped either way.
+    The CPU of the processes in ``watch`` (PostgreSQL's postmaster, the proxy) is counted
+    over the play as the servers' is.
     """
     tmp = tempfile.TemporaryDirectory() if db_dir is None and db_url is None else None
     folder = Path(tmp.name) if tmp is not None else db_dir
@@ -400,7 +526,7 @@ def run_bench(
     try:
         with sigterm_as_keyboard_interrupt():
             return _measure(
-                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread
+                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread, watch
             )
     finally:
         if tmp is not None:
@@ -420,6 +546,7 @@ def _measure(
     proxy: str | None,
     first_port: int | None,
     spread: str,
+    watch: Sequence[int] = (),
 ) -> BenchResult:
     ports = [first_port + i for i in range(processes)] if first_port is not None else []
     while len(ports) < processes:
@@ -432,9 +559,22 @@ def _measure(
     try:
         for port in ports:
             procs.append(_start_server(port, db_url))
+        if proxy:
+            _wait_for_proxy(proxy.rstrip("/"), len(ports))
         acked = asyncio.run(
             _run_clients(
-                bases, game, players, games, seconds, think_s, seed, result, clock, spread, lambda: _cpu_of(procs)
+                bases,
+                game,
+                players,
+                games,
+                seconds,
+                think_s,
+                seed,
+                result,
+                clock,
+                spread,
+                lambda: _cpu_of(procs),
+                watch,
             )
         )
         for proc in procs:

@@ -7,6 +7,7 @@ commands that produced them (as ratios against a yardstick run in the same sessi
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -457,6 +458,14 @@ def server(
             "--spread", help="'socket': each socket to the next process in turn; 'match': a match's sockets to one."
         ),
     ] = "socket",
+    cpu_of: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--cpu-of",
+            help="A process (with its children) whose CPU over the play is reported per action, e.g. PostgreSQL's"
+            " postmaster or the proxy; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Simulated players against server processes on loopback: round trips, errors, lost actions, CPU.
 
@@ -486,6 +495,9 @@ def server(
         fail("--processes above 1 needs a PostgreSQL --db: on SQLite one process cannot hear another's actions")
     if proxy is not None and port is None:
         fail("--proxy needs --port: the first port the processes listen on, where the proxy sends clients")
+    for pid in cpu_of or ():
+        if not Path(f"/proc/{pid}/stat").exists():
+            fail(f"--cpu-of {pid}: no such process (its CPU is read from /proc)")
     console.print(
         f"bench server: {games} {game_id} games of {players}, think time {think:g} s, {seconds:g} s, "
         f"{processes} server process{'es' if processes > 1 else ''} ..."
@@ -504,6 +516,7 @@ def server(
             proxy=proxy,
             first_port=port,
             spread=spread,
+            watch=cpu_of or (),
         )
     except KeyboardInterrupt:
         say_err("bench server: interrupted; the server process is stopped, nothing was measured")

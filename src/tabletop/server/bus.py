@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -122,6 +123,10 @@ class PostgresListener:
         self.handlers = dict(handlers)
         self.reconnected = reconnected
         self.listening = threading.Event()
+        self._calls: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        """What the thread has heard and the loop has not yet run, in order."""
+        self._calls_lock = threading.Lock()
+        self._drain_scheduled = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bus-listener", daemon=True)
 
@@ -136,6 +141,37 @@ class PostgresListener:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    def _hand_over(self, handler: Callable[..., None], args: tuple[Any, ...]) -> None:
+        """Queues ``handler(*args)`` for the event loop, in the order heard.
+
+        The loop is woken once for all that the thread hears before it runs them (one
+        wake-up of the loop from this thread costs a pipe write and a switch of the GIL:
+        with several processes each hears every action, so under load the notices of
+        many actions share one).
+        """
+        with self._calls_lock:
+            self._calls.append((handler, args))
+            if self._drain_scheduled:
+                return
+            self._drain_scheduled = True
+        try:
+            self.loop.call_soon_threadsafe(self._drain)
+        except BaseException:  # the loop is closed: nothing will drain, the next call tries again
+            with self._calls_lock:
+                self._drain_scheduled = False
+            raise
+
+    def _drain(self) -> None:
+        """On the loop: runs every queued call; one that fails is logged, the rest still run."""
+        with self._calls_lock:
+            calls, self._calls = self._calls, deque()
+            self._drain_scheduled = False
+        for handler, args in calls:
+            try:
+                handler(*args)
+            except Exception:
+                log.exception("a bus handler failed (%s)", getattr(handler, "__qualname__", handler))
+
     def _run(self) -> None:
         import psycopg  # the ``postgres`` extra
 
@@ -146,7 +182,7 @@ class PostgresListener:
                     for channel in self.handlers:
                         conn.execute(f"LISTEN {channel}")
                     self.listening.set()
-                    self.loop.call_soon_threadsafe(self.reconnected)
+                    self._hand_over(self.reconnected, ())
                     while not self._stop.is_set():
                         for notice in conn.notifies(timeout=1.0):
                             parsed = parse_notice(notice.payload)
@@ -154,10 +190,9 @@ class PostgresListener:
                             if parsed is None or handler is None:
                                 continue
                             if notice.channel == CHANNEL:
-                                step = parse_step(notice.payload)
-                                self.loop.call_soon_threadsafe(handler, *parsed, step)
+                                self._hand_over(handler, (*parsed, parse_step(notice.payload)))
                             else:
-                                self.loop.call_soon_threadsafe(handler, *parsed)
+                                self._hand_over(handler, parsed)
             except Exception:
                 if self._stop.is_set():
                     return

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop.core.errors import InvalidMoveError
-from tabletop.games.terranova import GAME, PASS, board_for
+from tabletop.core.protocol import GameConfig
+from tabletop.games.terranova import GAME, PASS, State, board_for
 from tabletop.games.terranova.board import column_letters
 from tabletop.games.terranova.notation import cell_labels, cell_name, move_to_str, parse_cell, parse_move
+from tests.builders import terranova_position
 
 from .helpers import d37
 
@@ -82,3 +86,35 @@ def test_any_text_parses_or_is_invalid(text: str) -> None:
         assert repr(text) in str(exc)
     else:
         assert parse_move(board, move_to_str(board, move)) == move
+
+
+def test_legal_notation_of_each_kind_is_move_to_str_of_each_move() -> None:
+    # The server lists the legal moves of every position it sends through the state's own
+    # listing (labels, not formatting): it must say exactly what move_to_str says.
+    rng = random.Random(5)
+    kinds_seen: set[str] = set()
+    for seed in range(6):
+        state = GAME.new_initial_state(GameConfig(num_players=2 + seed % 3, seed=seed))
+        while not state.is_terminal():
+            assert isinstance(state, State)
+            kinds = state.legal_kinds()
+            for kind in kinds:
+                expected = [state.move_to_str(m) for m in state.legal_moves_of_kind(kind)]
+                assert state.legal_notation_of_kind(kind) == expected
+                kinds_seen.add(kind)
+            kind = rng.choice(list(kinds))
+            state = state.apply(rng.choice(list(state.legal_moves_of_kind(kind))))
+    assert kinds_seen >= {"place", "move", "stone"}
+
+
+def test_legal_notation_of_the_pass() -> None:
+    # A pass position is rare in random play: scenario T07's (the pass has no label).
+    state = terranova_position(
+        d37(),
+        {0: [(0, 0)], 1: [(-1, 0), (0, 1), (3, -3)], 2: [(-1, 1), (-3, 3)]},
+        stones=[(1, 0), (1, -1), (0, -1)],
+        num_players=3,
+    )
+    assert list(state.legal_kinds()) == ["pass"]
+    assert state.legal_notation_of_kind("pass") == ["pass"]
+    assert state.legal_notation_of_kind("move") == []

@@ -47,8 +47,12 @@ class RuleSet:
 
     def to_json(self) -> dict[str, OptionValue]:
         """Every flag and its value."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        # The names are listed once: ``fields()`` per call was most of the cost, and a
+        # server's view of every position carries the rules.
+        return {name: getattr(self, name) for name in _FLAG_NAMES}
 
+
+_FLAG_NAMES: Final = tuple(f.name for f in fields(RuleSet))
 
 OPTIONS: Final[tuple[OptionSpec, ...]] = (
     OptionSpec("return_rule", "end_of_turn", RETURN_RULES, "§3.5: when a moved pioneer may stand on its start cell"),

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from tabletop.core.outcome import Outcome
 from tabletop.core.protocol import GameConfig
@@ -48,7 +48,7 @@ from tabletop.games.terranova.scoring import ScoredArea
 
 if TYPE_CHECKING:
     from tabletop.core.protocol import Game
-    from tabletop.games.terranova.moves import Move
+    from tabletop.games.terranova.moves import Move, Place, Slide, Stone
     from tabletop.render.svg import SvgImage
 
 PLACEMENT: Final = "placement"
@@ -266,6 +266,18 @@ class State(FrozenState, StateDefaults):
     def legal_moves_of_kind(self, kind: str) -> Sequence[Move]:
         """The legal moves of one kind (``place``, ``move``, ``stone``, ``pass``)."""
         return _moves.legal_moves_of_kind(self, kind)
+
+    def legal_notation_of_kind(self, kind: str) -> list[str]:
+        """The notation of each legal move of one kind, in the order of :meth:`legal_moves_of_kind`.
+
+        The same strings as :meth:`move_to_str` of each move, read from the labels the
+        board's moves carry: a server lists every legal move in notation for each
+        position it sends, and formatting them one by one cost five times as much.
+        """
+        moves = _moves.legal_moves_of_kind(self, kind)
+        if kind == "pass":
+            return [str(move) for move in moves]
+        return [move.label for move in cast("Sequence[Place | Slide | Stone]", moves)]
 
     def is_legal(self, move: object) -> bool:
         """Whether ``move`` may be applied now (without listing every move)."""
