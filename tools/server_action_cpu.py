@@ -23,9 +23,9 @@ import time
 from tabletop.core.protocol import GameConfig
 from tabletop.server.bots import BotPool
 from tabletop.server.config import Settings
-from tabletop.server.migrate import upgrade
+from tabletop.server.lobby_store import ChatStore, PresenceStore, TableStore
 from tabletop.server.rooms import Room, RoomManager
-from tabletop.server.store import Store
+from tabletop.server.store import MatchStore, open_database
 from tabletop.server.tables import Tables
 
 ROOMS = 100
@@ -36,13 +36,14 @@ async def measure(rooms_count: int = ROOMS, actions: int = ACTIONS, seed: int = 
     """Microseconds of CPU per action (see the module docstring)."""
     folder = tempfile.TemporaryDirectory()
     url = f"sqlite:///{folder.name}/actions.db"
-    store = Store(url)
-    upgrade(store.engine)
+    settings = Settings(db_url=url)
+    engine = open_database(url)
+    store = MatchStore(engine, settings.clock)
     bots = BotPool("thread", 1, 5.0)
     rooms = RoomManager(
         store, bots, matches_per_minute=rooms_count, max_sockets_per_match=10, max_sockets_per_client=10 * rooms_count
     )
-    rooms.listen(Tables(rooms, Settings(db_url=url)))
+    rooms.listen(Tables(rooms, settings, TableStore(engine), PresenceStore(engine), ChatStore(engine)))
     rng = random.Random(seed)
     live: list[tuple[Room, list[str | None], list[list[str]]]] = []
     try:
@@ -76,6 +77,7 @@ async def measure(rooms_count: int = ROOMS, actions: int = ACTIONS, seed: int = 
         await rooms.close()
         bots.shutdown()
         store.close()
+        engine.dispose()
         folder.cleanup()
 
 
