@@ -114,8 +114,10 @@ fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
     kept.set_words(out, base, &squares.0);
 }
 
-fn fill(out: &mut [f32], plane: usize, value: f64) {
-    crate::common::kept::fill(&mut out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES], value as f32);
+/// Fills constant plane `plane` (`PLACEMENTS_PLANE` or a score plane) with `value`.
+fn fill(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, value: f64) {
+    let cells = plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES;
+    kept.fill(out, cells, plane - PLACEMENTS_PLANE, value as f32);
 }
 
 /// The fixed planes (`building`, `wall_space`, `tower`) of a board side, which no move changes.
@@ -174,59 +176,70 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
         FIXED.get_or_init(|| fixed_planes(geometry_for(3)))
     };
     kept.start(out, fixed.len(), fixed);
-    let k = kept;
+    // Each plane's squares gathered first, then handed to `kept` a plane at a time: one
+    // call per palace and plane was most of `Kept`'s time.
+    let mut squares = [Bits::EMPTY; NUM_PLANES_2E];
     let n = s.num_players as usize;
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
         let pieces = pieces[pid];
         let components = pieces.or(s.stables_of(pieces));
-        set(out, k, PALACE0 + palace.color as usize, pieces);
+        squares[PALACE0 + palace.color as usize] |= pieces;
         if palace.owner >= 0 {
             let rel = relative(palace.owner as usize, seat, n);
-            set(out, k, OWNED0 + rel, components);
+            squares[OWNED0 + rel] |= components;
             if palace.dome != u8::MAX {
-                k.set(out, (DOME0 + rel) * NUM_SQUARES + palace.dome as usize);
+                squares[DOME0 + rel] = squares[DOME0 + rel].with(palace.dome as usize);
             }
         } else if palace.abandoned {
-            set(out, k, ABANDONED_PLANE, components);
+            squares[ABANDONED_PLANE] |= components;
         }
     }
     for (color, &pid) in s.unfinished.iter().enumerate() {
         if pid >= 0 {
             let pieces = pieces[pid as usize];
-            set(out, k, UNFINISHED_PLANE, pieces.or(s.stables_of(pieces)));
+            squares[UNFINISHED_PLANE] |= pieces.or(s.stables_of(pieces));
         }
-        set(out, k, EXTENSION_PLANE, s.ext[color]);
+        squares[EXTENSION_PLANE] |= s.ext[color];
     }
-    set(out, k, STABLE_PLANE, s.stables);
-    set(out, k, MERCHANT_PLANE, s.merchants);
-    set(out, k, WALL_PLANE, s.walls);
+    squares[STABLE_PLANE] = s.stables;
+    squares[MERCHANT_PLANE] = s.merchants;
+    squares[WALL_PLANE] = s.walls;
     if s.start_square != u8::MAX {
-        k.set(out, START_PLANE * NUM_SQUARES + s.start_square as usize);
+        squares[START_PLANE] = Bits::single(s.start_square as usize);
     }
-    set(out, k, CHAIN_PLANE, s.chain);
-    set(out, k, CHAIN_ENDS_PLANE, s.chain_ends);
-    fill(out, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
+    squares[CHAIN_PLANE] = s.chain;
+    squares[CHAIN_ENDS_PLANE] = s.chain_ends;
+    let k = kept;
+    fill(out, k, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
     let mut relative_scores = [0.0f64; 4];
     for (player, &score) in scores[..n].iter().enumerate() {
         relative_scores[relative(player, seat, n)] = score as f64 / SCORE_SCALE;
     }
     for (rel, &score) in relative_scores.iter().enumerate() {
-        fill(out, SCORE0 + rel, score);
+        fill(out, k, SCORE0 + rel, score);
     }
+    let mut num_planes = NUM_PLANES;
     if s.rules.second() {
+        num_planes = NUM_PLANES_2E;
         if s.well != u8::MAX {
-            k.set(out, WELL_PLANE * NUM_SQUARES + s.well as usize);
+            squares[WELL_PLANE] = Bits::single(s.well as usize);
         }
-        set(out, k, RED_PLANE, s.red);
-        set(out, k, YELLOW_PLANE, s.yellow);
+        squares[RED_PLANE] = s.red;
+        squares[YELLOW_PLANE] = s.yellow;
         for pid in 0..s.num_palaces as usize {
             let palace = s.palaces[pid];
             if palace.owner == NEUTRAL {
                 let pieces = pieces[pid];
-                set(out, k, NEUTRAL_OWNED_PLANE, pieces.or(s.stables_of(pieces)));
-                k.set(out, NEUTRAL_DOME_PLANE * NUM_SQUARES + palace.dome as usize);
+                squares[NEUTRAL_OWNED_PLANE] |= pieces.or(s.stables_of(pieces));
+                squares[NEUTRAL_DOME_PLANE] = squares[NEUTRAL_DOME_PLANE].with(palace.dome as usize);
             }
+        }
+    }
+    for (plane, &bits) in squares.iter().enumerate().take(num_planes) {
+        // The fixed planes are written by `start`, the constant ones by `fill`.
+        if (FIXED_PLANES..PLACEMENTS_PLANE).contains(&plane) || plane >= SCORE0 + 4 {
+            set(out, k, plane, bits);
         }
     }
     k.finish(out);

@@ -60,7 +60,9 @@ impl crate::game::Game for Medina {
         if state.is_terminal() {
             return;
         }
-        state.legal().for_each(|a| out.push(a as u32));
+        let legal = state.legal();
+        out.reserve(legal.count() as usize);
+        legal.for_each(|a| out.push(a as u32));
     }
 
     fn is_legal(&self, state: &State, action: u32) -> bool {

@@ -147,8 +147,15 @@ impl Legal {
     /// Calls `f` on every legal action id, in the Python order.
     pub fn for_each(&self, mut f: impl FnMut(usize)) {
         for block in BLOCK_ORDER {
-            for sq in self.blocks[block].iter() {
-                f(block * NUM_SQUARES + sq);
+            // A word at a time (`Bits::iter` looks for the next word from the first at
+            // every square): the vector env lists every position's actions for its mask.
+            for (w, &word) in self.blocks[block].0.iter().enumerate() {
+                let base = block * NUM_SQUARES + w * 64;
+                let mut word = word;
+                while word != 0 {
+                    f(base + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
             }
         }
         if self.tea {
