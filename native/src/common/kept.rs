@@ -41,8 +41,9 @@ impl Kept<'_> {
                 if shadow.len() < words {
                     shadow.resize(words, 0);
                 }
+                // One more word for `set_words` to spill into (always zero: no cell).
                 fresh.clear();
-                fresh.resize(words, 0);
+                fresh.resize(words + 1, 0);
             }
         }
     }
@@ -67,17 +68,12 @@ impl Kept<'_> {
     pub fn set_words(&mut self, out: &mut [f32], base: usize, words: &[u64]) {
         if let Kept::Update(_, fresh) = self {
             let (first, shift) = (base / 64, base % 64);
+            // Without branches: the words' bits shifted into place, and what spills
+            // over into the next word (none when `shift` is 0: `word >> 64` in two steps).
+            let target = &mut fresh[first..first + words.len() + 1];
             for (i, &word) in words.iter().enumerate() {
-                if word == 0 {
-                    continue;
-                }
-                fresh[first + i] |= word << shift;
-                if shift != 0 {
-                    let spill = word >> (64 - shift);
-                    if spill != 0 {
-                        fresh[first + i + 1] |= spill;
-                    }
-                }
+                target[i] |= word << shift;
+                target[i + 1] |= (word >> 1) >> (63 - shift);
             }
             return;
         }
@@ -95,7 +91,8 @@ impl Kept<'_> {
         if let Kept::Update(shadow, fresh) = self {
             // The new bits are copied into the first bitset where they changed (the
             // second is scratch, which the caller may share among many buffers).
-            for (w, (old, &new)) in shadow.iter_mut().zip(fresh.iter()).enumerate() {
+            let words = out.len().div_ceil(64);
+            for (w, (old, &new)) in shadow[..words].iter_mut().zip(&fresh[..words]).enumerate() {
                 let mut changed = *old ^ new;
                 if changed == 0 {
                     continue;

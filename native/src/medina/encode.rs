@@ -89,10 +89,11 @@ pub fn vector_len(s: &State) -> usize {
     }
 }
 
-/// `(player - seat) % n`: seats counted from the observer.
+/// `(player - seat) % n`: seats counted from the observer, for every player (made once
+/// an observation: a division by `n` at every palace and entry showed in its profile).
 #[inline]
-fn relative(player: usize, seat: usize, n: usize) -> usize {
-    (player + n - seat % n) % n
+fn relative_seats(seat: usize, n: usize) -> [usize; 4] {
+    std::array::from_fn(|player| (player + n - seat % n) % n)
 }
 
 fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
@@ -180,13 +181,14 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
     // call per palace and plane was most of `Kept`'s time.
     let mut squares = [Bits::EMPTY; NUM_PLANES_2E];
     let n = s.num_players as usize;
+    let rel_of = relative_seats(seat, n);
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
         let pieces = pieces[pid];
         let components = pieces.or(s.stables_of(pieces));
         squares[PALACE0 + palace.color as usize] |= pieces;
         if palace.owner >= 0 {
-            let rel = relative(palace.owner as usize, seat, n);
+            let rel = rel_of[palace.owner as usize];
             squares[OWNED0 + rel] |= components;
             if palace.dome != u8::MAX {
                 squares[DOME0 + rel] = squares[DOME0 + rel].with(palace.dome as usize);
@@ -214,7 +216,7 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
     fill(out, k, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
     let mut relative_scores = [0.0f64; 4];
     for (player, &score) in scores[..n].iter().enumerate() {
-        relative_scores[relative(player, seat, n)] = score as f64 / SCORE_SCALE;
+        relative_scores[rel_of[player]] = score as f64 / SCORE_SCALE;
     }
     for (rel, &score) in relative_scores.iter().enumerate() {
         fill(out, k, SCORE0 + rel, score);
@@ -265,18 +267,19 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     let out = &mut out[..vector_len(s)];
     out.fill(0.0);
     let n = s.num_players as usize;
+    let rel_of = relative_seats(seat, n);
     out[match s.phase {
         Phase::Start => 0,
         Phase::Play => 1,
         Phase::Over => 2,
     }] = 1.0;
     if s.phase != Phase::Over {
-        out[V_TO_MOVE0 + relative(s.current_player as usize, seat, n)] = 1.0;
+        out[V_TO_MOVE0 + rel_of[s.current_player as usize]] = 1.0;
     }
     out[V_PLACEMENTS] = f32::from(placements(s));
     out[V_OBLIGATION] = if s.obligation { 1.0 } else { 0.0 };
     for (player, &score) in scores[..n].iter().enumerate() {
-        let rel = relative(player, seat, n);
+        let rel = rel_of[player];
         let supply = &s.supply[player * NUM_SLOTS..(player + 1) * NUM_SLOTS];
         for (slot, &count) in supply.iter().enumerate() {
             out[V_SUPPLY0 + rel * NUM_SLOTS + slot] = f32::from(count);
@@ -285,11 +288,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     }
     for (base, holders) in [(V_PALACE_TILE0, &s.palace_tiles), (V_TOWER_TILE0, &s.tower_tiles)] {
         for (i, &holder) in holders.iter().enumerate() {
-            let h = if holder < 0 {
-                0
-            } else {
-                1 + relative(holder as usize, seat, n)
-            };
+            let h = if holder < 0 { 0 } else { 1 + rel_of[holder as usize] };
             out[base + 5 * i + h] = 1.0;
         }
     }
@@ -298,8 +297,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     }
     out[V_NUM_PLAYERS] = n as f32;
     if s.rules.second() {
-        for player in 0..n {
-            let rel = relative(player, seat, n);
+        for (player, &rel) in rel_of[..n].iter().enumerate() {
             out[V_NEUTRAL0 + rel] = f32::from(s.neutral[player]);
             out[V_TEA0 + rel] = f32::from(s.tea[player]);
         }
