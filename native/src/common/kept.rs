@@ -16,8 +16,8 @@ pub enum Kept<'a> {
     /// The buffer holds the write that the first bitset remembers: the single cells are
     /// collected in the second (scratch, which may serve many buffers in turn) and only
     /// the changed ones written (at [`Kept::finish`], which brings the first bitset up to
-    /// date); the fixed planes are left as they are, and the constant planes rewritten
-    /// only where their value changed.
+    /// date; or all planes at once by [`Kept::set_planes`]); the fixed planes are left as
+    /// they are, and the constant planes rewritten only where their value changed.
     Update(&'a mut Vec<u64>, &'a mut Vec<u64>),
 }
 
@@ -41,9 +41,8 @@ impl Kept<'_> {
                 if shadow.len() < words {
                     shadow.resize(words, 0);
                 }
-                // One more word for `set_words` to spill into (always zero: no cell).
                 fresh.clear();
-                fresh.resize(words + 1, 0);
+                fresh.resize(words, 0);
             }
         }
     }
@@ -61,29 +60,59 @@ impl Kept<'_> {
         }
     }
 
-    /// Sets the cells `base + i` for every bit `i` of `words` (bit `i % 64` of word
-    /// `i / 64`): with `Update` a word at a time, shifted into place, where one call
-    /// per cell was most of a Medina observation's time (`medina::encode`).
+    /// Sets the cells of the single-cell planes at once, every plane of `out` from the
+    /// first: plane `p` is `planes[p]` (bit `i % 64` of word `i / 64` is cell `i` of it)
+    /// and holds `cells` cells (at most `64 * W`). The cells are then written as
+    /// [`Kept::finish`] would write them, which it replaces: Medina's planes of 234
+    /// squares a word at a time. The bitset's words are made one after the other from
+    /// the planes' bits and each compared with the kept one as it is made: OR-ing the
+    /// planes into a scratch bitset word by word read back words just written, which
+    /// the processor could not forward from its pending stores (a stall at each).
+    pub fn set_planes<const W: usize>(&mut self, out: &mut [f32], planes: &[[u64; W]], cells: usize) {
+        debug_assert!(cells <= 64 * W && planes.len() * cells == out.len());
+        let mut word = 0u64;
+        let mut filled = 0usize;
+        let mut w = 0usize;
+        for plane in planes {
+            for (k, &bits) in plane.iter().enumerate() {
+                let count = cells.saturating_sub(64 * k).min(64);
+                if count == 0 {
+                    break;
+                }
+                word |= bits << filled;
+                if filled + count >= 64 {
+                    self.put_word(out, w, word);
+                    w += 1;
+                    // The bits that did not fit (none when `filled` is 0: `>> 64` in two steps).
+                    word = (bits >> 1) >> (63 - filled);
+                    filled = filled + count - 64;
+                } else {
+                    filled += count;
+                }
+            }
+        }
+        if filled > 0 {
+            self.put_word(out, w, word);
+        }
+    }
+
+    /// Word `w` of the new bitset: its cells written (`Full`, `Track`: those that are
+    /// 1; `Update`: those whose bit changed) and, but with `Full`, kept.
     #[inline]
-    pub fn set_words(&mut self, out: &mut [f32], base: usize, words: &[u64]) {
-        if let Kept::Update(_, fresh) = self {
-            let (first, shift) = (base / 64, base % 64);
-            // Without branches: the words' bits shifted into place, and what spills
-            // over into the next word (none when `shift` is 0: `word >> 64` in two steps).
-            let target = &mut fresh[first..first + words.len() + 1];
-            for (i, &word) in words.iter().enumerate() {
-                target[i] |= word << shift;
-                target[i + 1] |= (word >> 1) >> (63 - shift);
+    fn put_word(&mut self, out: &mut [f32], w: usize, new: u64) {
+        let write = match self {
+            Kept::Full => new,
+            Kept::Track(shadow) => {
+                shadow[w] = new;
+                new
             }
-            return;
-        }
-        for (w, &word) in words.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                self.set(out, base + w * 64 + word.trailing_zeros() as usize);
-                word &= word - 1;
+            Kept::Update(shadow, _) => {
+                let changed = shadow[w] ^ new;
+                shadow[w] = new;
+                changed
             }
-        }
+        };
+        write_cells(out, w, write, new);
     }
 
     /// Writes what an `Update` collected: each cell whose bit changed.
@@ -93,15 +122,10 @@ impl Kept<'_> {
             // second is scratch, which the caller may share among many buffers).
             let words = out.len().div_ceil(64);
             for (w, (old, &new)) in shadow[..words].iter_mut().zip(&fresh[..words]).enumerate() {
-                let mut changed = *old ^ new;
-                if changed == 0 {
-                    continue;
-                }
-                *old = new;
-                while changed != 0 {
-                    let bit = changed.trailing_zeros() as usize;
-                    changed &= changed - 1;
-                    out[w * 64 + bit] = if new >> bit & 1 == 1 { 1.0 } else { 0.0 };
+                let changed = *old ^ new;
+                if changed != 0 {
+                    *old = new;
+                    write_cells(out, w, changed, new);
                 }
             }
         }
@@ -135,6 +159,17 @@ impl Kept<'_> {
     }
 }
 
+/// Writes the cells of bitset word `w` whose bit is set in `write`: 1 where `new` has
+/// the bit, else 0.
+#[inline]
+fn write_cells(out: &mut [f32], w: usize, mut write: u64, new: u64) {
+    while write != 0 {
+        let bit = write.trailing_zeros() as usize;
+        write &= write - 1;
+        out[w * 64 + bit] = if new >> bit & 1 == 1 { 1.0 } else { 0.0 };
+    }
+}
+
 /// A constant plane's value not remembered (no `f32`'s bits).
 const UNKNOWN: u64 = u64::MAX;
 
@@ -143,31 +178,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn setting_words_sets_the_cells_of_their_bits_in_every_mode() {
-        let words = [0x8000_0000_0000_0001u64, 0, 0x10];
-        let cells = [70usize, 70 + 63, 70 + 128 + 4];
-        for mode in 0..3 {
-            let (mut shadow_a, mut fresh_a, mut shadow_b, mut fresh_b) = (vec![0; 5], vec![], vec![0; 5], vec![]);
-            let mut by_words = vec![0.0f32; 300];
-            let mut by_cells = vec![0.0f32; 300];
-            let (mut a, mut b) = match mode {
-                0 => (Kept::Full, Kept::Full),
-                1 => (Kept::Track(&mut shadow_a), Kept::Track(&mut shadow_b)),
-                _ => (
-                    Kept::Update(&mut shadow_a, &mut fresh_a),
-                    Kept::Update(&mut shadow_b, &mut fresh_b),
-                ),
-            };
-            a.start(&mut by_words, 0, &[]);
-            b.start(&mut by_cells, 0, &[]);
-            a.set_words(&mut by_words, 70, &words);
-            for p in cells {
-                b.set(&mut by_cells, p);
+    fn setting_planes_writes_what_setting_their_cells_would_in_every_mode() {
+        // Three planes of 70 cells (two words each), with a first write and an update.
+        let writes: [[[u64; 2]; 3]; 2] = [
+            [[1 | 1 << 63, 0x3f], [0, 1 << 5], [0x8000_0000_0000_0000, 0x20]],
+            [[1 << 63, 0x21], [0xff, 0], [0, 0x3f]],
+        ];
+        let cells_of = |planes: &[[u64; 2]; 3]| {
+            let mut cells = Vec::new();
+            for (p, plane) in planes.iter().enumerate() {
+                for (k, &word) in plane.iter().enumerate() {
+                    cells.extend((0..64).filter(|b| word >> b & 1 == 1).map(|b| p * 70 + k * 64 + b));
+                }
             }
-            a.finish(&mut by_words);
-            b.finish(&mut by_cells);
-            assert_eq!(by_words, by_cells, "mode {mode}");
-            assert_eq!(by_words.iter().filter(|&&v| v == 1.0).count(), 3);
+            cells
+        };
+        for mode in 0..3 {
+            let (mut shadow_a, mut fresh_a, mut shadow_b, mut fresh_b) = (vec![], vec![], vec![], vec![]);
+            let mut by_planes = vec![0.5f32; 210];
+            let mut by_cells = vec![0.5f32; 210];
+            for (i, planes) in writes.iter().enumerate() {
+                let (mut a, mut b) = match (mode, i) {
+                    (0, _) => (Kept::Full, Kept::Full),
+                    (1, _) | (2, 0) => (Kept::Track(&mut shadow_a), Kept::Track(&mut shadow_b)),
+                    _ => (
+                        Kept::Update(&mut shadow_a, &mut fresh_a),
+                        Kept::Update(&mut shadow_b, &mut fresh_b),
+                    ),
+                };
+                a.start(&mut by_planes, 0, &[]);
+                b.start(&mut by_cells, 0, &[]);
+                a.set_planes(&mut by_planes, planes, 70);
+                for p in cells_of(planes) {
+                    b.set(&mut by_cells, p);
+                }
+                b.finish(&mut by_cells);
+                assert_eq!(by_planes, by_cells, "mode {mode}, write {i}");
+                let ones: Vec<usize> = (0..210).filter(|&c| by_planes[c] == 1.0).collect();
+                assert_eq!(ones, cells_of(planes), "mode {mode}, write {i}");
+            }
         }
     }
 

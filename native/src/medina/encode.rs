@@ -96,25 +96,6 @@ fn relative_seats(seat: usize, n: usize) -> [usize; 4] {
     std::array::from_fn(|player| (player + n - seat % n) % n)
 }
 
-fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
-    let base = plane * NUM_SQUARES;
-    if let Kept::Full = kept {
-        // A full write (the OpenSpiel adapter's every observation) sets the floats
-        // directly, a word of squares at a time, without asking the kept state at
-        // every square.
-        let plane = &mut out[base..base + NUM_SQUARES];
-        for (w, &word) in squares.0.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                plane[w * 64 + word.trailing_zeros() as usize] = 1.0;
-                word &= word - 1;
-            }
-        }
-        return;
-    }
-    kept.set_words(out, base, &squares.0);
-}
-
 /// Fills constant plane `plane` (`PLACEMENTS_PLANE` or a score plane) with `value`.
 fn fill(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, value: f64) {
     let cells = plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES;
@@ -238,13 +219,8 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
             }
         }
     }
-    for (plane, &bits) in squares.iter().enumerate().take(num_planes) {
-        // The fixed planes are written by `start`, the constant ones by `fill`.
-        if (FIXED_PLANES..PLACEMENTS_PLANE).contains(&plane) || plane >= SCORE0 + 4 {
-            set(out, k, plane, bits);
-        }
-    }
-    k.finish(out);
+    // The fixed planes (written by `start`) and the constant ones (by `fill`) are empty here.
+    k.set_planes(out, &squares.map(|bits| bits.0)[..num_planes], NUM_SQUARES);
 }
 
 /// Where the planes of `s`'s game are the same for every position (the board's fixed
@@ -319,7 +295,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
 /// the second's come in the engine's order.
 pub fn legal_actions_into(s: &State, out: &mut Vec<u32>) {
     out.clear();
-    s.legal().for_each(|a| out.push(a as u32));
+    s.legal().append_to(out);
 }
 
 #[cfg(test)]

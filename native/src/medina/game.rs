@@ -60,9 +60,7 @@ impl crate::game::Game for Medina {
         if state.is_terminal() {
             return;
         }
-        let legal = state.legal();
-        out.reserve(legal.count() as usize);
-        legal.for_each(|a| out.push(a as u32));
+        state.legal().append_to(out);
     }
 
     fn is_legal(&self, state: &State, action: u32) -> bool {

@@ -166,6 +166,23 @@ impl Legal {
         }
     }
 
+    /// Appends every legal action id to `out`, in the order of [`Legal::for_each`],
+    /// written straight into its spare room: a push an action checked the room and
+    /// moved the length each time, and the vector env lists every game's actions a step.
+    pub fn append_to(&self, out: &mut Vec<u32>) {
+        let count = self.count() as usize;
+        out.reserve(count);
+        let room = &mut out.spare_capacity_mut()[..count];
+        let mut written = 0;
+        self.for_each(|a| {
+            room[written].write(a as u32);
+            written += 1;
+        });
+        let len = out.len() + written;
+        // SAFETY: the first `written` items of the spare room were written just now.
+        unsafe { out.set_len(len) };
+    }
+
     /// The kinds with legal actions, as indices into [`KINDS`], in order.
     pub fn kinds(&self) -> ([u8; 9], usize) {
         let mut out = [0u8; 9];
