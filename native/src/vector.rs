@@ -495,8 +495,12 @@ impl<G: Game> AnyVector for Vector<G> {
         if actions.len() != self.slots.len() {
             return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
         }
+        // Checked against the list the mask was made from (the position's legal actions,
+        // `write`), not the position: the check reads one small list a game, where
+        // `Game::is_legal` read each game's position once more before its step and, in
+        // a Medina turn under the dome obligation, listed its actions again.
         for (i, (&a, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            let ok = u32::try_from(a).is_ok_and(|a| self.game.is_legal(&slot.state, a));
+            let ok = u32::try_from(a).is_ok_and(|a| slot.legal.contains(&a));
             if !ok {
                 return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
             }

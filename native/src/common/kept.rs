@@ -68,13 +68,18 @@ impl Kept<'_> {
     /// the planes' bits and each compared with the kept one as it is made: OR-ing the
     /// planes into a scratch bitset word by word read back words just written, which
     /// the processor could not forward from its pending stores (a stall at each).
-    pub fn set_planes<const W: usize>(&mut self, out: &mut [f32], planes: &[[u64; W]], cells: usize) {
+    pub fn set_planes<const W: usize, P: std::borrow::Borrow<[u64; W]>>(
+        &mut self,
+        out: &mut [f32],
+        planes: &[P],
+        cells: usize,
+    ) {
         debug_assert!(cells <= 64 * W && planes.len() * cells == out.len());
         let mut word = 0u64;
         let mut filled = 0usize;
         let mut w = 0usize;
         for plane in planes {
-            for (k, &bits) in plane.iter().enumerate() {
+            for (k, &bits) in plane.borrow().iter().enumerate() {
                 let count = cells.saturating_sub(64 * k).min(64);
                 if count == 0 {
                     break;

@@ -199,6 +199,13 @@ impl Iterator for SquareIter {
     }
 }
 
+/// A set's words (`common::kept::Kept::set_planes` takes Medina's planes as sets).
+impl std::borrow::Borrow<[u64; 4]> for Bits {
+    fn borrow(&self) -> &[u64; 4] {
+        &self.0
+    }
+}
+
 impl BitAnd for Bits {
     type Output = Bits;
     #[inline]

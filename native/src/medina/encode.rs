@@ -220,7 +220,7 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
         }
     }
     // The fixed planes (written by `start`) and the constant ones (by `fill`) are empty here.
-    k.set_planes(out, &squares.map(|bits| bits.0)[..num_planes], NUM_SQUARES);
+    k.set_planes(out, &squares[..num_planes], NUM_SQUARES);
 }
 
 /// Where the planes of `s`'s game are the same for every position (the board's fixed
