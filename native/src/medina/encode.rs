@@ -136,13 +136,25 @@ fn placements(s: &State) -> u8 {
 /// Each palace is flooded once for the planes and the scores they and the vector show
 /// (flooding was most of an observation's time when each asked again).
 pub fn observe(s: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+    // Each palace's pieces and their components (pieces and stables), once for the
+    // planes and the scores.
     let mut pieces = [Bits::EMPTY; MAX_PALACES];
-    let pieces = &mut pieces[..s.num_palaces as usize];
-    for (pid, p) in pieces.iter_mut().enumerate() {
-        *p = s.palace_pieces(pid);
+    let mut components = [Bits::EMPTY; MAX_PALACES];
+    let palaces = s.num_palaces as usize;
+    for pid in 0..palaces {
+        pieces[pid] = s.palace_pieces(pid);
+        components[pid] = pieces[pid] | s.stables_of(pieces[pid]);
     }
-    let scores = s.scores_with(|pid| pieces[pid]);
-    write_planes(s, seat, &scores, pieces, planes, kept);
+    let scores = s.scores_with(|pid| (pieces[pid], components[pid]));
+    write_planes(
+        s,
+        seat,
+        &scores,
+        &pieces[..palaces],
+        &components[..palaces],
+        planes,
+        kept,
+    );
     write_vector(s, seat, &scores, vector);
 }
 
@@ -150,7 +162,15 @@ pub fn observe(s: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], k
 /// `stables`, `merchants`, `walls`, `start_square`, `chain`, `chain_ends`, `phase`,
 /// `placements_left`, the scores and each palace's `pieces`; in the second edition also
 /// `well`, `red` and `yellow`.
-fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out: &mut [f32], kept: &mut Kept<'_>) {
+fn write_planes(
+    s: &State,
+    seat: usize,
+    scores: &[i64; 4],
+    pieces: &[Bits],
+    components: &[Bits],
+    out: &mut [f32],
+    kept: &mut Kept<'_>,
+) {
     let out = &mut out[..planes_len(s)];
     let fixed = if s.num_players == 2 {
         FIXED_2P.get_or_init(|| fixed_planes(geometry_for(2)))
@@ -165,8 +185,7 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
     let rel_of = relative_seats(seat, n);
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
-        let pieces = pieces[pid];
-        let components = pieces.or(s.stables_of(pieces));
+        let (pieces, components) = (pieces[pid], components[pid]);
         squares[PALACE0 + palace.color as usize] |= pieces;
         if palace.owner >= 0 {
             let rel = rel_of[palace.owner as usize];
@@ -180,8 +199,7 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
     }
     for (color, &pid) in s.unfinished.iter().enumerate() {
         if pid >= 0 {
-            let pieces = pieces[pid as usize];
-            squares[UNFINISHED_PLANE] |= pieces.or(s.stables_of(pieces));
+            squares[UNFINISHED_PLANE] |= components[pid as usize];
         }
         squares[EXTENSION_PLANE] |= s.ext[color];
     }
@@ -210,11 +228,9 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
         }
         squares[RED_PLANE] = s.red;
         squares[YELLOW_PLANE] = s.yellow;
-        for pid in 0..s.num_palaces as usize {
-            let palace = s.palaces[pid];
+        for (palace, &components) in s.palaces.iter().zip(components) {
             if palace.owner == NEUTRAL {
-                let pieces = pieces[pid];
-                squares[NEUTRAL_OWNED_PLANE] |= pieces.or(s.stables_of(pieces));
+                squares[NEUTRAL_OWNED_PLANE] |= components;
                 squares[NEUTRAL_DOME_PLANE] = squares[NEUTRAL_DOME_PLANE].with(palace.dome as usize);
             }
         }
