@@ -5,6 +5,9 @@
 //! 1 in the buffer (one bit per float: under 1 kB a game), so that a new write builds the
 //! new bitset and writes only the cells whose bit changed: a few cache lines of the
 //! buffer a step, not the hundred or so that clearing and setting every cell touched.
+//! The kept words are the constant planes' values ([`Kept::fill`]), then the cells'
+//! bits: one a cell in order (Terra Nova: [`Kept::set`], [`Kept::finish`]), or a few
+//! words for each plane (Medina: [`Kept::set_planes`]).
 
 /// How a write treats what its buffer held (`terranova::encode::Layout::write_planes_kept`,
 /// `medina::encode::observe`).
@@ -21,6 +24,10 @@ pub enum Kept<'a> {
     Update(&'a mut Vec<u64>, &'a mut Vec<u64>),
 }
 
+/// The kept values of an encoding's constant planes ([`Kept::fill`]): the first words of
+/// the kept bitset, before the cells' bits.
+const CONSTANTS: usize = 8;
+
 impl Kept<'_> {
     /// Readies `out` (`fixed` the first `base` floats, which never change).
     pub fn start(&mut self, out: &mut [f32], base: usize, fixed: &[f32]) {
@@ -32,14 +39,17 @@ impl Kept<'_> {
             }
             Kept::Track(shadow) => {
                 shadow.clear();
-                shadow.resize(words, 0);
+                shadow.resize(CONSTANTS, UNKNOWN);
+                shadow.resize(CONSTANTS + words, 0);
                 out[..base].copy_from_slice(fixed);
                 out[base..].fill(0.0);
             }
             Kept::Update(shadow, fresh) => {
-                // Never shortened: the constant planes' values follow the bits (`fill`).
-                if shadow.len() < words {
-                    shadow.resize(words, 0);
+                if shadow.len() < CONSTANTS {
+                    shadow.resize(CONSTANTS, UNKNOWN);
+                }
+                if shadow.len() < CONSTANTS + words {
+                    shadow.resize(CONSTANTS + words, 0);
                 }
                 fresh.clear();
                 fresh.resize(words, 0);
@@ -54,70 +64,52 @@ impl Kept<'_> {
             Kept::Full => out[p] = 1.0,
             Kept::Track(shadow) => {
                 out[p] = 1.0;
-                shadow[p / 64] |= 1 << (p % 64);
+                shadow[CONSTANTS + p / 64] |= 1 << (p % 64);
             }
             Kept::Update(_, fresh) => fresh[p / 64] |= 1 << (p % 64),
         }
     }
 
-    /// Sets the cells of the single-cell planes at once, every plane of `out` from the
-    /// first: plane `p` is `planes[p]` (bit `i % 64` of word `i / 64` is cell `i` of it)
-    /// and holds `cells` cells (at most `64 * W`). The cells are then written as
-    /// [`Kept::finish`] would write them, which it replaces: Medina's planes of 234
-    /// squares a word at a time. The bitset's words are made one after the other from
-    /// the planes' bits and each compared with the kept one as it is made: OR-ing the
-    /// planes into a scratch bitset word by word read back words just written, which
-    /// the processor could not forward from its pending stores (a stall at each).
+    /// Sets the cells of single-cell planes at once: `planes[k]` is plane `first + k` of
+    /// `out`, each of `cells` cells (at most `64 * W`; bit `i % 64` of word `i / 64` is
+    /// cell `i`), and the cells are written as [`Kept::finish`] would write them, which
+    /// it replaces: Medina's planes of 234 squares, a word at a time. The bitset then
+    /// keeps each plane in `W` words of its own (not one bit a cell as [`Kept::set`]: an
+    /// encoder uses one or the other), so that each word is compared with the kept one
+    /// as it is, with no shifting into a packed bitset (OR-ing shifted words into a
+    /// scratch bitset read back words just stored, which the processor could not
+    /// forward: a stall at each plane).
     pub fn set_planes<const W: usize, P: std::borrow::Borrow<[u64; W]>>(
         &mut self,
         out: &mut [f32],
+        first: usize,
         planes: &[P],
         cells: usize,
     ) {
-        debug_assert!(cells <= 64 * W && planes.len() * cells == out.len());
-        let mut word = 0u64;
-        let mut filled = 0usize;
-        let mut w = 0usize;
-        for plane in planes {
-            for (k, &bits) in plane.borrow().iter().enumerate() {
-                let count = cells.saturating_sub(64 * k).min(64);
-                if count == 0 {
-                    break;
-                }
-                word |= bits << filled;
-                if filled + count >= 64 {
-                    self.put_word(out, w, word);
-                    w += 1;
-                    // The bits that did not fit (none when `filled` is 0: `>> 64` in two steps).
-                    word = (bits >> 1) >> (63 - filled);
-                    filled = filled + count - 64;
-                } else {
-                    filled += count;
+        debug_assert!(cells <= 64 * W && (first + planes.len()) * cells <= out.len());
+        let end = CONSTANTS + (first + planes.len()) * W;
+        if let Kept::Track(shadow) | Kept::Update(shadow, _) = self {
+            if shadow.len() < end {
+                shadow.resize(end, 0);
+            }
+        }
+        for (k, plane) in planes.iter().enumerate() {
+            let p = first + k;
+            for (j, &new) in plane.borrow().iter().enumerate() {
+                let base = p * cells + j * 64;
+                match self {
+                    Kept::Full => write_cells(out, base, new, new),
+                    Kept::Track(shadow) => {
+                        shadow[CONSTANTS + p * W + j] = new;
+                        write_cells(out, base, new, new);
+                    }
+                    Kept::Update(shadow, _) => {
+                        let old = std::mem::replace(&mut shadow[CONSTANTS + p * W + j], new);
+                        write_cells(out, base, old ^ new, new);
+                    }
                 }
             }
         }
-        if filled > 0 {
-            self.put_word(out, w, word);
-        }
-    }
-
-    /// Word `w` of the new bitset: its cells written (`Full`, `Track`: those that are
-    /// 1; `Update`: those whose bit changed) and, but with `Full`, kept.
-    #[inline]
-    fn put_word(&mut self, out: &mut [f32], w: usize, new: u64) {
-        let write = match self {
-            Kept::Full => new,
-            Kept::Track(shadow) => {
-                shadow[w] = new;
-                new
-            }
-            Kept::Update(shadow, _) => {
-                let changed = shadow[w] ^ new;
-                shadow[w] = new;
-                changed
-            }
-        };
-        write_cells(out, w, write, new);
     }
 
     /// Writes what an `Update` collected: each cell whose bit changed.
@@ -126,11 +118,12 @@ impl Kept<'_> {
             // The new bits are copied into the first bitset where they changed (the
             // second is scratch, which the caller may share among many buffers).
             let words = out.len().div_ceil(64);
-            for (w, (old, &new)) in shadow[..words].iter_mut().zip(&fresh[..words]).enumerate() {
+            let bits = &mut shadow[CONSTANTS..CONSTANTS + words];
+            for (w, (old, &new)) in bits.iter_mut().zip(&fresh[..words]).enumerate() {
                 let changed = *old ^ new;
                 if changed != 0 {
                     *old = new;
-                    write_cells(out, w, changed, new);
+                    write_cells(out, w * 64, changed, new);
                 }
             }
         }
@@ -138,12 +131,17 @@ impl Kept<'_> {
 
     /// Sets the constant plane `out[plane]` to `value`, written only if it holds another
     /// value (zeros after a full write). `index` numbers the encoding's constant planes
-    /// (0, 1, ...): with `Track` and `Update` each one's value is remembered after the
-    /// bits, so that an update compares with it instead of reading the buffer (which, on
-    /// a thousand games' buffers, missed the cache for every plane of every step).
+    /// (0, 1, ..., fewer than 8): with `Track` and `Update` each one's value is kept with
+    /// the bits, so that an update compares with it instead of reading the buffer
+    /// (which, on a thousand games' buffers, missed the cache for every plane of every
+    /// step).
     #[inline]
     pub fn fill(&mut self, out: &mut [f32], plane: std::ops::Range<usize>, index: usize, value: f32) {
-        let at = out.len().div_ceil(64) + index;
+        assert!(
+            index < CONSTANTS,
+            "constant plane {index}: at most {CONSTANTS} are kept"
+        );
+        let at = index;
         let plane = &mut out[plane];
         let held = match self {
             Kept::Full | Kept::Track(_) => 0.0,
@@ -164,14 +162,14 @@ impl Kept<'_> {
     }
 }
 
-/// Writes the cells of bitset word `w` whose bit is set in `write`: 1 where `new` has
-/// the bit, else 0.
+/// Writes the cells `base + bit` of the bits set in `write`: 1 where `new` has the bit,
+/// else 0.
 #[inline]
-fn write_cells(out: &mut [f32], w: usize, mut write: u64, new: u64) {
+fn write_cells(out: &mut [f32], base: usize, mut write: u64, new: u64) {
     while write != 0 {
         let bit = write.trailing_zeros() as usize;
         write &= write - 1;
-        out[w * 64 + bit] = if new >> bit & 1 == 1 { 1.0 } else { 0.0 };
+        out[base + bit] = if new >> bit & 1 == 1 { 1.0 } else { 0.0 };
     }
 }
 
@@ -213,7 +211,7 @@ mod tests {
                 };
                 a.start(&mut by_planes, 0, &[]);
                 b.start(&mut by_cells, 0, &[]);
-                a.set_planes(&mut by_planes, planes, 70);
+                a.set_planes(&mut by_planes, 0, planes, 70);
                 for p in cells_of(planes) {
                     b.set(&mut by_cells, p);
                 }

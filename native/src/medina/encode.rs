@@ -235,8 +235,12 @@ fn write_planes(
             }
         }
     }
-    // The fixed planes (written by `start`) and the constant ones (by `fill`) are empty here.
-    k.set_planes(out, &squares[..num_planes], NUM_SQUARES);
+    // The planes of single cells: not the fixed ones (written by `start`) nor the
+    // constant ones (by `fill`).
+    k.set_planes(out, PALACE0, &squares[PALACE0..PLACEMENTS_PLANE], NUM_SQUARES);
+    if num_planes > WELL_PLANE {
+        k.set_planes(out, WELL_PLANE, &squares[WELL_PLANE..num_planes], NUM_SQUARES);
+    }
 }
 
 /// Where the planes of `s`'s game are the same for every position (the board's fixed
