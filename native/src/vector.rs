@@ -420,7 +420,7 @@ fn par_for<S: Send + Sync>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut 
 /// position), its kept bitset and legal actions, and the game's mask and vector. A
 /// thousand games' states and buffers are many times the cache: each step waited for
 /// its game's lines from memory, while one game's step is long enough for the next
-/// one's to arrive (Medina 3p at 1,024 games: 0.27 to 0.31 of the raw engine).
+/// one's to arrive (`docs/benchmarks.md`, "Medina's 1,024-game step").
 fn prefetch_slot<S>(slot: &Slot<S>, out: &Outputs, i: usize, z: &Sizes) {
     prefetch(slot as *const Slot<S> as *const u8, std::mem::size_of::<Slot<S>>());
     prefetch(
