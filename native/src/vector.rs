@@ -125,6 +125,10 @@ unsafe impl<T> Send for Ptr<T> {}
 unsafe impl<T> Sync for Ptr<T> {}
 
 impl<T> Ptr<T> {
+    fn raw(self) -> *mut T {
+        self.0
+    }
+
     /// Items `i * len .. (i + 1) * len`.
     ///
     /// # Safety
@@ -147,6 +151,13 @@ fn drawn<S: Copy>(starts: &[S], game_seed: i64) -> S {
     starts[PyRandom::new(game_seed).randrange(starts.len() as u32) as usize]
 }
 
+thread_local! {
+    /// The scratch bitset of an update (`Kept::Update`), one per thread rather than one
+    /// per game: it stays in the cache, where a thousand games' own were as many more
+    /// cache lines to read and clear every step.
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// One game of the batch.
 #[derive(Clone)]
 struct Slot<S> {
@@ -160,10 +171,9 @@ struct Slot<S> {
     steps: u64,
     /// The legal actions of `state` (what the mask shows).
     legal: Vec<u32>,
-    /// The cells that are 1 in the planes of the last observation, and a scratch bitset
-    /// (`common::kept`).
+    /// The cells that are 1 in the planes of the last observation (`common::kept`; its
+    /// scratch bitset is the thread's, [`SCRATCH`]).
     shadow: Vec<u64>,
-    fresh: Vec<u64>,
 }
 
 impl<S> Slot<S> {
@@ -176,7 +186,6 @@ impl<S> Slot<S> {
             steps: 0,
             legal: Vec::new(),
             shadow: Vec::new(),
-            fresh: Vec::new(),
         }
     }
 }
@@ -324,12 +333,21 @@ impl<G: Game> Vector<G> {
         for &a in &slot.legal {
             out.mask[a as usize] = 1;
         }
-        let mut kept = if whole {
-            Kept::Track(&mut slot.shadow)
+        let seat = seat.max(0) as usize;
+        if whole {
+            game.observe(
+                &slot.state,
+                seat,
+                out.planes,
+                out.vector,
+                &mut Kept::Track(&mut slot.shadow),
+            );
         } else {
-            Kept::Update(&mut slot.shadow, &mut slot.fresh)
-        };
-        game.observe(&slot.state, seat.max(0) as usize, out.planes, out.vector, &mut kept);
+            SCRATCH.with_borrow_mut(|fresh| {
+                let mut kept = Kept::Update(&mut slot.shadow, fresh);
+                game.observe(&slot.state, seat, out.planes, out.vector, &mut kept);
+            });
+        }
     }
 
     /// Plays `action` for the seat to act, then the bots; a game that ends (over, or
@@ -369,28 +387,70 @@ impl<G: Game> Vector<G> {
     }
 }
 
-/// Runs `f(i, slot)` for every slot on the pool's threads, each its own share of the
-/// slots, then what is left of the other's (`common::pool::Claims`): a step's cost
+/// Runs `f(i, slot, next)` for every slot on the pool's threads, each its own share of
+/// the slots, then what is left of the other's (`common::pool::Claims`): a step's cost
 /// varies from game to game (a game that ends writes a whole observation and starts the
 /// next; bots play a varying number of actions), so fixed shares left one thread
-/// waiting for the other.
-fn par_for<S: Send>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S) + Sync) {
+/// waiting for the other. `next` is the slot the same thread runs next, if it is known
+/// (for [`prefetch_slot`]).
+fn par_for<S: Send + Sync>(slots: &mut [S], pool: &Pool, f: impl Fn(usize, &mut S, Option<&S>) + Sync) {
     let claims = Claims::new(slots.len(), pool.threads());
     if pool.threads() == 1 || slots.len() <= claims.chunk() {
-        for (i, slot) in slots.iter_mut().enumerate() {
-            f(i, slot);
+        for i in 0..slots.len() {
+            let (done, rest) = slots.split_at_mut(i + 1);
+            f(i, &mut done[i], rest.first());
         }
         return;
     }
     let base = Ptr(slots.as_mut_ptr());
     pool.run(&|t| {
         while let Some(range) = claims.next(t) {
+            let end = range.end;
             for i in range {
-                // SAFETY: `claims` hands out each index once, and `slots` outlives the run.
-                f(i, unsafe { &mut base.part(i, 1)[0] });
+                // SAFETY: `claims` hands out each index once (slot `i + 1` of the same
+                // range is this thread's, run after this one), and `slots` outlives the run.
+                let next = (i + 1 < end).then(|| unsafe { &base.part(i + 1, 1)[0] });
+                f(i, unsafe { &mut base.part(i, 1)[0] }, next);
             }
         }
     });
+}
+
+/// Asks the cache for what the step of `slot` (game `i`) reads first: the slot (its
+/// position), its kept bitset and legal actions, and the game's mask and vector. A
+/// thousand games' states and buffers are many times the cache: each step waited for
+/// its game's lines from memory, while one game's step is long enough for the next
+/// one's to arrive (`docs/benchmarks.md`, "Medina's 1,024-game step").
+fn prefetch_slot<S>(slot: &Slot<S>, out: &Outputs, i: usize, z: &Sizes) {
+    prefetch(slot as *const Slot<S> as *const u8, std::mem::size_of::<Slot<S>>());
+    prefetch(
+        slot.shadow.as_ptr() as *const u8,
+        std::mem::size_of_val(slot.shadow.as_slice()),
+    );
+    prefetch(
+        slot.legal.as_ptr() as *const u8,
+        std::mem::size_of_val(slot.legal.as_slice()),
+    );
+    prefetch(out.mask.raw().wrapping_add(i * z.actions) as *const u8, z.actions);
+    prefetch(
+        out.vector.raw().wrapping_add(i * z.vector) as *const u8,
+        z.vector * std::mem::size_of::<f32>(),
+    );
+}
+
+/// Prefetches the cache lines of `len` bytes from `start` (a hint: no memory is read).
+#[inline]
+fn prefetch(start: *const u8, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for offset in (0..len).step_by(64) {
+        // SAFETY: a prefetch reads nothing and faults on no address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset) as *const i8);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (start, len);
 }
 
 /// The batch of any game, for the Python class.
@@ -417,7 +477,7 @@ impl<G: Game> AnyVector for Vector<G> {
     fn reset(&mut self, seed: u64, out: Outputs, pool: &Pool) {
         let z = self.sizes();
         let (game, starts, learners) = (&self.game, &self.starts, self.learners);
-        par_for(&mut self.slots, pool, |i, slot| {
+        par_for(&mut self.slots, pool, |i, slot, _| {
             slot.seeds = Rng::new(mix(seed, i as u64, 1));
             slot.rng = Rng::new(mix(seed, i as u64, 2));
             Self::new_game(game, starts, learners, slot);
@@ -435,8 +495,12 @@ impl<G: Game> AnyVector for Vector<G> {
         if actions.len() != self.slots.len() {
             return Err(format!("{} actions for {} games", actions.len(), self.slots.len()));
         }
+        // Checked against the list the mask was made from (the position's legal actions,
+        // `write`), not the position: the check reads one small list a game, where
+        // `Game::is_legal` read each game's position once more before its step and, in
+        // a Medina turn under the dome obligation, listed its actions again.
         for (i, (&a, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            let ok = u32::try_from(a).is_ok_and(|a| self.game.is_legal(&slot.state, a));
+            let ok = u32::try_from(a).is_ok_and(|a| slot.legal.contains(&a));
             if !ok {
                 return Err(format!("action {a} is not legal in game {i} (see its action mask)"));
             }
@@ -444,7 +508,10 @@ impl<G: Game> AnyVector for Vector<G> {
         let z = self.sizes();
         let mut slots = std::mem::take(&mut self.slots);
         let this = &*self;
-        par_for(&mut slots, pool, |i, slot| {
+        par_for(&mut slots, pool, |i, slot, next| {
+            if let Some(next) = next {
+                prefetch_slot(next, &out, i + 1, &z);
+            }
             // SAFETY: slot `i` is this call's alone.
             let mut o = unsafe { out.of(i, &z) };
             this.step_slot(slot, actions[i] as u32, &mut o);

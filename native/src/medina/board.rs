@@ -199,6 +199,13 @@ impl Iterator for SquareIter {
     }
 }
 
+/// A set's words (`common::kept::Kept::set_planes` takes Medina's planes as sets).
+impl std::borrow::Borrow<[u64; 4]> for Bits {
+    fn borrow(&self) -> &[u64; 4] {
+        &self.0
+    }
+}
+
 impl BitAnd for Bits {
     type Output = Bits;
     #[inline]
@@ -384,8 +391,14 @@ pub fn flood(seed: Bits, within: Bits) -> Bits {
     let mut added = seed;
     while added.any() {
         let mut around = Bits::EMPTY;
-        for sq in added.iter() {
-            around |= ORTHO_MASK[sq];
+        // A word at a time (`Bits::iter` looks for the next word from the first at
+        // every square): the encoder floods every palace of every observation.
+        for (w, &word) in added.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                around |= ORTHO_MASK[w * 64 + word.trailing_zeros() as usize];
+                word &= word - 1;
+            }
         }
         added = (around & within).andnot(group);
         group |= added;

@@ -89,33 +89,17 @@ pub fn vector_len(s: &State) -> usize {
     }
 }
 
-/// `(player - seat) % n`: seats counted from the observer.
+/// `(player - seat) % n`: seats counted from the observer, for every player (made once
+/// an observation: a division by `n` at every palace and entry showed in its profile).
 #[inline]
-fn relative(player: usize, seat: usize, n: usize) -> usize {
-    (player + n - seat % n) % n
+fn relative_seats(seat: usize, n: usize) -> [usize; 4] {
+    std::array::from_fn(|player| (player + n - seat % n) % n)
 }
 
-fn set(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, squares: Bits) {
-    let base = plane * NUM_SQUARES;
-    if let Kept::Full = kept {
-        // A full write (the OpenSpiel adapter's every observation) sets the floats
-        // directly, a word of squares at a time, without asking the kept state at
-        // every square.
-        let plane = &mut out[base..base + NUM_SQUARES];
-        for (w, &word) in squares.0.iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                plane[w * 64 + word.trailing_zeros() as usize] = 1.0;
-                word &= word - 1;
-            }
-        }
-        return;
-    }
-    kept.set_words(out, base, &squares.0);
-}
-
-fn fill(out: &mut [f32], plane: usize, value: f64) {
-    crate::common::kept::fill(&mut out[plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES], value as f32);
+/// Fills constant plane `plane` (`PLACEMENTS_PLANE` or a score plane) with `value`.
+fn fill(out: &mut [f32], kept: &mut Kept<'_>, plane: usize, value: f64) {
+    let cells = plane * NUM_SQUARES..(plane + 1) * NUM_SQUARES;
+    kept.fill(out, cells, plane - PLACEMENTS_PLANE, value as f32);
 }
 
 /// The fixed planes (`building`, `wall_space`, `tower`) of a board side, which no move changes.
@@ -152,13 +136,25 @@ fn placements(s: &State) -> u8 {
 /// Each palace is flooded once for the planes and the scores they and the vector show
 /// (flooding was most of an observation's time when each asked again).
 pub fn observe(s: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], kept: &mut Kept<'_>) {
+    // Each palace's pieces and their components (pieces and stables), once for the
+    // planes and the scores.
     let mut pieces = [Bits::EMPTY; MAX_PALACES];
-    let pieces = &mut pieces[..s.num_palaces as usize];
-    for (pid, p) in pieces.iter_mut().enumerate() {
-        *p = s.palace_pieces(pid);
+    let mut components = [Bits::EMPTY; MAX_PALACES];
+    let palaces = s.num_palaces as usize;
+    for pid in 0..palaces {
+        pieces[pid] = s.palace_pieces(pid);
+        components[pid] = pieces[pid] | s.stables_of(pieces[pid]);
     }
-    let scores = s.scores_with(|pid| pieces[pid]);
-    write_planes(s, seat, &scores, pieces, planes, kept);
+    let scores = s.scores_with(|pid| (pieces[pid], components[pid]));
+    write_planes(
+        s,
+        seat,
+        &scores,
+        &pieces[..palaces],
+        &components[..palaces],
+        planes,
+        kept,
+    );
     write_vector(s, seat, &scores, vector);
 }
 
@@ -166,7 +162,15 @@ pub fn observe(s: &State, seat: usize, planes: &mut [f32], vector: &mut [f32], k
 /// `stables`, `merchants`, `walls`, `start_square`, `chain`, `chain_ends`, `phase`,
 /// `placements_left`, the scores and each palace's `pieces`; in the second edition also
 /// `well`, `red` and `yellow`.
-fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out: &mut [f32], kept: &mut Kept<'_>) {
+fn write_planes(
+    s: &State,
+    seat: usize,
+    scores: &[i64; 4],
+    pieces: &[Bits],
+    components: &[Bits],
+    out: &mut [f32],
+    kept: &mut Kept<'_>,
+) {
     let out = &mut out[..planes_len(s)];
     let fixed = if s.num_players == 2 {
         FIXED_2P.get_or_init(|| fixed_planes(geometry_for(2)))
@@ -174,62 +178,69 @@ fn write_planes(s: &State, seat: usize, scores: &[i64; 4], pieces: &[Bits], out:
         FIXED.get_or_init(|| fixed_planes(geometry_for(3)))
     };
     kept.start(out, fixed.len(), fixed);
-    let k = kept;
+    // Each plane's squares gathered first, then handed to `kept` a plane at a time: one
+    // call per palace and plane was most of `Kept`'s time.
+    let mut squares = [Bits::EMPTY; NUM_PLANES_2E];
     let n = s.num_players as usize;
+    let rel_of = relative_seats(seat, n);
     for pid in 0..s.num_palaces as usize {
         let palace = s.palaces[pid];
-        let pieces = pieces[pid];
-        let components = pieces.or(s.stables_of(pieces));
-        set(out, k, PALACE0 + palace.color as usize, pieces);
+        let (pieces, components) = (pieces[pid], components[pid]);
+        squares[PALACE0 + palace.color as usize] |= pieces;
         if palace.owner >= 0 {
-            let rel = relative(palace.owner as usize, seat, n);
-            set(out, k, OWNED0 + rel, components);
+            let rel = rel_of[palace.owner as usize];
+            squares[OWNED0 + rel] |= components;
             if palace.dome != u8::MAX {
-                k.set(out, (DOME0 + rel) * NUM_SQUARES + palace.dome as usize);
+                squares[DOME0 + rel] = squares[DOME0 + rel].with(palace.dome as usize);
             }
         } else if palace.abandoned {
-            set(out, k, ABANDONED_PLANE, components);
+            squares[ABANDONED_PLANE] |= components;
         }
     }
     for (color, &pid) in s.unfinished.iter().enumerate() {
         if pid >= 0 {
-            let pieces = pieces[pid as usize];
-            set(out, k, UNFINISHED_PLANE, pieces.or(s.stables_of(pieces)));
+            squares[UNFINISHED_PLANE] |= components[pid as usize];
         }
-        set(out, k, EXTENSION_PLANE, s.ext[color]);
+        squares[EXTENSION_PLANE] |= s.ext[color];
     }
-    set(out, k, STABLE_PLANE, s.stables);
-    set(out, k, MERCHANT_PLANE, s.merchants);
-    set(out, k, WALL_PLANE, s.walls);
+    squares[STABLE_PLANE] = s.stables;
+    squares[MERCHANT_PLANE] = s.merchants;
+    squares[WALL_PLANE] = s.walls;
     if s.start_square != u8::MAX {
-        k.set(out, START_PLANE * NUM_SQUARES + s.start_square as usize);
+        squares[START_PLANE] = Bits::single(s.start_square as usize);
     }
-    set(out, k, CHAIN_PLANE, s.chain);
-    set(out, k, CHAIN_ENDS_PLANE, s.chain_ends);
-    fill(out, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
+    squares[CHAIN_PLANE] = s.chain;
+    squares[CHAIN_ENDS_PLANE] = s.chain_ends;
+    let k = kept;
+    fill(out, k, PLACEMENTS_PLANE, f64::from(placements(s)) / 2.0);
     let mut relative_scores = [0.0f64; 4];
     for (player, &score) in scores[..n].iter().enumerate() {
-        relative_scores[relative(player, seat, n)] = score as f64 / SCORE_SCALE;
+        relative_scores[rel_of[player]] = score as f64 / SCORE_SCALE;
     }
     for (rel, &score) in relative_scores.iter().enumerate() {
-        fill(out, SCORE0 + rel, score);
+        fill(out, k, SCORE0 + rel, score);
     }
+    let mut num_planes = NUM_PLANES;
     if s.rules.second() {
+        num_planes = NUM_PLANES_2E;
         if s.well != u8::MAX {
-            k.set(out, WELL_PLANE * NUM_SQUARES + s.well as usize);
+            squares[WELL_PLANE] = Bits::single(s.well as usize);
         }
-        set(out, k, RED_PLANE, s.red);
-        set(out, k, YELLOW_PLANE, s.yellow);
-        for pid in 0..s.num_palaces as usize {
-            let palace = s.palaces[pid];
+        squares[RED_PLANE] = s.red;
+        squares[YELLOW_PLANE] = s.yellow;
+        for (palace, &components) in s.palaces.iter().zip(components) {
             if palace.owner == NEUTRAL {
-                let pieces = pieces[pid];
-                set(out, k, NEUTRAL_OWNED_PLANE, pieces.or(s.stables_of(pieces)));
-                k.set(out, NEUTRAL_DOME_PLANE * NUM_SQUARES + palace.dome as usize);
+                squares[NEUTRAL_OWNED_PLANE] |= components;
+                squares[NEUTRAL_DOME_PLANE] = squares[NEUTRAL_DOME_PLANE].with(palace.dome as usize);
             }
         }
     }
-    k.finish(out);
+    // The planes of single cells: not the fixed ones (written by `start`) nor the
+    // constant ones (by `fill`).
+    k.set_planes(out, PALACE0, &squares[PALACE0..PLACEMENTS_PLANE], NUM_SQUARES);
+    if num_planes > WELL_PLANE {
+        k.set_planes(out, WELL_PLANE, &squares[WELL_PLANE..num_planes], NUM_SQUARES);
+    }
 }
 
 /// Where the planes of `s`'s game are the same for every position (the board's fixed
@@ -252,18 +263,19 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     let out = &mut out[..vector_len(s)];
     out.fill(0.0);
     let n = s.num_players as usize;
+    let rel_of = relative_seats(seat, n);
     out[match s.phase {
         Phase::Start => 0,
         Phase::Play => 1,
         Phase::Over => 2,
     }] = 1.0;
     if s.phase != Phase::Over {
-        out[V_TO_MOVE0 + relative(s.current_player as usize, seat, n)] = 1.0;
+        out[V_TO_MOVE0 + rel_of[s.current_player as usize]] = 1.0;
     }
     out[V_PLACEMENTS] = f32::from(placements(s));
     out[V_OBLIGATION] = if s.obligation { 1.0 } else { 0.0 };
     for (player, &score) in scores[..n].iter().enumerate() {
-        let rel = relative(player, seat, n);
+        let rel = rel_of[player];
         let supply = &s.supply[player * NUM_SLOTS..(player + 1) * NUM_SLOTS];
         for (slot, &count) in supply.iter().enumerate() {
             out[V_SUPPLY0 + rel * NUM_SLOTS + slot] = f32::from(count);
@@ -272,11 +284,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     }
     for (base, holders) in [(V_PALACE_TILE0, &s.palace_tiles), (V_TOWER_TILE0, &s.tower_tiles)] {
         for (i, &holder) in holders.iter().enumerate() {
-            let h = if holder < 0 {
-                0
-            } else {
-                1 + relative(holder as usize, seat, n)
-            };
+            let h = if holder < 0 { 0 } else { 1 + rel_of[holder as usize] };
             out[base + 5 * i + h] = 1.0;
         }
     }
@@ -285,8 +293,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
     }
     out[V_NUM_PLAYERS] = n as f32;
     if s.rules.second() {
-        for player in 0..n {
-            let rel = relative(player, seat, n);
+        for (player, &rel) in rel_of[..n].iter().enumerate() {
             out[V_NEUTRAL0 + rel] = f32::from(s.neutral[player]);
             out[V_TEA0 + rel] = f32::from(s.tea[player]);
         }
@@ -308,7 +315,7 @@ fn write_vector(s: &State, seat: usize, scores: &[i64; 4], out: &mut [f32]) {
 /// the second's come in the engine's order.
 pub fn legal_actions_into(s: &State, out: &mut Vec<u32>) {
     out.clear();
-    s.legal().for_each(|a| out.push(a as u32));
+    s.legal().append_to(out);
 }
 
 #[cfg(test)]

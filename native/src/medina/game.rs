@@ -60,7 +60,7 @@ impl crate::game::Game for Medina {
         if state.is_terminal() {
             return;
         }
-        state.legal().for_each(|a| out.push(a as u32));
+        state.legal().append_to(out);
     }
 
     fn is_legal(&self, state: &State, action: u32) -> bool {

@@ -147,8 +147,15 @@ impl Legal {
     /// Calls `f` on every legal action id, in the Python order.
     pub fn for_each(&self, mut f: impl FnMut(usize)) {
         for block in BLOCK_ORDER {
-            for sq in self.blocks[block].iter() {
-                f(block * NUM_SQUARES + sq);
+            // A word at a time (`Bits::iter` looks for the next word from the first at
+            // every square): the vector env lists every position's actions for its mask.
+            for (w, &word) in self.blocks[block].0.iter().enumerate() {
+                let base = block * NUM_SQUARES + w * 64;
+                let mut word = word;
+                while word != 0 {
+                    f(base + word.trailing_zeros() as usize);
+                    word &= word - 1;
+                }
             }
         }
         if self.tea {
@@ -157,6 +164,23 @@ impl Legal {
         if self.pass {
             f(self.pass_action);
         }
+    }
+
+    /// Appends every legal action id to `out`, in the order of [`Legal::for_each`],
+    /// written straight into its spare room: a push an action checked the room and
+    /// moved the length each time, and the vector env lists every game's actions a step.
+    pub fn append_to(&self, out: &mut Vec<u32>) {
+        let count = self.count() as usize;
+        out.reserve(count);
+        let room = &mut out.spare_capacity_mut()[..count];
+        let mut written = 0;
+        self.for_each(|a| {
+            room[written].write(a as u32);
+            written += 1;
+        });
+        let len = out.len() + written;
+        // SAFETY: the first `written` items of the spare room were written just now.
+        unsafe { out.set_len(len) };
     }
 
     /// The kinds with legal actions, as indices into [`KINDS`], in order.

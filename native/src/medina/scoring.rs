@@ -8,12 +8,15 @@ use super::state::{Phase, State};
 impl State {
     /// Each seat's score if the game ended now (§5.4).
     pub fn scores(&self) -> [i64; 4] {
-        self.scores_with(|pid| self.palace_pieces(pid))
+        self.scores_with(|pid| {
+            let pieces = self.palace_pieces(pid);
+            (pieces, pieces | self.stables_of(pieces))
+        })
     }
 
-    /// [`State::scores`] with each palace's pieces from `pieces_of` (a caller that has
-    /// flooded the palaces already: `encode::observe`).
-    pub fn scores_with(&self, pieces_of: impl Fn(usize) -> Bits) -> [i64; 4] {
+    /// [`State::scores`] with each palace's pieces and components (its pieces and
+    /// stables) from `parts_of` (a caller that has them already: `encode::observe`).
+    pub fn scores_with(&self, parts_of: impl Fn(usize) -> (Bits, Bits)) -> [i64; 4] {
         let mut totals = [0i64; 4];
         for (col, &holder) in self.palace_tiles.iter().enumerate() {
             if holder >= 0 {
@@ -30,16 +33,13 @@ impl State {
             if pal.owner < 0 {
                 continue;
             }
-            let pieces = pieces_of(pid);
-            let stables = self.stables_of(pieces);
-            let comps = pieces | stables;
+            let (pieces, comps) = parts_of(pid);
             let reach = if self.rules.stable_adjacency_scores {
                 comps
             } else {
                 pieces
             };
-            totals[pal.owner as usize] += (pieces.count()
-                + stables.count()
+            totals[pal.owner as usize] += (comps.count()
                 + (ortho_dilate(reach) & self.merchants).count()
                 + (ortho_dilate_any(comps) & self.walls).count()
                 + 4 * (comps & self.yellow).count()) as i64;

@@ -129,14 +129,24 @@ impl Layout {
         if s.pending_return >= 0 {
             kept.set(out, must_move + pos[s.pending_return as usize] as usize);
         }
-        fill(out, actions_left_plane, hw, actions_left(s) as f64 / 3.0);
-        fill(out, supply_plane, hw, s.supply as f64 / TOTAL_STONES as f64);
+        kept.fill(
+            out,
+            actions_left_plane..actions_left_plane + hw,
+            0,
+            (actions_left(s) as f64 / 3.0) as f32,
+        );
+        kept.fill(
+            out,
+            supply_plane..supply_plane + hw,
+            1,
+            (s.supply as f64 / TOTAL_STONES as f64) as f32,
+        );
         let mut scores = [0.0f64; MAX_SEATS];
         for (player, &points) in s.points[..n].iter().enumerate() {
             scores[relative(player, seat, n)] = points as f64 / SCORE_SCALE;
         }
         for (rel, &score) in scores.iter().enumerate() {
-            fill(out, score0 + rel * hw, hw, score);
+            kept.fill(out, score0 + rel * hw..score0 + (rel + 1) * hw, 2 + rel, score as f32);
         }
         kept.finish(out);
     }
@@ -208,10 +218,6 @@ pub fn actions_left<const W: usize>(s: &State<W>) -> i32 {
     } else {
         0
     }
-}
-
-fn fill(out: &mut [f32], start: usize, size: usize, value: f64) {
-    crate::common::kept::fill(&mut out[start..start + size], value as f32);
 }
 
 /// Writes the vector of `s` seen by `seat` into `out` ([`VECTOR_LEN`] floats, every one).
