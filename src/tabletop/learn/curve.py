@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from tabletop.render.svg import SvgImage, to_svg_image
 
 WIDTH, HEIGHT = 720, 400
-LEFT, RIGHT, TOP, BOTTOM = 64, 120, 40, 44
+LEFT, RIGHT, TOP, BOTTOM = 64, 120, 56, 44
 COLORS = ("#c0392b", "#2471a3", "#1e8449", "#7d3c98", "#b9770e")
 CLIP = 800
 """How far beyond the points an interval is drawn (a clean sweep's interval is huge)."""
@@ -105,7 +105,8 @@ def curve_svg(points: Sequence[CurvePoint], level_elo: Mapping[str, float], *, t
             bar.set("stroke-opacity", "0.4")
             dot = ET.SubElement(svg, "circle", cx=f"{x(p.hours):.1f}", cy=f"{y(p.elo):.1f}", r="3", fill=color)
             ET.SubElement(dot, "title").text = f"generation {p.generation}, {p.hours:.2f} h: {p.elo:.0f} vs {p.level}"
-        legend = ET.SubElement(svg, "text", x=str(LEFT + 8 + 110 * i), y=str(TOP + 14), fill=color)
+        # Above the plot, where no reference line crosses it.
+        legend = ET.SubElement(svg, "text", x=str(LEFT + 8 + 110 * i), y=str(TOP - 14), fill=color)
         legend.text = f"vs {level}"
     hour_step = _nice_step(max_hours)
     for k in range(math.floor(max_hours / hour_step + 1e-9) + 1):
