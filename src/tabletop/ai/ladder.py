@@ -119,6 +119,12 @@ class Level:
         except KeyError:
             raise ConfigError(f"the level {self.key!r} has no bot for the game {game_id!r}") from None
 
+    def scale_spec_key(self, state: State) -> str | None:
+        """The scale whose own spec this level plays from ``state`` (the state's exact
+        setting), or ``None`` where it plays its game's."""
+        on_scale = scale_of(state)
+        return on_scale.key if on_scale is not None and on_scale.key in self.scale_specs else None
+
     def spec_for(self, state: State) -> str:
         """The engine spec this level plays from ``state``: its scale's where it has one
         for the state's exact setting, else its game's.
@@ -126,10 +132,8 @@ class Level:
         Raises:
             ConfigError: for a game the level has no spec for.
         """
-        on_scale = scale_of(state)
-        if on_scale is not None and on_scale.key in self.scale_specs:
-            return self.scale_specs[on_scale.key]
-        return self.spec(state.game.id)
+        key = self.scale_spec_key(state)
+        return self.spec(state.game.id) if key is None else self.scale_specs[key]
 
     def installed(self) -> Level:
         """The level as this installation plays it: in a game whose spec cannot be built
@@ -279,10 +283,8 @@ class LevelAgent:
         Raises:
             ConfigError: for a game the level has no spec for.
         """
-        on_scale = scale_of(state)
-        if on_scale is not None and on_scale.key in self._scale_agents:
-            return self._scale_agents[on_scale.key]
-        return self.for_game(state.game.id)
+        key = self._level.scale_spec_key(state)
+        return self.for_game(state.game.id) if key is None else self._scale_agents[key]
 
     def choose_move(self, state: State, deadline: float | None = None) -> Move:
         """The move of the level's agent for ``state``, by ``deadline`` where it takes one."""
