@@ -212,15 +212,79 @@ pub fn ends_within<G: Game>(game: &G, state: &G::State, rng: &mut Rng, horizon: 
     game.is_over(&walked)
 }
 
+/// What a seat's value in a search is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Objective {
+    /// Its win share: 1/k to each of k winners, 0 to the others (the rollout MCTS's).
+    #[default]
+    Win,
+    /// Its placing: the share of the other seats it finished ahead of (ties half), the
+    /// score the SPRT and the pairwise tables give a seat. With two seats the same as
+    /// the win share but for tie-breaks; with three or four it also tells second from
+    /// last, which a win share leaves at 0 for both.
+    Placing,
+}
+
+impl Objective {
+    /// The objective a network file's meta names (`"win"` or `"placing"`).
+    pub fn parse(name: &str) -> Option<Objective> {
+        match name {
+            "win" => Some(Objective::Win),
+            "placing" => Some(Objective::Placing),
+            _ => None,
+        }
+    }
+
+    /// What a value head's softmax over `seats` seats is multiplied by to give this
+    /// objective's values: win shares sum to 1, placings to `seats / 2`.
+    pub fn softmax_scale(self, seats: usize) -> f64 {
+        match self {
+            Objective::Win => 1.0,
+            Objective::Placing => seats as f64 / 2.0,
+        }
+    }
+}
+
+/// Each seat's placing by `scores` ([`Objective::Placing`]).
+pub fn placings(scores: &[f64], out: &mut [f64]) {
+    let rivals = (scores.len().max(2) - 1) as f64;
+    for (i, value) in out.iter_mut().enumerate() {
+        let ahead: f64 = scores
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &s)| match scores[i].total_cmp(&s) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            })
+            .sum();
+        *value = ahead / rivals;
+    }
+}
+
+/// Each seat's value of a finished game (or one whose seat to act has no action) under
+/// `objective`; `scores` gets the scores.
+pub fn final_values<G: Game>(game: &G, state: &G::State, objective: Objective, values: &mut [f64], scores: &mut [f64]) {
+    game.scores(state, scores);
+    match objective {
+        Objective::Win => game.returns(state, values),
+        Objective::Placing => placings(scores, values),
+    }
+}
+
 /// A leaf's value: at most `limit` kind-first random actions from `state` (`u32::MAX`:
 /// to the end), then each seat's win share in `returns` if the game is over, else (for
 /// a game with an evaluation) the logistic of its estimated lead over the best rival,
 /// in units of `max(1.5, 0.1 * top estimate)` points (the Python levels' `ScoreValue`);
 /// a game without one plays on to the end. `scores` gets the final or estimated scores.
+/// Under [`Objective::Placing`] the values are placings: of the final scores, or the mean
+/// over the rivals of the logistic of the estimated lead over each.
 pub fn leaf_values<G: Game>(
     game: &G,
     state: &G::State,
     limit: u32,
+    objective: Objective,
     rng: &mut Rng,
     returns: &mut [f64],
     scores: &mut [f64],
@@ -230,16 +294,26 @@ pub fn leaf_values<G: Game>(
     if !game.is_over(&end) && game.evaluate(&end, scores) {
         let top = scores.iter().fold(0.0f64, |m, e| m.max(e.abs()));
         let unit = (0.1 * top).max(1.5);
+        let logistic = |lead: f64| 1.0 / (1.0 + (-lead / unit).exp());
         for (i, value) in returns.iter_mut().enumerate() {
-            *value = 1.0 / (1.0 + (-lead(scores, i) / unit).exp());
+            *value = match objective {
+                Objective::Win => logistic(lead(scores, i)),
+                Objective::Placing => {
+                    let rivals = (scores.len().max(2) - 1) as f64;
+                    let sum: f64 = (0..scores.len())
+                        .filter(|&j| j != i)
+                        .map(|j| logistic(scores[i] - scores[j]))
+                        .sum();
+                    sum / rivals
+                }
+            };
         }
         return;
     }
     if !game.is_over(&end) {
         game.playout(&mut end, rng, u32::MAX);
     }
-    game.returns(&end, returns);
-    game.scores(&end, scores);
+    final_values(game, &end, objective, returns, scores);
 }
 
 #[cfg(test)]
@@ -250,6 +324,44 @@ mod tests {
     use crate::medina::state::State as MedinaState;
     use crate::terranova::board::{Board, Rules};
     use crate::terranova::state::Game as TerraNova;
+
+    #[test]
+    fn a_placing_is_the_share_of_rivals_finished_ahead_of() {
+        let mut out = [0.0; 3];
+        placings(&[1.0, 2.0, 3.0], &mut out);
+        assert_eq!(out, [0.0, 0.5, 1.0]);
+        placings(&[3.0, 5.0, 5.0], &mut out);
+        assert_eq!(out, [0.0, 0.75, 0.75]);
+        let mut two = [0.0; 2];
+        placings(&[4.0, 4.0], &mut two);
+        assert_eq!(two, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn placing_values_tell_second_from_last_where_win_shares_cannot() {
+        use test_games::Podium;
+        let (mut values, mut scores) = ([0.0; 3], [0.0; 3]);
+        for objective in [Objective::Win, Objective::Placing] {
+            let mut seen = Vec::new();
+            for action in [1u32, 2] {
+                let mut rng = Rng::new(1);
+                leaf_values(
+                    &Podium,
+                    &Podium.after(&0, action),
+                    u32::MAX,
+                    objective,
+                    &mut rng,
+                    &mut values,
+                    &mut scores,
+                );
+                seen.push(values);
+            }
+            match objective {
+                Objective::Win => assert_eq!(seen, vec![[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]),
+                Objective::Placing => assert_eq!(seen, vec![[0.0, 1.0, 0.5], [0.5, 1.0, 0.0]]),
+            }
+        }
+    }
 
     /// Along random games from `start`: the listed actions are the legal ones (each
     /// checked legal, unique, below `num_actions`, none once over), a random action is one
@@ -398,6 +510,76 @@ pub(crate) mod test_games {
         ) {
             planes.fill(0.0);
             planes[state.0 as usize] = 1.0;
+        }
+    }
+
+    /// Three seats, one decision: seat 0 picks where it finishes behind seat 1, who wins
+    /// either way: last (action 1: scores 1, 3, 2) or second (action 2: scores 2, 3, 1).
+    /// The state is the action taken (0: none yet).
+    #[derive(Clone, PartialEq)]
+    pub struct Podium;
+
+    impl Podium {
+        const SCORES: [[f64; 3]; 3] = [[0.0; 3], [1.0, 3.0, 2.0], [2.0, 3.0, 1.0]];
+    }
+
+    impl Game for Podium {
+        type State = u8;
+        const NAME: &'static str = "Podium";
+        const ID: &'static str = "podium";
+
+        fn num_players(&self) -> usize {
+            3
+        }
+
+        fn num_actions(&self) -> usize {
+            3
+        }
+
+        fn to_act(&self, state: &u8) -> i32 {
+            if *state == 0 {
+                0
+            } else {
+                -1
+            }
+        }
+
+        fn legal_actions(&self, state: &u8, out: &mut Vec<u32>) {
+            if *state == 0 {
+                out.extend([1, 2]);
+            }
+        }
+
+        fn is_legal(&self, state: &u8, action: u32) -> bool {
+            *state == 0 && (1..=2).contains(&action)
+        }
+
+        fn play(&self, state: &mut u8, action: u32) {
+            *state = action as u8;
+        }
+
+        fn scores(&self, state: &u8, out: &mut [f64]) {
+            out.copy_from_slice(&Self::SCORES[*state as usize]);
+        }
+
+        fn returns(&self, state: &u8, out: &mut [f64]) {
+            out.fill(0.0);
+            if *state != 0 {
+                out[1] = 1.0;
+            }
+        }
+
+        fn random_action(&self, state: &u8, rng: &mut Rng) -> Option<u32> {
+            (*state == 0).then(|| 1 + rng.below(2))
+        }
+
+        fn observation_lens(&self) -> (usize, usize) {
+            (3, 0)
+        }
+
+        fn observe(&self, state: &u8, _seat: usize, planes: &mut [f32], _vector: &mut [f32], _kept: &mut Kept<'_>) {
+            planes.fill(0.0);
+            planes[*state as usize] = 1.0;
         }
     }
 }

@@ -201,3 +201,23 @@ def test_meta_round_trips_and_checks(medina: PolicyValueNetwork) -> None:
     assert NetworkMeta.from_json(medina.meta.to_json()) == medina.meta
     with pytest.raises(NetworkFileError, match="not a JSON object"):
         NetworkMeta.from_json([1])
+
+
+def test_a_placing_network_says_so_in_its_file_and_scales_its_values(
+    medina: PolicyValueNetwork, tmp_path: Path
+) -> None:
+    placing = PolicyValueNetwork.random("medina", GameConfig(num_players=3), HIDDEN, seed=5, value="placing")
+    assert medina.meta.value == "win" and placing.meta.value == "placing"
+    assert placing.meta.value_scale == 1.5 and medina.meta.value_scale == 1.0
+    placing.save(tmp_path / "placing.npz")
+    assert PolicyValueNetwork.load(tmp_path / "placing.npz").meta.value == "placing"
+    # A file from before the field is a win-share network.
+    old = medina.meta.to_json()
+    del old["value"]
+    assert NetworkMeta.from_json(old).value == "win"
+    with pytest.raises(NetworkFileError, match="value must be one of"):
+        NetworkMeta.from_json({**old, "value": "rank"})
+    # The same weights read as placings: the softmax times 3/2 (the seats' placings sum to 1.5).
+    state = make("medina").new_initial_state(GameConfig(num_players=3, seed=3))
+    assert sum(placing.values(state)) == pytest.approx(1.5)
+    assert placing.values(state) == pytest.approx([1.5 * v for v in medina.values(state)])

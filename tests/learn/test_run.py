@@ -15,13 +15,14 @@ from tests.learn.conftest import NO_JAX, NO_NUMPY, need_native
 
 np = pytest.importorskip("numpy", reason=NO_NUMPY)
 
+from tabletop import GameConfig  # noqa: E402
 from tabletop.arena.match import new_game  # noqa: E402
 from tabletop.cli.main import app  # noqa: E402
 from tabletop.compute.batch import LocalBackend  # noqa: E402
 from tabletop.core.errors import ConfigError  # noqa: E402
 from tabletop.core.network import PolicyValueNetwork  # noqa: E402
 from tabletop.learn.curve import CurvePoint, curve_svg  # noqa: E402
-from tabletop.learn.run import RunProgress, TrainError, TrainSettings, network_agent_spec  # noqa: E402
+from tabletop.learn.run import RunProgress, TrainError, TrainSettings, network_agent_spec, run_training  # noqa: E402
 from tabletop.learn.selfplay import ReplayBuffer  # noqa: E402
 
 runner = CliRunner()
@@ -162,6 +163,8 @@ def test_settings_are_checked() -> None:
         ({"hidden": ()}, "hidden"),
         ({"train_steps": 0}, "train-steps"),
         ({"ruleset": "nope"}, "nope"),
+        ({"value": "rank"}, "value must be one of win, placing"),
+        ({"init": "/nonexistent/best.npz"}, "is not a file"),
     ]:
         with pytest.raises(ConfigError, match=message):
             replace(TINY, **change).check()
@@ -177,6 +180,40 @@ def test_progress_round_trip_and_bad_files(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"format": "other"}')
     with pytest.raises(TrainError, match="not the progress"):
         RunProgress.read(tmp_path / "bad.json")
+
+
+def test_a_run_from_before_the_value_setting_resumes_as_win_shares_from_scratch() -> None:
+    old = TINY.to_json()
+    del old["value"], old["init"]
+    read = TrainSettings.from_json(old)
+    assert read.value == "win" and read.init is None
+    assert TrainSettings.from_json(TINY.to_json()).value == "placing"
+
+
+def test_a_run_starts_from_the_weights_it_is_given_and_learns_placings(tmp_path: Path) -> None:
+    _need_jax()
+    import tabletop.learn.bots  # noqa: F401  (the gate's bot: a plugin, as `tabletop train` loads it)
+
+    start = PolicyValueNetwork.random("medina", GameConfig(num_players=3), (8,), seed=99)
+    start.save(tmp_path / "start.npz")
+    out = tmp_path / "run"
+    settings = replace(TINY, init=str(tmp_path / "start.npz"), ladder_every=0, train_steps=1)
+    run_training(settings, out, LocalBackend(1))
+    first = PolicyValueNetwork.load(out / "latest.npz")
+    assert first.meta.value == "placing" and "--value placing --init start.npz" in first.meta.made_by
+    # One Adam step moves the weights a little from the start's, not from a fresh network's.
+    moved = np.abs(first.params["w0"] - start.params["w0"]).max()
+    assert 0 < moved < 0.01
+    # The value targets of the buffer are placings over 3/2: they sum to 1 and take only
+    # the values 0, 1/6, 1/3, 1/2 and 2/3 (last, tied, ..., first).
+    buffer = ReplayBuffer.load(out / "replay.npz", first.meta.input_size, 3)
+    values = buffer.batch(np.random.default_rng(0), 64, first.meta.num_actions)["value"]
+    np.testing.assert_allclose(values.sum(axis=1), 1.0, rtol=1e-6)
+    assert set(np.round(values.ravel() * 6).astype(int)) <= {0, 1, 2, 3, 4}
+    wrong = PolicyValueNetwork.random("medina", GameConfig(num_players=3), (16,), seed=1)
+    wrong.save(tmp_path / "wrong.npz")
+    with pytest.raises(TrainError, match="is for"):
+        run_training(replace(settings, init=str(tmp_path / "wrong.npz")), tmp_path / "other", LocalBackend(1))
 
 
 def test_curve_draws_a_line_per_level_and_the_levels() -> None:

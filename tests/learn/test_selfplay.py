@@ -175,3 +175,20 @@ def test_the_policy_bot_is_not_a_builtin_kind(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_value_targets_are_win_shares_or_placings_by_the_network(tiny_network: Path) -> None:
+    from tabletop.learn.selfplay import placings, value_targets
+
+    assert placings([1, 2, 3]) == (0.0, 0.5, 1.0)
+    assert placings([3, 5, 5]) == (0.0, 0.75, 0.75)
+    assert placings([4, 4]) == (0.5, 0.5)
+    win = PolicyValueNetwork.load(tiny_network).meta
+    placing = dataclasses.replace(win, value="placing")
+    state = make("medina").new_initial_state(GameConfig(num_players=3, seed=1))
+    while not state.is_terminal():
+        state = state.apply(state.legal_moves()[0])
+    assert value_targets(win, state) == pytest.approx(state.returns())
+    expected = [p / 1.5 for p in placings(state.scores())]
+    assert value_targets(placing, state) == pytest.approx(expected)
+    assert sum(value_targets(placing, state)) == pytest.approx(1.0)

@@ -18,7 +18,7 @@
 //! searching thread, wall seconds, or a stop flag set from another thread.
 
 use super::rng::Rng;
-use crate::game::{ends_within, leaf_values, Game};
+use crate::game::{ends_within, leaf_values, Game, Objective};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -356,7 +356,7 @@ pub fn search_with<G: Game>(
         match settings.rollout_limit {
             Some(limit) => {
                 let limit = if exact_leaves { u32::MAX } else { limit };
-                leaf_values(game, &state, limit, rng, &mut returns, &mut scores);
+                leaf_values(game, &state, limit, Objective::Win, rng, &mut returns, &mut scores);
             }
             None => {
                 game.playout(&mut state, rng, u32::MAX);

@@ -24,6 +24,7 @@
 //! file is hostile input, so every shape, size and value is checked against the limits
 //! below.
 
+use crate::game::Objective;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2};
 use std::collections::HashMap;
@@ -49,6 +50,9 @@ pub struct Meta {
     pub input_size: usize,
     pub num_actions: usize,
     pub hidden: Vec<usize>,
+    /// What the value head's softmax estimates (`"value"`: `"win"`, the default of files
+    /// that do not say, or `"placing"`).
+    pub objective: Objective,
     /// The whole JSON as read (with `made_by` and anything else the trainer wrote).
     pub json: String,
 }
@@ -224,7 +228,15 @@ fn parse_meta(json: &str) -> Result<Meta, String> {
             "the network is for {num_players} players, not 2 to {MAX_SEATS}"
         ));
     }
+    let objective = match object.get("value") {
+        None => Objective::Win,
+        Some(value) => value
+            .as_str()
+            .and_then(Objective::parse)
+            .ok_or_else(|| format!("the network's meta \"value\" is {value}, not \"win\" or \"placing\""))?,
+    };
     Ok(Meta {
+        objective,
         game: text("game")?,
         num_players,
         ruleset: text("ruleset")?,

@@ -4,8 +4,9 @@
 //! Selection maximises `Q + c_puct * P * sqrt(N_parent) / (1 + N_child)` (`P`: the
 //! policy's prior of the child's action, a softmax over the legal actions only; `Q`: the
 //! child's mean value for the seat that chose it). A leaf is valued by the network's value
-//! head (one win share per seat, relative to the seat to act, mapped to absolute seats
-//! here), a finished game by its returns; each node backs up the value of the seat that
+//! head (one value per seat, relative to the seat to act, mapped to absolute seats here:
+//! a win share, or a placing where the network's meta says `"value": "placing"`,
+//! [`crate::game::Objective`]), a finished game by its returns or placings; each node backs up the value of the seat that
 //! chose its action, as the rollout MCTS (`common::mcts`) does, so 3-4 seats and turns of
 //! several actions by one seat need nothing special. An unvisited child's `Q` is the
 //! network's value of its parent for the seat to act there (first-play urgency).
@@ -29,7 +30,7 @@
 use super::mcts::{thread_cpu_seconds, Budget};
 use super::network::{Network, Scratch};
 use super::rng::Rng;
-use crate::game::{leaf_values, observe_input, Game};
+use crate::game::{final_values, leaf_values, observe_input, Game};
 use std::time::Instant;
 
 /// How the search explores.
@@ -132,9 +133,10 @@ pub fn evaluate_position<G: Game>(game: &G, state: &G::State, network: &Network)
     if to_act >= 0 {
         game.legal_actions(state, &mut legal[0]);
     }
+    let objective = network.meta.objective;
     if legal[0].is_empty() {
-        let mut returns = vec![0.0; n];
-        game.returns(state, &mut returns);
+        let (mut returns, mut scores) = (vec![0.0; n], vec![0.0; n]);
+        final_values(game, state, objective, &mut returns, &mut scores);
         return (Vec::new(), returns);
     }
     let mut input = vec![0.0f32; network.input_size()];
@@ -143,8 +145,9 @@ pub fn evaluate_position<G: Game>(game: &G, state: &G::State, network: &Network)
     let mut relative = vec![0.0f32; n];
     network.evaluate(&input, &legal, &mut priors, &mut relative, &mut Scratch::default());
     let mut values = vec![0.0; n];
+    let scale = objective.softmax_scale(n);
     for (rel, &v) in relative.iter().enumerate() {
-        values[(to_act as usize + rel) % n] = v as f64;
+        values[(to_act as usize + rel) % n] = scale * v as f64;
     }
     (
         legal[0].iter().copied().zip(priors[0].iter().copied()).collect(),
@@ -233,6 +236,9 @@ pub fn search<G: Game>(
     let mut legal: Vec<Vec<u32>> = vec![Vec::new(); batch_size];
     let mut priors: Vec<Vec<f32>> = vec![Vec::new(); batch_size];
     let mut values = vec![0.0f32; batch_size * network.num_players()];
+    let objective = network.meta.objective;
+    let value_scale = objective.softmax_scale(n);
+    let mut final_scores = vec![0.0f64; n];
     let mixing = settings.leaf_mix > 0.0;
     let mut played_values = vec![0.0f64; if mixing { batch_size * n } else { 0 }];
     let mut played_scores = vec![0.0f64; n];
@@ -284,7 +290,7 @@ pub fn search<G: Game>(
             }
             if legal[k].is_empty() {
                 // The game is over (or a seat to act has no action: valued as it stands).
-                game.returns(&state, &mut returns);
+                final_values(game, &state, objective, &mut returns, &mut final_scores);
                 if node == 0 {
                     root_returns = Some(returns.clone());
                 }
@@ -310,6 +316,7 @@ pub fn search<G: Game>(
                     game,
                     &state,
                     settings.leaf_rollout,
+                    objective,
                     rng,
                     &mut played_values[k * n..(k + 1) * n],
                     &mut played_scores,
@@ -340,11 +347,12 @@ pub fn search<G: Game>(
             // The value head is relative to the seat to act: index 0 is `to_act`.
             for (rel, &v) in values[k * n..(k + 1) * n].iter().enumerate() {
                 let seat = (leaf.to_act + rel) % n;
+                let v = value_scale * v as f64;
                 returns[seat] = if mixing {
                     let played = played_values[k * n + seat];
-                    (1.0 - settings.leaf_mix) * v as f64 + settings.leaf_mix * played
+                    (1.0 - settings.leaf_mix) * v + settings.leaf_mix * played
                 } else {
-                    v as f64
+                    v
                 };
             }
             if leaf.node == 0 && settings.dirichlet_fraction > 0.0 {
@@ -545,6 +553,51 @@ mod tests {
             &Budget::simulations(simulations),
             &mut Rng::new(seed),
         )
+    }
+
+    #[test]
+    fn a_placing_network_s_search_finishes_second_rather_than_last() {
+        // Podium: seat 0 cannot win; the prior says finish last (action 1). Win shares
+        // value both actions 0, so the prior decides; placings prefer second (action 2).
+        use crate::game::test_games::Podium;
+        let network = |objective: &str| {
+            let mut arrays = HashMap::new();
+            let mut put = |name: &str, shape: Vec<usize>, values: Vec<f32>| {
+                arrays.insert(name.to_string(), Array { shape, values });
+            };
+            put("w0", vec![3, 2], vec![0.0; 6]);
+            put("b0", vec![2], vec![0.0; 2]);
+            put("policy_w", vec![2, 3], vec![0.0; 6]);
+            put("policy_b", vec![3], vec![0.0, 3.0, 0.0]);
+            put("value_w", vec![2, 3], vec![0.0; 6]);
+            put("value_b", vec![3], vec![0.0; 3]);
+            let meta = meta_json("podium", 3, &[2], 3, 3).replacen('{', &format!(r#"{{"value": "{objective}", "#), 1);
+            Network::new(&meta, arrays).unwrap()
+        };
+        let (win, placing) = (network("win"), network("placing"));
+        assert_eq!(win.meta.objective, crate::game::Objective::Win);
+        assert_eq!(placing.meta.objective, crate::game::Objective::Placing);
+        let choose = |net: &Network| {
+            search(
+                &Podium,
+                &0,
+                net,
+                &settings(1),
+                &Budget::simulations(200),
+                &mut Rng::new(3),
+            )
+        };
+        assert_eq!(choose(&win).action, Some(1));
+        let found = choose(&placing);
+        assert_eq!(found.action, Some(2), "{:?}", found.visits);
+        // Its root value is the placing of second: ahead of one rival of two.
+        assert!((found.value[0] - 0.5).abs() < 0.1, "{:?}", found.value);
+        // A uniform value head reads as equal placings: 1/3 of a softmax times 3/2 seats.
+        let (_, values) = evaluate_position(&Podium, &0, &placing);
+        assert!(values.iter().all(|v| (v - 0.5).abs() < 1e-6), "{values:?}");
+        let bad = meta_json("podium", 3, &[2], 3, 3).replacen('{', r#"{"value": "rank", "#, 1);
+        let error = Network::new(&bad, HashMap::new()).unwrap_err();
+        assert!(error.contains("\"win\" or \"placing\""), "{error}");
     }
 
     #[test]

@@ -138,7 +138,7 @@ mod tests {
     use crate::common::alphabeta;
     use crate::common::mcts::{search_with, Budget, Settings};
     use crate::common::rng::Rng;
-    use crate::game::{ends_within, leaf_values, Game as _};
+    use crate::game::{ends_within, leaf_values, Game as _, Objective};
     use crate::terranova::board::{Board, Rules};
 
     /// A hexagonal island of radius 5, seven landscapes (one of them water).
@@ -181,7 +181,15 @@ mod tests {
                 assert_eq!(over, limit as u64 >= actions);
                 ended[over as usize] += 1;
                 let (mut returns, mut scores) = ([0.0; 2], [0.0; 2]);
-                leaf_values(&game, &state, limit, &mut Rng::new(seed), &mut returns, &mut scores);
+                leaf_values(
+                    &game,
+                    &state,
+                    limit,
+                    Objective::Win,
+                    &mut Rng::new(seed),
+                    &mut returns,
+                    &mut scores,
+                );
                 let mut walked = state;
                 game.playout(&mut walked, &mut Rng::new(seed), limit);
                 assert_eq!(walked.is_terminal(), over);

@@ -109,6 +109,17 @@ def train(
             help="Share of a leaf's value from the game's own playout and evaluation (0: the network alone).",
         ),
     ] = 0.0,
+    value: Annotated[
+        str,
+        typer.Option(
+            "--value",
+            help="What the value head learns and the search maximises: placing (share of rivals beaten) or win.",
+        ),
+    ] = "placing",
+    init: Annotated[
+        Path | None,
+        typer.Option("--init", help="Start a new run from this network file's weights (e.g. an earlier run's best)."),
+    ] = None,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -156,6 +167,8 @@ def train(
         ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
         ladder_games=ladder_games,
         leaf_mix=leaf_mix,
+        value=value,
+        init=None if init is None else str(init.resolve()),
     )
     try:
         settings.check()

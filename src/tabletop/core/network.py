@@ -59,6 +59,9 @@ its arrays' uncompressed sizes): a shipped network is a few MB, a big experiment
 MAX_META_BYTES: Final = 64 * 1024
 """The largest ``meta`` JSON text accepted."""
 
+VALUE_KINDS: Final = ("win", "placing")
+"""What a value head may estimate (:attr:`NetworkMeta.value`)."""
+
 MAX_LAYERS: Final = 16
 """The most hidden layers a network file may declare."""
 
@@ -81,6 +84,10 @@ class NetworkMeta:
         num_actions: the encoding's ``num_distinct_actions`` (the policy head's size).
         hidden: the widths of the hidden layers, first to last.
         made_by: the command, seed and hours that made it (free text, for people).
+        value: what the value head's softmax estimates: ``"win"`` (each seat's final win
+            share; files that do not say) or ``"placing"`` (each seat's share of the rivals
+            it finishes ahead of, ties half, divided by ``num_players / 2`` so the seats'
+            values sum to 1: :meth:`value_scale` undoes that).
     """
 
     game: str
@@ -90,6 +97,16 @@ class NetworkMeta:
     num_actions: int
     hidden: tuple[int, ...]
     made_by: str = ""
+    value: str = "win"
+
+    def __post_init__(self) -> None:
+        if self.value not in VALUE_KINDS:
+            raise NetworkFileError(f"the network's meta: value must be one of {list(VALUE_KINDS)}, got {self.value!r}")
+
+    @property
+    def value_scale(self) -> float:
+        """What the value head's softmax is multiplied by to give :attr:`value`'s values."""
+        return self.num_players / 2 if self.value == "placing" else 1.0
 
     def to_json(self) -> dict[str, Any]:
         """The meta as the file stores it."""
@@ -102,6 +119,7 @@ class NetworkMeta:
             "num_actions": self.num_actions,
             "hidden": list(self.hidden),
             "made_by": self.made_by,
+            "value": self.value,
         }
 
     @classmethod
@@ -147,6 +165,7 @@ class NetworkMeta:
             num_actions=whole("num_actions", 1, 1 << 24),
             hidden=tuple(hidden),
             made_by=text("made_by"),
+            value=text("value") if "value" in data else "win",
         )
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
@@ -226,6 +245,7 @@ class PolicyValueNetwork:
         seed: int = 0,
         *,
         made_by: str = "",
+        value: str = "win",
     ) -> PolicyValueNetwork:
         """A network with fresh weights for ``game`` with ``config``'s seats and ruleset:
         He-normal trunk layers, small output layers (a near-uniform policy and value),
@@ -248,6 +268,7 @@ class PolicyValueNetwork:
                 "num_actions": encoding.num_distinct_actions,
                 "hidden": list(hidden),
                 "made_by": made_by,
+                "value": value,
             }
         )
         rng = np.random.default_rng(seed)
@@ -402,14 +423,14 @@ class PolicyValueNetwork:
         return {action: float(p) for action, p in zip(legal, probabilities, strict=True)}
 
     def values(self, state: State) -> tuple[float, ...]:
-        """The predicted final win share of every seat, in absolute seat order (seat 0
-        first).
+        """The predicted final win share or placing (:attr:`NetworkMeta.value`) of every
+        seat, in absolute seat order (seat 0 first).
 
         Raises:
             ValueError: if ``state`` is not of the network's game.
         """
         _, relative = self.forward(self.input_of(state))
-        return absolute_values(relative.tolist(), state.current_player)
+        return absolute_values((relative * self.meta.value_scale).tolist(), state.current_player)
 
 
 def absolute_values(relative: Sequence[float], to_act: PlayerId) -> tuple[float, ...]:

@@ -56,7 +56,7 @@ from tabletop.arena.sprt import SprtConfig, SprtState, estimate_elo, play_sprt_g
 from tabletop.arena.tournament import ArenaGame, derived_seed
 from tabletop.compute.batch import Backend
 from tabletop.core.errors import ConfigError, TabletopError
-from tabletop.core.network import PolicyValueNetwork
+from tabletop.core.network import VALUE_KINDS, NetworkFileError, PolicyValueNetwork
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.curve import CurvePoint, curve_svg
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from tabletop.learn.model import Trainer
 
 PROGRESS_FORMAT: Final = "tabletop-train-1"
-FIXED_SETTINGS: Final = ("game", "players", "ruleset", "hidden", "seed")
+FIXED_SETTINGS: Final = ("game", "players", "ruleset", "hidden", "seed", "value", "init")
 """The settings a resumed run must share with the run it continues."""
 
 BEST, LATEST, OPTIMIZER, REPLAY, PROGRESS, CURVE = (
@@ -114,6 +114,13 @@ class TrainSettings:
         leaf_mix: the share of a leaf's value the network search takes from the game's own
             leaf value (a playout, then the evaluation: ``tabletop.native.puct``), in
             self-play, gates and ladder matches alike (0: the network alone).
+        value: what the value head learns and the search maximises (``NetworkMeta.value``):
+            ``"placing"``, the share of the rivals a seat finishes ahead of (what the
+            SPRT and the pairwise tables score: with three or four seats it tells second
+            from last), or ``"win"``, the win share (runs from before it was a setting).
+        init: the network file whose weights the run starts from (``None``: fresh ones),
+            e.g. an earlier run's best; its game, seats, ruleset and hidden layers must be
+            the run's.
     """
 
     game: str
@@ -137,6 +144,8 @@ class TrainSettings:
     ladder_levels: tuple[str, ...] = ("club", "strong", "master")
     ladder_games: int = 6
     leaf_mix: float = 0.0
+    value: str = "placing"
+    init: str | None = None
 
     def check(self) -> None:
         """Raises:
@@ -175,6 +184,10 @@ class TrainSettings:
             raise ConfigError(f"gate-elo1 must be positive, got {self.gate_elo1}")
         for key in self.ladder_levels:
             ladder_level(key)
+        if self.value not in VALUE_KINDS:
+            raise ConfigError(f"value must be one of {', '.join(VALUE_KINDS)}, got {self.value!r}")
+        if self.init is not None and not Path(self.init).is_file():
+            raise ConfigError(f"the network to start from, {self.init}, is not a file")
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -187,6 +200,8 @@ class TrainSettings:
         """Raises:
         TrainError: if ``data`` is not such settings.
         """
+        # Runs from before `value` and `init` were settings learned win shares from scratch.
+        data = {"value": "win", "init": None, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -197,7 +212,8 @@ class TrainSettings:
         return (
             f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
-            f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix}: "
+            f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
+            f"{f' --init {Path(self.init).name}' if self.init else ''}: "
             f"generation {generation}, {hours:.2f} training hours"
         )
 
@@ -490,12 +506,33 @@ def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
         settings.hidden,
         derived_seed(settings.seed, "network"),
         made_by=settings.made_by(0, 0.0),
+        value=settings.value,
     )
+    if settings.init is not None:
+        network = _weights_of(Path(settings.init), network)
     network.save(out / BEST)
     network.save(out / LATEST)
     progress = RunProgress(settings)
     progress.write(progress_file)
     return progress
+
+
+def _weights_of(path: Path, fresh: PolicyValueNetwork) -> PolicyValueNetwork:
+    """``fresh`` (its meta: the run's) with the weights of the network file at ``path``.
+
+    Raises:
+        TrainError: if the file cannot be read or is for another game, seats, ruleset or shape.
+    """
+    try:
+        start = PolicyValueNetwork.load(path)
+    except NetworkFileError as exc:
+        raise TrainError(f"the network to start from cannot be read: {exc}") from None
+    theirs, ours = start.meta, fresh.meta
+    mine = (ours.game, ours.num_players, ours.ruleset, ours.input_size, ours.num_actions, ours.hidden)
+    other = (theirs.game, theirs.num_players, theirs.ruleset, theirs.input_size, theirs.num_actions, theirs.hidden)
+    if mine != other:
+        raise TrainError(f"the network to start from, {path}, is for {other}, not the run's {mine}")
+    return fresh.with_params(dict(start.params), fresh.meta.made_by)
 
 
 def _self_play(

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.arena.tournament import derived_seed
-from tabletop.core.network import PolicyValueNetwork, relative_values
+from tabletop.core.network import NetworkMeta, PolicyValueNetwork, relative_values
 from tabletop.core.network_file import load_network
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
@@ -139,7 +139,7 @@ class GameSamples:
         offsets: ``(n + 1,)``: move ``i``'s legal actions are ``legal[offsets[i]:offsets[i + 1]]``.
         legal: the legal action ids of every move, ascending per move.
         target: the visit distribution over those actions (0 where not visited).
-        returns: the final win share of every seat (absolute order).
+        returns: the value target of every seat (absolute order): :func:`value_targets`.
     """
 
     x: npt.NDArray[np.float32]
@@ -191,10 +191,8 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
         native: Any = state
         state = native.apply_action(action)
         moves += 1
-    if state.is_terminal():
-        returns = tuple(float(r) for r in state.returns())
-    else:  # cut off: no one won
-        returns = (1.0 / config.players,) * config.players
+    # A game cut off is no one's: equal shares.
+    returns = value_targets(network.meta, state) if state.is_terminal() else (1.0 / config.players,) * config.players
     return GameSamples(
         x=np.stack(xs) if xs else np.zeros((0, network.meta.input_size), np.float32),
         seats=np.asarray(seats, np.int16),
@@ -203,6 +201,25 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
         target=np.asarray(target, np.float32),
         returns=returns,
     )
+
+
+def placings(scores: Sequence[float]) -> tuple[float, ...]:
+    """Each seat's share of the other seats it finished ahead of by ``scores`` (ties
+    half): the score ``tabletop sprt`` gives a seat (``candidate_score``)."""
+    rivals = max(len(scores) - 1, 1)
+    return tuple(
+        sum(1.0 if own > other else 0.5 if own == other else 0.0 for j, other in enumerate(scores) if j != i) / rivals
+        for i, own in enumerate(scores)
+    )
+
+
+def value_targets(meta: NetworkMeta, state: State) -> tuple[float, ...]:
+    """What the value head of a network of ``meta`` learns from the finished ``state``
+    (absolute seats, summing to 1 as its softmax does): the win shares, or the placings
+    divided by ``NetworkMeta.value_scale``."""
+    if meta.value == "placing":
+        return tuple(p / meta.value_scale for p in placings([float(s) for s in state.scores()]))
+    return tuple(float(r) for r in state.returns())
 
 
 class ReplayBuffer:
