@@ -159,7 +159,9 @@ def test_settings_are_checked() -> None:
     for change, message in [
         ({"players": 5}, "seats"),
         ({"ladder_levels": ("grandmaster",)}, "unknown level"),
-        ({"gate_elo1": 0.0}, "gate-elo1"),
+        ({"gate_elo1": -10.0}, "gate-elo0 must be below gate-elo1"),
+        ({"gate_elo0": 60.0, "gate_elo1": 50.0}, "gate-elo0 must be below gate-elo1"),
+        ({"gate_elo0": float("nan")}, "gate-elo0 must be below gate-elo1"),
         ({"hidden": ()}, "hidden"),
         ({"train_steps": 0}, "train-steps"),
         ({"ruleset": "nope"}, "nope"),

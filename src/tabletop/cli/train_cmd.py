@@ -88,6 +88,10 @@ def train(
     gate_games: Annotated[
         int, typer.Option("--gate-games", min=1, help="At most this many games in each gate (SPRT, CPU clock).")
     ] = 100,
+    gate_elo0: Annotated[
+        float,
+        typer.Option("--gate-elo0", help="The gate's H0 (below 0: keep the newest network unless probably worse)."),
+    ] = 0.0,
     gate_elo1: Annotated[
         float, typer.Option("--gate-elo1", help="The gate's H1: the new network is this many Elo stronger.")
     ] = 50.0,
@@ -162,6 +166,7 @@ def train(
         buffer_positions=buffer,
         sampled_moves=sampled_moves,
         gate_games=gate_games,
+        gate_elo0=gate_elo0,
         gate_elo1=gate_elo1,
         ladder_every=ladder_every,
         ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),

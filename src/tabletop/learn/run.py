@@ -8,7 +8,7 @@ Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
 2. **training**: ``train_steps`` Adam steps on batches drawn from the buffer
    (:mod:`tabletop.learn.model`), continuing from the last trained weights;
 3. **the gate**: an SPRT match (``tabletop.arena.sprt``, CPU clock) of the trained
-   network against the best one; H1 (at least ``gate_elo1`` Elo stronger) makes it the
+   network against the best one (H0 ``gate_elo0``, H1 ``gate_elo1``); H1 makes it the
    best, which then plays the next self-play (AlphaGo Zero's scheme: training goes on
    from the newest weights either way);
 4. every ``ladder_every`` generations (and after the last), **the ladder**: short
@@ -107,6 +107,11 @@ class TrainSettings:
         buffer_positions: the most positions the replay buffer keeps.
         sampled_moves: self-play moves drawn in proportion to the visits at a game's start.
         gate_games: the most games of a gate (an SPRT match, CPU clock).
+        gate_elo0: the gate's H0: the trained network is at most this much stronger (0: the
+            gate asks for a better network; below 0 it keeps the newest unless it is
+            probably worse, nearer AlphaZero, which had no gate: a step of +20 Elo a
+            generation seldom passes a gate of H0 0, H1 +100, and the self-play then
+            never moves on).
         gate_elo1: the gate's H1: the trained network is at least this much stronger.
         ladder_every: measure against the ladder every this many generations (0: never).
         ladder_levels: the ladder levels measured against.
@@ -139,6 +144,7 @@ class TrainSettings:
     buffer_positions: int = 20_000
     sampled_moves: int = 30
     gate_games: int = 100
+    gate_elo0: float = 0.0
     gate_elo1: float = 50.0
     ladder_every: int = 5
     ladder_levels: tuple[str, ...] = ("club", "strong", "master")
@@ -180,8 +186,8 @@ class TrainSettings:
                 raise ConfigError(f"{rate_name} must be finite and not negative, got {rate}")
         if not 0 <= self.leaf_mix <= 1:
             raise ConfigError(f"leaf-mix must be from 0 to 1, got {self.leaf_mix}")
-        if not 0 < self.gate_elo1 < math.inf:
-            raise ConfigError(f"gate-elo1 must be positive, got {self.gate_elo1}")
+        if not -math.inf < self.gate_elo0 < self.gate_elo1 < math.inf:
+            raise ConfigError(f"gate-elo0 must be below gate-elo1, got {self.gate_elo0} and {self.gate_elo1}")
         for key in self.ladder_levels:
             ladder_level(key)
         if self.value not in VALUE_KINDS:
@@ -201,7 +207,7 @@ class TrainSettings:
         TrainError: if ``data`` is not such settings.
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
-        data = {"value": "win", "init": None, **data}
+        data = {"value": "win", "init": None, "gate_elo0": 0.0, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -594,7 +600,7 @@ def _gate(
         candidate=network_agent_spec(candidate, settings),
         baseline=network_agent_spec(out / BEST, settings),
         players=settings.players,
-        elo0=0.0,
+        elo0=settings.gate_elo0,
         elo1=settings.gate_elo1,
         max_games=settings.gate_games,
         seed=derived_seed(settings.seed, "gate", generation),
