@@ -166,7 +166,6 @@ def test_settings_are_checked() -> None:
         ({"train_steps": 0}, "train-steps"),
         ({"ruleset": "nope"}, "nope"),
         ({"value": "rank"}, "value must be one of win, placing"),
-        ({"teacher_sims": -1}, "teacher-sims must not be negative"),
         ({"init": "/nonexistent/best.npz"}, "is not a file"),
     ]:
         with pytest.raises(ConfigError, match=message):

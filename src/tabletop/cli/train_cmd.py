@@ -124,14 +124,6 @@ def train(
         Path | None,
         typer.Option("--init", help="Start a new run from this network file's weights (e.g. an earlier run's best)."),
     ] = None,
-    teacher_sims: Annotated[
-        int,
-        typer.Option(
-            "--teacher-sims",
-            min=0,
-            help="Self-play by the rollout MCTS at this many simulations a move (its visits the targets).",
-        ),
-    ] = 0,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -181,7 +173,6 @@ def train(
         ladder_games=ladder_games,
         leaf_mix=leaf_mix,
         value=value,
-        teacher_sims=teacher_sims,
         init=None if init is None else str(init.resolve()),
     )
     try:

@@ -123,10 +123,6 @@ class TrainSettings:
             ``"placing"``, the share of the rivals a seat finishes ahead of (what the
             SPRT and the pairwise tables score: with three or four seats it tells second
             from last), or ``"win"``, the win share (runs from before it was a setting).
-        teacher_sims: 0: self-play by the network's search (PUCT); N: by the rollout MCTS of
-            the game's native levels at N simulations a move, whose visits are the policy
-            targets (expert iteration's expert; it can change on resume, so a run can
-            start from it and go on by its own search).
         init: the network file whose weights the run starts from (``None``: fresh ones),
             e.g. an earlier run's best; its game, seats, ruleset and hidden layers must be
             the run's.
@@ -156,7 +152,6 @@ class TrainSettings:
     leaf_mix: float = 0.0
     value: str = "placing"
     init: str | None = None
-    teacher_sims: int = 0
 
     def check(self) -> None:
         """Raises:
@@ -180,8 +175,8 @@ class TrainSettings:
         for name, value in whole.items():
             if value < 1:
                 raise ConfigError(f"{name.replace('_', '-')} must be at least 1, got {value}")
-        if self.ladder_every < 0 or self.sampled_moves < 0 or self.teacher_sims < 0:
-            raise ConfigError("ladder-every, sampled-moves and teacher-sims must not be negative")
+        if self.ladder_every < 0 or self.sampled_moves < 0:
+            raise ConfigError("ladder-every and sampled-moves must not be negative")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"hidden layers must have at least one unit each, got {list(self.hidden)}")
         if self.hours is not None and not 0 < self.hours < math.inf:
@@ -212,7 +207,7 @@ class TrainSettings:
         TrainError: if ``data`` is not such settings.
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
-        data = {"value": "win", "init": None, "gate_elo0": 0.0, "teacher_sims": 0, **data}
+        data = {"value": "win", "init": None, "gate_elo0": 0.0, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -224,8 +219,7 @@ class TrainSettings:
             f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
             f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
-            f"{f' --init {Path(self.init).name}' if self.init else ''}"
-            f"{f' --teacher-sims {self.teacher_sims}' if self.teacher_sims else ''}: "
+            f"{f' --init {Path(self.init).name}' if self.init else ''}: "
             f"generation {generation}, {hours:.2f} training hours"
         )
 
@@ -565,7 +559,6 @@ def _self_play(
         generation,
         settings.sampled_moves,
         leaf_mix=settings.leaf_mix,
-        teacher_sims=settings.teacher_sims,
     )
     report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
     found: dict[int, GameSamples] = {}

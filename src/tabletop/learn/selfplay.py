@@ -12,10 +12,7 @@ the search with the network (:func:`network_search`: PUCT in Rust with the polic
 prior and the value head at the leaves, ``tabletop.native.puct``), with Dirichlet noise
 at the root as AlphaZero's self-play has, so that moves the network does not yet favour
 are tried.  :func:`native_mcts_search` (the rollout MCTS's visit counts, the network not
-consulted) is the other choice (:attr:`SelfPlayConfig.teacher_sims`): expert iteration's
-expert (Anthony et al., 2017) for the first generations, whose sharp visit counts over
-thousands of simulations teach a policy that a few hundred simulations over 30-60 legal
-moves, nearly flat, cannot.
+consulted) is the other choice, for a first generation from no knowledge.
 
 Games are tasks of :mod:`tabletop.compute.batch` (local worker processes or Ray):
 :func:`play_selfplay_game` is deterministic by its index, and returns plain arrays.
@@ -72,8 +69,6 @@ class SelfPlayConfig:
         dirichlet_fraction: the noise's share of the root's prior (AlphaZero: 0.25).
         leaf_mix: the share of a leaf's value taken from the game's own leaf value (a
             playout, then the evaluation: ``tabletop.native.puct``); 0: the network alone.
-        teacher_sims: 0: the network's search plays and makes the targets; N: the
-            rollout MCTS of the game's native levels with N simulations a move does.
     """
 
     game: str
@@ -87,7 +82,6 @@ class SelfPlayConfig:
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     leaf_mix: float = 0.0
-    teacher_sims: int = 0
 
 
 def native_mcts_search(game_id: str, simulations: int) -> Search:
@@ -132,8 +126,6 @@ def network_search(config: SelfPlayConfig) -> Search:
 def make_search(config: SelfPlayConfig, network: PolicyValueNetwork) -> Search:
     """The search self-play runs (the one place to choose it: see the module docstring)."""
     del network  # the Rust search reads the file itself (once per process)
-    if config.teacher_sims:
-        return native_mcts_search(config.game, config.teacher_sims)
     return network_search(config)
 
 
