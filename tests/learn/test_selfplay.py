@@ -178,7 +178,8 @@ def test_the_policy_bot_is_not_a_builtin_kind(tmp_path: Path) -> None:
 
 
 def test_value_targets_are_win_shares_or_placings_by_the_network(tiny_network: Path) -> None:
-    from tabletop.learn.selfplay import placings, value_targets
+    from tabletop.arena.sprt import placings
+    from tabletop.learn.selfplay import value_targets
 
     assert placings([1, 2, 3]) == (0.0, 0.5, 1.0)
     assert placings([3, 5, 5]) == (0.0, 0.75, 0.75)

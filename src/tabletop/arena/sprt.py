@@ -253,12 +253,19 @@ def check_sprt(config: SprtConfig) -> None:
         make_agent(spec, seed=0)
 
 
+def placings(scores: Sequence[float]) -> tuple[float, ...]:
+    """Each seat's share of the other seats it finished ahead of by ``scores`` (ties
+    count half): a seat's score in a match (and what a ``"placing"`` network learns)."""
+    rivals = max(len(scores) - 1, 1)
+    return tuple(
+        sum(1.0 if own > other else 0.5 if own == other else 0.0 for j, other in enumerate(scores) if j != i) / rivals
+        for i, own in enumerate(scores)
+    )
+
+
 def candidate_score(config: SprtConfig, game: ArenaGame, candidate_seat: int) -> float:
     """The fraction of baseline seats the candidate finished ahead of (ties count half)."""
-    scores = game.scores
-    own = scores[candidate_seat]
-    others = [s for seat, s in enumerate(scores) if seat != candidate_seat]
-    return sum(1.0 if own > s else 0.5 if own == s else 0.0 for s in others) / len(others)
+    return placings(game.scores)[candidate_seat]
 
 
 def candidate_seat(config: SprtConfig, index: int) -> int:

@@ -30,6 +30,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.arena.sprt import placings
 from tabletop.arena.tournament import derived_seed
 from tabletop.core.network import NetworkMeta, PolicyValueNetwork, relative_values
 from tabletop.core.network_file import load_network
@@ -200,16 +201,6 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
         legal=np.asarray(legal, np.int32),
         target=np.asarray(target, np.float32),
         returns=returns,
-    )
-
-
-def placings(scores: Sequence[float]) -> tuple[float, ...]:
-    """Each seat's share of the other seats it finished ahead of by ``scores`` (ties
-    half): the score ``tabletop sprt`` gives a seat (``candidate_score``)."""
-    rivals = max(len(scores) - 1, 1)
-    return tuple(
-        sum(1.0 if own > other else 0.5 if own == other else 0.0 for j, other in enumerate(scores) if j != i) / rivals
-        for i, own in enumerate(scores)
     )
 
 
