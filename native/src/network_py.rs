@@ -272,6 +272,7 @@ fn puct_search(
     let out = PyDict::new(py);
     out.set_item("action", result.action)?;
     out.set_item("visits", result.visits)?;
+    out.set_item("children", result.children)?;
     out.set_item("value", result.value)?;
     out.set_item("simulations", result.simulations)?;
     out.set_item("evaluations", result.evaluations)?;

@@ -166,6 +166,7 @@ def test_settings_are_checked() -> None:
         ({"train_steps": 0}, "train-steps"),
         ({"ruleset": "nope"}, "nope"),
         ({"value": "rank"}, "value must be one of win, placing"),
+        ({"policy_target": "logits"}, "policy-target must be one of visits, completed-q"),
         ({"init": "/nonexistent/best.npz"}, "is not a file"),
     ]:
         with pytest.raises(ConfigError, match=message):

@@ -193,3 +193,47 @@ def test_value_targets_are_win_shares_or_placings_by_the_network(tiny_network: P
     expected = [p / 1.5 for p in placings(state.scores())]
     assert value_targets(placing, state) == pytest.approx(expected)
     assert sum(value_targets(placing, state)) == pytest.approx(1.0)
+
+
+def test_the_completed_q_policy_sharpens_the_prior_by_the_values() -> None:
+    from tabletop.learn.selfplay import completed_q_policy
+
+    # Equal priors, one action valued best: it takes most of the target. Unvisited actions
+    # count at the root's value.
+    children = [(3, 2, 0.2, 0.25), (5, 2, 0.6, 0.25), (7, 0, 0.0, 0.25), (9, 1, 0.4, 0.25)]
+    policy = completed_q_policy(children, root_value=0.4)
+    assert sum(policy.values()) == pytest.approx(1.0)
+    assert max(policy, key=policy.__getitem__) == 5
+    assert policy[7] == pytest.approx(policy[9])  # unvisited: the root's value, as 9's
+    assert policy[3] < policy[9] < policy[5]
+    # sigma = (50 + 2) * 0.1 * q scaled to [0, 1]: 5.2 logits between worst and best.
+    assert policy[5] / policy[3] == pytest.approx(np.exp(5.2))
+    # Equal values leave the prior as it was.
+    flat = completed_q_policy([(1, 3, 0.5, 0.7), (2, 3, 0.5, 0.3)], root_value=0.5)
+    assert flat == pytest.approx({1: 0.7, 2: 0.3})
+    assert completed_q_policy([], 0.5) == {}
+
+
+def test_a_completed_q_self_play_game_learns_the_improved_policy(tiny_network: Path) -> None:
+    need_native()
+    from tabletop.learn.selfplay import network_search
+    from tabletop.native.puct import load_network as load_native_network
+    from tabletop.native.puct import puct_search
+
+    config = SelfPlayConfig(
+        "medina", 3, "default", str(tiny_network), simulations=30, seed=3, policy_target="completed-q"
+    )
+    state = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, seed=6))
+    weights, action = network_search(config)(state, 9)
+    assert sum(weights.values()) == pytest.approx(1.0)
+    legal = encoding_of(state.game, state.config).legal_actions(state)
+    assert sorted(weights) == legal  # every legal action gets a share, visited or not
+    found = puct_search(
+        state, load_native_network(tiny_network), simulations=30, seed=9, dirichlet_alpha=0.3, dirichlet_fraction=0.25
+    )
+    assert action == found["action"]
+    # The children's priors are the network's own, before the root's noise.
+    priors = PolicyValueNetwork.load(tiny_network).policy(state)
+    for child_action, _, _, prior in found["children"]:
+        assert prior == pytest.approx(priors[child_action], rel=1e-4)
+    assert [(a, n) for a, n, _, _ in found["children"]] == [tuple(v) for v in found["visits"]]

@@ -73,6 +73,10 @@ pub struct SearchResult {
     pub action: Option<u32>,
     /// `(action, visits)` of each root child, in the order of the game's legal actions.
     pub visits: Vec<(u32, u32)>,
+    /// `(action, visits, mean value, prior)` of each root child, in the same order: the
+    /// mean value for the seat to act at the root (0 where unvisited), the network's
+    /// prior before any Dirichlet noise (for a policy target built from values).
+    pub children: Vec<(u32, u32, f32, f32)>,
     /// The mean value of each seat (absolute seat order) over the simulations; the
     /// returns if the game is over.
     pub value: Vec<f64>,
@@ -250,6 +254,7 @@ pub fn search<G: Game>(
     let wall_start = Instant::now();
     let (mut done, mut evaluations) = (0u64, 0u64);
     let mut root_returns = None;
+    let mut root_priors: Vec<f32> = Vec::new();
     let tree_bytes = |nodes: &Vec<Node>, edges: &Vec<Edge>| {
         nodes.len() * std::mem::size_of::<Node>() + edges.len() * std::mem::size_of::<Edge>()
     };
@@ -355,6 +360,9 @@ pub fn search<G: Game>(
                     v
                 };
             }
+            if leaf.node == 0 {
+                root_priors = priors[k].clone();
+            }
             if leaf.node == 0 && settings.dirichlet_fraction > 0.0 {
                 add_noise(
                     &mut priors[k],
@@ -406,6 +414,11 @@ pub fn search<G: Game>(
     SearchResult {
         action,
         visits: children.iter().map(|c| (c.0, c.1)).collect(),
+        children: children
+            .iter()
+            .zip(root_priors.iter().chain(std::iter::repeat(&0.0)))
+            .map(|(c, &prior)| (c.0, c.1, c.2, prior))
+            .collect(),
         value,
         simulations: done,
         evaluations,

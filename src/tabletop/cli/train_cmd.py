@@ -124,6 +124,13 @@ def train(
         Path | None,
         typer.Option("--init", help="Start a new run from this network file's weights (e.g. an earlier run's best)."),
     ] = None,
+    policy_target: Annotated[
+        str,
+        typer.Option(
+            "--policy-target",
+            help="What the policy learns: visits (the root's visit shares) or completed-q (prior improved by values).",
+        ),
+    ] = "visits",
     export: Annotated[
         Path | None,
         typer.Option(
@@ -173,6 +180,7 @@ def train(
         ladder_games=ladder_games,
         leaf_mix=leaf_mix,
         value=value,
+        policy_target=policy_target,
         init=None if init is None else str(init.resolve()),
     )
     try:

@@ -60,7 +60,13 @@ from tabletop.core.network import VALUE_KINDS, NetworkFileError, PolicyValueNetw
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.curve import CurvePoint, curve_svg
-from tabletop.learn.selfplay import GameSamples, ReplayBuffer, SelfPlayConfig, play_selfplay_game
+from tabletop.learn.selfplay import (
+    POLICY_TARGETS,
+    GameSamples,
+    ReplayBuffer,
+    SelfPlayConfig,
+    play_selfplay_game,
+)
 
 if TYPE_CHECKING:
     from tabletop.learn.model import Trainer
@@ -123,6 +129,10 @@ class TrainSettings:
             ``"placing"``, the share of the rivals a seat finishes ahead of (what the
             SPRT and the pairwise tables score: with three or four seats it tells second
             from last), or ``"win"``, the win share (runs from before it was a setting).
+        policy_target: what the policy head learns from a self-play move: ``"visits"``,
+            the root's visit shares (AlphaZero), or ``"completed-q"``, the prior improved
+            by the root's values (``selfplay.completed_q_policy``: Gumbel MuZero's); it
+            can change on resume.
         init: the network file whose weights the run starts from (``None``: fresh ones),
             e.g. an earlier run's best; its game, seats, ruleset and hidden layers must be
             the run's.
@@ -152,6 +162,7 @@ class TrainSettings:
     leaf_mix: float = 0.0
     value: str = "placing"
     init: str | None = None
+    policy_target: str = "visits"
 
     def check(self) -> None:
         """Raises:
@@ -190,6 +201,8 @@ class TrainSettings:
             raise ConfigError(f"gate-elo0 must be below gate-elo1, got {self.gate_elo0} and {self.gate_elo1}")
         for key in self.ladder_levels:
             ladder_level(key)
+        if self.policy_target not in POLICY_TARGETS:
+            raise ConfigError(f"policy-target must be one of {', '.join(POLICY_TARGETS)}, got {self.policy_target!r}")
         if self.value not in VALUE_KINDS:
             raise ConfigError(f"value must be one of {', '.join(VALUE_KINDS)}, got {self.value!r}")
         if self.init is not None and not Path(self.init).is_file():
@@ -207,7 +220,7 @@ class TrainSettings:
         TrainError: if ``data`` is not such settings.
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
-        data = {"value": "win", "init": None, "gate_elo0": 0.0, **data}
+        data = {"value": "win", "init": None, "gate_elo0": 0.0, "policy_target": "visits", **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -219,7 +232,8 @@ class TrainSettings:
             f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
             f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
-            f"{f' --init {Path(self.init).name}' if self.init else ''}: "
+            f"{f' --init {Path(self.init).name}' if self.init else ''}"
+            f"{f' --policy-target {self.policy_target}' if self.policy_target != 'visits' else ''}: "
             f"generation {generation}, {hours:.2f} training hours"
         )
 
@@ -559,6 +573,7 @@ def _self_play(
         generation,
         settings.sampled_moves,
         leaf_mix=settings.leaf_mix,
+        policy_target=settings.policy_target,
     )
     report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
     found: dict[int, GameSamples] = {}
