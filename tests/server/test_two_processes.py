@@ -130,6 +130,29 @@ def test_the_other_process_applies_a_notice_without_reading_the_match(
         assert reads and set(reads) == {m["id"]}
 
 
+def test_a_process_without_a_socket_of_a_match_forgets_it_rather_than_follow_it(
+    pair: tuple[TestClient, TestClient], settings: Settings
+) -> None:
+    if not is_postgres(settings.db_url):
+        pytest.skip("the bus between processes needs PostgreSQL (TABLETOP_TEST_DB); .ci/run sets it")
+    first, second = pair
+    unwatched, watched = create_toy(first), create_toy(first)  # both cached on the first
+    rooms = first.app.state.rooms  # type: ignore[attr-defined]
+    with first.websocket_connect(f"/api/matches/{watched['id']}/ws") as on_first:
+        assert on_first.receive_json()["version"] == 0
+        assert _act(second, unwatched, 0, "a").status_code == 200
+        assert _act(second, watched, 0, "a").status_code == 200
+        assert on_first.receive_json()["version"] == 1  # a socket here: followed
+        deadline = time.monotonic() + 10
+        while rooms.loaded(unwatched["id"]) is not None:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert rooms.loaded(watched["id"]).version == 1
+    # Asked again, it is read from the database as it stands.
+    view = first.get(f"/api/matches/{unwatched['id']}").json()
+    assert view["version"] == 1 and [e["action"] for e in view["log"]] == ["a"]
+
+
 def test_a_socket_on_either_process_hears_every_update(pair: tuple[TestClient, TestClient], settings: Settings) -> None:
     if not is_postgres(settings.db_url):
         pytest.skip("the bus between processes needs PostgreSQL (TABLETOP_TEST_DB); .ci/run sets it")

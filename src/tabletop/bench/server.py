@@ -22,6 +22,7 @@ charged (increments aside) must equal the time that passed, by the server's cloc
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import os
@@ -33,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -272,78 +274,133 @@ class _Player:
         ready: asyncio.Barrier,
         clock: list[float],
         connecting: asyncio.Semaphore,
+        everyone: _Everyone,
     ) -> bool:
         """Plays the seat until the game ends or time is up; returns whether the game ended.
 
         Every player connects and receives its first view before anyone acts (``ready``),
         so the measurement is of play, not of 400 simultaneous handshakes; ``connecting``
-        bounds the handshakes under way at once.
+        bounds the handshakes under way at once.  Likewise no player hangs up before every
+        other has its last ack (``everyone``): 2,000 sockets closing at once are not play,
+        and the servers answering them delayed the acks still awaited.
         """
+        try:
+            async with connecting:
+                connection = await connect(url, max_size=None, open_timeout=60, compression=None)
+        except BaseException:
+            everyone.leave()
+            raise
+        async with connection as ws:
+            try:
+                return await self._play(ws, match_id, seat, token, ready, clock)
+            finally:
+                await everyone.done()
+
+    async def _play(
+        self, ws: Any, match_id: str, seat: int, token: str, ready: asyncio.Barrier, clock: list[float]
+    ) -> bool:
         pending: dict[int, float] = {}
-        thinking: set[asyncio.Task[None]] = set()
+        """Each action's send time by request number (infinite while the player thinks)."""
+        thinking: dict[int, asyncio.Task[None]] = {}
         mine = f'"current_player":{seat},'
         req = 0
         acted_on = -1
-        async with connecting:
-            connection = await connect(url, max_size=None, open_timeout=60, compression=None)
-        async with connection as ws:
-            first = await ws.recv()
-            if self.hello:  # a clocked game: this socket plays the seat (presence, like a browser)
-                await ws.send(json.dumps({"type": "hello", "token": token}))
-            await ready.wait()
-            backlog: list[str | bytes] = [first]
-            while True:
-                # Past the deadline, wait only for outstanding acks (bounded), then leave.
-                left = clock[0] - time.monotonic()
-                if left <= 0 and not pending:
+        first = await ws.recv()
+        if self.hello:  # a clocked game: this socket plays the seat (presence, like a browser)
+            await ws.send(json.dumps({"type": "hello", "token": token}))
+        # Parsed before play starts: 1,000 first views read at the start line took the
+        # clients' loop a few hundred milliseconds, during which acks were timed late.
+        backlog = [json.loads(first)] if _wanted(first, mine) else []
+        await ready.wait()
+        while True:
+            left = clock[0] - time.monotonic()
+            if left <= 0:
+                # Play is over: an action still being thought of is not sent (it would be
+                # timed while the others hang up); wait only for outstanding acks (bounded).
+                for thought, task in list(thinking.items()):
+                    if pending.get(thought) == float("inf"):
+                        task.cancel()
+                        del pending[thought]
+                if not pending:
                     return False
-                try:
-                    if backlog:
-                        raw = backlog.pop()
-                    else:
-                        # A deadline on this task (not wait_for's task a frame): the clients
-                        # share the CPU with the servers they measure.
-                        async with asyncio.timeout(max(left, 0) + (30 if pending else 0.05)):
-                            raw = await ws.recv()
-                except TimeoutError:
-                    if time.monotonic() >= clock[0]:
-                        return False
+            try:
+                if backlog:
+                    msg = backlog.pop()
+                else:
+                    # A deadline on this task (not wait_for's task a frame): the clients
+                    # share the CPU with the servers they measure.  An action sent waits
+                    # for its ack; a player thinking wakes at the end of play.
+                    sent = any(at != float("inf") for at in pending.values())
+                    async with asyncio.timeout(max(left, 0) + (30 if sent else 0.05)):
+                        raw = await ws.recv()
+                    if not _wanted(raw, mine):
+                        continue
+                    msg = json.loads(raw)
+            except TimeoutError:
+                if time.monotonic() >= clock[0] + 30:
+                    return False
+                continue
+            kind = msg["type"]
+            now = time.perf_counter()
+            if kind == "ack":
+                self.result.rtts_ms.append((now - pending.pop(msg["req"])) * 1000)
+                self.result.times.append(now)
+                self.acked[match_id] += 1
+            elif kind == "error":
+                self.result.errors += 1
+                pending.pop(int(msg.get("req") or 0), None)
+            elif kind == "state":
+                if msg["terminal"]:
+                    if not pending:
+                        return True
                     continue
-                text = raw if isinstance(raw, str) else raw.decode()
-                if text.startswith(('{"type":"table"', '{"type":"chat"', '{"type":"welcome"')):
-                    continue  # a clocked game's table: a browser shows it, the simulated player needs nothing
-                if text.startswith('{"type":"state"') and mine not in text and '"terminal":true' not in text:
-                    continue  # another seat's turn: skip parsing (keeps the simulated clients cheap)
-                msg: dict[str, Any] = json.loads(text)
-                kind = msg["type"]
-                now = time.perf_counter()
-                if kind == "ack":
-                    self.result.rtts_ms.append((now - pending.pop(msg["req"])) * 1000)
-                    self.result.times.append(now)
-                    self.acked[match_id] += 1
-                elif kind == "error":
-                    self.result.errors += 1
-                    pending.pop(int(msg.get("req") or 0), None)
-                elif kind == "state":
-                    if msg["terminal"]:
-                        if not pending:
-                            return True
-                        continue
-                    if msg["current_player"] != seat or msg["version"] <= acted_on:
-                        continue
-                    if time.monotonic() >= clock[0]:
-                        if not pending:
-                            return False
-                        continue
-                    acted_on = msg["version"]
-                    req += 1
-                    # Think in a task: the loop keeps reading, so acks are timed when they arrive.
-                    pending[req] = float("inf")
-                    think = self.rng.expovariate(1 / self.think_s) if self.think_s else 0.0
-                    action = _pick(msg["legal"], self.rng)
-                    thinking.add(asyncio.create_task(self._act(ws, pending, req, token, msg["version"], action, think)))
-                if not pending and msg.get("terminal"):
-                    return True
+                if msg["current_player"] != seat or msg["version"] <= acted_on:
+                    continue
+                if time.monotonic() >= clock[0]:
+                    continue
+                acted_on = msg["version"]
+                req += 1
+                # Think in a task: the loop keeps reading, so acks are timed when they arrive.
+                pending[req] = float("inf")
+                think = self.rng.expovariate(1 / self.think_s) if self.think_s else 0.0
+                action = _pick(msg["legal"], self.rng)
+                task = asyncio.create_task(self._act(ws, pending, req, token, msg["version"], action, think))
+                thinking[req] = task
+                task.add_done_callback(partial(_forget, thinking, req))
+            if not pending and msg.get("terminal"):
+                return True
+
+
+def _forget(thinking: dict[int, asyncio.Task[None]], req: int, _task: asyncio.Task[None]) -> None:
+    thinking.pop(req, None)
+
+
+def _wanted(raw: str | bytes, mine: str) -> bool:
+    """Whether a simulated player needs a message (skipped unparsed: the clients stay cheap)."""
+    text = raw if isinstance(raw, str) else raw.decode()
+    if text.startswith(('{"type":"table"', '{"type":"chat"', '{"type":"welcome"')):
+        return False  # a clocked game's table: a browser shows it, the simulated player needs nothing
+    # Another seat's turn: nothing to do.
+    return not (text.startswith('{"type":"state"') and mine not in text and '"terminal":true' not in text)
+
+
+class _Everyone:
+    """The players still playing: each waits in :meth:`done` until all are done."""
+
+    def __init__(self, players: int) -> None:
+        self.playing = players
+        self._all_done = asyncio.Event()
+
+    async def done(self) -> None:
+        """This player is done (no ack awaited); returns once every player is."""
+        self.leave()
+        await self._all_done.wait()
+
+    def leave(self) -> None:
+        """Counts a player out without waiting (one that could not connect)."""
+        self.playing -= 1
+        if self.playing <= 0:
+            self._all_done.set()
 
 
 def parse_clock(spec: str) -> dict[str, Any]:
@@ -452,6 +509,7 @@ async def _run_clients(
     tasks = []
     sockets = itertools.count()
     connecting = asyncio.Semaphore(CONNECTING_AT_ONCE)
+    everyone = _Everyone(games * players)
     for base, m in matches:
         for s in m["seats"]:
             if spread == SPREAD_SOCKETS:
@@ -459,10 +517,20 @@ async def _run_clients(
             player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
             url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
             tasks.append(
-                asyncio.create_task(player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting))
+                asyncio.create_task(
+                    player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting, everyone)
+                )
             )
     clock[0] = time.monotonic() + 3600  # until everyone is connected
     await asyncio.wait_for(ready.wait(), timeout=120)
+    # The clients time each round trip themselves, so a pause of their own loop counts as
+    # server latency: a full collection over 2,000 sockets' objects took 0.1-0.3 s, and
+    # any ack that arrived meanwhile was timed late by as much.  The set-up's objects are
+    # frozen out of the collector, and it does not run during play (a run's garbage is a
+    # few megabytes); it runs again once play is over.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     # Everyone is connected: start the clock, and count the servers' CPU from here (the
     # set-up, hundreds of handshakes and matches made, is not play).
     start = time.monotonic()
@@ -470,7 +538,11 @@ async def _run_clients(
     watched_start = {pid: _tree_cpu_seconds(pid) for pid in watch}
     client_start = time.process_time()
     clock[0] = start + seconds
-    ended = await asyncio.gather(*tasks, return_exceptions=True)
+    try:
+        ended = await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        gc.enable()
+        gc.unfreeze()
     result.seconds = time.monotonic() - start
     result.client_cpu_s = time.process_time() - client_start
     for pid, before in watched_start.items():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -32,6 +31,7 @@ from tabletop.server.bus import (
     PostgresListener,
     is_postgres,
 )
+from tabletop.server.collector import Collector
 from tabletop.server.config import Settings
 from tabletop.server.guard import HEALTH_PATH, MAX_QUOTE, RequestGuard, SlidingWindow, clip, retry_after_header
 from tabletop.server.leader import make_leadership
@@ -126,12 +126,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # turns, pending ratings).
         await tables.start()
         sweeper = asyncio.get_running_loop().create_task(duties.keep_sweeping(rooms, tables, lobby, rater))
-        # Everything loaded so far (modules, maps, tables) lives for the whole run: keep
-        # it out of the collector's full passes, which otherwise walk it again and again.
-        gc.freeze()
+        # Everything loaded so far (modules, maps, tables) lives for the whole run, and so
+        # does what survives a full collection, mostly: keep it out of the collector's
+        # full passes, which otherwise walk it again and again (``server/collector.py``).
+        collector = Collector()
+        collector.start()
         try:
             yield
         finally:
+            collector.stop()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper

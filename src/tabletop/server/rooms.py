@@ -968,9 +968,26 @@ class RoomManager:
         room = self._rooms.get(match_id)
         if room is None or room.version >= version or self._closing:
             return
+        if self._unfollowed(room):
+            # Nothing here needs it current: forget it rather than apply every action
+            # another process commits (the process that made a match caches it, while its
+            # players' sockets may all sit on another); the next request reloads it.
+            del self._rooms[match_id]
+            return
         task = asyncio.get_running_loop().create_task(self._catch_up(room, version, step))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
+
+    def _unfollowed(self, room: Room) -> bool:
+        """Whether no socket, request, bot or listener of this process follows ``room`` (it
+        can leave memory as :meth:`evict_idle` would drop it, idle or not)."""
+        return (
+            not room.subscribers
+            and not room.lock.locked()
+            and (room.bot_task is None or room.bot_task.done())
+            and not any(seat.is_bot for seat in room.seats)
+            and not self.listeners.holds(room)
+        )
 
     def seats_changed(self, match_id: str, _seat: int) -> None:
         """The bus: a seat of ``match_id`` was bound to an account (by any process), which
