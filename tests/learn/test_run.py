@@ -167,6 +167,7 @@ def test_settings_are_checked() -> None:
         ({"ruleset": "nope"}, "nope"),
         ({"value": "rank"}, "value must be one of win, placing"),
         ({"policy_target": "logits"}, "policy-target must be one of visits, completed-q"),
+        ({"teacher_sims": -1}, "teacher-sims must not be negative"),
         ({"init": "/nonexistent/best.npz"}, "is not a file"),
     ]:
         with pytest.raises(ConfigError, match=message):

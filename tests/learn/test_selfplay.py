@@ -237,3 +237,26 @@ def test_a_completed_q_self_play_game_learns_the_improved_policy(tiny_network: P
     for child_action, _, _, prior in found["children"]:
         assert prior == pytest.approx(priors[child_action], rel=1e-4)
     assert [(a, n) for a, n, _, _ in found["children"]] == [tuple(v) for v in found["visits"]]
+
+
+def test_a_teacher_plays_self_play_by_the_rollout_search(tiny_network: Path) -> None:
+    need_native()
+    from tabletop.learn.selfplay import make_search, native_mcts_search
+
+    config = SelfPlayConfig("medina", 3, "default", str(tiny_network), simulations=8, seed=3, teacher_sims=60)
+    network = PolicyValueNetwork.load(tiny_network)
+    state = make("medina", engine="native").new_initial_state(GameConfig(num_players=3, seed=6))
+    # The teacher's visits, not the network's: 60 simulations where the network's search has 8.
+    visits, action = make_search(config, network)(state, 5)
+    assert (visits, action) == native_mcts_search("medina", 60)(state, 5)
+    assert sum(visits.values()) >= 59
+    own, _ = make_search(dataclasses.replace(config, teacher_sims=0), network)(state, 5)
+    assert sum(own.values()) <= 8
+    # A whole game by the teacher: its targets are the teacher's visit shares.
+    samples = play_selfplay_game(dataclasses.replace(config, sampled_moves=0), 0)
+    shares = samples.target[int(samples.offsets[0]) : int(samples.offsets[1])]
+    assert len(samples) > 20 and shares.sum() == pytest.approx(1.0)
+    # 60 simulations over a few dozen moves: shares in 60ths, not the network's 8ths.
+    assert np.allclose(shares * 60, np.round(shares * 60), atol=1e-3) or np.allclose(
+        shares * 59, np.round(shares * 59), atol=1e-3
+    )

@@ -131,6 +131,14 @@ def train(
             help="What the policy learns: visits (the root's visit shares) or completed-q (prior improved by values).",
         ),
     ] = "visits",
+    teacher_sims: Annotated[
+        int,
+        typer.Option(
+            "--teacher-sims",
+            min=0,
+            help="Self-play by the rollout MCTS at this many simulations a move (its visits the targets).",
+        ),
+    ] = 0,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -181,6 +189,7 @@ def train(
         leaf_mix=leaf_mix,
         value=value,
         policy_target=policy_target,
+        teacher_sims=teacher_sims,
         init=None if init is None else str(init.resolve()),
     )
     try:

@@ -133,6 +133,10 @@ class TrainSettings:
             the root's visit shares (AlphaZero), or ``"completed-q"``, the prior improved
             by the root's values (``selfplay.completed_q_policy``: Gumbel MuZero's); it
             can change on resume.
+        teacher_sims: 0: self-play by the network's search (PUCT); N: by the rollout MCTS of
+            the game's native levels at N simulations a move, whose visits are the policy
+            targets (expert iteration's expert; it can change on resume, so a run can
+            start from it and go on by its own search).
         init: the network file whose weights the run starts from (``None``: fresh ones),
             e.g. an earlier run's best; its game, seats, ruleset and hidden layers must be
             the run's.
@@ -163,6 +167,7 @@ class TrainSettings:
     value: str = "placing"
     init: str | None = None
     policy_target: str = "visits"
+    teacher_sims: int = 0
 
     def check(self) -> None:
         """Raises:
@@ -186,8 +191,8 @@ class TrainSettings:
         for name, value in whole.items():
             if value < 1:
                 raise ConfigError(f"{name.replace('_', '-')} must be at least 1, got {value}")
-        if self.ladder_every < 0 or self.sampled_moves < 0:
-            raise ConfigError("ladder-every and sampled-moves must not be negative")
+        if self.ladder_every < 0 or self.sampled_moves < 0 or self.teacher_sims < 0:
+            raise ConfigError("ladder-every, sampled-moves and teacher-sims must not be negative")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"hidden layers must have at least one unit each, got {list(self.hidden)}")
         if self.hours is not None and not 0 < self.hours < math.inf:
@@ -221,6 +226,7 @@ class TrainSettings:
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
         data = {"value": "win", "init": None, "gate_elo0": 0.0, "policy_target": "visits", **data}
+        data = {"value": "win", "init": None, "gate_elo0": 0.0, "teacher_sims": 0, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -233,7 +239,8 @@ class TrainSettings:
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
             f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
             f"{f' --init {Path(self.init).name}' if self.init else ''}"
-            f"{f' --policy-target {self.policy_target}' if self.policy_target != 'visits' else ''}: "
+            f"{f' --policy-target {self.policy_target}' if self.policy_target != 'visits' else ''}"
+            f"{f' --teacher-sims {self.teacher_sims}' if self.teacher_sims else ''}: "
             f"generation {generation}, {hours:.2f} training hours"
         )
 
@@ -574,6 +581,7 @@ def _self_play(
         settings.sampled_moves,
         leaf_mix=settings.leaf_mix,
         policy_target=settings.policy_target,
+        teacher_sims=settings.teacher_sims,
     )
     report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
     found: dict[int, GameSamples] = {}

@@ -12,7 +12,9 @@ the search with the network (:func:`network_search`: PUCT in Rust with the polic
 prior and the value head at the leaves, ``tabletop.native.puct``), with Dirichlet noise
 at the root as AlphaZero's self-play has, so that moves the network does not yet favour
 are tried.  :func:`native_mcts_search` (the rollout MCTS's visit counts, the network not
-consulted) is the other choice, for a first generation from no knowledge.
+consulted) is the other choice (:attr:`SelfPlayConfig.teacher_sims`), expert iteration's
+expert (Anthony et al., 2017); in Medina its visits turned out flat even over 30,000
+simulations (``docs/bots.md``, "Why those runs stalled"), so runs use it little.
 
 Games are tasks of :mod:`tabletop.compute.batch` (local worker processes or Ray):
 :func:`play_selfplay_game` is deterministic by its index, and returns plain arrays.
@@ -73,6 +75,8 @@ class SelfPlayConfig:
             playout, then the evaluation: ``tabletop.native.puct``); 0: the network alone.
         policy_target: ``"visits"``: the root's visit shares (AlphaZero); ``"completed-q"``:
             the prior improved by the root's values (:func:`completed_q_policy`).
+        teacher_sims: 0: the network's search plays and makes the targets; N: the
+            rollout MCTS of the game's native levels with N simulations a move does.
     """
 
     game: str
@@ -87,6 +91,7 @@ class SelfPlayConfig:
     dirichlet_fraction: float = 0.25
     leaf_mix: float = 0.0
     policy_target: str = "visits"
+    teacher_sims: int = 0
 
 
 POLICY_TARGETS: Final = ("visits", "completed-q")
@@ -168,6 +173,8 @@ def network_search(config: SelfPlayConfig) -> Search:
 def make_search(config: SelfPlayConfig, network: PolicyValueNetwork) -> Search:
     """The search self-play runs (the one place to choose it: see the module docstring)."""
     del network  # the Rust search reads the file itself (once per process)
+    if config.teacher_sims:
+        return native_mcts_search(config.game, config.teacher_sims)
     return network_search(config)
 
 
