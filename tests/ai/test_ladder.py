@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -73,7 +74,7 @@ def test_levels_take_no_argument_and_unknown_levels_fail() -> None:
     with pytest.raises(ConfigError):
         make_agent("club:2")
     with pytest.raises(ConfigError):
-        ladder_level("grandmaster")
+        ladder_level("legend")
 
 
 def test_measured_elo_rises_with_every_level() -> None:
@@ -119,7 +120,7 @@ def test_the_game_list_serves_the_ladder_and_the_default_bot() -> None:
 
 def test_a_default_bot_that_is_no_bot_is_refused() -> None:
     with pytest.raises(ConfigError):
-        Settings(db_url="sqlite://", default_bot="grandmaster")
+        Settings(db_url="sqlite://", default_bot="legend")
 
 
 def test_games_command_shows_the_ladder() -> None:
@@ -145,3 +146,39 @@ def test_ladder_games_end_with_points(game_id: str, specs: tuple[str, ...], seed
     record = play_match(initial, agents).record
     assert record.result is not None
     assert max(record.result.scores) > 0
+
+
+def test_grandmaster_plays_the_shipped_network_in_medina_for_three_and_master_elsewhere() -> None:
+    from tabletop.native import has_native
+
+    if not has_native("medina"):
+        pytest.skip("the network search needs the extension (make native)")
+    grandmaster, master = ladder_level("grandmaster"), ladder_level("master")
+    agent = LevelAgent(grandmaster, 3)
+    three = new_game("medina", 3, seed=5)
+    assert agent.for_state(three).name.startswith("puct:medina-3p")
+    move = agent.choose_move(three)
+    assert move in three.legal_moves()
+    for other in (new_game("medina", 4, seed=5), new_game("terranova", 2, seed=5)):
+        assert grandmaster.spec_for(other) == master.spec_for(other)
+    assert grandmaster.elo["medina"] > master.elo["medina"]
+    assert set(grandmaster.elo) == {"medina"}  # not measured where it is Master's search
+
+
+def test_grandmaster_without_its_network_falls_back_to_master_unmeasured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tabletop.ai.ladder as ladder_module
+    import tabletop.native.puct as puct_module
+
+    monkeypatch.delenv(puct_module.NETWORKS_VARIABLE, raising=False)
+    monkeypatch.setattr(puct_module, "PACKAGED_NETWORKS", tmp_path)  # an empty package
+    ladder_module._builds.cache_clear()
+    try:
+        installed = ladder_level("grandmaster").installed()
+        assert installed.scale_specs == {} and installed.elo == {} and installed.seconds_per_move == {}
+        three = new_game("medina", 3, seed=5)
+        assert installed.spec_for(three) == ladder_level("master").installed().spec_for(three)
+        assert LevelAgent(installed, 1).choose_move(three) in three.legal_moves()
+    finally:
+        ladder_module._builds.cache_clear()

@@ -158,7 +158,7 @@ def test_settings_are_checked() -> None:
     TINY.check()
     for change, message in [
         ({"players": 5}, "seats"),
-        ({"ladder_levels": ("grandmaster",)}, "unknown level"),
+        ({"ladder_levels": ("legend",)}, "unknown level"),
         ({"gate_elo1": -10.0}, "gate-elo0 must be below gate-elo1"),
         ({"gate_elo0": 60.0, "gate_elo1": 50.0}, "gate-elo0 must be below gate-elo1"),
         ({"gate_elo0": float("nan")}, "gate-elo0 must be below gate-elo1"),

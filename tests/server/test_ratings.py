@@ -276,7 +276,8 @@ def test_the_leaderboard_lists_the_bot_ladder_for_real_games(client: TestClient)
     # The ladder's measured levels (ai.ladder), shifted so that Casual starts where people do.
     assert bots["casual"]["mu"] == pytest.approx(25.0) and bots["casual"]["elo"] == pytest.approx(1500.0)
     assert bots["club"]["rating"] > bots["casual"]["rating"] > bots["beginner"]["rating"]
-    medina = {level.key: level.elo["medina"] for level in LADDER if "medina" in level.elo}
+    # (but a level that plays a network on three seats only: test below)
+    medina = {level.key: level.elo["medina"] for level in LADDER if "medina" in level.elo and not level.scale_specs}
     for key, elo in medina.items():
         assert bots[key]["elo"] == pytest.approx(1500.0 + elo - medina["casual"])
 
@@ -476,3 +477,12 @@ def test_two_matches_of_one_person_rated_at_once_chain_their_ratings(
     assert (events[1].mu_before, events[1].sigma_before) == (events[0].mu, events[0].sigma)
     got = _rating(alice)
     assert got is not None and got["games"] == 2 and got["mu"] == pytest.approx(events[1].mu)
+
+
+def test_a_level_whose_network_plays_one_seat_count_of_a_family_is_not_rated_in_it() -> None:
+    from tabletop.server.ratings import BOT_ELO
+
+    # Grandmaster's Medina Elo is its network's with three seats; with four it plays
+    # Master's search: no fixed rating of the family fits both, and Master's stays Master's.
+    multi = BOT_ELO[("medina", "multi")]
+    assert "grandmaster" not in multi and multi["native:4"] == multi["master"]

@@ -1,4 +1,4 @@
-"""The named ladder: five levels people understand, each mapped to an engine spec per game.
+"""The named ladder: six levels people understand, each mapped to an engine spec per game.
 
 ``make_agent("club")`` builds the Club level's bot (:class:`LevelAgent`: it plays the
 level's spec for the game of the position it is asked about); ``tabletop games`` prints the
@@ -172,6 +172,12 @@ def installed_ladder() -> tuple[Level, ...]:
     return tuple(level.installed() for level in LADDER)
 
 
+GRANDMASTER_NETWORKS: Final[Mapping[str, str]] = {"medina": "medina-3p"}
+"""The networks the Grandmaster level plays, by scale key: files the package ships
+(``tabletop/native/networks/NAME.npz``, or ``TABLETOP_NETWORKS``); where one is missing,
+or the extension is not built, the level plays Master's search on that scale, unmeasured."""
+
+
 def _same(spec: str) -> dict[str, str]:
     return {"terranova": spec, "medina": spec}
 
@@ -229,6 +235,19 @@ LADDER: Final[tuple[Level, ...]] = (
         # the native engine got faster since, at the same 30,000 simulations).
         {"terranova": 0.5, "medina": 0.19, "medina-2e-2p": 0.161, "medina-2e-3p": 0.232},
         {"terranova": "mcts:5", "medina": "mcts:5"},
+    ),
+    Level(
+        "grandmaster",
+        "Grandmaster",
+        {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
+        "A network that learned Medina for three by playing itself guides the search; "
+        "elsewhere it plays as Master until its networks are trained.",
+        # SPRT over Master at Master's CPU time a move (docs/bots.md, "Grandmaster"):
+        # Medina 3p +108 (+41 .. +185), H1 at elo1 100. Elsewhere it is Master's search.
+        {"medina": 1431},
+        {"medina": 0.19},
+        {"terranova": "mcts:5", "medina": "mcts:5"},
+        {"medina": f"puct:{GRANDMASTER_NETWORKS['medina']},mix=0.5@0.19cpu"},
     ),
 )
 """The levels, weakest first."""

@@ -102,10 +102,16 @@ def _ladder_elo() -> dict[tuple[str, str], dict[str, float]]:
             continue
         row = table.setdefault(scale_family(s), {})
         for level in installed_ladder():
+            played = level.scale_specs.get(s.key)
+            if played is not None and s.players != (s.num_players,):
+                # Its Elo is its network's on the scale's own seat count; with other seat
+                # counts of the family it plays another engine: no one rating fits both.
+                continue
             if s.key in level.elo:
                 row[level.key] = float(level.elo[s.key] - anchor)
-                if "@" not in level.spec(s.game):  # a spec on a clock is another bot on another machine
-                    row[level.spec(s.game)] = row[level.key]
+                spec = played or level.spec(s.game)
+                if "@" not in spec:  # a spec on a clock is another bot on another machine
+                    row[spec] = row[level.key]
     return table
 
 
