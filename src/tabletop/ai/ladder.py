@@ -227,7 +227,7 @@ LADDER: Final[tuple[Level, ...]] = (
         "master",
         "Master",
         {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
-        "Tree search in the native engine, tens of thousands of positions a move: the strongest.",
+        "Tree search in the native engine, tens of thousands of positions a move.",
         # SPRT over Strong (docs/bots.md): Terra Nova +338 (fifth part), Medina +116 (sixth part);
         # second edition +209 (2p), +229 (3p).
         {"terranova": 1403, "medina": 1323, "medina-2e-2p": 1587, "medina-2e-3p": 1457},
