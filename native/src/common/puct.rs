@@ -537,17 +537,30 @@ mod tests {
     /// A network that knows nothing of the position: every weight 0, so its policy is
     /// the softmax of `policy_bias` and its values the softmax of `value_bias`.
     fn blind_network(policy_bias: [f32; 3], value_bias: [f32; 2]) -> Network {
+        zero_weight_network(&meta_json("nim", 16, &[4], 3, 2), 16, 4, &policy_bias, &value_bias)
+    }
+
+    /// A network of one hidden layer of `hidden` units whose weights are all 0: its policy
+    /// is the softmax of `policy_bias` and its values the softmax of `value_bias`.
+    fn zero_weight_network(
+        meta: &str,
+        inputs: usize,
+        hidden: usize,
+        policy_bias: &[f32],
+        value_bias: &[f32],
+    ) -> Network {
+        let (actions, seats) = (policy_bias.len(), value_bias.len());
         let mut arrays = HashMap::new();
         let mut put = |name: &str, shape: Vec<usize>, values: Vec<f32>| {
             arrays.insert(name.to_string(), Array { shape, values });
         };
-        put("w0", vec![16, 4], vec![0.0; 64]);
-        put("b0", vec![4], vec![0.0; 4]);
-        put("policy_w", vec![4, 3], vec![0.0; 12]);
-        put("policy_b", vec![3], policy_bias.to_vec());
-        put("value_w", vec![4, 2], vec![0.0; 8]);
-        put("value_b", vec![2], value_bias.to_vec());
-        Network::new(&meta_json("nim", 16, &[4], 3, 2), arrays).unwrap()
+        put("w0", vec![inputs, hidden], vec![0.0; inputs * hidden]);
+        put("b0", vec![hidden], vec![0.0; hidden]);
+        put("policy_w", vec![hidden, actions], vec![0.0; hidden * actions]);
+        put("policy_b", vec![actions], policy_bias.to_vec());
+        put("value_w", vec![hidden, seats], vec![0.0; hidden * seats]);
+        put("value_b", vec![seats], value_bias.to_vec());
+        Network::new(meta, arrays).unwrap()
     }
 
     fn settings(batch_size: usize) -> Settings {
@@ -574,18 +587,8 @@ mod tests {
         // value both actions 0, so the prior decides; placings prefer second (action 2).
         use crate::game::test_games::Podium;
         let network = |objective: &str| {
-            let mut arrays = HashMap::new();
-            let mut put = |name: &str, shape: Vec<usize>, values: Vec<f32>| {
-                arrays.insert(name.to_string(), Array { shape, values });
-            };
-            put("w0", vec![3, 2], vec![0.0; 6]);
-            put("b0", vec![2], vec![0.0; 2]);
-            put("policy_w", vec![2, 3], vec![0.0; 6]);
-            put("policy_b", vec![3], vec![0.0, 3.0, 0.0]);
-            put("value_w", vec![2, 3], vec![0.0; 6]);
-            put("value_b", vec![3], vec![0.0; 3]);
             let meta = meta_json("podium", 3, &[2], 3, 3).replacen('{', &format!(r#"{{"value": "{objective}", "#), 1);
-            Network::new(&meta, arrays).unwrap()
+            zero_weight_network(&meta, 3, 2, &[0.0, 3.0, 0.0], &[0.0; 3])
         };
         let (win, placing) = (network("win"), network("placing"));
         assert_eq!(win.meta.objective, crate::game::Objective::Win);
