@@ -59,6 +59,21 @@ def test_loss_is_the_documented_cross_entropies(network: PolicyValueNetwork) -> 
     assert float(total) == pytest.approx(expected_policy + expected_value + l2 * weights, rel=1e-4)
 
 
+def test_evaluate_is_the_loss_without_learning(network: PolicyValueNetwork) -> None:
+    batch = _batch(network, 6, seed=3)
+    trainer = Trainer(network, Hyper(learning_rate=3e-3, l2=0.5))
+    before = {k: np.asarray(v).copy() for k, v in trainer.params.items()}
+    policy_loss, value_loss = trainer.evaluate(batch)
+    _, (expected_policy, expected_value) = loss(params_of(network), batch, len(network.meta.hidden), 0.0)
+    assert policy_loss == pytest.approx(float(expected_policy), rel=1e-5)
+    assert value_loss == pytest.approx(float(expected_value), rel=1e-5)
+    assert all(np.array_equal(np.asarray(trainer.params[k]), v) for k, v in before.items())
+    assert trainer.state.step == 0
+    # After a step on the batch its loss is lower: evaluate reads the current weights.
+    trainer.step(batch)
+    assert sum(trainer.evaluate(batch)) < policy_loss + value_loss
+
+
 def test_training_fits_a_fixed_batch(network: PolicyValueNetwork) -> None:
     batch = _batch(network, 16, seed=2)
     # The least a cross-entropy can be is the targets' own entropy.

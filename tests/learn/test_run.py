@@ -69,6 +69,12 @@ def test_a_tiny_run_writes_its_files(tmp_path: Path) -> None:
     generation = progress["generations"][0]
     assert generation["games"] == 2 and generation["positions"] > 0
     assert generation["gate"]["decision"] in ("H0", "H1", "undecided") and generation["gate"]["games"] > 0
+    # Scored before learning: a new network's policy is near uniform on positions it never saw,
+    # and no cross-entropy is below its targets' entropy.
+    fresh = generation["fresh_loss"]
+    assert fresh["policy_floor"] <= fresh["policy"] and fresh["policy_floor"] < fresh["policy_uniform"]
+    assert fresh["policy"] == pytest.approx(fresh["policy_uniform"], abs=0.01) and fresh["value"] > 0
+    assert "unseen positions: policy" in result.output
     [measured] = progress["ladder"]
     assert measured["level"] == "beginner" and measured["games"] == 3 and measured["elo"] is not None
     latest = PolicyValueNetwork.load(out / "latest.npz")
@@ -152,6 +158,23 @@ def test_resume_refuses_other_fixed_settings_and_new_runs_refuse_used_directorie
             LocalBackend(1),
             resume=True,
         )
+
+
+def test_sparring_settings_are_checked_and_read_from_older_runs() -> None:
+    need_native()
+    with pytest.raises(ConfigError, match="sparring-share needs --sparring"):
+        replace(TINY, sparring_share=0.5).check()
+    with pytest.raises(ConfigError, match="sparring-share must be"):
+        replace(TINY, sparring="casual", sparring_share=1.5).check()
+    with pytest.raises(ConfigError):
+        replace(TINY, sparring="no-such-bot", sparring_share=0.5).check()
+    replace(TINY, sparring="casual", sparring_share=0.5).check()
+    older = TINY.to_json()
+    del older["sparring"], older["sparring_share"]
+    read = TrainSettings.from_json(older)
+    assert read.sparring is None and read.sparring_share == 0.0
+    made_by = replace(TINY, sparring="casual", sparring_share=0.5).made_by(3, 0.1)
+    assert "--sparring casual --sparring-share 0.5" in made_by
 
 
 def test_settings_are_checked() -> None:

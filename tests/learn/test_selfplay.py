@@ -260,3 +260,30 @@ def test_a_teacher_plays_self_play_by_the_rollout_search(tiny_network: Path) -> 
     assert np.allclose(shares * 60, np.round(shares * 60), atol=1e-3) or np.allclose(
         shares * 59, np.round(shares * 59), atol=1e-3
     )
+
+
+def test_sparring_games_are_spread_evenly_and_the_seat_goes_round(tiny_network: Path) -> None:
+    from tabletop.learn.selfplay import sparring_seat
+
+    config = SelfPlayConfig("medina", 3, "default", str(tiny_network), simulations=8, sparring="casual")
+    seats = [sparring_seat(dataclasses.replace(config, sparring_share=0.5), i) for i in range(8)]
+    assert seats == [None, 0, None, 1, None, 2, None, 0]
+    assert [sparring_seat(dataclasses.replace(config, sparring_share=1.0), i) for i in range(4)] == [0, 1, 2, 0]
+    assert all(sparring_seat(config, i) is None for i in range(6))  # share 0
+    unnamed = dataclasses.replace(config, sparring=None, sparring_share=1.0)
+    assert all(sparring_seat(unnamed, i) is None for i in range(6))
+
+
+def test_a_sparring_seat_plays_but_is_not_learned_from(tiny_network: Path) -> None:
+    need_native()
+    config = SelfPlayConfig(
+        "medina", 3, "default", str(tiny_network), simulations=8, seed=3, sampled_moves=0, sparring="random"
+    )
+    alone = play_selfplay_game(config, 1)
+    sparred = play_selfplay_game(dataclasses.replace(config, sparring_share=1.0), 1)  # game 1: seat 1
+    assert set(alone.seats.tolist()) == {0, 1, 2}
+    assert set(sparred.seats.tolist()) == {0, 2}
+    assert len(sparred) < len(alone) and sum(sparred.returns) == pytest.approx(1.0)
+    again = play_selfplay_game(dataclasses.replace(config, sparring_share=1.0), 1)
+    np.testing.assert_array_equal(sparred.x, again.x)
+    np.testing.assert_array_equal(sparred.target, again.target)

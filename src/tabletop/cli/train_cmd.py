@@ -139,6 +139,17 @@ def train(
             help="Self-play by the rollout MCTS at this many simulations a move (its visits the targets).",
         ),
     ] = 0,
+    sparring: Annotated[
+        str | None,
+        typer.Option(
+            "--sparring",
+            help="A bot (e.g. casual, strong) that plays one seat in --sparring-share of the self-play games.",
+        ),
+    ] = None,
+    sparring_share: Annotated[
+        float,
+        typer.Option("--sparring-share", min=0.0, max=1.0, help="Share of self-play games with a sparring seat."),
+    ] = 0.0,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -190,6 +201,8 @@ def train(
         value=value,
         policy_target=policy_target,
         teacher_sims=teacher_sims,
+        sparring=sparring,
+        sparring_share=sparring_share,
         init=None if init is None else str(init.resolve()),
     )
     try:

@@ -198,6 +198,7 @@ class Trainer:
             return params, first, second, total, policy_loss, value_loss
 
         self._update = jax.jit(update)
+        self._loss = jax.jit(lambda params, batch: loss(params, batch, layers, 0.0)[1])
 
     def step(self, batch: Batch) -> tuple[float, float, float]:
         """One update on ``batch``; returns the total, policy and value loss before it."""
@@ -208,6 +209,11 @@ class Trainer:
         )
         self.params, self.state = params, AdamState(step, first, second)
         return float(total), float(policy_loss), float(value_loss)
+
+    def evaluate(self, batch: Batch) -> tuple[float, float]:
+        """The policy and value loss of ``batch`` under the weights so far, learning nothing from it."""
+        policy_loss, value_loss = self._loss(self.params, batch)
+        return float(policy_loss), float(value_loss)
 
     def trained(self, made_by: str) -> PolicyValueNetwork:
         """The network with the weights trained so far."""

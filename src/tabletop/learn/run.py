@@ -5,7 +5,10 @@ Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
 1. **self-play**: ``games_per_generation`` games by the best network's search
    (:mod:`tabletop.learn.selfplay`), on the batch backend (worker processes or Ray);
    their positions join the replay buffer (the newest ``buffer_positions`` are kept);
-2. **training**: ``train_steps`` Adam steps on batches drawn from the buffer
+2. **training**: first the network is scored on a sample of the new games' positions,
+   which it has never learned from (``fresh_loss`` in the progress: what it predicts
+   of positions it has not seen, beside the targets' own entropy, the least a policy
+   loss can be, and a uniform policy's loss), then ``train_steps`` Adam steps on batches drawn from the buffer
    (:mod:`tabletop.learn.model`), continuing from the last trained weights;
 3. **the gate**: an SPRT match (``tabletop.arena.sprt``, CPU clock) of the trained
    network against the best one (H0 ``gate_elo0``, H1 ``gate_elo1``); H1 makes it the
@@ -51,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import numpy as np
 
+from tabletop.ai.agent import make_agent
 from tabletop.ai.ladder import ladder_level
 from tabletop.arena.sprt import SprtConfig, SprtState, estimate_elo, play_sprt_game, run_sprt
 from tabletop.arena.tournament import ArenaGame, derived_seed
@@ -140,6 +144,14 @@ class TrainSettings:
         init: the network file whose weights the run starts from (``None``: fresh ones),
             e.g. an earlier run's best; its game, seats, ruleset and hidden layers must be
             the run's.
+        sparring: a bot spec (``casual``, ``strong``, ...) that plays one seat in
+            ``sparring_share`` of the self-play games, the network's search the others;
+            only the network's seats are learned from.  Terra Nova's searches agree to a
+            draw when they meet themselves (docs/bots.md, "What Terra Nova's networks
+            learn"); a rival that plays for territory makes games with a result.  It can
+            change on resume.
+        sparring_share: the share of a generation's self-play games with a sparring seat
+            (spread evenly over the games; the seat goes round).
     """
 
     game: str
@@ -168,6 +180,8 @@ class TrainSettings:
     init: str | None = None
     policy_target: str = "visits"
     teacher_sims: int = 0
+    sparring: str | None = None
+    sparring_share: float = 0.0
 
     def check(self) -> None:
         """Raises:
@@ -212,6 +226,12 @@ class TrainSettings:
             raise ConfigError(f"value must be one of {', '.join(VALUE_KINDS)}, got {self.value!r}")
         if self.init is not None and not Path(self.init).is_file():
             raise ConfigError(f"the network to start from, {self.init}, is not a file")
+        if not 0 <= self.sparring_share <= 1:
+            raise ConfigError(f"sparring-share must be from 0 to 1, got {self.sparring_share}")
+        if self.sparring_share > 0 and self.sparring is None:
+            raise ConfigError("sparring-share needs --sparring, the bot that plays those seats")
+        if self.sparring is not None:
+            make_agent(self.sparring, seed=0)
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -225,12 +245,17 @@ class TrainSettings:
         TrainError: if ``data`` is not such settings.
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
-        data = {"value": "win", "init": None, "gate_elo0": 0.0, "policy_target": "visits", **data}
-        data = {"value": "win", "init": None, "gate_elo0": 0.0, "teacher_sims": 0, **data}
+        older = {"value": "win", "init": None, "gate_elo0": 0.0, "policy_target": "visits", "teacher_sims": 0}
+        data = {**older, "sparring": None, "sparring_share": 0.0, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
             raise TrainError(f"the run's settings cannot be read ({exc})") from None
+
+    def _sparring_options(self) -> str:
+        if not self.sparring_share:
+            return ""
+        return f" --sparring {self.sparring} --sparring-share {self.sparring_share:g}"
 
     def made_by(self, generation: int, hours: float) -> str:
         """The ``made_by`` of a network of this run."""
@@ -240,7 +265,8 @@ class TrainSettings:
             f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
             f"{f' --init {Path(self.init).name}' if self.init else ''}"
             f"{f' --policy-target {self.policy_target}' if self.policy_target != 'visits' else ''}"
-            f"{f' --teacher-sims {self.teacher_sims}' if self.teacher_sims else ''}: "
+            f"{f' --teacher-sims {self.teacher_sims}' if self.teacher_sims else ''}"
+            f"{self._sparring_options()}: "
             f"generation {generation}, {hours:.2f} training hours"
         )
 
@@ -431,6 +457,7 @@ def _run(
         generation = progress.generation + 1
         started, cpu_started = time.monotonic(), _cpu_seconds()
         games = _self_play(settings, out, generation, backend, report, on_lost)
+        fresh_loss = _fresh_loss(trainer, games, settings, generation)
         buffer.add(games)
         positions = sum(len(g) for g in games)
         losses = _train(trainer, buffer, settings, generation, report)
@@ -457,6 +484,7 @@ def _run(
                 "positions": positions,
                 "buffer": len(buffer),
                 "loss": losses,
+                "fresh_loss": fresh_loss,
                 "gate": gate,
                 "best_generation": progress.best_generation,
             }
@@ -466,7 +494,8 @@ def _run(
         _finish_pending(out, progress)
         report.line(
             f"generation {generation}: {len(games)} games, {positions} positions, loss {losses['total']:.3f} "
-            f"(policy {losses['policy']:.3f}, value {losses['value']:.3f}); gate {gate['decision']} "
+            f"(policy {losses['policy']:.3f}, value {losses['value']:.3f}); {_fresh_line(fresh_loss)}; "
+            f"gate {gate['decision']} "
             f"(Elo {gate['elo']:+.0f} in {gate['games']} games): best is generation {progress.best_generation}"
         )
         last = generation == settings.generations or (settings.hours is not None and progress.hours >= settings.hours)
@@ -582,6 +611,8 @@ def _self_play(
         leaf_mix=settings.leaf_mix,
         policy_target=settings.policy_target,
         teacher_sims=settings.teacher_sims,
+        sparring=settings.sparring,
+        sparring_share=settings.sparring_share,
     )
     report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
     found: dict[int, GameSamples] = {}
@@ -607,6 +638,52 @@ def _train(
         report.advance()
     mean = totals / settings.train_steps
     return {"total": round(float(mean[0]), 5), "policy": round(float(mean[1]), 5), "value": round(float(mean[2]), 5)}
+
+
+FRESH_POSITIONS: Final = 1_024
+"""At most this many positions of a generation's new games score the network before it learns from them."""
+
+
+def _fresh_loss(
+    trainer: Trainer, games: list[GameSamples], settings: TrainSettings, generation: int
+) -> dict[str, float]:
+    """The network's policy and value loss on positions it has never learned from (up to
+    :data:`FRESH_POSITIONS` drawn from this generation's games, before it trains on them),
+    with the policy targets' own entropy there (``policy_floor``: no network's policy
+    loss goes below it) and a uniform policy's loss (``policy_uniform``).  The training
+    loss is measured on the buffer the network learns from; a network that memorises its
+    buffer lowers that one while this one stays at the uniform policy's (docs/bots.md,
+    "What Terra Nova's networks learn").  Empty where the games had no positions."""
+    from tabletop.learn.model import Batch
+
+    meta = trainer.network.meta
+    positions = sum(len(g) for g in games)
+    if positions == 0:
+        return {}
+    fresh = ReplayBuffer(positions, meta.input_size, meta.num_players)
+    fresh.add(games)
+    rng = np.random.default_rng(derived_seed(settings.seed, "fresh", generation))
+    drawn = fresh.batch(rng, min(FRESH_POSITIONS, positions), meta.num_actions)
+    policy_loss, value_loss = trainer.evaluate(Batch(drawn["x"], drawn["legal"], drawn["policy"], drawn["value"]))
+    targets = drawn["policy"].astype(np.float64)
+    rows = len(targets)
+    floor = -float(np.sum(np.where(targets > 0, targets * np.log(np.where(targets > 0, targets, 1.0)), 0.0))) / rows
+    uniform = float(np.mean(np.log(np.maximum(drawn["legal"].sum(axis=1), 1))))
+    return {
+        "policy": round(policy_loss, 5),
+        "value": round(value_loss, 5),
+        "policy_floor": round(floor, 5),
+        "policy_uniform": round(uniform, 5),
+    }
+
+
+def _fresh_line(fresh: dict[str, float]) -> str:
+    if not fresh:
+        return "no new positions"
+    return (
+        f"unseen positions: policy {fresh['policy']:.3f} (targets {fresh['policy_floor']:.3f}, "
+        f"uniform {fresh['policy_uniform']:.3f}), value {fresh['value']:.3f}"
+    )
 
 
 def _gate(

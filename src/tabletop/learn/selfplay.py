@@ -23,6 +23,7 @@ Games are tasks of :mod:`tabletop.compute.batch` (local worker processes or Ray)
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.ai.agent import ask, make_agent
 from tabletop.arena.sprt import placings
 from tabletop.arena.tournament import derived_seed
 from tabletop.core.network import NetworkMeta, PolicyValueNetwork, relative_values
@@ -77,6 +79,9 @@ class SelfPlayConfig:
             the prior improved by the root's values (:func:`completed_q_policy`).
         teacher_sims: 0: the network's search plays and makes the targets; N: the
             rollout MCTS of the game's native levels with N simulations a move does.
+        sparring: the bot spec that plays one seat of the games :func:`sparring_seat`
+            names (``None``: none); its moves are played, not learned from.
+        sparring_share: the share of the games with a sparring seat.
     """
 
     game: str
@@ -92,6 +97,18 @@ class SelfPlayConfig:
     leaf_mix: float = 0.0
     policy_target: str = "visits"
     teacher_sims: int = 0
+    sparring: str | None = None
+    sparring_share: float = 0.0
+
+
+def sparring_seat(config: SelfPlayConfig, index: int) -> int | None:
+    """The seat the sparring bot plays in game ``index`` of a generation, or ``None``:
+    games with one are spread evenly (game ``i`` has one where ``floor((i + 1) * share)``
+    passes a whole number), and the seat goes round, so each seat meets it as often."""
+    share = config.sparring_share if config.sparring is not None else 0.0
+    if math.floor((index + 1) * share) == math.floor(index * share):
+        return None
+    return math.floor(index * share) % config.players
 
 
 POLICY_TARGETS: Final = ("visits", "completed-q")
@@ -211,6 +228,12 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
     network = load_network(config.network)
     search = make_search(config, network)
     seed = derived_seed(config.seed, "selfplay", config.generation, index)
+    rival_seat = sparring_seat(config, index)
+    rival = (
+        make_agent(config.sparring, seed=derived_seed(seed, "sparring"))
+        if rival_seat is not None and config.sparring is not None
+        else None
+    )
     game = make(config.game, engine="native")
     state = game.new_initial_state(GameConfig(num_players=config.players, ruleset=config.ruleset, seed=seed))
     encoding = network.encoding_for(state)
@@ -222,6 +245,10 @@ def play_selfplay_game(config: SelfPlayConfig, index: int) -> GameSamples:
     target: list[float] = []
     moves = 0
     while not state.is_terminal() and moves < MAX_GAME_ACTIONS:
+        if rival is not None and state.current_player == rival_seat:
+            state = state.apply(ask(rival, state))
+            moves += 1
+            continue
         actions = encoding.legal_actions(state)
         visits, best = search(state, rng.getrandbits(64))
         total = sum(visits.values())
