@@ -71,3 +71,34 @@ def test_a_closed_loop_is_said_and_the_next_hand_over_tries_again() -> None:
         listener._hand_over(print, ("x",))
     with pytest.raises(RuntimeError):  # not silently queued for ever behind a drain that never ran
         listener._hand_over(print, ("y",))
+
+
+def test_notices_of_matches_not_held_stay_in_the_listeners_thread() -> None:
+    from tabletop.server.bus import CHANNEL, CHAT_CHANNEL, SEATS_CHANNEL
+
+    async def scenario() -> list[tuple[str, Any]]:
+        loop = asyncio.get_running_loop()
+        heard: list[tuple[str, Any]] = []
+        handlers = {
+            CHANNEL: lambda *args: heard.append(("match", args)),
+            SEATS_CHANNEL: lambda *args: heard.append(("seats", args)),
+            CHAT_CHANNEL: lambda *args: heard.append(("chat", args)),
+        }
+        held = {"m1"}
+        listener = PostgresListener(
+            "postgresql+psycopg://u:p@127.0.0.1:1/x", loop, handlers, lambda: None, holds=held.__contains__
+        )
+        listener._dispatch(CHANNEL, "m1 4 3 0 P1-abc")
+        listener._dispatch(CHANNEL, "m2 4 3 0 P1-abc")  # not held: dropped before the loop
+        listener._dispatch(SEATS_CHANNEL, "m2 1")
+        listener._dispatch(SEATS_CHANNEL, "m1 1")
+        listener._dispatch(CHAT_CHANNEL, "m2 7")  # chat is not filtered here: its handler looks at the tables
+        listener._dispatch(CHANNEL, "not a notice")
+        listener._dispatch("other", "m1 4")
+        await asyncio.sleep(0.01)
+        return heard
+
+    heard = asyncio.run(scenario())
+    assert [kind for kind, _ in heard] == ["match", "seats", "chat"]
+    assert heard[0][1][:2] == ("m1", 4) and heard[0][1][2] is not None
+    assert heard[1][1] == ("m1", 1) and heard[2][1] == ("m2", 7)

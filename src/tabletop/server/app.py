@@ -114,7 +114,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 tables.reconnected()
 
             listener = PostgresListener(
-                settings.db_url, asyncio.get_running_loop(), handlers, reconnected, tables.process_name
+                settings.db_url,
+                asyncio.get_running_loop(),
+                handlers,
+                reconnected,
+                tables.process_name,
+                holds=rooms.holds,
             )
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them

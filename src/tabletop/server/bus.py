@@ -42,6 +42,9 @@ PRESENCE_CHANNEL = "tabletop_presence"
 on a websocket or a process's last socket of the seat closes (the code names the process,
 the seat and which: ``tables.presence_code``)."""
 
+MATCH_CHANNELS = frozenset({CHANNEL, SEATS_CHANNEL})
+"""The channels whose notices only a process holding the match acts on."""
+
 RECONNECT_S = 1.0
 """Pause before the listener connects again after losing its connection."""
 
@@ -102,7 +105,13 @@ class PostgresListener:
 
     ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version, step)``,
     and :data:`CHAT_CHANNEL`, :data:`SEATS_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs
-    on the loop for each of its notifications; ``reconnected()`` runs on the loop after each
+    on the loop for each of its notifications.  ``holds(match_id)``, where given, is asked
+    in the listener's thread for each notice of :data:`CHANNEL` and :data:`SEATS_CHANNEL`,
+    and a notice of a match it does not hold is dropped there: with several processes
+    every one hears every action, and handing a notice to the loop (a wake-up, a queue, a
+    call) cost about 0.03 ms of CPU where the thread's own part is 0.024 ms
+    (``docs/benchmarks.md``, "What a notice costs"); the handlers of those channels drop
+    a match they do not cache in the same way.  ``reconnected()`` runs on the loop after each
     (re)connection, since notifications sent while the listener was away are lost and the
     caller must catch up.  The session is named ``application_name`` (with TCP keepalives,
     as the lease's): while it exists the process is alive (``Tables.forget_dead_processes``).
@@ -115,6 +124,7 @@ class PostgresListener:
         handlers: dict[str, Handler],
         reconnected: Callable[[], None],
         application_name: str = "tabletop",
+        holds: Callable[[str], bool] | None = None,
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self.application_name = application_name
@@ -122,6 +132,7 @@ class PostgresListener:
         self.loop = loop
         self.handlers = dict(handlers)
         self.reconnected = reconnected
+        self.holds = holds
         self.listening = threading.Event()
         self._calls: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """What the thread has heard and the loop has not yet run, in order."""
@@ -172,6 +183,21 @@ class PostgresListener:
             except Exception:
                 log.exception("a bus handler failed (%s)", getattr(handler, "__qualname__", handler))
 
+    def _dispatch(self, channel: str, payload: str) -> None:
+        """In the listener's thread: hands one notification to its handler on the loop,
+        unless it is malformed, of no channel handled here, or of a match this process
+        does not hold (``holds``)."""
+        parsed = parse_notice(payload)
+        handler = self.handlers.get(channel)
+        if parsed is None or handler is None:
+            return
+        if self.holds is not None and channel in MATCH_CHANNELS and not self.holds(parsed[0]):
+            return
+        if channel == CHANNEL:
+            self._hand_over(handler, (*parsed, parse_step(payload)))
+        else:
+            self._hand_over(handler, parsed)
+
     def _run(self) -> None:
         import psycopg  # the ``postgres`` extra
 
@@ -185,14 +211,7 @@ class PostgresListener:
                     self._hand_over(self.reconnected, ())
                     while not self._stop.is_set():
                         for notice in conn.notifies(timeout=1.0):
-                            parsed = parse_notice(notice.payload)
-                            handler = self.handlers.get(notice.channel)
-                            if parsed is None or handler is None:
-                                continue
-                            if notice.channel == CHANNEL:
-                                self._hand_over(handler, (*parsed, parse_step(notice.payload)))
-                            else:
-                                self._hand_over(handler, parsed)
+                            self._dispatch(notice.channel, notice.payload)
             except Exception:
                 if self._stop.is_set():
                     return

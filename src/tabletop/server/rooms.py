@@ -962,6 +962,13 @@ class RoomManager:
         if await self.refresh_from_store(room):
             asyncio.get_running_loop().call_soon(self.broadcast, room)
 
+    def holds(self, match_id: str) -> bool:
+        """Whether ``match_id`` is cached here.  Asked from the bus's thread (a dict
+        lookup, atomic under the GIL): a notice of a match not cached is dropped there,
+        as :meth:`heard` and :meth:`seats_changed` would drop it; a room cached a moment
+        later reads the database when it loads."""
+        return match_id in self._rooms
+
     def heard(self, match_id: str, version: int, step: Step | None = None) -> None:
         """The bus: ``match_id`` is at ``version`` in the database (any process wrote it),
         after ``step`` if the notice carried the action."""
