@@ -534,6 +534,40 @@ def server(
 
 
 @bench_app.command()
+def bus(
+    db: Annotated[str, typer.Option("--db", help="A PostgreSQL URL (the bus is PostgreSQL's LISTEN/NOTIFY).")],
+    rate: Annotated[float, typer.Option("--rate", min=1.0, help="Notices sent a second.")] = 1400.0,
+    seconds: Annotated[float, typer.Option("--seconds", help="Length of the run (seconds).")] = 20.0,
+    hand_over: Annotated[
+        bool,
+        typer.Option(
+            "--hand-over/--held-elsewhere",
+            help="Notices of a match this process holds (handed to its loop) or of another process's (dropped in"
+            " the listener's thread).",
+        ),
+    ] = True,
+) -> None:
+    """What hearing one notice of the bus costs a server process: CPU per notice of the
+    server's listener on an idle loop, while a child sends notices at --rate."""
+    from tabletop.bench.bus import run_bus_bench
+    from tabletop.server.bus import is_postgres
+
+    check_seconds(seconds, "--seconds")
+    try:
+        postgres = is_postgres(db)
+    except Exception:  # not a URL at all
+        postgres = False
+    if not postgres:
+        fail(f"--db {db!r} is not a PostgreSQL URL, e.g. postgresql+psycopg://user:password@127.0.0.1/bench")
+    try:
+        result = run_bus_bench(db, rate, seconds, hand_over=hand_over)
+    except RuntimeError as exc:
+        say_err(f"bench bus: {exc}")
+        raise typer.Exit(1) from None
+    console.print(result.summary(), markup=False)
+
+
+@bench_app.command()
 def batch(
     game_id: Annotated[str, typer.Option("--game", help="The game of the arena.")] = "medina",
     bots: Annotated[

@@ -1,0 +1,123 @@
+"""What hearing a notice of the bus costs a server process (``tabletop bench bus``).
+
+Every server process on PostgreSQL LISTENs on one channel and so hears every action of
+every process (``tabletop.server.bus``).  This runs the server's own
+:class:`~tabletop.server.bus.PostgresListener` on an idle event loop in this process,
+while a child process sends ``pg_notify`` on the match channel at a fixed rate; it reports
+this process's CPU (the listener's thread and the loop together) per notice heard.  With
+``hand_over=False`` every notice is of a match the process does not hold, so it stays in
+the listener's thread (``PostgresListener.holds``), as a notice of another process's match
+does in a server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from sqlalchemy.engine import make_url
+
+from tabletop.server.bus import CHANNEL, PostgresListener, Step, notice_payload
+
+SENDER = """
+import sys, time, psycopg
+conninfo, channel, rate, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+with psycopg.connect(conninfo, autocommit=True) as conn:
+    sent, start = 0, time.monotonic()
+    while (now := time.monotonic() - start) < seconds:
+        while sent < int(now * rate):
+            conn.execute("SELECT pg_notify(%s, %s)", (channel, sys.argv[5 + sent % 2]))
+            sent += 1
+        time.sleep(0.001)
+print(sent)
+"""
+"""The child that sends: two payloads in turn, each an action's notice (``bus.notice_payload``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BusBenchResult:
+    """What one run measured.
+
+    Attributes:
+        sent: notices the child sent.
+        heard: notices the handler ran for (0 where they stayed in the listener's thread).
+        cpu_seconds: this process's CPU over the run.
+        wall_seconds: the run's length.
+    """
+
+    sent: int
+    heard: int
+    cpu_seconds: float
+    wall_seconds: float
+
+    @property
+    def ms_per_notice(self) -> float:
+        return 1000 * self.cpu_seconds / self.sent if self.sent else float("nan")
+
+    def summary(self) -> str:
+        return (
+            f"{self.sent} notices sent in {self.wall_seconds:.1f} s, {self.heard} handed to the loop; "
+            f"listening process CPU {self.cpu_seconds:.3f} s: {self.ms_per_notice:.4f} ms a notice"
+        )
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_bus_bench(db_url: str, rate: float, seconds: float, *, hand_over: bool = True) -> BusBenchResult:
+    """Listens for ``seconds`` while a child sends ``rate`` notices a second.
+
+    Raises:
+        RuntimeError: if the listener does not connect or the sender fails.
+    """
+    return asyncio.run(_run(db_url, rate, seconds, hand_over))
+
+
+async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> BusBenchResult:
+    loop = asyncio.get_running_loop()
+    heard = 0
+
+    def on_notice(_match_id: str, _version: int, _step: object) -> None:
+        nonlocal heard
+        heard += 1
+
+    listener = PostgresListener(
+        db_url, loop, {CHANNEL: on_notice}, lambda: None, "tabletop-bench-bus", holds=lambda _match: hand_over
+    )
+    await asyncio.to_thread(listener.start)
+    try:
+        if not listener.listening.is_set():
+            raise RuntimeError("the listener did not connect to the database")
+        conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        # As a server's: an action's notice with its step (a Terra Nova slide's notation).
+        payloads = (notice_payload("m1", 41, Step(40, 0, "S-d4-e5")), notice_payload("m2", 42, Step(41, 1, "S-e5-f6")))
+        cpu_start, wall_start = _cpu(), time.monotonic()
+        sender = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            SENDER,
+            conninfo,
+            CHANNEL,
+            str(rate),
+            str(seconds),
+            *payloads,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        out, err = await sender.communicate()
+        if sender.returncode != 0:
+            raise RuntimeError(f"the sender failed: {err.decode(errors='replace').strip()[-300:]}")
+        sent = int(out.decode().strip() or 0)
+        deadline = time.monotonic() + 5
+        while hand_over and heard < sent and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the last notices' thread work
+        return BusBenchResult(sent, heard, _cpu() - cpu_start, time.monotonic() - wall_start)
+    finally:
+        listener.close()
