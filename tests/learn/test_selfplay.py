@@ -91,6 +91,9 @@ def test_buffer_keeps_the_newest_and_targets_in_relative_seat_order(tmp_path: Pa
     run = slice(int(first.offsets[3]), int(first.offsets[4]))
     assert np.flatnonzero(batch["legal"][row]).tolist() == first.legal[run].tolist()
     np.testing.assert_allclose(batch["policy"][row][first.legal[run]], first.target[run])
+    # Drawn from the newest only: the second game's positions (what a fresh loss scores).
+    newest = buffer.batch(np.random.default_rng(2), 64, num_actions=20, newest=len(second))
+    assert all((second.x == x).all(axis=1).any() for x in newest["x"])
 
 
 def test_buffer_round_trip_and_resize(tmp_path: Path) -> None:

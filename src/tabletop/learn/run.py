@@ -6,9 +6,9 @@ Each generation (``tabletop train``, ``docs/bots.md``, "Learned bot"):
    (:mod:`tabletop.learn.selfplay`), on the batch backend (worker processes or Ray);
    their positions join the replay buffer (the newest ``buffer_positions`` are kept);
 2. **training**: first the network is scored on a sample of the new games' positions,
-   which it has never learned from (``fresh_loss`` in the progress: what it predicts
-   of positions it has not seen, beside the targets' own entropy, the least a policy
-   loss can be, and a uniform policy's loss), then ``train_steps`` Adam steps on batches drawn from the buffer
+   which it has never learned from (``fresh_loss`` in the progress, beside the targets'
+   own entropy, the least a policy loss can be, and a uniform policy's loss), then
+   ``train_steps`` Adam steps on batches drawn from the buffer
    (:mod:`tabletop.learn.model`), continuing from the last trained weights;
 3. **the gate**: an SPRT match (``tabletop.arena.sprt``, CPU clock) of the trained
    network against the best one (H0 ``gate_elo0``, H1 ``gate_elo1``); H1 makes it the
@@ -457,9 +457,9 @@ def _run(
         generation = progress.generation + 1
         started, cpu_started = time.monotonic(), _cpu_seconds()
         games = _self_play(settings, out, generation, backend, report, on_lost)
-        fresh_loss = _fresh_loss(trainer, games, settings, generation)
         buffer.add(games)
         positions = sum(len(g) for g in games)
+        fresh_loss = _fresh_loss(trainer, buffer, positions, settings, generation)
         losses = _train(trainer, buffer, settings, generation, report)
         pending = _pending_dir(out, generation)
         candidate = trainer.trained(settings.made_by(generation, progress.hours))
@@ -645,29 +645,25 @@ FRESH_POSITIONS: Final = 1_024
 
 
 def _fresh_loss(
-    trainer: Trainer, games: list[GameSamples], settings: TrainSettings, generation: int
+    trainer: Trainer, buffer: ReplayBuffer, positions: int, settings: TrainSettings, generation: int
 ) -> dict[str, float]:
     """The network's policy and value loss on positions it has never learned from (up to
-    :data:`FRESH_POSITIONS` drawn from this generation's games, before it trains on them),
-    with the policy targets' own entropy there (``policy_floor``: no network's policy
-    loss goes below it) and a uniform policy's loss (``policy_uniform``).  The training
-    loss is measured on the buffer the network learns from; a network that memorises its
-    buffer lowers that one while this one stays at the uniform policy's (docs/bots.md,
-    "What Terra Nova's networks learn").  Empty where the games had no positions."""
+    :data:`FRESH_POSITIONS` drawn from the ``positions`` just added to ``buffer``, before
+    it trains on them), with the policy targets' own entropy there (``policy_floor``: no
+    network's policy loss goes below it) and a uniform policy's loss (``policy_uniform``).
+    The training loss is measured on the buffer the network learns from; a network that
+    memorises its buffer lowers that one while this one stays at the uniform policy's
+    (docs/bots.md, "What Terra Nova's networks learn").  Empty where there were none."""
     from tabletop.learn.model import Batch
 
-    meta = trainer.network.meta
-    positions = sum(len(g) for g in games)
     if positions == 0:
         return {}
-    fresh = ReplayBuffer(positions, meta.input_size, meta.num_players)
-    fresh.add(games)
     rng = np.random.default_rng(derived_seed(settings.seed, "fresh", generation))
-    drawn = fresh.batch(rng, min(FRESH_POSITIONS, positions), meta.num_actions)
+    size = min(FRESH_POSITIONS, positions)
+    drawn = buffer.batch(rng, size, trainer.network.meta.num_actions, newest=positions)
     policy_loss, value_loss = trainer.evaluate(Batch(drawn["x"], drawn["legal"], drawn["policy"], drawn["value"]))
     targets = drawn["policy"].astype(np.float64)
-    rows = len(targets)
-    floor = -float(np.sum(np.where(targets > 0, targets * np.log(np.where(targets > 0, targets, 1.0)), 0.0))) / rows
+    floor = -float(np.sum(targets * np.log(np.where(targets > 0, targets, 1.0)))) / size
     uniform = float(np.mean(np.log(np.maximum(drawn["legal"].sum(axis=1), 1))))
     return {
         "policy": round(policy_loss, 5),

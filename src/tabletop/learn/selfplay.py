@@ -351,12 +351,16 @@ class ReplayBuffer:
         self._legal = self._legal[packed:].copy()
         self._target = self._target[packed:].copy()
 
-    def batch(self, rng: np.random.Generator, size: int, num_actions: int) -> dict[str, npt.NDArray[Any]]:
-        """``size`` positions drawn at random (with replacement): ``x``, ``legal`` (a mask
-        ``(size, A)``), ``policy`` (the targets spread over ``A``) and ``value``."""
+    def batch(
+        self, rng: np.random.Generator, size: int, num_actions: int, newest: int | None = None
+    ) -> dict[str, npt.NDArray[Any]]:
+        """``size`` positions drawn at random (with replacement), from the ``newest`` last
+        added where given: ``x``, ``legal`` (a mask ``(size, A)``), ``policy`` (the targets
+        spread over ``A``) and ``value``."""
         if not len(self):
             raise ValueError("the replay buffer is empty")
-        chosen = rng.integers(0, len(self), size)
+        low = 0 if newest is None else max(0, len(self) - newest)
+        chosen = rng.integers(low, len(self), size)
         starts = np.concatenate([[0], np.cumsum(self._lengths)])
         legal = np.zeros((size, num_actions), bool)
         policy = np.zeros((size, num_actions), np.float32)
