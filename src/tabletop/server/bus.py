@@ -111,10 +111,11 @@ class PostgresListener:
     every one hears every action, and handing a notice to the loop (a wake-up, a queue, a
     call) cost about 0.03 ms of CPU where the thread's own part is 0.02 ms (``tabletop
     bench bus``; ``docs/benchmarks.md``, "What a notice costs"); the handlers of those
-    channels drop a match they do not cache in the same way.  ``reconnected()`` runs on the loop after each
-    (re)connection, since notifications sent while the listener was away are lost and the
-    caller must catch up.  The session is named ``application_name`` (with TCP keepalives,
-    as the lease's): while it exists the process is alive (``Tables.forget_dead_processes``).
+    channels drop a match they do not cache in the same way.  ``reconnected()`` runs on
+    the loop after each (re)connection, since notifications sent while the listener was
+    away are lost and the caller must catch up.  The session is named
+    ``application_name`` (with TCP keepalives, as the lease's): while it exists the
+    process is alive (``Tables.forget_dead_processes``).
     """
 
     def __init__(
