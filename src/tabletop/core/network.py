@@ -44,6 +44,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.core.cells import NO_CELL, CellGeometry, cell_geometry_of
 from tabletop.core.encoding import Encoding, encoding_of
 from tabletop.core.errors import TabletopError
 from tabletop.core.protocol import Game, GameConfig, PlayerId, State
@@ -58,6 +59,12 @@ its arrays' uncompressed sizes): a shipped network is a few MB, a big experiment
 
 MAX_META_BYTES: Final = 64 * 1024
 """The largest ``meta`` JSON text accepted."""
+
+ARCHITECTURES: Final = ("dense", "cells")
+"""How the trunk is built (:attr:`NetworkMeta.architecture`)."""
+
+MAX_VALUE_HIDDEN: Final = 4096
+"""The widest hidden layer of a cells network's value head."""
 
 VALUE_KINDS: Final = ("win", "placing")
 """What a value head may estimate (:attr:`NetworkMeta.value`)."""
@@ -88,6 +95,10 @@ class NetworkMeta:
             share; files that do not say) or ``"placing"`` (each seat's share of the rivals
             it finishes ahead of, ties half, divided by ``num_players / 2`` so the seats'
             values sum to 1: :meth:`value_scale` undoes that).
+        architecture: ``"dense"`` (files that do not say: fully connected layers over
+            the whole input) or ``"cells"`` (layers shared by every cell of the board,
+            each reading its neighbours: the module docstring).
+        value_hidden: a cells network's value head's hidden width (0 for a dense one).
     """
 
     game: str
@@ -98,10 +109,28 @@ class NetworkMeta:
     hidden: tuple[int, ...]
     made_by: str = ""
     value: str = "win"
+    architecture: str = "dense"
+    value_hidden: int = 0
 
     def __post_init__(self) -> None:
         if self.value not in VALUE_KINDS:
             raise NetworkFileError(f"the network's meta: value must be one of {list(VALUE_KINDS)}, got {self.value!r}")
+        if self.architecture not in ARCHITECTURES:
+            raise NetworkFileError(
+                f"the network's meta: architecture must be one of {list(ARCHITECTURES)}, got {self.architecture!r}"
+            )
+        if self.architecture == "cells":
+            if len(set(self.hidden)) != 1:
+                raise NetworkFileError(
+                    f"the network's meta: a cells network's layers are all one width, got {list(self.hidden)}"
+                )
+            if not 1 <= self.value_hidden <= MAX_VALUE_HIDDEN:
+                raise NetworkFileError(
+                    f"the network's meta: value_hidden must be 1..{MAX_VALUE_HIDDEN} for a cells network, "
+                    f"got {self.value_hidden!r}"
+                )
+        elif self.value_hidden != 0:
+            raise NetworkFileError("the network's meta: value_hidden is for cells networks only")
 
     @property
     def value_scale(self) -> float:
@@ -120,6 +149,8 @@ class NetworkMeta:
             "hidden": list(self.hidden),
             "made_by": self.made_by,
             "value": self.value,
+            "architecture": self.architecture,
+            "value_hidden": self.value_hidden,
         }
 
     @classmethod
@@ -166,10 +197,18 @@ class NetworkMeta:
             hidden=tuple(hidden),
             made_by=text("made_by"),
             value=text("value") if "value" in data else "win",
+            architecture=text("architecture") if "architecture" in data else "dense",
+            value_hidden=whole("value_hidden", 0, MAX_VALUE_HIDDEN) if "value_hidden" in data else 0,
         )
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
-        """The shape of every array of the file (but ``meta``), by name."""
+        """The shape of every array of the file (but ``meta``), by name.
+
+        Raises:
+            ConfigError: for a cells network of a game without a cell geometry.
+        """
+        if self.architecture == "cells":
+            return self._cells_shapes(cell_inputs_of(self))
         widths = [self.input_size, *self.hidden]
         shapes: dict[str, tuple[int, ...]] = {}
         for i, (fan_in, fan_out) in enumerate(itertools.pairwise(widths)):
@@ -182,9 +221,93 @@ class NetworkMeta:
         shapes["value_b"] = (self.num_players,)
         return shapes
 
+    def _cells_shapes(self, inputs: CellInputs) -> dict[str, tuple[int, ...]]:
+        width, geometry = self.hidden[0], inputs.geometry
+        summary = 2 * width + inputs.vector_size
+        shapes: dict[str, tuple[int, ...]] = {"w0": (inputs.num_planes + inputs.vector_size, width), "b0": (width,)}
+        for i in range(1, len(self.hidden)):
+            shapes[f"w{i}"] = ((1 + geometry.num_neighbours) * width, width)
+            shapes[f"b{i}"] = (width,)
+        shapes["policy_w"] = (width, geometry.num_heads)
+        shapes["policy_b"] = (geometry.num_classes,)
+        shapes["policy_global_w"] = (summary, geometry.num_classes)
+        shapes["value_hidden_w"] = (summary, self.value_hidden)
+        shapes["value_hidden_b"] = (self.value_hidden,)
+        shapes["value_w"] = (self.value_hidden, self.num_players)
+        shapes["value_b"] = (self.num_players,)
+        return shapes
+
     def config(self) -> GameConfig:
         """The game configuration the network plays (the default board of the ruleset)."""
         return GameConfig(num_players=self.num_players, ruleset=self.ruleset)
+
+
+@dataclass(frozen=True, slots=True)
+class CellInputs:
+    """What a cells network reads of its game: the cell geometry and the input's parts.
+
+    Attributes:
+        geometry: the board's cells and the actions' cells.
+        num_planes: planes of the input (each ``plane_size`` values, then the vector).
+        plane_size: values of one plane.
+        vector_size: entries of the vector after the planes.
+    """
+
+    geometry: CellGeometry
+    num_planes: int
+    plane_size: int
+    vector_size: int
+
+    def index_arrays(self) -> dict[str, npt.NDArray[np.int64]]:
+        """The geometry as index arrays, every missing cell as ``num_cells`` (a row of
+        zeros appended to the cells): ``positions (N,)``, ``gather (N, 1 + K)`` (each
+        cell, then its neighbours), ``action_cells (A, 2)``, ``action_heads (A, 2)``,
+        ``action_classes (A,)``."""
+        g = self.geometry
+        n = g.num_cells
+        missing = np.int64(n)
+        gather = np.concatenate(
+            [np.arange(n, dtype=np.int64)[:, None], np.asarray(g.neighbours, np.int64).reshape(n, -1)], axis=1
+        )
+        cells = np.asarray(g.action_cells, np.int64).reshape(-1, 2)
+        return {
+            "positions": np.asarray(g.positions, np.int64),
+            "gather": np.where(gather == NO_CELL, missing, gather),
+            "action_cells": np.where(cells == NO_CELL, missing, cells),
+            "action_heads": np.asarray(g.action_heads, np.int64).reshape(-1, 2),
+            "action_classes": np.asarray(g.action_classes, np.int64),
+        }
+
+
+_CELL_INPUTS: dict[tuple[str, int, str], CellInputs] = {}
+
+
+def cell_inputs_of(meta: NetworkMeta) -> CellInputs:
+    """The :class:`CellInputs` of the network's game, seats and ruleset (cached).
+
+    Raises:
+        ConfigError: if the game has no cell geometry.
+        NetworkFileError: if the meta's input size or action count do not fit the game's.
+    """
+    key = (meta.game, meta.num_players, meta.ruleset)
+    found = _CELL_INPUTS.get(key)
+    if found is None:
+        encoding = encoding_of(make(meta.game), meta.config())
+        spec = encoding.spec
+        found = CellInputs(cell_geometry_of(encoding), len(spec.planes), spec.plane_size, len(spec.vector))
+        if found.num_planes * found.plane_size + found.vector_size != meta.input_size:
+            raise NetworkFileError(f"the network's input_size {meta.input_size} is not its game's")
+        if len(found.geometry.action_classes) != meta.num_actions:
+            raise NetworkFileError(f"the network's num_actions {meta.num_actions} is not its game's")
+        _CELL_INPUTS[key] = found
+    return found
+
+
+def squash(vector: Array) -> Array:
+    """``v / (1 + |v|)``: how a cells network reads the input's vector (counts and scores
+    of any size, into -1 .. 1 without a scale per entry)."""
+    out: Array = vector / (np.float32(1.0) + np.abs(vector))
+    return out
 
 
 def softmax(logits: Array, axis: int = -1) -> Array:
@@ -246,6 +369,8 @@ class PolicyValueNetwork:
         *,
         made_by: str = "",
         value: str = "win",
+        architecture: str = "dense",
+        value_hidden: int = 64,
     ) -> PolicyValueNetwork:
         """A network with fresh weights for ``game`` with ``config``'s seats and ruleset:
         He-normal trunk layers, small output layers (a near-uniform policy and value),
@@ -269,6 +394,8 @@ class PolicyValueNetwork:
                 "hidden": list(hidden),
                 "made_by": made_by,
                 "value": value,
+                "architecture": architecture,
+                "value_hidden": value_hidden if architecture == "cells" else 0,
             }
         )
         rng = np.random.default_rng(seed)
@@ -276,7 +403,7 @@ class PolicyValueNetwork:
         for name, shape in meta.shapes().items():
             if name.startswith("b") or name.endswith("_b"):
                 params[name] = np.zeros(shape, np.float32)
-            elif name.startswith("w"):
+            elif name.startswith("w") or name == "value_hidden_w":
                 params[name] = (rng.standard_normal(shape) * math.sqrt(2.0 / shape[0])).astype(np.float32)
             else:  # an output layer: small, so a new network starts near uniform
                 params[name] = (rng.standard_normal(shape) * (0.01 / math.sqrt(shape[0]))).astype(np.float32)
@@ -362,11 +489,48 @@ class PolicyValueNetwork:
         if h.shape[-1:] != (self.meta.input_size,):
             raise ValueError(f"the network takes inputs of length {self.meta.input_size}, got shape {h.shape}")
         p = self.params
+        if self.meta.architecture == "cells":
+            return self._forward_cells(h)
         for i in range(len(self.meta.hidden)):
             h = np.maximum(h @ p[f"w{i}"] + p[f"b{i}"], np.float32(0.0))
         logits: Array = h @ p["policy_w"] + p["policy_b"]
         values = softmax(h @ p["value_w"] + p["value_b"])
         return logits, values
+
+    def _forward_cells(self, x: Array) -> tuple[Array, Array]:
+        """The cells network (see the module docstring) of inputs ``(..., I)``."""
+        p = self.params
+        inputs = cell_inputs_of(self.meta)
+        index = inputs.index_arrays()
+        batch = x.reshape(-1, self.meta.input_size)
+        b = batch.shape[0]
+        width = self.meta.hidden[0]
+        split = inputs.num_planes * inputs.plane_size
+        planes = batch[:, :split].reshape(b, inputs.num_planes, inputs.plane_size)[:, :, index["positions"]]
+        vector = squash(batch[:, split:])
+        n = planes.shape[2]
+        cell_in = np.concatenate(
+            [planes.transpose(0, 2, 1), np.broadcast_to(vector[:, None, :], (b, n, inputs.vector_size))], axis=2
+        )
+        h = np.maximum(cell_in @ p["w0"] + p["b0"], np.float32(0.0))
+        zero_row = np.zeros((b, 1, width), np.float32)
+        for i in range(1, len(self.meta.hidden)):
+            around = np.concatenate([h, zero_row], axis=1)[:, index["gather"], :].reshape(b, n, -1)
+            h = h + np.maximum(around @ p[f"w{i}"] + p[f"b{i}"], np.float32(0.0))
+        summary = np.concatenate([h.mean(axis=1), h.max(axis=1), vector], axis=1)
+        heads = np.concatenate([h @ p["policy_w"], np.zeros((b, 1, p["policy_w"].shape[1]), np.float32)], axis=1)
+        cells, read, classes = index["action_cells"], index["action_heads"], index["action_classes"]
+        rows = np.arange(b)[:, None]
+        logits: Array = (
+            heads[rows, cells[None, :, 0], read[None, :, 0]]
+            + heads[rows, cells[None, :, 1], read[None, :, 1]]
+            + p["policy_b"][classes]
+            + (summary @ p["policy_global_w"])[:, classes]
+        )
+        hidden = np.maximum(summary @ p["value_hidden_w"] + p["value_hidden_b"], np.float32(0.0))
+        values = softmax(hidden @ p["value_w"] + p["value_b"])
+        shape = x.shape[:-1]
+        return logits.reshape(*shape, -1), values.reshape(*shape, -1)
 
     def encoding_for(self, state: State) -> Encoding:
         """The encoding of ``state``'s game and configuration (a native state's is the

@@ -26,6 +26,7 @@ from __future__ import annotations
 from array import array
 from typing import Final
 
+from tabletop.core.cells import NO_CELL, CellGeometry
 from tabletop.core.encoding import ObservationSpec
 from tabletop.core.protocol import Move as ProtocolMove
 from tabletop.core.protocol import State as ProtocolState
@@ -112,6 +113,7 @@ class TerraNovaEncoding:
         self._actions_left = index["actions_left"]
         self._supply = index["supply"]
         self._score0 = index["score:+0"]
+        self._cell_geometry: CellGeometry | None = None
 
     @property
     def num_distinct_actions(self) -> int:
@@ -210,6 +212,38 @@ class TerraNovaEncoding:
         for a in self.legal_actions(state):
             mask[a] = 1
         return mask
+
+    def cell_geometry(self) -> CellGeometry:
+        """The cells as the cells network reads them (``tabletop.core.cells``): the six
+        neighbours in direction order; a placement and a stone read their cell (heads 0
+        and 1, classes 0 and 1), a slide its start through head ``2 + d`` and its end
+        through head ``8 + d`` (class ``3 + d L + steps - 1``), the pass no cell (class 2)."""
+        if self._cell_geometry is None:
+            board = self.board
+            n, line = board.num_cells, self.line
+            cells: list[tuple[int, int]] = [(cell, NO_CELL) for cell in range(n)]
+            heads: list[tuple[int, int]] = [(0, 0)] * n
+            classes: list[int] = [0] * n
+            for src in range(n):
+                for direction in range(NUM_DIRECTIONS):
+                    ray = board.rays[src][direction]
+                    for k in range(line):
+                        cells.append((src, ray[k] if k < len(ray) else NO_CELL))
+                        heads.append((2 + direction, 8 + direction))
+                        classes.append(3 + direction * line + k)
+            cells += [(cell, NO_CELL) for cell in range(n)] + [(NO_CELL, NO_CELL)]
+            heads += [(1, 1)] * n + [(0, 0)]
+            classes += [1] * n + [2]
+            self._cell_geometry = CellGeometry(
+                positions=self._pos,
+                neighbours=tuple(tuple(board.next_cell[d][cell] for d in range(NUM_DIRECTIONS)) for cell in range(n)),
+                action_cells=tuple(cells),
+                action_heads=tuple(heads),
+                action_classes=tuple(classes),
+                num_heads=2 + 2 * NUM_DIRECTIONS,
+                num_classes=3 + NUM_DIRECTIONS * line,
+            )
+        return self._cell_geometry
 
     def action_to_str(self, action: int) -> str:
         """The notation of the action's move (``h8``, ``h8-k8``, ``#j8``, ``pass``)."""
