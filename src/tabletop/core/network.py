@@ -306,7 +306,7 @@ def cell_inputs_of(meta: NetworkMeta) -> CellInputs:
 def squash(vector: Array) -> Array:
     """``v / (1 + |v|)``: how a cells network reads the input's vector (counts and scores
     of any size, into -1 .. 1 without a scale per entry)."""
-    out: Array = vector / (np.float32(1.0) + np.abs(vector))
+    out: Array = (vector / (np.float32(1.0) + np.abs(vector))).astype(np.float32)
     return out
 
 
