@@ -17,8 +17,12 @@ from tabletop.core.network import PolicyValueNetwork, softmax  # noqa: E402
 from tabletop.learn.model import AdamState, Batch, Hyper, Trainer, loss, params_of, predict  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def network() -> PolicyValueNetwork:
+@pytest.fixture(scope="module", params=["dense", "cells"])
+def network(request: pytest.FixtureRequest) -> PolicyValueNetwork:
+    if request.param == "cells":  # layers shared by the cells of Terra Nova's board
+        return PolicyValueNetwork.random(
+            "terranova", GameConfig(num_players=2), (8, 8, 8), seed=4, architecture="cells", value_hidden=16
+        )
     return PolicyValueNetwork.random("medina", GameConfig(num_players=3), (32, 16), seed=4)
 
 
@@ -36,7 +40,7 @@ def _batch(network: PolicyValueNetwork, size: int, seed: int) -> Batch:
 
 def test_jax_forward_equals_the_numpy_definition(network: PolicyValueNetwork) -> None:
     x = np.random.default_rng(0).random((5, network.meta.input_size), dtype=np.float32)
-    logits, values = predict(params_of(network), x, len(network.meta.hidden))
+    logits, values = predict(params_of(network), x, network.meta)
     expected_logits, expected_values = network.forward(x)
     np.testing.assert_allclose(np.asarray(logits), expected_logits, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(values), expected_values, rtol=1e-4, atol=1e-6)
@@ -45,7 +49,7 @@ def test_jax_forward_equals_the_numpy_definition(network: PolicyValueNetwork) ->
 def test_loss_is_the_documented_cross_entropies(network: PolicyValueNetwork) -> None:
     batch = _batch(network, 6, seed=1)
     l2 = 0.01
-    total, (policy_loss, value_loss) = loss(params_of(network), batch, len(network.meta.hidden), l2)
+    total, (policy_loss, value_loss) = loss(params_of(network), batch, network.meta, l2)
     logits, values = network.forward(batch.x)
     expected_policy = 0.0
     for row in range(6):
@@ -64,7 +68,7 @@ def test_evaluate_is_the_loss_without_learning(network: PolicyValueNetwork) -> N
     trainer = Trainer(network, Hyper(learning_rate=3e-3, l2=0.5))
     before = {k: np.asarray(v).copy() for k, v in trainer.params.items()}
     policy_loss, value_loss = trainer.evaluate(batch)
-    _, (expected_policy, expected_value) = loss(params_of(network), batch, len(network.meta.hidden), 0.0)
+    _, (expected_policy, expected_value) = loss(params_of(network), batch, network.meta, 0.0)
     assert policy_loss == pytest.approx(float(expected_policy), rel=1e-5)
     assert value_loss == pytest.approx(float(expected_value), rel=1e-5)
     assert all(np.array_equal(np.asarray(trainer.params[k]), v) for k, v in before.items())
@@ -89,14 +93,15 @@ def test_training_fits_a_fixed_batch(network: PolicyValueNetwork) -> None:
     assert trained.meta.made_by == "test" and trained.meta.hidden == network.meta.hidden
     assert not np.array_equal(trained.params["w0"], network.params["w0"])
     # The trained weights in the file compute what the JAX model computes.
-    logits, _ = predict(trainer.params, batch.x, 2)
+    logits, _ = predict(trainer.params, batch.x, trainer.network.meta)
     np.testing.assert_allclose(trained.forward(batch.x)[0], np.asarray(logits), rtol=1e-4, atol=1e-5)
 
 
 def test_illegal_actions_get_no_gradient(network: PolicyValueNetwork) -> None:
+    if network.meta.architecture == "cells":
+        pytest.skip("a cells network's biases are per action class, shared by legal and illegal actions")
     batch = _batch(network, 4, seed=3)
-    layers = len(network.meta.hidden)
-    grads = jax.grad(lambda p: loss(p, batch, layers, 0.0)[1][0])(params_of(network))
+    grads = jax.grad(lambda p: loss(p, batch, network.meta, 0.0)[1][0])(params_of(network))
     never_legal = ~batch.legal.any(axis=0)
     assert np.all(np.asarray(grads["policy_b"])[never_legal] == 0.0)
     assert np.any(np.asarray(grads["policy_b"])[~never_legal] != 0.0)

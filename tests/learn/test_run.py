@@ -192,9 +192,39 @@ def test_settings_are_checked() -> None:
         ({"policy_target": "logits"}, "policy-target must be one of visits, completed-q"),
         ({"teacher_sims": -1}, "teacher-sims must not be negative"),
         ({"init": "/nonexistent/best.npz"}, "is not a file"),
+        ({"architecture": "conv"}, "architecture must be one of dense, cells"),
+        ({"architecture": "cells"}, "has no cell geometry"),  # Medina's board has none yet
+        ({"game": "terranova", "players": 2, "architecture": "cells", "hidden": (8, 4)}, "all one width"),
+        ({"game": "terranova", "players": 2, "architecture": "cells", "value_hidden": 0}, "value-hidden"),
     ]:
         with pytest.raises(ConfigError, match=message):
             replace(TINY, **change).check()
+
+
+def test_a_cells_run_trains_and_writes_a_cells_network(tmp_path: Path) -> None:
+    _need_jax()
+    settings = replace(
+        TINY,
+        game="terranova",
+        players=2,
+        architecture="cells",
+        hidden=(4, 4),
+        value_hidden=4,
+        simulations=4,
+        sampled_moves=500,  # two short random-ish games: the test is of the files, not play
+        ladder_every=0,
+        gate_games=2,
+    )
+    settings.check()
+    older = settings.to_json()
+    del older["architecture"], older["value_hidden"]
+    assert TrainSettings.from_json(older).architecture == "dense"
+    assert "--architecture cells --value-hidden 4" in settings.made_by(1, 0.0)
+    progress = run_training(settings, tmp_path / "run", LocalBackend(1))
+    assert progress.generation == 1
+    latest = PolicyValueNetwork.load(tmp_path / "run" / "latest.npz")
+    assert latest.meta.architecture == "cells" and latest.meta.value_hidden == 4
+    assert set(latest.params) >= {"w1", "policy_global_w", "value_hidden_w"}
 
 
 def test_progress_round_trip_and_bad_files(tmp_path: Path) -> None:

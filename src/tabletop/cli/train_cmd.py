@@ -75,6 +75,16 @@ def train(
         float | None, typer.Option("--hours", help="Stop before a generation once training has taken this long.")
     ] = None,
     hidden: Annotated[str, typer.Option("--hidden", help="Hidden layer widths of a new network.")] = "256,128",
+    architecture: Annotated[
+        str,
+        typer.Option(
+            "--architecture",
+            help="dense: layers over the whole input; cells: layers shared by the board's cells (Terra Nova).",
+        ),
+    ] = "dense",
+    value_hidden: Annotated[
+        int, typer.Option("--value-hidden", min=1, help="A cells network's value head's hidden width.")
+    ] = 64,
     train_steps: Annotated[int, typer.Option("--train-steps", min=1, help="Adam steps a generation.")] = 200,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Positions per training step.")] = 128,
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 1e-3,
@@ -185,6 +195,8 @@ def train(
         seed=seed,
         hours=hours,
         hidden=_widths(hidden, "--hidden"),
+        architecture=architecture,
+        value_hidden=value_hidden,
         train_steps=train_steps,
         batch_size=batch_size,
         learning_rate=learning_rate,

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tabletop.core.network import PolicyValueNetwork
+from tabletop.core.network import NetworkMeta, PolicyValueNetwork, cell_inputs_of
 
 Params = dict[str, jax.Array]
 
@@ -112,20 +112,53 @@ def network_with(network: PolicyValueNetwork, params: Mapping[str, jax.Array], m
     return network.with_params({name: np.asarray(value, np.float32) for name, value in params.items()}, made_by)
 
 
-def forward(params: Mapping[str, jax.Array], x: jax.Array, layers: int) -> tuple[jax.Array, jax.Array]:
-    """The policy logits and the value logits (before their softmax) of a batch ``x``.
-
-    ``layers`` is the number of hidden layers (``len(meta.hidden)``).
-    """
+def forward(params: Mapping[str, jax.Array], x: jax.Array, meta: NetworkMeta) -> tuple[jax.Array, jax.Array]:
+    """The policy logits and the value logits (before their softmax) of a batch ``x`` of
+    the network ``meta`` describes (dense or cells)."""
+    if meta.architecture == "cells":
+        return _forward_cells(params, x, meta)
     h = x
-    for i in range(layers):
+    for i in range(len(meta.hidden)):
         h = jax.nn.relu(h @ params[f"w{i}"] + params[f"b{i}"])
     return h @ params["policy_w"] + params["policy_b"], h @ params["value_w"] + params["value_b"]
 
 
-def predict(params: Mapping[str, jax.Array], x: jax.Array, layers: int) -> tuple[jax.Array, jax.Array]:
+def _forward_cells(params: Mapping[str, jax.Array], x: jax.Array, meta: NetworkMeta) -> tuple[jax.Array, jax.Array]:
+    """``PolicyValueNetwork._forward_cells`` in JAX, before the value's softmax."""
+    inputs = cell_inputs_of(meta)
+    index = inputs.index_arrays()
+    b = x.shape[0]
+    width = meta.hidden[0]
+    split = inputs.num_planes * inputs.plane_size
+    planes = x[:, :split].reshape(b, inputs.num_planes, inputs.plane_size)[:, :, index["positions"]]
+    raw = x[:, split:]
+    vector = raw / (1.0 + jnp.abs(raw))
+    n = planes.shape[2]
+    cell_in = jnp.concatenate(
+        [planes.transpose(0, 2, 1), jnp.broadcast_to(vector[:, None, :], (b, n, inputs.vector_size))], axis=2
+    )
+    h = jax.nn.relu(cell_in @ params["w0"] + params["b0"])
+    zero_row = jnp.zeros((b, 1, width), h.dtype)
+    for i in range(1, len(meta.hidden)):
+        around = jnp.concatenate([h, zero_row], axis=1)[:, index["gather"], :].reshape(b, n, -1)
+        h = h + jax.nn.relu(around @ params[f"w{i}"] + params[f"b{i}"])
+    summary = jnp.concatenate([h.mean(axis=1), h.max(axis=1), vector], axis=1)
+    heads = h @ params["policy_w"]
+    heads = jnp.concatenate([heads, jnp.zeros((b, 1, heads.shape[2]), heads.dtype)], axis=1)
+    cells, read, classes = index["action_cells"], index["action_heads"], index["action_classes"]
+    logits = (
+        heads[:, cells[:, 0], read[:, 0]]
+        + heads[:, cells[:, 1], read[:, 1]]
+        + params["policy_b"][classes]
+        + (summary @ params["policy_global_w"])[:, classes]
+    )
+    hidden = jax.nn.relu(summary @ params["value_hidden_w"] + params["value_hidden_b"])
+    return logits, hidden @ params["value_w"] + params["value_b"]
+
+
+def predict(params: Mapping[str, jax.Array], x: jax.Array, meta: NetworkMeta) -> tuple[jax.Array, jax.Array]:
     """What ``PolicyValueNetwork.forward`` returns: the policy logits and the values."""
-    logits, value_logits = forward(params, x, layers)
+    logits, value_logits = forward(params, x, meta)
     return logits, jax.nn.softmax(value_logits, axis=-1)
 
 
@@ -147,10 +180,10 @@ class Batch:
 
 
 def loss(
-    params: Mapping[str, jax.Array], batch: Batch, layers: int, l2: float
+    params: Mapping[str, jax.Array], batch: Batch, meta: NetworkMeta, l2: float
 ) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
     """The mean loss of the batch (see the module docstring), with its policy and value parts."""
-    logits, value_logits = forward(params, batch.x, layers)
+    logits, value_logits = forward(params, batch.x, meta)
     masked = jnp.where(batch.legal, logits, MASKED_LOGIT)
     policy_loss = -jnp.mean(jnp.sum(batch.policy * jax.nn.log_softmax(masked, axis=-1), axis=-1))
     value_loss = -jnp.mean(jnp.sum(batch.value * jax.nn.log_softmax(value_logits, axis=-1), axis=-1))
@@ -186,19 +219,19 @@ class Trainer:
         self.hyper = hyper
         self.params = params_of(network)
         self.state = state if state is not None else AdamState.zeros(self.params)
-        layers = len(network.meta.hidden)
+        meta = network.meta
 
         def update(
             params: Params, first: Params, second: Params, step: jax.Array, batch: Batch
         ) -> tuple[Params, Params, Params, jax.Array, jax.Array, jax.Array]:
             (total, (policy_loss, value_loss)), grads = jax.value_and_grad(loss, has_aux=True)(
-                params, batch, layers, hyper.l2
+                params, batch, meta, hyper.l2
             )
             params, first, second = adam_step(params, grads, first, second, step, hyper)
             return params, first, second, total, policy_loss, value_loss
 
         self._update = jax.jit(update)
-        self._loss = jax.jit(lambda params, batch: loss(params, batch, layers, 0.0)[1])
+        self._loss = jax.jit(lambda params, batch: loss(params, batch, meta, 0.0)[1])
 
     def step(self, batch: Batch) -> tuple[float, float, float]:
         """One update on ``batch``; returns the total, policy and value loss before it."""

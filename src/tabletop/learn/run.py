@@ -59,8 +59,16 @@ from tabletop.ai.ladder import ladder_level
 from tabletop.arena.sprt import SprtConfig, SprtState, estimate_elo, play_sprt_game, run_sprt
 from tabletop.arena.tournament import ArenaGame, derived_seed
 from tabletop.compute.batch import Backend
+from tabletop.core.cells import cell_geometry_of
+from tabletop.core.encoding import encoding_of
 from tabletop.core.errors import ConfigError, TabletopError
-from tabletop.core.network import VALUE_KINDS, NetworkFileError, PolicyValueNetwork
+from tabletop.core.network import (
+    ARCHITECTURES,
+    MAX_VALUE_HIDDEN,
+    VALUE_KINDS,
+    NetworkFileError,
+    PolicyValueNetwork,
+)
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.curve import CurvePoint, curve_svg
@@ -109,7 +117,11 @@ class TrainSettings:
         simulations: the search's simulations per self-play move.
         seed: the master seed (every game, batch and match derives its seed from it).
         hours: stop before a generation once training has taken this many hours (``None``: no limit).
-        hidden: the widths of the network's hidden layers.
+        hidden: the widths of the network's hidden layers (a cells network: all one width,
+            the first layer reading each cell's input, each further one its neighbours).
+        architecture: the network's (``NetworkMeta.architecture``): ``"dense"`` or
+            ``"cells"`` (layers shared by the board's cells: Terra Nova).
+        value_hidden: a cells network's value head's hidden width.
         train_steps: Adam steps a generation.
         batch_size: positions per step.
         learning_rate: Adam's step size.
@@ -163,6 +175,8 @@ class TrainSettings:
     seed: int = 0
     hours: float | None = None
     hidden: tuple[int, ...] = (256, 128)
+    architecture: str = "dense"
+    value_hidden: int = 64
     train_steps: int = 200
     batch_size: int = 128
     learning_rate: float = 1e-3
@@ -209,6 +223,14 @@ class TrainSettings:
             raise ConfigError("ladder-every, sampled-moves and teacher-sims must not be negative")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"hidden layers must have at least one unit each, got {list(self.hidden)}")
+        if self.architecture not in ARCHITECTURES:
+            raise ConfigError(f"architecture must be one of {', '.join(ARCHITECTURES)}, got {self.architecture!r}")
+        if self.architecture == "cells":
+            if len(set(self.hidden)) != 1:
+                raise ConfigError(f"a cells network's layers are all one width, got {list(self.hidden)}")
+            if not 1 <= self.value_hidden <= MAX_VALUE_HIDDEN:
+                raise ConfigError(f"value-hidden must be from 1 to {MAX_VALUE_HIDDEN}, got {self.value_hidden}")
+            cell_geometry_of(encoding_of(game, GameConfig(num_players=self.players, ruleset=self.ruleset)))
         if self.hours is not None and not 0 < self.hours < math.inf:
             raise ConfigError(f"hours must be positive, got {self.hours}")
         for rate_name, rate in (("learning-rate", self.learning_rate), ("l2", self.l2)):
@@ -246,7 +268,7 @@ class TrainSettings:
         """
         # Runs from before `value` and `init` were settings learned win shares from scratch.
         older = {"value": "win", "init": None, "gate_elo0": 0.0, "policy_target": "visits", "teacher_sims": 0}
-        data = {**older, "sparring": None, "sparring_share": 0.0, **data}
+        data = {**older, "sparring": None, "sparring_share": 0.0, "architecture": "dense", "value_hidden": 64, **data}
         try:
             return cls(**{**data, "hidden": tuple(data["hidden"]), "ladder_levels": tuple(data["ladder_levels"])})
         except (TypeError, KeyError) as exc:
@@ -263,6 +285,7 @@ class TrainSettings:
             f"tabletop train {self.game} -n {self.players} --ruleset {self.ruleset} --seed {self.seed} "
             f"--games-per-generation {self.games_per_generation} --sims {self.simulations} "
             f"--hidden {','.join(map(str, self.hidden))} --leaf-mix {self.leaf_mix} --value {self.value}"
+            f"{f' --architecture cells --value-hidden {self.value_hidden}' if self.architecture == 'cells' else ''}"
             f"{f' --init {Path(self.init).name}' if self.init else ''}"
             f"{f' --policy-target {self.policy_target}' if self.policy_target != 'visits' else ''}"
             f"{f' --teacher-sims {self.teacher_sims}' if self.teacher_sims else ''}"
@@ -563,6 +586,8 @@ def _start(settings: TrainSettings, out: Path, resume: bool) -> RunProgress:
         derived_seed(settings.seed, "network"),
         made_by=settings.made_by(0, 0.0),
         value=settings.value,
+        architecture=settings.architecture,
+        value_hidden=settings.value_hidden,
     )
     if settings.init is not None:
         network = _weights_of(Path(settings.init), network)
@@ -584,8 +609,24 @@ def _weights_of(path: Path, fresh: PolicyValueNetwork) -> PolicyValueNetwork:
     except NetworkFileError as exc:
         raise TrainError(f"the network to start from cannot be read: {exc}") from None
     theirs, ours = start.meta, fresh.meta
-    mine = (ours.game, ours.num_players, ours.ruleset, ours.input_size, ours.num_actions, ours.hidden)
-    other = (theirs.game, theirs.num_players, theirs.ruleset, theirs.input_size, theirs.num_actions, theirs.hidden)
+    mine = (
+        ours.game,
+        ours.num_players,
+        ours.ruleset,
+        ours.input_size,
+        ours.num_actions,
+        ours.hidden,
+        ours.architecture,
+    )
+    other = (
+        theirs.game,
+        theirs.num_players,
+        theirs.ruleset,
+        theirs.input_size,
+        theirs.num_actions,
+        theirs.hidden,
+        theirs.architecture,
+    )
     if mine != other:
         raise TrainError(f"the network to start from, {path}, is for {other}, not the run's {mine}")
     return fresh.with_params(dict(start.params), fresh.meta.made_by)
