@@ -53,9 +53,9 @@ pub const MAX_META_BYTES: usize = 64 * 1024;
 /// The widest hidden layer of a cells network's value head (Python's `MAX_VALUE_HIDDEN`).
 pub const MAX_VALUE_HIDDEN: usize = 4096;
 /// At most this many values in one position's widest cells layer input (cells x (1 +
-/// neighbours) x width, 16 MB): Terra Nova's 168 cells, 6 neighbours and width 128 are
-/// 150,528.
-pub const MAX_CELL_VALUES: usize = 1 << 22;
+/// neighbours) x width, 4 MB; a search's batch of `puct::MAX_BATCH` positions then holds
+/// at most 1 GB): Terra Nova's 168 cells, 6 neighbours and width 128 are 150,528.
+pub const MAX_CELL_VALUES: usize = 1 << 20;
 
 /// How the trunk is built (`meta["architecture"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
