@@ -1601,4 +1601,95 @@ mod latency {
             }
         }
     }
+
+    /// A random cells network of Terra Nova 2p's sizes (168 cells of 6 neighbours, 24
+    /// planes of 225, a vector of 23, 14 heads, 87 classes, 14,449 actions) and
+    /// `hidden` layers.
+    fn terranova_cells(hidden: &[usize], value_hidden: usize) -> Network {
+        let (cells, reach, planes, plane, vector, heads, classes, actions) = (168, 7, 24, 225, 23, 14, 87, 14449);
+        let mut rng = Rng::new(1);
+        let mut index = |shape: Vec<usize>, below: u32| {
+            let values = (0..shape.iter().product::<usize>())
+                .map(|_| rng.below(below) as i64)
+                .collect();
+            IndexArray { shape, values }
+        };
+        let geometry = Geometry {
+            num_planes: planes,
+            plane_size: plane,
+            vector_size: vector,
+            num_heads: heads,
+            num_classes: classes,
+            arrays: HashMap::from([
+                ("positions".to_string(), index(vec![cells], plane as u32)),
+                ("gather".to_string(), index(vec![cells, reach], cells as u32 + 1)),
+                ("action_cells".to_string(), index(vec![actions, 2], cells as u32 + 1)),
+                ("action_heads".to_string(), index(vec![actions, 2], heads as u32)),
+                ("action_classes".to_string(), index(vec![actions], classes as u32)),
+            ]),
+        };
+        let width = hidden[0];
+        let summary = 2 * width + vector;
+        let mut shapes = vec![
+            ("w0".to_string(), vec![planes + vector, width]),
+            ("b0".to_string(), vec![width]),
+        ];
+        for i in 1..hidden.len() {
+            shapes.push((format!("w{i}"), vec![reach * width, width]));
+            shapes.push((format!("b{i}"), vec![width]));
+        }
+        for (name, shape) in [
+            ("policy_w", vec![width, heads]),
+            ("policy_b", vec![classes]),
+            ("policy_global_w", vec![summary, classes]),
+            ("value_hidden_w", vec![summary, value_hidden]),
+            ("value_hidden_b", vec![value_hidden]),
+            ("value_w", vec![value_hidden, 2]),
+            ("value_b", vec![2]),
+        ] {
+            shapes.push((name.to_string(), shape));
+        }
+        let mut rng = Rng::new(2);
+        let arrays = shapes
+            .into_iter()
+            .map(|(name, shape)| {
+                let values = (0..shape.iter().product::<usize>())
+                    .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.2)
+                    .collect();
+                (name, Array { shape, values })
+            })
+            .collect();
+        let json = super::tests::meta_json("terranova", planes * plane + vector, hidden, actions, 2).replace(
+            "\"made_by\"",
+            &format!("\"architecture\": \"cells\", \"value_hidden\": {value_hidden}, \"made_by\""),
+        );
+        Network::with_geometry(&json, arrays, Some(geometry)).unwrap()
+    }
+
+    /// The cells network at Terra Nova 2p's sizes:
+    /// `cargo test --release --lib -- --ignored --nocapture cells_network_latency`.
+    #[test]
+    #[ignore]
+    fn cells_network_latency() {
+        for hidden in [vec![32], vec![32; 5], vec![64; 5]] {
+            let net = terranova_cells(&hidden, 64);
+            let (inputs, actions) = (net.input_size(), net.num_actions());
+            let mut rng = Rng::new(3);
+            for n in [1usize, 8, 64] {
+                let xs: Vec<f32> = (0..n * inputs)
+                    .map(|_| if rng.below(inputs as u32) < 825 { 1.0 } else { 0.0 })
+                    .collect();
+                let legal: Vec<Vec<u32>> = (0..n)
+                    .map(|_| (0..190).map(|_| rng.below(actions as u32)).collect())
+                    .collect();
+                let mut priors = vec![Vec::new(); n];
+                let mut values = vec![0.0f32; n * 2];
+                let mut scratch = Scratch::default();
+                let ours = per_position(n, || {
+                    net.evaluate(&xs, &legal, &mut priors, &mut values, &mut scratch);
+                });
+                println!("terranova 2p cells {hidden:?} batch {n:>2}: evaluate {ours:>7.1} us/position");
+            }
+        }
+    }
 }
