@@ -843,7 +843,6 @@ impl CellsBody {
             .accumulate(&self.first.weights[..planes * width], &s.planes, rows, &mut s.hidden);
         s.hidden.iter_mut().for_each(|v| *v = v.max(0.0));
         for layer in &self.residual {
-            s.gathered.clear();
             s.gathered.resize(rows * reach * width, 0.0);
             for (h, out) in s
                 .hidden
@@ -853,6 +852,8 @@ impl CellsBody {
                 for (slot, &g) in out.chunks_exact_mut(width).zip(&self.gather) {
                     if g < cells {
                         slot.copy_from_slice(&h[g * width..(g + 1) * width]);
+                    } else {
+                        slot.fill(0.0);
                     }
                 }
             }
