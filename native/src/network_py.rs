@@ -4,7 +4,7 @@
 //! `tabletop.native.puct` reads the `.npz` file and plays the search as an agent.
 
 use crate::common::mcts::Budget;
-use crate::common::network::{Array, Network, MAX_PARAMETERS};
+use crate::common::network::{Architecture, Array, Geometry, IndexArray, Network, MAX_PARAMETERS};
 use crate::common::puct::{self, check_fits, Settings, MAX_BATCH};
 use crate::common::rng::Rng;
 use crate::common::search_py::SearchStop;
@@ -39,6 +39,44 @@ fn read_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Array> {
     })
 }
 
+/// A cells network's geometry from its dict (`PyNetwork::from_arrays`).
+fn read_geometry(dict: &Bound<'_, PyDict>) -> PyResult<Geometry> {
+    let size = |name: &str| -> PyResult<usize> {
+        dict.get_item(name)?
+            .ok_or_else(|| PyValueError::new_err(format!("the cell geometry has no {name:?}")))?
+            .extract::<usize>()
+            .map_err(|_| PyValueError::new_err(format!("the cell geometry's {name} is not a whole number")))
+    };
+    let sizes = ["num_planes", "plane_size", "vector_size", "num_heads", "num_classes"];
+    let mut arrays = HashMap::new();
+    for (name, value) in dict.iter() {
+        let name: String = name.extract()?;
+        if sizes.contains(&name.as_str()) {
+            continue;
+        }
+        let buffer = PyBuffer::<i64>::get(&value)
+            .map_err(|e| PyValueError::new_err(format!("the cell geometry's {name} is not an int64 array ({e})")))?;
+        if buffer.item_count() > MAX_PARAMETERS {
+            return Err(PyValueError::new_err(format!(
+                "the cell geometry's {name} has more than {MAX_PARAMETERS} values"
+            )));
+        }
+        let array = IndexArray {
+            shape: buffer.shape().to_vec(),
+            values: buffer.to_vec(value.py())?,
+        };
+        arrays.insert(name, array);
+    }
+    Ok(Geometry {
+        num_planes: size("num_planes")?,
+        plane_size: size("plane_size")?,
+        vector_size: size("vector_size")?,
+        num_heads: size("num_heads")?,
+        num_classes: size("num_classes")?,
+        arrays,
+    })
+}
+
 #[pymethods]
 impl PyNetwork {
     /// The network of the `.npz` file `path`, read by `tabletop.native.puct.load_network`
@@ -55,17 +93,24 @@ impl PyNetwork {
     }
 
     /// The network of `meta` (the file's JSON) and `arrays` (name -> float32 array:
-    /// `w0, b0, ..., policy_w, policy_b, value_w, value_b`); `ValueError` saying what is
-    /// wrong where anything does not fit.
+    /// `w0, b0, ..., policy_w, policy_b, value_w, value_b` for a dense network; for a
+    /// cells one also `policy_global_w, value_hidden_w, value_hidden_b`) and, for a cells
+    /// network only, its game's `geometry`: a dict of the int64 arrays of
+    /// `CellInputs.index_arrays()` (`positions, gather, action_cells, action_heads,
+    /// action_classes`) and the ints `num_planes, plane_size, vector_size` (of
+    /// `CellInputs`), `num_heads, num_classes` (of its `CellGeometry`). `ValueError`
+    /// saying what is wrong where anything does not fit.
     #[staticmethod]
-    fn from_arrays(meta: &str, arrays: &Bound<'_, PyDict>) -> PyResult<Self> {
+    #[pyo3(signature = (meta, arrays, *, geometry = None))]
+    fn from_arrays(meta: &str, arrays: &Bound<'_, PyDict>, geometry: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut read = HashMap::new();
         for (name, value) in arrays.iter() {
             let name: String = name.extract()?;
             let array = read_array(&value, &name)?;
             read.insert(name, array);
         }
-        let network = Network::new(meta, read).map_err(PyValueError::new_err)?;
+        let geometry = geometry.map(read_geometry).transpose()?;
+        let network = Network::with_geometry(meta, read, geometry).map_err(PyValueError::new_err)?;
         Ok(PyNetwork {
             network: Arc::new(network),
         })
@@ -105,6 +150,15 @@ impl PyNetwork {
     #[getter]
     fn hidden(&self) -> Vec<usize> {
         self.network.meta.hidden.clone()
+    }
+
+    /// `"dense"` or `"cells"` (the meta's `architecture`).
+    #[getter]
+    fn architecture(&self) -> &str {
+        match self.network.meta.architecture {
+            Architecture::Dense => "dense",
+            Architecture::Cells => "cells",
+        }
     }
 
     /// Every logit and the value head (relative seats) of each row of `inputs` (a

@@ -21,6 +21,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.native import native_module
+from tabletop.native.mcts import to_native
 from tabletop.native.puct import puct_search
 from tests.native import midgame, needs_native
 
@@ -369,3 +370,105 @@ def test_the_lobby_offers_no_puct_without_a_network() -> None:
     specs = bot_specs()
     assert "native" in specs
     assert not any(spec.startswith("puct") for spec in specs)
+
+
+# -- the cells network (``PolicyValueNetwork._forward_cells``) --------------------------
+
+
+def cells_network(seed: int = 1) -> tuple[Any, Any]:
+    """A Terra Nova 2p cells network of random weights large enough that its policy and
+    values are far from uniform: the readable one and the Rust one."""
+    from tabletop.core.network import PolicyValueNetwork
+    from tabletop.native.puct import cell_geometry_arrays
+
+    base = PolicyValueNetwork.random(
+        "terranova", GameConfig(num_players=2), (32,) * 4, seed, architecture="cells", value_hidden=16
+    )
+    rng = np.random.default_rng(seed)
+    params = {
+        name: rng.normal(0, 0.3 if array.ndim == 1 else 1 / np.sqrt(array.shape[0]), array.shape).astype(np.float32)
+        for name, array in base.params.items()
+    }
+    readable = base.with_params(params)
+    network = module().Network.from_arrays(
+        json.dumps(readable.meta.to_json()), dict(readable.params), geometry=cell_geometry_arrays(readable.meta)
+    )
+    return readable, network
+
+
+CELLS_POSITIONS = [("native", 0), ("native", 9), ("native", 40), ("python", 25), ("native", 120)]
+
+
+def test_the_rust_cells_network_is_the_readable_definition() -> None:
+    readable, network = cells_network()
+    assert network.architecture == "cells" and network.hidden == [32] * 4
+    states = [midgame("terranova", 2, plies, engine=engine, seed=plies) for engine, plies in CELLS_POSITIONS]
+    x = np.stack([readable.input_of(state) for state in states])
+    logits, values = network.forward(x)
+    expected_logits, expected_values = readable.forward(x)
+    assert np.std(expected_logits) > 1.0  # far from uniform: the comparison says something
+    np.testing.assert_allclose(np.array(logits), expected_logits, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.array(values), expected_values, rtol=1e-4, atol=1e-5)
+    for state in states:
+        assert not state.is_terminal()
+        native = to_native(state)
+        priors, absolute = network.evaluate(native)
+        expected = readable.policy(state)
+        assert sorted(a for a, _ in priors) == sorted(expected)
+        for action, prior in priors:
+            assert prior == pytest.approx(expected[action], rel=1e-3, abs=1e-6)
+        assert absolute == pytest.approx(readable.values(state), rel=1e-4, abs=1e-6)
+        # One simulation values the root alone, through the search's own buffers.
+        found = module().puct_search(native, network, simulations=1)
+        assert found["value"] == pytest.approx(absolute, abs=1e-5)
+
+
+def test_a_search_with_a_cells_network_file_plays_legal_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.native.puct import load_network
+
+    readable, _ = cells_network(seed=2)
+    readable.save(tmp_path / "terranova-cells.npz")
+    assert load_network(tmp_path / "terranova-cells.npz").architecture == "cells"
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
+    state = midgame("terranova", 2, 12, engine="python")
+    agent = make_agent("puct:terranova-cells,sims=80,batch=4", seed=3)
+    move = agent.choose_move(state)
+    assert move in state.legal_moves()
+    assert make_agent("puct:terranova-cells,sims=80,batch=4", seed=3).choose_move(state) == move
+    native = midgame("terranova", 2, 12)
+    found = module().puct_search(native, load_network(tmp_path / "terranova-cells.npz"), simulations=200, seed=1)
+    legal = set(native.native.legal_actions())  # type: ignore[attr-defined]
+    assert found["action"] in legal and {a for a, _ in found["visits"]} <= legal
+    with pytest.raises(ValueError, match=r"does not fit.*\"terranova\", not \"medina\""):
+        module().puct_search(midgame("medina", 3, 5), load_network(tmp_path / "terranova-cells.npz"), simulations=5)
+
+
+def test_a_bad_cell_geometry_is_refused_with_the_reason() -> None:
+    from tabletop.native.puct import cell_geometry_arrays
+
+    readable, _ = cells_network()
+    meta_json, arrays = json.dumps(readable.meta.to_json()), dict(readable.params)
+    good = cell_geometry_arrays(readable.meta)
+    build = module().Network.from_arrays
+    cells = good["positions"].shape[0]
+    with pytest.raises(ValueError, match="a cells network needs its game's cell geometry"):
+        build(meta_json, arrays)
+    gather = good["gather"].copy()
+    gather[3, 2] = cells + 1
+    with pytest.raises(ValueError, match=rf"gather holds {cells + 1}, not an index from 0 to {cells}"):
+        build(meta_json, arrays, geometry=dict(good, gather=gather))
+    with pytest.raises(ValueError, match=r"action_cells has shape \[\d+, 2\], \[14449, 2\] expected"):
+        build(meta_json, arrays, geometry=dict(good, action_cells=good["action_cells"][:-1]))
+    with pytest.raises(ValueError, match="positions is not an int64 array"):
+        build(meta_json, arrays, geometry=dict(good, positions=good["positions"].astype(np.int32)))
+    with pytest.raises(ValueError, match="are not the network's 5423 inputs"):
+        build(meta_json, arrays, geometry=dict(good, vector_size=good["vector_size"] + 1))
+    with pytest.raises(ValueError, match='has no "num_heads"'):
+        build(meta_json, arrays, geometry={k: v for k, v in good.items() if k != "num_heads"})
+    with pytest.raises(ValueError, match=r"w1 has shape \[32, 32\], \[224, 32\] expected"):
+        build(meta_json, dict(arrays, w1=arrays["w1"][:32]), geometry=good)
+    with pytest.raises(ValueError, match='has no array "policy_global_w"'):
+        build(meta_json, {k: v for k, v in arrays.items() if k != "policy_global_w"}, geometry=good)
+    dense, dense_arrays = network_for(midgame("terranova", 2, 3))
+    with pytest.raises(ValueError, match="a dense network takes no cell geometry"):
+        build(dense.meta, dense_arrays, geometry=good)

@@ -41,13 +41,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from tabletop.core.errors import ConfigError
 from tabletop.core.network_file import load_network as read_network
 from tabletop.core.protocol import Move, State
 from tabletop.native import native_module
 from tabletop.native.mcts import LEAF_EVALUATION_GAMES, time_per_move, to_native
+
+if TYPE_CHECKING:
+    from tabletop.core.network import NetworkMeta
 
 KIND: Final = "puct"
 
@@ -141,7 +144,8 @@ def load_network(path: str | os.PathLike[str]) -> Any:
     """The network of the ``.npz`` file ``path`` as a ``tabletop._native.Network``, read
     once per file (and modification) and shared.  The file is read and checked by the
     readable definition (``tabletop.core.network.PolicyValueNetwork.load``: sizes, shapes,
-    finite values, no pickle, no zip bomb) and its arrays handed to Rust.
+    finite values, no pickle, no zip bomb) and its arrays handed to Rust, with a cells
+    network's geometry (:func:`cell_geometry_arrays`).
 
     Raises:
         ConfigError: if the extension or NumPy is missing, the file cannot be read, or it
@@ -160,13 +164,38 @@ def load_network(path: str | os.PathLike[str]) -> Any:
         if key in _NETWORKS:
             return _NETWORKS[key]
     readable = read_network(resolved)
+    geometry = cell_geometry_arrays(readable.meta) if readable.meta.architecture == "cells" else None
     try:
-        network = module.Network.from_arrays(json.dumps(readable.meta.to_json()), dict(readable.params))
+        network = module.Network.from_arrays(
+            json.dumps(readable.meta.to_json()), dict(readable.params), geometry=geometry
+        )
     except ValueError as exc:  # a network the Rust side refuses (its own limits)
         raise ConfigError(f"the network {str(path)!r} cannot be used: {exc}") from None
     with _NETWORKS_LOCK:
         _NETWORKS[key] = network
     return network
+
+
+def cell_geometry_arrays(meta: NetworkMeta) -> dict[str, Any]:
+    """What ``tabletop._native.Network.from_arrays`` takes as a cells network's
+    ``geometry``: the index arrays of :meth:`CellInputs.index_arrays` and the sizes of its
+    game's :class:`CellInputs` (the geometry is not in the file: the game says it).
+
+    Raises:
+        ConfigError: if the network's game has no cell geometry.
+        NetworkFileError: if the meta's sizes are not its game's.
+    """
+    from tabletop.core.network import cell_inputs_of
+
+    inputs = cell_inputs_of(meta)
+    return {
+        **inputs.index_arrays(),
+        "num_planes": inputs.num_planes,
+        "plane_size": inputs.plane_size,
+        "vector_size": inputs.vector_size,
+        "num_heads": inputs.geometry.num_heads,
+        "num_classes": inputs.geometry.num_classes,
+    }
 
 
 def find_network(name: str) -> Path:
