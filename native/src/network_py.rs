@@ -249,12 +249,14 @@ pub(crate) fn run<G: Game>(
 /// calls), `nodes`, `tree_bytes`. With a simulation budget a seed gives the same search
 /// on every run; a search stops early at `puct::MAX_TREE_BYTES` of tree. `leaf_mix`
 /// blends each leaf's network value with the game's own leaf value (a random playout of
-/// at most `leaf_rollout` actions, `None`: to the end; see `common::puct`).
+/// at most `leaf_rollout` actions, `None`: to the end; see `common::puct`); with
+/// `leaf_horizon` H > 0, to the end wherever a random walk of H actions from the root ends
+/// the game.
 #[pyfunction]
 #[pyo3(signature = (
     state, network, simulations = None, c_puct = 1.5, seed = 0, dirichlet_alpha = 0.0,
     dirichlet_fraction = 0.0, cpu_seconds = None, wall_seconds = None, batch_size = 8, stop = None,
-    leaf_mix = 0.0, leaf_rollout = None
+    leaf_mix = 0.0, leaf_rollout = None, leaf_horizon = 0
 ))]
 #[allow(clippy::too_many_arguments)]
 fn puct_search(
@@ -272,6 +274,7 @@ fn puct_search(
     stop: Option<&Bound<'_, SearchStop>>,
     leaf_mix: f64,
     leaf_rollout: Option<u32>,
+    leaf_horizon: u32,
 ) -> PyResult<Py<PyAny>> {
     if simulations.is_none() && cpu_seconds.is_none() && wall_seconds.is_none() && stop.is_none() {
         return Err(PyValueError::new_err(
@@ -315,6 +318,7 @@ fn puct_search(
             dirichlet_fraction,
             leaf_mix,
             leaf_rollout: leaf_rollout.unwrap_or(u32::MAX),
+            leaf_horizon,
         },
         simulations,
         cpu_seconds,

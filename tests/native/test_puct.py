@@ -6,6 +6,7 @@ prior, one search per seed, and a network of another game or size refused."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -21,8 +22,8 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig, State
 from tabletop.core.registry import make
 from tabletop.native import native_module
-from tabletop.native.mcts import to_native
-from tabletop.native.puct import puct_search
+from tabletop.native.mcts import level_config, search_options, to_native
+from tabletop.native.puct import policy_order, puct_search
 from tests.native import midgame, needs_native
 
 np = pytest.importorskip("numpy")
@@ -277,6 +278,70 @@ def test_a_mixed_leaf_value_consults_the_game_s_own(
     for bad in ("mix=1.5", "mix=-0.1", "rollout=-1", "rollout=2.5"):
         with pytest.raises(ConfigError, match=r"leaf|rollout"):
             make_agent(f"puct:net,{bad}")
+
+
+def test_a_leaf_horizon_plays_the_end_game_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Terra Nova's leaves are valued by the evaluation (no playout); with a horizon, near
+    # the end of the game they are played out to the end instead, as Strong's are.
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
+    rng = random.Random(5)
+    state: State = make("terranova", engine="native").new_initial_state(GameConfig(num_players=2, seed=5))
+    seen = [state]
+    while not state.is_terminal():
+        state = state.apply(random_move(state, rng))
+        seen.append(state)
+    near_end, far_from_end = seen[-6], seen[len(seen) // 3]
+    save(tmp_path / "net.npz", near_end)
+    evaluated = make_agent("puct:net,sims=60,mix=1", seed=3)
+    horizon = make_agent("puct:net,sims=60,mix=1,horizon=400", seed=3)
+    assert horizon.config.leaf_horizon == 400
+    values = []
+    for agent in (evaluated, horizon):
+        assert agent.choose_move(near_end) in near_end.legal_moves()
+        assert agent.last_stats is not None
+        values.append(agent.last_stats.value)
+    assert values[0] != values[1]
+    short = make_agent("puct:net,sims=60,mix=1,horizon=2", seed=3)
+    for agent in (evaluated, short):
+        agent.choose_move(far_from_end)
+    assert evaluated.last_stats is not None and short.last_stats is not None
+    assert evaluated.last_stats.value == short.last_stats.value  # two actions end nothing there
+    with pytest.raises(ConfigError, match="horizon"):
+        make_agent("puct:net,horizon=-1")
+
+
+def test_a_guided_search_ranks_its_root_by_the_network_s_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TABLETOP_NETWORKS", str(tmp_path))
+    state = midgame("terranova", 2, 40)
+    save(tmp_path / "net.npz", state)
+    network = module().Network.from_arrays(*_file_arrays(tmp_path / "net.npz"))
+    order = policy_order(network)(to_native(state))
+    priors, _ = network.evaluate(to_native(state).native)
+    assert sorted(order) == sorted(action for action, _ in priors)
+    by_action = dict(priors)
+    assert all(by_action[a] >= by_action[b] for a, b in itertools.pairwise(order))
+    guided = make_agent("guided:net,1,sims=300", seed=3)
+    plain = make_agent("native:1,sims=300", seed=3)
+    assert guided.name == "guided:net,1,sims=300"
+    moves = [agent.choose_move(state) for agent in (guided, plain)]
+    assert all(move in state.legal_moves() for move in moves)
+    # Terra Nova's level 1 widens the root slowly, best first: the children searched are
+    # the first of the network's order, not the evaluation's best.
+    options = search_options(level_config("1,sims=300", "terranova")[0], "terranova", 3)
+    native = to_native(state).native
+    ordered = {child[0] for child in native.search(root_order=order, **options)["children"]}
+    evaluated = {child[0] for child in native.search(**options)["children"]}
+    assert ordered == set(order[: len(ordered)]) and ordered != evaluated
+    for bad in ("guided:net", "guided:,1", "guided:net,9", "guided:missing,1"):
+        with pytest.raises(ConfigError):
+            make_agent(bad)
+
+
+def _file_arrays(path: Path) -> tuple[str, dict[str, Any]]:
+    with np.load(path) as data:
+        return str(data["meta"]), {name: data[name] for name in data.files if name != "meta"}
 
 
 def test_the_first_sampled_plies_vary_with_the_seed_and_the_rest_do_not(

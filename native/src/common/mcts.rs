@@ -262,6 +262,21 @@ pub fn search_with<G: Game>(
     budget: &Budget<'_>,
     rng: &mut Rng,
 ) -> SearchResult {
+    search_ordered(game, root, settings, budget, rng, None)
+}
+
+/// [`search_with`], the root's actions ranked by `root_order` (best first; actions it
+/// does not list after those it does) instead of the game's one-ply priors where
+/// `rank_root` asks for a ranking: a network's policy read once at the root guides
+/// the rollout search's widening.
+pub fn search_ordered<G: Game>(
+    game: &G,
+    root: &G::State,
+    settings: &Settings,
+    budget: &Budget<'_>,
+    rng: &mut Rng,
+    root_order: Option<&[u32]>,
+) -> SearchResult {
     let n = game.num_players();
     let order_seed = rng.next_u64();
     let mut nodes = vec![Node::new(0, 0)];
@@ -269,7 +284,7 @@ pub fn search_with<G: Game>(
     let mut actions: Vec<u32> = Vec::with_capacity(256);
     let mut ranks = Ranks::default();
     let evaluated = settings.rollout_limit.is_some();
-    let mut has_priors = evaluated && (settings.rank_root || settings.rank_visits > 0);
+    let mut has_priors = (evaluated || root_order.is_some()) && (settings.rank_root || settings.rank_visits > 0);
     let mut returns = vec![0.0; n];
     let mut scores = vec![0.0; n];
     let exact_leaves = evaluated && settings.horizon > 0 && ends_within(game, root, rng, settings.horizon);
@@ -305,8 +320,12 @@ pub fn search_with<G: Game>(
                 let wants_rank = (node == 0 && settings.rank_root)
                     || (settings.rank_visits > 0 && current.visits >= settings.rank_visits);
                 if rank.is_none() && has_priors && wants_rank && num_actions > 0 {
-                    rank = ranks.rank(game, &state, node, &nodes, &actions);
-                    has_priors = rank.is_some();
+                    rank = match root_order {
+                        Some(order) if node == 0 => Some(ranks.rank_in_order(node, &nodes, &actions, order)),
+                        _ if evaluated => ranks.rank(game, &state, node, &nodes, &actions),
+                        _ => None,
+                    };
+                    has_priors = rank.is_some() || (root_order.is_some() && node == 0);
                 }
                 if current.num_children() < num_actions.min(allowed(settings, &nodes[node])) {
                     let action = match rank {
@@ -438,6 +457,24 @@ impl Ranks {
         if !game.action_priors(state, actions, &mut self.values) {
             return None;
         }
+        Some(self.rank_by_values(node, nodes, actions))
+    }
+
+    /// Ranks `node`'s untried `actions` in `order` (best first; the actions it does not
+    /// list last, in the listed order).
+    fn rank_in_order(&mut self, node: usize, nodes: &[Node], actions: &[u32], order: &[u32]) -> Rank {
+        let place: HashMap<u32, usize> = order.iter().enumerate().map(|(i, &a)| (a, i)).collect();
+        self.values.clear();
+        self.values.extend(
+            actions
+                .iter()
+                .map(|a| place.get(a).map_or(f64::NEG_INFINITY, |&i| -(i as f64))),
+        );
+        self.rank_by_values(node, nodes, actions)
+    }
+
+    /// Ranks `node`'s untried `actions` by `self.values` (one per action), best first.
+    fn rank_by_values(&mut self, node: usize, nodes: &[Node], actions: &[u32]) -> Rank {
         let mut tried = Vec::new();
         let mut child = nodes[node].first_child;
         while child != NONE {
@@ -460,7 +497,7 @@ impl Ranks {
         };
         self.order.extend(self.untried.iter().map(|&(a, _)| a));
         self.of_node.insert(node as u32, rank);
-        Some(rank)
+        rank
     }
 }
 
@@ -713,6 +750,49 @@ mod tests {
             &mut Rng::new(1),
         );
         assert_ne!(sorted_actions(&plain), (30..40).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_given_root_order_overrules_the_priors_and_needs_none() {
+        let budget = Budget::simulations(100);
+        // 5, 7, 11, ...: the order given; the game's priors would say 30..40.
+        let order: Vec<u32> = (0..40).map(|i| (5 + 2 * i) % 40).collect();
+        for game in [Picks::two(Some(false)), Picks::two(None)] {
+            for settings in [
+                ranked(true, 0),
+                Settings {
+                    rollout_limit: None,
+                    ..ranked(true, 0)
+                },
+            ] {
+                let result = search_ordered(&game, &(0, 0), &settings, &budget, &mut Rng::new(1), Some(&order));
+                let mut first_ten = order[..10].to_vec();
+                first_ten.sort_unstable();
+                assert_eq!(sorted_actions(&result), first_ten);
+            }
+        }
+        // Actions the order leaves out come after those it lists.
+        let short = [39u32, 38];
+        let result = search_ordered(
+            &Picks::two(None),
+            &(0, 0),
+            &ranked(true, 0),
+            &budget,
+            &mut Rng::new(1),
+            Some(&short),
+        );
+        assert_eq!(sorted_actions(&result), vec![0, 1, 2, 3, 4, 5, 6, 7, 38, 39]);
+        // Without `rank_root` the order is not used.
+        let off = search_ordered(
+            &Picks::two(None),
+            &(0, 0),
+            &ranked(false, 0),
+            &budget,
+            &mut Rng::new(1),
+            Some(&order),
+        );
+        let plain = search_with(&Picks::two(None), &(0, 0), &ranked(false, 0), &budget, &mut Rng::new(1));
+        assert_eq!(sorted_actions(&off), sorted_actions(&plain));
     }
 
     #[test]

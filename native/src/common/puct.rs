@@ -30,7 +30,7 @@
 use super::mcts::{thread_cpu_seconds, Budget};
 use super::network::{Network, Scratch};
 use super::rng::Rng;
-use crate::game::{final_values, leaf_values, observe_input, Game};
+use crate::game::{ends_within, final_values, leaf_values, observe_input, Game};
 use std::time::Instant;
 
 /// How the search explores.
@@ -47,6 +47,10 @@ pub struct Settings {
     pub leaf_mix: f64,
     /// The most random actions of that leaf value's playout (`u32::MAX`: to the end).
     pub leaf_rollout: u32,
+    /// 0, or: where a random walk of at most this many actions from the root ends the
+    /// game, the playouts of this search go to the end (the rollout MCTS's `horizon`:
+    /// near the end the game's own result beats its evaluation).
+    pub leaf_horizon: u32,
 }
 
 impl Default for Settings {
@@ -58,6 +62,7 @@ impl Default for Settings {
             dirichlet_fraction: 0.0,
             leaf_mix: 0.0,
             leaf_rollout: u32::MAX,
+            leaf_horizon: 0,
         }
     }
 }
@@ -244,6 +249,11 @@ pub fn search<G: Game>(
     let value_scale = objective.softmax_scale(n);
     let mut final_scores = vec![0.0f64; n];
     let mixing = settings.leaf_mix > 0.0;
+    let leaf_rollout = if mixing && settings.leaf_horizon > 0 && ends_within(game, root, rng, settings.leaf_horizon) {
+        u32::MAX
+    } else {
+        settings.leaf_rollout
+    };
     let mut played_values = vec![0.0f64; if mixing { batch_size * n } else { 0 }];
     let mut played_scores = vec![0.0f64; n];
     let mut scratch = first_layer(game, root, network, &mut inputs[..input_size]);
@@ -320,7 +330,7 @@ pub fn search<G: Game>(
                 leaf_values(
                     game,
                     &state,
-                    settings.leaf_rollout,
+                    leaf_rollout,
                     objective,
                     rng,
                     &mut played_values[k * n..(k + 1) * n],

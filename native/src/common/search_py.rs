@@ -52,13 +52,15 @@ pub struct Options {
     wall_seconds: Option<f64>,
     seed: u64,
     stop: Option<Arc<AtomicBool>>,
+    root_order: Option<Vec<u32>>,
 }
 
 impl Options {
     /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
     /// `stop`), `seed`, `uct_c`, `widening`, `widening_power`, `margin_weight`,
     /// `rank_root`, `rank_visits`, `horizon` (`mcts::Settings`), `stop` (a `SearchStop`)
-    /// and `rollout_limit`.
+    /// and `rollout_limit`, and `root_order` (action ids, best first: the root ranked so
+    /// where `rank_root` asks, instead of by the game's one-ply priors).
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut options = Options {
             settings: Settings::default(),
@@ -67,6 +69,7 @@ impl Options {
             wall_seconds: None,
             seed: 0,
             stop: None,
+            root_order: None,
         };
         if let Some(kwargs) = kwargs {
             for (key, value) in kwargs.iter() {
@@ -84,6 +87,7 @@ impl Options {
                     "rank_visits" => options.settings.rank_visits = value.extract()?,
                     "horizon" => options.settings.horizon = value.extract()?,
                     "rollout_limit" => options.settings.rollout_limit = value.extract()?,
+                    "root_order" => options.root_order = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
                             options.stop = Some(value.cast::<SearchStop>()?.get().flag.clone());
@@ -142,7 +146,14 @@ pub fn run<G: Game>(py: Python<'_>, game: &G, root: &G::State, options: &Options
             wall_seconds: options.wall_seconds,
             stop: options.stop.as_deref(),
         };
-        mcts::search_with(game, root, &options.settings, &budget, &mut Rng::new(options.seed))
+        mcts::search_ordered(
+            game,
+            root,
+            &options.settings,
+            &budget,
+            &mut Rng::new(options.seed),
+            options.root_order.as_deref(),
+        )
     });
     let out = PyDict::new(py);
     out.set_item("action", result.action)?;

@@ -21,6 +21,9 @@ there):
 * ``puct:NAME,mix=0.5,rollout=R`` — each leaf valued half by the network, half by the
   game's own leaf value (a random playout of at most R actions, then the evaluation;
   without ``rollout`` the game's native levels' choice, :func:`default_leaf_rollout`).
+* ``puct:NAME,mix=1,horizon=160`` — and where a random walk of 160 actions from the
+  position ends the game, the playouts go to the end (Terra Nova's Strong and Master's
+  ``horizon``).
 * ``puct:NAME@0.5cpu`` — 0.5 CPU seconds of the searching thread a move;
   ``puct:NAME@0.5s`` — 0.5 wall-clock seconds.
 
@@ -73,8 +76,9 @@ _SETTINGS: Final = {
     "sample": "sampled_plies",
     "mix": "leaf_mix",
     "rollout": "leaf_rollout",
+    "horizon": "leaf_horizon",
 }
-_WHOLE_SETTINGS: Final = frozenset({"sims", "batch", "sample", "rollout"})
+_WHOLE_SETTINGS: Final = frozenset({"sims", "batch", "sample", "rollout", "horizon"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +103,9 @@ class PuctConfig:
         leaf_rollout: the most random actions of that leaf value's playout before the
             game's evaluation values it (``None``: the game's choice,
             :func:`default_leaf_rollout`).
+        leaf_horizon: 0, or: where a random walk of this many actions from the position
+            ends the game, those playouts go to the end (the ``horizon`` of the native
+            levels: Terra Nova's Strong and Master play the end game out so).
     """
 
     simulations: int | None = DEFAULT_SIMULATIONS
@@ -109,6 +116,7 @@ class PuctConfig:
     sampled_plies: int = 0
     leaf_mix: float = 0.0
     leaf_rollout: int | None = None
+    leaf_horizon: int = 0
 
     def __post_init__(self) -> None:
         if self.simulations is None and self.seconds is None:
@@ -127,6 +135,8 @@ class PuctConfig:
             raise ConfigError(f"the leaf mix must be from 0 to 1, got {self.leaf_mix}")
         if self.leaf_rollout is not None and not 0 <= self.leaf_rollout <= 100_000:
             raise ConfigError(f"the leaf rollout must be from 0 to 100000 actions, got {self.leaf_rollout}")
+        if not 0 <= self.leaf_horizon <= 100_000:
+            raise ConfigError(f"the leaf horizon must be from 0 to 100000 actions, got {self.leaf_horizon}")
 
 
 def default_leaf_rollout(game_id: str) -> int | None:
@@ -344,6 +354,7 @@ class PuctAgent:
             rollout = self.config.leaf_rollout
             options["leaf_mix"] = self.config.leaf_mix
             options["leaf_rollout"] = default_leaf_rollout(state.game.id) if rollout is None else rollout
+            options["leaf_horizon"] = self.config.leaf_horizon
         if self.config.simulations is not None:
             options["simulations"] = self.config.simulations
         wall: float | None = None
@@ -387,8 +398,51 @@ def make_puct_agent(arg: str | None, seed: int | None) -> PuctAgent:
     return PuctAgent(find_network(network), config, seed=seed, name=name)
 
 
+GUIDED_KIND: Final = "guided"
+"""The rollout search of the native levels with its root's moves ranked by a network's
+policy: ``guided:NAME,LEVEL[,settings][@T]`` (``LEVEL`` and what follows: a ``native``
+spec, e.g. ``guided:cells-fit,5,horizon=160@0.5cpu``, Terra Nova's Master with the
+network's order of the root's moves instead of their one-ply evaluation)."""
+
+
+def policy_order(network: Any) -> Callable[[Any], list[int]]:
+    """The action ids of a native position by the network's policy, best first (one
+    network call a move)."""
+
+    def order(native: Any) -> list[int]:
+        priors, _ = network.evaluate(native.native)
+        return [action for action, _ in sorted(priors, key=lambda pair: -pair[1])]
+
+    return order
+
+
+def make_guided_agent(arg: str | None, seed: int | None) -> Any:
+    """The ``guided`` agent of a spec (:data:`GUIDED_KIND`).
+
+    Raises:
+        ConfigError: without a network name or a level, or for a bad setting or file.
+    """
+    from tabletop.native.mcts import GAME_LEVELS, NativeMctsAgent, level_config
+
+    name, comma, level = (arg or "").partition(",")
+    if not name or not comma or not level:
+        raise ConfigError(f"the guided search needs a network and a level: '{GUIDED_KIND}:NAME,5@0.5cpu'")
+    network = load_network(find_network(name))
+    config, shown = level_config(level)
+    per_game = {game_id: level_config(level, game_id)[0] for game_id in GAME_LEVELS}
+    return NativeMctsAgent(
+        config,
+        seed=seed,
+        name=f"{GUIDED_KIND}:{name},{shown.removeprefix('native:')}",
+        game_configs=per_game,
+        root_order=policy_order(network),
+    )
+
+
 def agent_factories() -> Mapping[str, Callable[[str | None, int | None], Any]]:
-    """The agent kinds this module adds (``ai.agent``'s registry): ``puct`` where the
-    extension with the network search is built, nothing otherwise."""
+    """The agent kinds this module adds (``ai.agent``'s registry): ``puct`` and
+    ``guided`` where the extension with the network search is built, nothing otherwise."""
     module = native_module()
-    return {KIND: make_puct_agent} if module is not None and hasattr(module, "puct_search") else {}
+    if module is None or not hasattr(module, "puct_search"):
+        return {}
+    return {KIND: make_puct_agent, GUIDED_KIND: make_guided_agent}
