@@ -334,6 +334,10 @@ def test_a_guided_search_ranks_its_root_by_the_network_s_policy(
     ordered = {child[0] for child in native.search(root_order=order, **options)["children"]}
     evaluated = {child[0] for child in native.search(**options)["children"]}
     assert ordered == set(order[: len(ordered)]) and ordered != evaluated
+    # A position of a game the network does not know is searched as the level searches it.
+    medina = midgame("medina", 3, 10)
+    assert policy_order(network)(to_native(medina)) is None
+    assert guided.choose_move(medina) in medina.legal_moves()
     for bad in ("guided:net", "guided:,1", "guided:net,9", "guided:missing,1"):
         with pytest.raises(ConfigError):
             make_agent(bad)

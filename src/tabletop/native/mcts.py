@@ -255,11 +255,12 @@ class NativeMctsAgent:
         seed: int | None = None,
         name: str | None = None,
         game_configs: Mapping[str, NativeSearchConfig] | None = None,
-        root_order: Callable[[NativeState], list[int]] | None = None,
+        root_order: Callable[[NativeState], list[int] | None] | None = None,
     ) -> None:
         """``root_order``: where given, the action ids of a position best first (a
-        network's policy: ``tabletop.native.puct``'s ``guided`` bot); the search ranks
-        the root's moves so instead of by the one-ply evaluation (with ``rank_root``)."""
+        network's policy: ``tabletop.native.puct``'s ``guided`` bot) or ``None`` (a
+        position it does not know); the search ranks the root's moves so instead of by
+        the one-ply evaluation (with ``rank_root``)."""
         self._root_order = root_order
         self.config = NativeSearchConfig(config) if isinstance(config, int) else config
         self.game_configs: Mapping[str, NativeSearchConfig] = dict(game_configs or {})
@@ -291,8 +292,9 @@ class NativeMctsAgent:
         native = to_native(state)
         config = self.config_for(state.game.id)
         options = search_options(config, state.game.id, self._rng.getrandbits(64))
-        if self._root_order is not None:
-            options["root_order"] = self._root_order(native)
+        order = None if self._root_order is None else self._root_order(native)
+        if order is not None:
+            options["root_order"] = order
         wall: float | None = None
         if config.seconds is not None:
             if config.cpu_time:

@@ -405,11 +405,15 @@ spec, e.g. ``guided:cells-fit,5,horizon=160@0.5cpu``, Terra Nova's Master with t
 network's order of the root's moves instead of their one-ply evaluation)."""
 
 
-def policy_order(network: Any) -> Callable[[Any], list[int]]:
+def policy_order(network: Any) -> Callable[[Any], list[int] | None]:
     """The action ids of a native position by the network's policy, best first (one
-    network call a move)."""
+    network call a move); ``None`` for a position of another game, seat count or
+    ruleset than the network's (the search then ranks as its level does)."""
 
-    def order(native: Any) -> list[int]:
+    def order(native: Any) -> list[int] | None:
+        config = native.config
+        if (network.game, network.num_players, network.ruleset) != (native.game.id, config.num_players, config.ruleset):
+            return None
         priors, _ = network.evaluate(native.native)
         return [action for action, _ in sorted(priors, key=lambda pair: -pair[1])]
 
