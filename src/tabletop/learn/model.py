@@ -1,9 +1,9 @@
 """The policy and value network in JAX: forward, loss and the Adam step (the ``train`` extra).
 
 :func:`forward` computes exactly ``tabletop.core.network.PolicyValueNetwork.forward`` (the
-definition; ``tests/learn/test_model.py`` holds them equal), on the same arrays by the
-same names, so a network goes to training and back by :func:`params_of` and
-:func:`network_with`.
+definition, dense or cells by the meta's ``architecture``; ``tests/learn/test_model.py``
+holds them equal for both), on the same arrays by the same names, so a network goes to
+training and back by :func:`params_of` and :func:`network_with`.
 
 **The loss** of a batch of positions, each from the view of its seat to act:
 
