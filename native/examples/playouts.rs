@@ -53,6 +53,7 @@ fn main() {
             board,
             rules: Rules::default(),
             num_players,
+            learned: None,
         };
         let start = game.initial(0);
         let mut rng = Rng::new(1);
@@ -92,6 +93,7 @@ fn legal_actions_per_position(cells: &[(i32, i32, u8)], water: &[bool]) {
         board: Board::<4>::new(cells, water).expect("a valid board"),
         rules: Rules::default(),
         num_players: 2,
+        learned: None,
     };
     let mut rng = Rng::new(2);
     let mut slides = Vec::new();

@@ -172,6 +172,15 @@ macro_rules! game_classes {
                     .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("this game has no evaluation in Rust"))
             }
 
+            /// The learned evaluation's inputs here: `(names, rows)`, a row of features per
+            /// seat (`terranova/eval.rs`, `FEATURE_NAMES`); `ValueError` for a game without
+            /// a learned evaluation.
+            fn evaluation_features(&self) -> pyo3::PyResult<(Vec<&'static str>, Vec<Vec<f64>>)> {
+                $crate::protocol::Protocol::evaluation_features(self).ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err("this game has no learned evaluation")
+                })
+            }
+
             fn __copy__(slf: pyo3::PyRef<'_, Self>) -> pyo3::PyRef<'_, Self> {
                 slf
             }

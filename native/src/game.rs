@@ -112,6 +112,30 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
         false
     }
 
+    /// The names of the features of the game's learned evaluation, in order (none: the
+    /// game has no learned evaluation).
+    fn feature_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Writes each seat's features of the learned evaluation to `out` (cleared first;
+    /// seat by seat, `feature_names().len()` each); whether the game has them.
+    fn evaluation_features(&self, state: &Self::State, out: &mut Vec<f64>) -> bool {
+        let _ = (state, out);
+        false
+    }
+
+    /// This game valued by a learned evaluation, `weights` on `feature_names()` (each
+    /// seat's estimate its points plus the weighted features) instead of the hand-written
+    /// one; `Err` saying why where the game has none or the weights do not fit it.
+    fn with_learned_evaluation(&self, weights: &[f64]) -> Result<Self, String>
+    where
+        Self: Sized,
+    {
+        let _ = weights;
+        Err(format!("{} has no learned evaluation", Self::NAME))
+    }
+
     /// A key equal for equal positions (from any order of actions) and, but for hash
     /// collisions, different otherwise, for the alpha-beta's transposition table (the
     /// default: none, no table).
@@ -420,6 +444,7 @@ mod tests {
                 board: Board::new(&cells, &water).unwrap(),
                 rules: Rules::default(),
                 num_players: players,
+                learned: None,
             };
             check_the_contract(&terra_nova, terra_nova.initial(0), players as u64);
         }

@@ -127,6 +127,7 @@ fn terra_nova_s_input_layout_holds() {
         board: Board::new(&cells, &water).unwrap(),
         rules: Rules::default(),
         num_players: 2,
+        learned: None,
     };
     let start = game.initial(0);
     check_layout(&game, start);

@@ -74,6 +74,9 @@ pub trait Protocol: Send + Sync {
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
     /// Each seat's estimated final score by the game's evaluation (`None`: it has none).
     fn evaluation(&self) -> Option<Vec<f64>>;
+    /// The names of the learned evaluation's features and each seat's values of them
+    /// (`None`: the game has no learned evaluation).
+    fn evaluation_features(&self) -> Option<(Vec<&'static str>, Vec<Vec<f64>>)>;
 }
 
 /// A game's Rust position as Python sees it: its game and position ([`HeldPosition`]),
@@ -171,6 +174,9 @@ impl<P: Position> Protocol for P {
     fn evaluation(&self) -> Option<Vec<f64>> {
         self.with_held(|held| held.evaluation())
     }
+    fn evaluation_features(&self) -> Option<(Vec<&'static str>, Vec<Vec<f64>>)> {
+        self.with_held(|held| held.evaluation_features())
+    }
 }
 
 /// A game and one of its positions as the binding reads them, whatever the game (object
@@ -199,6 +205,8 @@ pub trait HeldPosition {
     fn alphabeta(&self, py: Python<'_>, options: &AlphaBetaOptions) -> PyResult<Py<PyAny>>;
     /// Each seat's estimated final score (`None` for a game without an evaluation).
     fn evaluation(&self) -> Option<Vec<f64>>;
+    /// The learned evaluation's feature names and each seat's features (`None`: none).
+    fn evaluation_features(&self) -> Option<(Vec<&'static str>, Vec<Vec<f64>>)>;
     /// The lengths of the planes and the vector of an observation.
     fn observation_lens(&self) -> (usize, usize);
     /// Writes the position seen by `seat` (every float of `planes` and `vector`).
@@ -302,6 +310,14 @@ impl<G: Game> HeldPosition for Held<'_, G> {
         self.game
             .evaluate(self.state, &mut estimate[..n])
             .then(|| estimate[..n].to_vec())
+    }
+    fn evaluation_features(&self) -> Option<(Vec<&'static str>, Vec<Vec<f64>>)> {
+        let names = self.game.feature_names();
+        let mut flat = Vec::new();
+        if names.is_empty() || !self.game.evaluation_features(self.state, &mut flat) {
+            return None;
+        }
+        Some((names.to_vec(), flat.chunks(names.len()).map(<[f64]>::to_vec).collect()))
     }
     fn observation_lens(&self) -> (usize, usize) {
         self.game.observation_lens()

@@ -53,14 +53,17 @@ pub struct Options {
     seed: u64,
     stop: Option<Arc<AtomicBool>>,
     root_order: Option<Vec<u32>>,
+    evaluation: Option<Vec<f64>>,
 }
 
 impl Options {
     /// Reads `simulations`, `cpu_seconds`, `wall_seconds` (at least one of these three, or
     /// `stop`), `seed`, `uct_c`, `widening`, `widening_power`, `margin_weight`,
     /// `rank_root`, `rank_visits`, `horizon` (`mcts::Settings`), `stop` (a `SearchStop`)
-    /// and `rollout_limit`, and `root_order` (action ids, best first: the root ranked so
-    /// where `rank_root` asks, instead of by the game's one-ply priors).
+    /// and `rollout_limit`, `root_order` (action ids, best first: the root ranked so
+    /// where `rank_root` asks, instead of by the game's one-ply priors), and `evaluation`
+    /// (the weights of the game's learned evaluation, `Game::with_learned_evaluation`,
+    /// valuing the leaves and ranking the nodes instead of the hand-written one).
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut options = Options {
             settings: Settings::default(),
@@ -70,6 +73,7 @@ impl Options {
             seed: 0,
             stop: None,
             root_order: None,
+            evaluation: None,
         };
         if let Some(kwargs) = kwargs {
             for (key, value) in kwargs.iter() {
@@ -88,6 +92,7 @@ impl Options {
                     "horizon" => options.settings.horizon = value.extract()?,
                     "rollout_limit" => options.settings.rollout_limit = value.extract()?,
                     "root_order" => options.root_order = value.extract()?,
+                    "evaluation" => options.evaluation = value.extract()?,
                     "stop" => {
                         if !value.is_none() {
                             options.stop = Some(value.cast::<SearchStop>()?.get().flag.clone());
@@ -139,6 +144,14 @@ pub fn run<G: Game>(py: Python<'_>, game: &G, root: &G::State, options: &Options
             G::NAME
         )));
     }
+    if let Some(weights) = &options.evaluation {
+        let learned = game.with_learned_evaluation(weights).map_err(PyValueError::new_err)?;
+        return search_with_game(py, &learned, root, options);
+    }
+    search_with_game(py, game, root, options)
+}
+
+fn search_with_game<G: Game>(py: Python<'_>, game: &G, root: &G::State, options: &Options) -> PyResult<Py<PyAny>> {
     let result = py.detach(|| {
         let budget = Budget {
             simulations: options.simulations,

@@ -295,6 +295,7 @@ mod tests {
             board,
             rules: Default::default(),
             num_players: 2,
+            learned: None,
         };
         let layout = Layout::new(&game.board);
         let mut s = game.initial(0);

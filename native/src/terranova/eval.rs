@@ -17,32 +17,136 @@ const CELLS_PER_PIONEER: f64 = 6.0;
 const STUCK: f64 = 0.5;
 const URGENCY: f64 = 8.0;
 
-/// Each seat's estimated final score (the scores once the game is over).
+/// The features of a learned evaluation (`features`), in their order: each is a sum over
+/// the live zones of one seat's share (`ZoneShare`), most of them scaled by the chance
+/// that the game goes on (`going`: the stall rule and two seats mobile, as in
+/// `evaluate`).
+pub const FEATURE_NAMES: [&str; NUM_FEATURES] = [
+    "going_territory", // going x the hand-written territory (capped per pioneer, small zones weighed up)
+    "going_capped",    // going x the territory capped per pioneer, not weighed
+    "going_owned",     // going x the Voronoi cells, uncapped
+    "going_alone",     // going x the capped territory of zones no rival's pioneer is in
+    "going_pioneers",  // going x the pioneers in live zones
+    "going",           // going itself
+    "capped",          // the capped territory, whether or not the game goes on
+    "going_small",     // going x the capped territory in zones of at most SMALL_ZONE cells
+    "going_in_hand",   // going x the stones in the seat's hand
+    "going_mobile",    // going x the seat's pioneers beside an empty cell
+];
+pub const NUM_FEATURES: usize = 10;
+
+/// A zone of at most this many cells counts in `going_small`: near to being scored.
+const SMALL_ZONE: f64 = 12.0;
+
+/// The weights of a learned evaluation: a seat's estimate is its points plus the dot
+/// product of these with its `features` (`tools/fit_evaluation.py` fits them to final
+/// scores of self-play games). The hand-written evaluation is `CELL_VALUE` on
+/// `going_territory` and nothing else.
+pub type Weights = [f64; NUM_FEATURES];
+
+/// Each seat's estimated final score (the scores once the game is over): by the learned
+/// weights where the game has them (`Game::learned`), else by the hand-written terms.
 pub fn evaluate<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
     let n = g.num_players;
     let mut estimate = [0.0; MAX_SEATS];
     for (e, &p) in estimate.iter_mut().zip(s.points.iter()).take(n) {
         *e = p as f64;
     }
-    if s.termination.is_some() || (s.supply <= 0 && g.rules.end_on_stones_exhausted) {
+    if is_settled(g, s) {
+        return estimate;
+    }
+    let going = going(g, s);
+    if let Some(weights) = &g.learned {
+        let features = features_with(g, s, going);
+        for seat in 0..n {
+            estimate[seat] += weights.iter().zip(features[seat].iter()).map(|(w, f)| w * f).sum::<f64>();
+        }
         return estimate;
     }
     let territory = territories(g, s);
-    let limit = g.rules.stall_limit_rounds;
-    let mut progress = 1.0;
-    if limit > 0 {
-        let used = s.stall as f64 / (limit as f64 * n as f64);
-        progress = (1.0 - used * used).max(0.0);
-    }
-    progress *= going_on(g, s);
     for seat in 0..n {
-        estimate[seat] += progress * CELL_VALUE * territory[seat];
+        estimate[seat] += going * CELL_VALUE * territory[seat];
     }
     estimate
 }
 
+/// Each seat's features of a learned evaluation (`FEATURE_NAMES`); all zero once nothing
+/// more can score (the game over, or the supply empty where that ends it).
+pub fn features<const W: usize>(g: &Game<W>, s: &State<W>) -> [[f64; NUM_FEATURES]; MAX_SEATS] {
+    if is_settled(g, s) {
+        return [[0.0; NUM_FEATURES]; MAX_SEATS];
+    }
+    features_with(g, s, going(g, s))
+}
+
+/// Whether nothing more can score: over, or the supply empty where E4 ends the game.
+fn is_settled<const W: usize>(g: &Game<W>, s: &State<W>) -> bool {
+    s.termination.is_some() || (s.supply <= 0 && g.rules.end_on_stones_exhausted)
+}
+
+/// The chance that the game goes on long enough for territory to score: the stall rule's
+/// `1 - (stall / limit)^2` times `going_on`.
+fn going<const W: usize>(g: &Game<W>, s: &State<W>) -> f64 {
+    let limit = g.rules.stall_limit_rounds;
+    let mut progress = 1.0;
+    if limit > 0 {
+        let used = s.stall as f64 / (limit as f64 * g.num_players as f64);
+        progress = (1.0 - used * used).max(0.0);
+    }
+    progress * going_on(g, s)
+}
+
+fn features_with<const W: usize>(g: &Game<W>, s: &State<W>, going: f64) -> [[f64; NUM_FEATURES]; MAX_SEATS] {
+    let mut out = [[0.0; NUM_FEATURES]; MAX_SEATS];
+    for_each_zone_share(g, s, |share| {
+        let capped = share.owned.min(CELLS_PER_PIONEER * share.pioneers);
+        let f = &mut out[share.seat];
+        f[0] += going * (1.0 + URGENCY / share.size) * capped;
+        f[1] += going * capped;
+        f[2] += going * share.owned;
+        if share.alone {
+            f[3] += going * capped;
+        }
+        f[4] += going * share.pioneers;
+        f[6] += capped;
+        if share.size <= SMALL_ZONE {
+            f[7] += going * capped;
+        }
+    });
+    let mobile = mobile_pioneers(g, s);
+    for (seat, f) in out.iter_mut().enumerate().take(g.num_players) {
+        f[5] = going;
+        f[8] = going * f64::from(s.in_hand[seat]);
+        f[9] = going * f64::from(mobile[seat]);
+    }
+    out
+}
+
 /// Each seat's territory in weighted cells (`heuristics.territories`).
 fn territories<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
+    let mut totals = [0.0; MAX_SEATS];
+    for_each_zone_share(g, s, |share| {
+        let weight = 1.0 + URGENCY / share.size;
+        totals[share.seat] += weight * share.owned.min(CELLS_PER_PIONEER * share.pioneers);
+    });
+    totals
+}
+
+/// One seat's part of one live zone (a zone holding pioneers).
+struct ZoneShare {
+    seat: usize,
+    /// The zone's open cells.
+    size: f64,
+    /// The seat's Voronoi cells in the zone (all of it where it is alone there).
+    owned: f64,
+    /// The seat's pioneers in the zone.
+    pioneers: f64,
+    /// No rival's pioneer is in the zone.
+    alone: bool,
+}
+
+/// Visits each seat's share of each live zone, zone by zone (the lowest pioneer's first).
+fn for_each_zone_share<const W: usize>(g: &Game<W>, s: &State<W>, mut visit: impl FnMut(ZoneShare)) {
     let board = &g.board;
     let n = g.num_players;
     let open = board.all.minus(&(s.stones | s.closed));
@@ -50,13 +154,11 @@ fn territories<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
     for p in &s.pioneers[..n] {
         everyone |= *p;
     }
-    let mut totals = [0.0; MAX_SEATS];
     let mut unseen = everyone;
     while let Some(first) = unseen.lowest() {
         let zone = board.flood_fill(&Bits::single(first), &open);
         unseen = unseen.minus(&zone);
         let size = zone.count() as f64;
-        let weight = 1.0 + URGENCY / size;
         let mut present = [0usize; MAX_SEATS];
         let mut num_present = 0;
         for seat in 0..n {
@@ -65,10 +167,16 @@ fn territories<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
                 num_present += 1;
             }
         }
-        let cap = |seat: usize| CELLS_PER_PIONEER * (s.pioneers[seat] & zone).count() as f64;
+        let pioneers = |seat: usize| (s.pioneers[seat] & zone).count() as f64;
         if num_present == 1 {
             let seat = present[0];
-            totals[seat] += weight * size.min(cap(seat));
+            visit(ZoneShare {
+                seat,
+                size,
+                owned: size,
+                pioneers: pioneers(seat),
+                alone: true,
+            });
             continue;
         }
         let mut fronts = [Bits::<W>::EMPTY; MAX_SEATS];
@@ -109,14 +217,31 @@ fn territories<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
         }
         for i in 0..num_present {
             let seat = present[i];
-            totals[seat] += weight * owned[i].min(cap(seat));
+            visit(ZoneShare {
+                seat,
+                size,
+                owned: owned[i],
+                pioneers: pioneers(seat),
+                alone: false,
+            });
         }
     }
-    totals
 }
 
 /// The chance that at least two seats stay mobile (`heuristics.going_on`).
 fn going_on<const W: usize>(g: &Game<W>, s: &State<W>) -> f64 {
+    let n = g.num_players;
+    let mobile = mobile_pioneers(g, s);
+    let mut chances = [0.0f64; MAX_SEATS];
+    for seat in 0..n {
+        chances[seat] = 1.0 - STUCK.powi(mobile[seat] as i32);
+    }
+    chances[..n].sort_by(|a, b| b.total_cmp(a));
+    chances[0] * chances[1]
+}
+
+/// Each seat's pioneers beside an empty cell (those that can still move).
+fn mobile_pioneers<const W: usize>(g: &Game<W>, s: &State<W>) -> [u32; MAX_SEATS] {
     let n = g.num_players;
     let mut everyone = Bits::EMPTY;
     for p in &s.pioneers[..n] {
@@ -124,12 +249,11 @@ fn going_on<const W: usize>(g: &Game<W>, s: &State<W>) -> f64 {
     }
     let empty = g.board.all.minus(&(s.stones | s.closed | everyone));
     let beside_empty = g.board.spread(&empty);
-    let mut chances = [0.0f64; MAX_SEATS];
+    let mut mobile = [0; MAX_SEATS];
     for seat in 0..n {
-        chances[seat] = 1.0 - STUCK.powi((s.pioneers[seat] & beside_empty).count() as i32);
+        mobile[seat] = (s.pioneers[seat] & beside_empty).count();
     }
-    chances[..n].sort_by(|a, b| b.total_cmp(a));
-    chances[0] * chances[1]
+    mobile
 }
 
 #[cfg(test)]
@@ -156,6 +280,7 @@ mod tests {
             board: Board::new(&cells, &water).unwrap(),
             rules: Rules::default(),
             num_players,
+            learned: None,
         }
     }
 
@@ -242,6 +367,44 @@ mod tests {
             .filter(|&&a| prior_of(a) > worst_searched)
             .count();
         assert_eq!((searched.len(), better_unsearched), (7, 0));
+    }
+
+    /// The hand-written evaluation is one learned one: `CELL_VALUE` on `going_territory`;
+    /// other weights move the estimate by their features, and nothing is learned where
+    /// nothing more can score.
+    #[test]
+    fn the_learned_evaluation_holds_the_hand_written_one_and_weighs_its_features() {
+        let game = island(2);
+        let mut hand = [0.0; NUM_FEATURES];
+        hand[0] = CELL_VALUE;
+        let learned = game.with_learned_evaluation(&hand).unwrap();
+        let mut other = [0.0; NUM_FEATURES];
+        other[1] = 0.25;
+        other[5] = 3.0;
+        let shifted = game.with_learned_evaluation(&other).unwrap();
+        let mut state = game.initial(0);
+        let mut rng = Rng::new(3);
+        let mut slides = Vec::new();
+        let mut compared = 0;
+        while !state.is_terminal() {
+            let (expected, got) = (evaluate(&game, &state), evaluate(&learned, &state));
+            let features = features(&game, &state);
+            let shifted_estimate = evaluate(&shifted, &state);
+            for seat in 0..2 {
+                assert!((expected[seat] - got[seat]).abs() < 1e-9, "{expected:?} {got:?}");
+                let points = state.points[seat] as f64;
+                let by_weights = 0.25 * features[seat][1] + 3.0 * features[seat][5];
+                assert!((shifted_estimate[seat] - points - by_weights).abs() < 1e-9);
+                assert!(features[seat][2] >= features[seat][1] && features[seat][6] >= features[seat][1]);
+            }
+            compared += 1;
+            let mv = state.random_move(&game, &mut rng, &mut slides).unwrap();
+            state.play(&game, mv);
+        }
+        assert_eq!(features(&game, &state), [[0.0; NUM_FEATURES]; MAX_SEATS]);
+        assert!(compared > 100);
+        assert!(game.with_learned_evaluation(&[1.0; 3]).is_err());
+        assert!(game.with_learned_evaluation(&[f64::NAN; NUM_FEATURES]).is_err());
     }
 
     /// Along random games: where an action ends the game with the seat to act the only

@@ -104,6 +104,36 @@ impl<const W: usize> crate::game::Game for Game<W> {
         true
     }
 
+    fn feature_names(&self) -> &'static [&'static str] {
+        &super::eval::FEATURE_NAMES
+    }
+
+    fn evaluation_features(&self, state: &State<W>, out: &mut Vec<f64>) -> bool {
+        out.clear();
+        let features = super::eval::features(self, state);
+        for seat in features.iter().take(self.num_players) {
+            out.extend_from_slice(seat);
+        }
+        true
+    }
+
+    fn with_learned_evaluation(&self, weights: &[f64]) -> Result<Self, String> {
+        let weights: super::eval::Weights = weights.try_into().map_err(|_| {
+            format!(
+                "Terra Nova's learned evaluation takes {} weights, not {}",
+                super::eval::NUM_FEATURES,
+                weights.len()
+            )
+        })?;
+        if !weights.iter().all(|w| w.is_finite()) {
+            return Err("the evaluation's weights must be finite".into());
+        }
+        Ok(Game {
+            learned: Some(weights),
+            ..self.clone()
+        })
+    }
+
     fn observation_lens(&self) -> (usize, usize) {
         (self.board.layout.planes_len(), encode::VECTOR_LEN)
     }

@@ -62,6 +62,7 @@ pub fn from_json<const W: usize>(setup: &Value) -> Result<(Game<W>, State<W>), S
         board,
         rules,
         num_players,
+        learned: None,
     };
     let state = game.initial(start);
     Ok((game, state))

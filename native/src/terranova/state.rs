@@ -84,12 +84,15 @@ impl Phase {
     }
 }
 
-/// Everything fixed for one game: the board, the rules, the player count.
+/// Everything fixed for one game: the board, the rules, the player count, and how the
+/// searches value a position (`eval::evaluate`: learned weights, or `None` for the
+/// hand-written evaluation).
 #[derive(Clone, Debug)]
 pub struct Game<const W: usize> {
     pub board: Board<W>,
     pub rules: Rules,
     pub num_players: usize,
+    pub learned: Option<super::eval::Weights>,
 }
 
 /// A Terra Nova position (the fields of `state.State`, same names and meanings).

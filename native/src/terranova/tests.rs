@@ -21,6 +21,7 @@ fn disc_game(radius: i32, num_players: usize, rules: Rules) -> Game<4> {
         board: Board::new(&cells, &water).unwrap(),
         rules,
         num_players,
+        learned: None,
     }
 }
 
@@ -42,6 +43,7 @@ fn a_slide_decoded_from_the_layout_is_the_slide_walked_to() {
             board: Board::new(&cells, &water).unwrap(),
             rules: Rules::default(),
             num_players: 2,
+            learned: None,
         };
         assert!(game.board.lines_fit);
         let mut slides = 0;

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import Progress, TaskID
@@ -160,6 +160,22 @@ def train(
         float,
         typer.Option("--sparring-share", min=0.0, max=1.0, help="Share of self-play games with a sparring seat."),
     ] = 0.0,
+    learn: Annotated[
+        str,
+        typer.Option(
+            "--learn",
+            help="network: a policy and value network (the default); evaluation: the weights of the game's "
+            "evaluation in its native search (Terra Nova 2p).",
+        ),
+    ] = "network",
+    level: Annotated[
+        str,
+        typer.Option("--level", help="--learn evaluation: the native level whose search plays (a native spec's tail)."),
+    ] = "3,horizon=160@0.1cpu",
+    random_opening: Annotated[
+        int,
+        typer.Option("--random-opening", min=0, help="--learn evaluation: random actions opening each self-play game."),
+    ] = 4,
     export: Annotated[
         Path | None,
         typer.Option(
@@ -181,6 +197,36 @@ def train(
     if export is not None:
         _export(game_id, out, export)
         return
+    if learn == "evaluation":
+        _learn_evaluation(
+            game_id,
+            out,
+            resume=resume,
+            jobs=jobs,
+            ray=ray,
+            plugin=plugin,
+            settings={
+                "players": players,
+                "ruleset": ruleset,
+                "generations": generations,
+                "games_per_generation": games_per_generation,
+                "level": level,
+                "random_opening": random_opening,
+                "seed": seed,
+                "hours": hours,
+                "l2": l2,
+                "buffer_positions": buffer,
+                "gate_games": gate_games,
+                "gate_elo0": gate_elo0,
+                "gate_elo1": gate_elo1,
+                "ladder_every": ladder_every,
+                "ladder_levels": tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
+                "ladder_games": ladder_games,
+            },
+        )
+        return
+    if learn != "network":
+        fail(f"--learn takes network or evaluation, not {learn!r}")
     if importlib.util.find_spec("jax") is None or importlib.util.find_spec("numpy") is None:
         fail(TRAIN_HINT)
     from tabletop.learn.run import WORKER_PLUGINS, TrainSettings, run_training
@@ -241,6 +287,57 @@ def train(
         f"{progress.generation} generations in {_hours(progress.hours)} of training "
         f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
         f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _learn_evaluation(
+    game_id: str,
+    out: Path,
+    *,
+    resume: bool,
+    jobs: int | None,
+    ray: str | None,
+    plugin: list[str] | None,
+    settings: dict[str, Any],
+) -> None:
+    if importlib.util.find_spec("numpy") is None:
+        fail("tabletop train --learn evaluation needs NumPy: pip install 'tabletop[rl]'")
+    from tabletop.learn.evaluation_run import EvaluationSettings, run_evaluation_training
+    from tabletop.learn.run import WORKER_PLUGINS
+
+    run = EvaluationSettings(game=game_id, **settings)
+    try:
+        run.check()
+    except TabletopError as exc:
+        fail(str(exc))
+    backend = open_batch(ray, jobs, check_plugins(plugin) + WORKER_PLUGINS)
+    say_err(
+        f"{'resuming' if resume else 'learning'} the evaluation of {run.game} {run.players}p ({run.ruleset}): "
+        f"{run.generations} generations of {run.games_per_generation} games by native:{run.level}; "
+        f"playing on {backend.settings.describe()}"
+    )
+    bar = batch_progress(transient=True, terminal_only=True)
+    try:
+        with bar:
+            progress = run_evaluation_training(
+                run, out, backend, resume=resume, reporter=BarReporter(bar), on_lost=replaying
+            )
+    except TabletopError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        note(f"interrupted: {out} holds the last complete generation; --resume continues from it")
+        raise typer.Exit(130) from None
+    finally:
+        backend.close()
+    console.print(
+        f"{progress.generation} generations in {_hours(progress.hours)} of training "
+        f"({_hours(progress.cpu_hours)} of CPU here); best evaluation: generation "
+        f"{progress.best_generation} ({out / 'best.evaluation.json'}); curve: {out / 'curve.svg'}",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -768,33 +768,79 @@ def _measure(
     on_lost: Callable[[int, str], None] | None,
 ) -> list[dict[str, Any]]:
     """Short matches of the best network against each ladder level: its Elo on the ladder's scale."""
+    return measure_ladder(
+        network_agent_spec(out / BEST, settings),
+        LadderMatches(
+            settings.game,
+            settings.players,
+            settings.ruleset,
+            settings.seed,
+            settings.ladder_levels,
+            settings.ladder_games,
+        ),
+        hours=progress.hours,
+        generation=progress.generation,
+        best_generation=progress.best_generation,
+        backend=backend,
+        report=report,
+        on_lost=on_lost,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatches:
+    """The ladder matches of a run: its setting, seed, the levels and games against each."""
+
+    game: str
+    players: int
+    ruleset: str
+    seed: int
+    levels: tuple[str, ...]
+    games: int
+
+
+def measure_ladder(
+    candidate: str,
+    matches: LadderMatches,
+    *,
+    hours: float,
+    generation: int,
+    best_generation: int,
+    backend: Backend,
+    report: Reporter,
+    on_lost: Callable[[int, str], None] | None,
+) -> list[dict[str, Any]]:
+    """Short matches of the bot ``candidate`` (a spec: a run's best) against each ladder
+    level of ``matches`` (CPU clock, whole rounds): one entry each, with its Elo on the
+    ladder's scale (the level's Elo plus the match's), logged at ``hours`` of training
+    after ``generation`` generations (the best being ``best_generation``)."""
     found = []
-    rounds = math.ceil(settings.ladder_games / settings.players)
-    for key in settings.ladder_levels:
+    rounds = math.ceil(matches.games / matches.players)
+    for key in matches.levels:
         level = ladder_level(key).installed()
         config = SprtConfig(
-            game=settings.game,
-            candidate=network_agent_spec(out / BEST, settings),
+            game=matches.game,
+            candidate=candidate,
             baseline=key,
-            players=settings.players,
-            max_games=rounds * settings.players,
-            seed=derived_seed(settings.seed, "ladder", progress.generation, key),
-            ruleset=settings.ruleset,
+            players=matches.players,
+            max_games=rounds * matches.players,
+            seed=derived_seed(matches.seed, "ladder", generation, key),
+            ruleset=matches.ruleset,
             clock="cpu",
         )
         state = SprtState(config)
-        report.phase(f"generation {progress.generation}: games against {key}", rounds * settings.players)
-        for finished in backend.run(partial(play_sprt_game, config), range(rounds * settings.players), on_lost=on_lost):
+        report.phase(f"generation {generation}: games against {key}", rounds * matches.players)
+        for finished in backend.run(partial(play_sprt_game, config), range(rounds * matches.players), on_lost=on_lost):
             state.add(finished.value)
             report.advance()
         while state.next_round_complete() and state.rounds < rounds:
             state.count_round()
         estimate = estimate_elo(state.round_counts)
-        base = level.elo.get(settings.game)
+        base = level.elo.get(matches.game)
         entry: dict[str, Any] = {
-            "hours": round(progress.hours, 5),
-            "generation": progress.best_generation,
-            "trained_generations": progress.generation,
+            "hours": round(hours, 5),
+            "generation": best_generation,
+            "trained_generations": generation,
             "level": key,
             "level_elo": base,
             "games": len(state.games),
@@ -812,12 +858,26 @@ def _measure(
     return found
 
 
-def _draw(progress: RunProgress, out: Path) -> None:
-    settings = progress.settings
+def draw_curve(ladder: list[dict[str, Any]], matches: LadderMatches, path: Path, learned: str) -> None:
+    """The learning curve of a run's ladder entries (:func:`measure_ladder`) as an SVG at
+    ``path``; ``learned`` names what was learned in the title."""
     level_elo = {}
-    for key in settings.ladder_levels:
-        elo = ladder_level(key).installed().elo.get(settings.game)
+    for key in matches.levels:
+        elo = ladder_level(key).installed().elo.get(matches.game)
         if elo is not None:
             level_elo[key] = float(elo)
-    title = f"{settings.game}, {settings.players} players: the learned network's Elo by training hours"
-    (out / CURVE).write_text(str(curve_svg(progress.curve_points(), level_elo, title=title)) + "\n", encoding="utf-8")
+    points = [
+        CurvePoint(m["hours"], m["generation"], m["level"], m["elo"], m["low"], m["high"])
+        for m in ladder
+        if m.get("elo") is not None
+    ]
+    title = f"{matches.game}, {matches.players} players: the {learned}'s Elo by training hours"
+    path.write_text(str(curve_svg(points, level_elo, title=title)) + "\n", encoding="utf-8")
+
+
+def _draw(progress: RunProgress, out: Path) -> None:
+    settings = progress.settings
+    matches = LadderMatches(
+        settings.game, settings.players, settings.ruleset, settings.seed, settings.ladder_levels, settings.ladder_games
+    )
+    draw_curve(progress.ladder, matches, out / CURVE, "learned network")

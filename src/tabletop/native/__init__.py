@@ -657,10 +657,11 @@ class _NativeEngines:
 
     def agent_factories(self) -> Mapping[str, Callable[[str | None, int | None], Any]]:
         from tabletop.native.alphabeta import agent_factories as alphabeta_factories
+        from tabletop.native.learned import agent_factories as learned_factories
         from tabletop.native.mcts import agent_factories
         from tabletop.native.puct import agent_factories as puct_factories
 
-        return {**agent_factories(), **alphabeta_factories(), **puct_factories()}
+        return {**agent_factories(), **alphabeta_factories(), **puct_factories(), **learned_factories()}
 
 
 register_engine("native", _NativeEngines())

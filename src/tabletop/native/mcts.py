@@ -256,12 +256,16 @@ class NativeMctsAgent:
         name: str | None = None,
         game_configs: Mapping[str, NativeSearchConfig] | None = None,
         root_order: Callable[[NativeState], list[int] | None] | None = None,
+        evaluation: Callable[[NativeState], list[float] | None] | None = None,
     ) -> None:
         """``root_order``: where given, the action ids of a position best first (a
         network's policy: ``tabletop.native.puct``'s ``guided`` bot) or ``None`` (a
         position it does not know); the search ranks the root's moves so instead of by
-        the one-ply evaluation (with ``rank_root``)."""
+        the one-ply evaluation (with ``rank_root``).  ``evaluation``: where given, the
+        weights of the game's learned evaluation for a position
+        (``tabletop.native.learned``), or ``None`` (the game's own evaluation)."""
         self._root_order = root_order
+        self._evaluation = evaluation
         self.config = NativeSearchConfig(config) if isinstance(config, int) else config
         self.game_configs: Mapping[str, NativeSearchConfig] = dict(game_configs or {})
         self._name = name or (f"native@{self.config.simulations}" if self.config.simulations else "native")
@@ -295,6 +299,9 @@ class NativeMctsAgent:
         order = None if self._root_order is None else self._root_order(native)
         if order is not None:
             options["root_order"] = order
+        weights = None if self._evaluation is None else self._evaluation(native)
+        if weights is not None:
+            options["evaluation"] = weights
         wall: float | None = None
         if config.seconds is not None:
             if config.cpu_time:
