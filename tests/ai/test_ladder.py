@@ -148,21 +148,23 @@ def test_ladder_games_end_with_points(game_id: str, specs: tuple[str, ...], seed
     assert max(record.result.scores) > 0
 
 
-def test_grandmaster_plays_the_shipped_network_in_medina_for_three_and_master_elsewhere() -> None:
+def test_grandmaster_plays_what_it_learned_where_it_learned_it_and_master_elsewhere() -> None:
     from tabletop.native import has_native
 
-    if not has_native("medina"):
-        pytest.skip("the network search needs the extension (make native)")
+    if not (has_native("medina") and has_native("terranova")):
+        pytest.skip("the network search and the learned evaluation need the extension (make native)")
     grandmaster, master = ladder_level("grandmaster"), ladder_level("master")
     agent = LevelAgent(grandmaster, 3)
     three = new_game("medina", 3, seed=5)
     assert agent.for_state(three).name.startswith("puct:medina-3p")
-    move = agent.choose_move(three)
-    assert move in three.legal_moves()
-    for other in (new_game("medina", 4, seed=5), new_game("terranova", 2, seed=5)):
+    assert agent.choose_move(three) in three.legal_moves()
+    two = new_game("terranova", 2, seed=5)
+    assert agent.for_state(two).name.startswith("learned:terranova-2p,5")
+    for other in (new_game("medina", 4, seed=5), new_game("terranova", 3, seed=5)):
         assert grandmaster.spec_for(other) == master.spec_for(other)
-    assert grandmaster.elo["medina"] > master.elo["medina"]
-    assert set(grandmaster.elo) == {"medina"}  # not measured where it is Master's search
+    for scale_key in ("medina", "terranova"):
+        assert grandmaster.elo[scale_key] > master.elo[scale_key]
+    assert set(grandmaster.elo) == {"medina", "terranova"}  # not measured where it is Master's search
 
 
 def test_grandmaster_without_its_network_falls_back_to_master_unmeasured(

@@ -74,7 +74,9 @@ def test_a_tiny_run_fits_gates_measures_and_resumes(tmp_path: Path) -> None:
     with np.load(out / "replay.npz") as replay:
         assert len(replay["y"]) == sum(e["positions"] for e in entries) == entries[-1]["replay"]
         assert set(replay["generation"].tolist()) == {1, 2}
-    assert [m["level"] for m in progress.ladder] == ["beginner"]
+    # Generation 0 (the hand-written evaluation, where the curve starts), then after 2.
+    assert [(m["level"], m["trained_generations"]) for m in progress.ladder] == [("beginner", 0), ("beginner", 2)]
+    assert progress.ladder[0]["hours"] == 0
     assert "<svg" in (out / "curve.svg").read_text()
     read = EvaluationProgress.read(out / "progress.json")
     assert read.generation == 2 and read.settings == TINY

@@ -177,6 +177,11 @@ GRANDMASTER_NETWORKS: Final[Mapping[str, str]] = {"medina": "medina-3p"}
 (``tabletop/native/networks/NAME.npz``, or ``TABLETOP_NETWORKS``); where one is missing,
 or the extension is not built, the level plays Master's search on that scale, unmeasured."""
 
+GRANDMASTER_EVALUATIONS: Final[Mapping[str, str]] = {"terranova": "terranova-2p"}
+"""The learned evaluations the Grandmaster level searches with, by scale key
+(``tabletop.native.learned``: ``NAME.evaluation.json`` beside the networks), with the
+same fallback."""
+
 
 def _same(spec: str) -> dict[str, str]:
     return {"terranova": spec, "medina": spec}
@@ -240,14 +245,19 @@ LADDER: Final[tuple[Level, ...]] = (
         "grandmaster",
         "Grandmaster",
         {"terranova": "native:5,horizon=160@0.5cpu", "medina": "native:4"},
-        "A network that learned Medina for three by playing itself guides the search; "
-        "elsewhere it plays as Master until its networks are trained.",
+        "Learned by playing itself: in Medina for three a network guides the search, in Terra "
+        "Nova for two the search weighs positions as its self-play taught it; elsewhere it "
+        "plays as Master.",
         # SPRT over Master at Master's CPU time a move (docs/bots.md, "Grandmaster"):
-        # Medina 3p +108 (+41 .. +185), H1 at elo1 100. Elsewhere it is Master's search.
-        {"medina": 1431},
-        {"medina": 0.19},
+        # Medina 3p +108 (+41 .. +185), Terra Nova 2p +116 (+38 .. +207); H1 at elo1 100 both.
+        # Elsewhere it is Master's search.
+        {"terranova": 1519, "medina": 1431},
+        {"terranova": 0.5, "medina": 0.19},
         {"terranova": "mcts:5", "medina": "mcts:5"},
-        {"medina": f"puct:{GRANDMASTER_NETWORKS['medina']},mix=0.5@0.19cpu"},
+        {
+            "terranova": f"learned:{GRANDMASTER_EVALUATIONS['terranova']},5,horizon=160@0.5cpu",
+            "medina": f"puct:{GRANDMASTER_NETWORKS['medina']},mix=0.5@0.19cpu",
+        },
     ),
 )
 """The levels, weakest first."""

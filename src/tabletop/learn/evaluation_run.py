@@ -19,7 +19,8 @@ generation:
    (H0 ``gate_elo0``, H1 ``gate_elo1``); H1 makes it the best;
 4. every ``ladder_every`` generations (and after the last), **the ladder**: the best's
    search against fixed levels, drawn as the learning curve (``curve.svg``), as the
-   network runs draw theirs (``tabletop.learn.run.measure_ladder``).
+   network runs draw theirs (``tabletop.learn.run.measure_ladder``); a new run measures
+   its generation 0 first (the level's own search), where the curve starts.
 
 **The directory**: ``best.evaluation.json`` and ``latest.evaluation.json``,
 ``replay.npz`` (the rows, each with its generation), ``progress.json`` and
@@ -250,6 +251,11 @@ def run_evaluation_training(
     progress = _start(settings, out, resume)
     features, leads, generations = _read_replay(out, progress.generation)
     names = _feature_names(settings)
+    if progress.generation == 0 and not progress.ladder and settings.ladder_every and settings.ladder_levels:
+        # Where the curve starts: the level's own search (the hand-written evaluation).
+        progress.ladder += _measure(settings, out, progress, backend, report, on_lost)
+        progress.write(out / PROGRESS)
+        draw_curve(progress.ladder, progress.matches(), out / CURVE, "learned evaluation")
     while progress.generation < settings.generations:
         if settings.hours is not None and progress.hours >= settings.hours:
             report.line(f"stopping: {progress.hours:.2f} training hours of {settings.hours:g} spent")
@@ -311,19 +317,30 @@ def run_evaluation_training(
         )
         last = generation == settings.generations or (settings.hours is not None and progress.hours >= settings.hours)
         if settings.ladder_every and settings.ladder_levels and (generation % settings.ladder_every == 0 or last):
-            progress.ladder += measure_ladder(
-                settings.learned_spec(out / BEST),
-                progress.matches(),
-                hours=progress.hours,
-                generation=progress.generation,
-                best_generation=progress.best_generation,
-                backend=backend,
-                report=report,
-                on_lost=on_lost,
-            )
+            progress.ladder += _measure(settings, out, progress, backend, report, on_lost)
             progress.write(out / PROGRESS)
         draw_curve(progress.ladder, progress.matches(), out / CURVE, "learned evaluation")
     return progress
+
+
+def _measure(
+    settings: EvaluationSettings,
+    out: Path,
+    progress: EvaluationProgress,
+    backend: Backend,
+    report: Reporter,
+    on_lost: Callable[[int, str], None] | None,
+) -> list[dict[str, Any]]:
+    return measure_ladder(
+        settings.learned_spec(out / BEST),
+        progress.matches(),
+        hours=progress.hours,
+        generation=progress.generation,
+        best_generation=progress.best_generation,
+        backend=backend,
+        report=report,
+        on_lost=on_lost,
+    )
 
 
 def _start(settings: EvaluationSettings, out: Path, resume: bool) -> EvaluationProgress:
