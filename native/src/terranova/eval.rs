@@ -59,7 +59,11 @@ pub fn evaluate<const W: usize>(g: &Game<W>, s: &State<W>) -> [f64; MAX_SEATS] {
     if let Some(weights) = &g.learned {
         let features = features_with(g, s, going);
         for seat in 0..n {
-            estimate[seat] += weights.iter().zip(features[seat].iter()).map(|(w, f)| w * f).sum::<f64>();
+            estimate[seat] += weights
+                .iter()
+                .zip(features[seat].iter())
+                .map(|(w, f)| w * f)
+                .sum::<f64>();
         }
         return estimate;
     }
