@@ -34,7 +34,6 @@ import dataclasses
 import json
 import math
 import random
-import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,8 +51,16 @@ from tabletop.compute.batch import Backend
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
-from tabletop.learn.run import LadderMatches, QuietReporter, Reporter, TrainError, draw_curve, measure_ladder
-from tabletop.native.learned import LearnedEvaluation, fit_weights, position_rows, save_evaluation
+from tabletop.learn.run import (
+    LadderMatches,
+    QuietReporter,
+    Reporter,
+    TrainError,
+    cpu_seconds,
+    draw_curve,
+    measure_ladder,
+)
+from tabletop.native.learned import LearnedEvaluation, fit_weights, load_evaluation, position_rows, save_evaluation
 from tabletop.native.mcts import level_config, to_native
 
 PROGRESS_FORMAT: Final = "tabletop-train-evaluation-1"
@@ -261,7 +268,7 @@ def run_evaluation_training(
             report.line(f"stopping: {progress.hours:.2f} training hours of {settings.hours:g} spent")
             break
         generation = progress.generation + 1
-        started, cpu_started = time.monotonic(), _cpu_seconds()
+        started, cpu_started = time.monotonic(), cpu_seconds()
         report.phase(f"generation {generation}: self-play games", settings.games_per_generation)
         found: dict[int, SelfPlayGame] = {}
         task = partial(play_evaluation_game, settings, str(out / BEST), generation)
@@ -270,7 +277,7 @@ def run_evaluation_training(
             report.advance()
         new_x = [row for i in sorted(found) for row in found[i].features]
         new_y = [lead for i in sorted(found) for lead in found[i].leads]
-        best = _load(out / BEST)
+        best = load_evaluation(out / BEST)
         fresh_best = _rmse(new_x, new_y, best.weights)
         features, leads, generations = _keep_newest(
             features + new_x, leads + new_y, generations + [generation] * len(new_y), settings.buffer_positions
@@ -292,7 +299,7 @@ def run_evaluation_training(
             progress.best_generation = generation
         np.savez(out / REPLAY, x=np.asarray(features), y=np.asarray(leads), generation=np.asarray(generations))
         progress.hours += (time.monotonic() - started) / 3600
-        progress.cpu_hours += (_cpu_seconds() - cpu_started) / 3600
+        progress.cpu_hours += (cpu_seconds() - cpu_started) / 3600
         progress.generation = generation
         progress.generations.append(
             {
@@ -376,12 +383,6 @@ def _feature_names(settings: EvaluationSettings) -> list[str]:
     return position_rows(to_native(state))[0]
 
 
-def _load(path: Path) -> LearnedEvaluation:
-    from tabletop.native.learned import load_evaluation
-
-    return load_evaluation(path)
-
-
 def _read_replay(out: Path, done: int) -> tuple[list[list[float]], list[float], list[int]]:
     """The replay's rows of the generations ``progress.json`` records (up to ``done``)."""
     path = out / REPLAY
@@ -440,8 +441,3 @@ def _gate(
         "elo": round(result.elo.elo, 1),
         "games": len(result.games),
     }
-
-
-def _cpu_seconds() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime

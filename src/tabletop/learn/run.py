@@ -478,7 +478,7 @@ def _run(
             report.line(f"stopping: {progress.hours:.2f} training hours of {settings.hours:g} spent")
             break
         generation = progress.generation + 1
-        started, cpu_started = time.monotonic(), _cpu_seconds()
+        started, cpu_started = time.monotonic(), cpu_seconds()
         games = _self_play(settings, out, generation, backend, report, on_lost)
         buffer.add(games)
         positions = sum(len(g) for g in games)
@@ -494,7 +494,7 @@ def _run(
         trainer.state.save(pending / OPTIMIZER)
         buffer.save(pending / REPLAY)
         progress.hours += (time.monotonic() - started) / 3600
-        progress.cpu_hours += (_cpu_seconds() - cpu_started) / 3600
+        progress.cpu_hours += (cpu_seconds() - cpu_started) / 3600
         progress.generation = generation
         if promoted:
             progress.best_generation = generation
@@ -529,7 +529,7 @@ def _run(
     return progress
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
     """CPU seconds of this process and of its child processes that have ended (a pool's
     workers end with their batch)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
