@@ -24,7 +24,7 @@ from tabletop.learn.evaluation_run import (  # noqa: E402
     play_evaluation_game,
     run_evaluation_training,
 )
-from tabletop.learn.run import TrainError  # noqa: E402
+from tabletop.learn.run import RunProgress, TrainError  # noqa: E402
 from tabletop.native.learned import load_evaluation  # noqa: E402
 
 pytestmark = needs_native("terranova")
@@ -80,6 +80,9 @@ def test_a_tiny_run_fits_gates_measures_and_resumes(tmp_path: Path) -> None:
     assert "<svg" in (out / "curve.svg").read_text()
     read = EvaluationProgress.read(out / "progress.json")
     assert read.generation == 2 and read.settings == TINY
+    # A network run's progress reader refuses it (the two kinds share one file layout).
+    with pytest.raises(TrainError, match="not the progress of a training run"):
+        RunProgress.read(out / "progress.json")
     # Resuming goes on from generation 3 with the replay of the first two.
     resumed = run_evaluation_training(replace(TINY, generations=3, ladder_every=0), out, LocalBackend(1), resume=True)
     assert resumed.generation == 3
@@ -127,5 +130,11 @@ def test_the_command_runs_a_generation(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "best evaluation: generation" in result.output
     assert (out / "latest.evaluation.json").exists()
+    # Options not given take the evaluation run's defaults, not the network run's.
+    settings = json.loads((out / "progress.json").read_text())["settings"]
+    defaults = EvaluationSettings()
+    assert settings["buffer_positions"] == defaults.buffer_positions == 200_000
+    assert settings["l2"] == defaults.l2 == 1.0
+    assert (settings["gate_games"], settings["gate_elo0"]) == (2, defaults.gate_elo0)
     bad = CliRunner().invoke(app, ["train", "terranova", "-o", str(tmp_path / "x"), "--learn", "nothing"])
     assert bad.exit_code != 0 and "--learn" in bad.output

@@ -43,3 +43,25 @@ def test_export_writes_the_run_s_best_network_at_half_precision(tmp_path: Path) 
     assert wrong.exit_code == 2 and "network for medina, not terranova" in wrong.output
     missing = runner.invoke(app, ["train", "medina", "--out", str(tmp_path / "none"), "--export", str(shipped)])
     assert missing.exit_code == 2 and "not a readable network file" in missing.output
+
+
+def test_options_not_given_take_the_network_run_s_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    import tabletop.cli.train_cmd as train_cmd
+    import tabletop.learn.run as run
+
+    # The evaluation run has other defaults for the same options (tests/learn/test_evaluation_run.py).
+    monkeypatch.setattr(train_cmd.importlib.util, "find_spec", lambda name: object())
+    seen: list[run.TrainSettings] = []
+
+    def record(settings: run.TrainSettings, out: Path, backend: object, **_: object) -> run.RunProgress:
+        seen.append(settings)
+        return run.RunProgress(settings)
+
+    monkeypatch.setattr(run, "run_training", record)
+    result = runner.invoke(app, ["train", "medina", "-n", "3", "--out", str(tmp_path / "run"), "--gate-games", "7"])
+    assert result.exit_code == 0, result.output
+    defaults = run.TrainSettings("medina", 3)
+    (settings,) = seen
+    assert (settings.buffer_positions, settings.l2, settings.generations) == (20_000, 1e-4, defaults.generations)
+    assert (settings.gate_games, settings.gate_elo0, settings.ladder_every) == (7, 0.0, defaults.ladder_every)

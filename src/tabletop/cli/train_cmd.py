@@ -7,8 +7,9 @@ are imported when the command runs, so ``tabletop`` works without them.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.progress import Progress, TaskID
@@ -18,7 +19,10 @@ from tabletop.cli.output import console, fail, note, say_err
 from tabletop.core.errors import TabletopError
 
 if TYPE_CHECKING:
+    from tabletop.compute.batch import Backend
     from tabletop.learn.run import TrainSettings
+
+ProgressT = TypeVar("ProgressT")
 
 TRAIN_HINT = "tabletop train needs JAX and NumPy: pip install 'tabletop[train]'"
 
@@ -64,8 +68,14 @@ def train(
     players: Annotated[int, typer.Option("--players", "-n", min=2, help="Seats per game.")] = 2,
     ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset preset.")] = "default",
     generations: Annotated[
-        int, typer.Option("--generations", min=1, help="Generations in all (a resumed run continues up to this).")
-    ] = 10,
+        int | None,
+        typer.Option(
+            "--generations",
+            min=1,
+            help="Generations in all (a resumed run continues up to this). Default: 10 (network), 3 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     games_per_generation: Annotated[
         int, typer.Option("--games-per-generation", "-g", min=1, help="Self-play games a generation.")
     ] = 20,
@@ -88,32 +98,68 @@ def train(
     train_steps: Annotated[int, typer.Option("--train-steps", min=1, help="Adam steps a generation.")] = 200,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Positions per training step.")] = 128,
     learning_rate: Annotated[float, typer.Option("--lr", help="Adam's step size.")] = 1e-3,
-    l2: Annotated[float, typer.Option("--l2", help="Weight of the L2 penalty on the weights.")] = 1e-4,
+    l2: Annotated[
+        float | None,
+        typer.Option(
+            "--l2",
+            help="Weight of the L2 penalty on the weights. Default: 1e-4 (network), 1 (evaluation: ridge).",
+            show_default=False,
+        ),
+    ] = None,
     buffer: Annotated[
-        int, typer.Option("--buffer", min=1, help="Positions the replay buffer keeps (the newest).")
-    ] = 20_000,
+        int | None,
+        typer.Option(
+            "--buffer",
+            min=1,
+            help="Positions the replay buffer keeps (the newest). Default: 20,000 (network), 200,000 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     sampled_moves: Annotated[
         int, typer.Option("--sampled-moves", min=0, help="Opening moves drawn in proportion to the visits.")
     ] = 30,
     gate_games: Annotated[
-        int, typer.Option("--gate-games", min=1, help="At most this many games in each gate (SPRT, CPU clock).")
-    ] = 100,
+        int | None,
+        typer.Option(
+            "--gate-games",
+            min=1,
+            help="At most this many games in each gate (SPRT, CPU clock). Default: 100 (network), 30 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     gate_elo0: Annotated[
-        float,
-        typer.Option("--gate-elo0", help="The gate's H0 (below 0: keep the newest network unless probably worse)."),
-    ] = 0.0,
+        float | None,
+        typer.Option(
+            "--gate-elo0",
+            help="The gate's H0 (below 0: keep the newest unless probably worse). Default: 0 (network), "
+            "-50 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     gate_elo1: Annotated[
         float, typer.Option("--gate-elo1", help="The gate's H1: the new network is this many Elo stronger.")
     ] = 50.0,
     ladder_every: Annotated[
-        int, typer.Option("--ladder-every", min=0, help="Measure against the ladder every N generations (0: never).")
-    ] = 5,
+        int | None,
+        typer.Option(
+            "--ladder-every",
+            min=0,
+            help="Measure against the ladder every N generations (0: never). Default: 5 (network), 1 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     ladder_levels: Annotated[
         str, typer.Option("--ladder-levels", help="Ladder levels measured against, comma-separated.")
     ] = "club,strong,master",
     ladder_games: Annotated[
-        int, typer.Option("--ladder-games", min=1, help="Games against each level per measurement.")
-    ] = 6,
+        int | None,
+        typer.Option(
+            "--ladder-games",
+            min=1,
+            help="Games against each level per measurement. Default: 6 (network), 4 (evaluation).",
+            show_default=False,
+        ),
+    ] = None,
     leaf_mix: Annotated[
         float,
         typer.Option(
@@ -197,6 +243,17 @@ def train(
     if export is not None:
         _export(game_id, out, export)
         return
+    # Options whose defaults differ between a network run and an evaluation run: the
+    # settings class of the run fills in those not given.
+    given = _given(
+        generations=generations,
+        l2=l2,
+        buffer_positions=buffer,
+        gate_games=gate_games,
+        gate_elo0=gate_elo0,
+        ladder_every=ladder_every,
+        ladder_games=ladder_games,
+    )
     if learn == "evaluation":
         _learn_evaluation(
             game_id,
@@ -208,20 +265,14 @@ def train(
             settings={
                 "players": players,
                 "ruleset": ruleset,
-                "generations": generations,
                 "games_per_generation": games_per_generation,
                 "level": level,
                 "random_opening": random_opening,
                 "seed": seed,
                 "hours": hours,
-                "l2": l2,
-                "buffer_positions": buffer,
-                "gate_games": gate_games,
-                "gate_elo0": gate_elo0,
                 "gate_elo1": gate_elo1,
-                "ladder_every": ladder_every,
                 "ladder_levels": tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
-                "ladder_games": ladder_games,
+                **given,
             },
         )
         return
@@ -235,7 +286,6 @@ def train(
         game=game_id,
         players=players,
         ruleset=ruleset,
-        generations=generations,
         games_per_generation=games_per_generation,
         simulations=sims,
         seed=seed,
@@ -246,15 +296,9 @@ def train(
         train_steps=train_steps,
         batch_size=batch_size,
         learning_rate=learning_rate,
-        l2=l2,
-        buffer_positions=buffer,
         sampled_moves=sampled_moves,
-        gate_games=gate_games,
-        gate_elo0=gate_elo0,
         gate_elo1=gate_elo1,
-        ladder_every=ladder_every,
         ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
-        ladder_games=ladder_games,
         leaf_mix=leaf_mix,
         value=value,
         policy_target=policy_target,
@@ -262,6 +306,7 @@ def train(
         sparring=sparring,
         sparring_share=sparring_share,
         init=None if init is None else str(init.resolve()),
+        **given,
     )
     try:
         settings.check()
@@ -270,19 +315,11 @@ def train(
     plugins = check_plugins(plugin) + WORKER_PLUGINS
     backend = open_batch(ray, jobs, plugins)
     say_err(_describe(settings, resume) + f"; playing on {backend.settings.describe()}")
-    bar = batch_progress(transient=True, terminal_only=True)
-    try:
-        with bar:
-            progress = run_training(settings, out, backend, resume=resume, reporter=BarReporter(bar), on_lost=replaying)
-    except TabletopError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot write to {out}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        note(f"interrupted: {out} holds the last complete generation; --resume continues from it")
-        raise typer.Exit(130) from None
-    finally:
-        backend.close()
+    progress = _with_bar(
+        out,
+        backend,
+        lambda reporter: run_training(settings, out, backend, resume=resume, reporter=reporter, on_lost=replaying),
+    )
     console.print(
         f"{progress.generation} generations in {_hours(progress.hours)} of training "
         f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
@@ -319,12 +356,33 @@ def _learn_evaluation(
         f"{run.generations} generations of {run.games_per_generation} games by native:{run.level}; "
         f"playing on {backend.settings.describe()}"
     )
+    progress = _with_bar(
+        out,
+        backend,
+        lambda reporter: run_evaluation_training(
+            run, out, backend, resume=resume, reporter=reporter, on_lost=replaying
+        ),
+    )
+    console.print(
+        f"{progress.generation} generations in {_hours(progress.hours)} of training "
+        f"({_hours(progress.cpu_hours)} of CPU here); best evaluation: generation "
+        f"{progress.best_generation} ({out / 'best.evaluation.json'}); curve: {out / 'curve.svg'}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _with_bar(out: Path, backend: Backend, run: Callable[[BarReporter], ProgressT]) -> ProgressT:
+    """``run`` with a progress bar; its errors told as the command's, the backend closed."""
     bar = batch_progress(transient=True, terminal_only=True)
     try:
         with bar:
-            progress = run_evaluation_training(
-                run, out, backend, resume=resume, reporter=BarReporter(bar), on_lost=replaying
-            )
+            return run(BarReporter(bar))
     except TabletopError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -334,14 +392,6 @@ def _learn_evaluation(
         raise typer.Exit(130) from None
     finally:
         backend.close()
-    console.print(
-        f"{progress.generation} generations in {_hours(progress.hours)} of training "
-        f"({_hours(progress.cpu_hours)} of CPU here); best evaluation: generation "
-        f"{progress.best_generation} ({out / 'best.evaluation.json'}); curve: {out / 'curve.svg'}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
 
 
 def _export(game_id: str, out: Path, export: Path) -> None:

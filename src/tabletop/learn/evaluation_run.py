@@ -31,15 +31,14 @@ does not record are dropped and the generation is played again.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
@@ -52,7 +51,7 @@ from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.registry import make
 from tabletop.learn.run import (
-    LadderMatches,
+    Progress,
     QuietReporter,
     Reporter,
     TrainError,
@@ -144,56 +143,16 @@ class EvaluationSettings:
 
 
 @dataclass
-class EvaluationProgress:
-    """What an evaluation run has done (``progress.json``)."""
+class EvaluationProgress(Progress[EvaluationSettings]):
+    """What an evaluation run has done (``progress.json``; ``best_generation`` 0: the
+    hand-written evaluation)."""
 
-    settings: EvaluationSettings
-    generation: int = 0
-    hours: float = 0.0
-    cpu_hours: float = 0.0
-    best_generation: int = 0
-    generations: list[dict[str, Any]] = field(default_factory=list)
-    ladder: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": PROGRESS_FORMAT,
-            "settings": self.settings.to_json(),
-            "generation": self.generation,
-            "hours": self.hours,
-            "cpu_hours": self.cpu_hours,
-            "best_generation": self.best_generation,
-            "generations": self.generations,
-            "ladder": self.ladder,
-        }
+    FORMAT: ClassVar[str] = PROGRESS_FORMAT
+    KIND: ClassVar[str] = "an evaluation run"
 
     @classmethod
-    def read(cls, path: Path) -> EvaluationProgress:
-        """Raises: TrainError if the file is missing or not such a run's progress."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("format") != PROGRESS_FORMAT:
-                raise TrainError(f"{path} is not the progress of an evaluation run ({PROGRESS_FORMAT})")
-            return cls(
-                EvaluationSettings.from_json(data["settings"]),
-                int(data["generation"]),
-                float(data["hours"]),
-                float(data["cpu_hours"]),
-                int(data["best_generation"]),
-                list(data["generations"]),
-                list(data["ladder"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TrainError(f"cannot read {path}: {exc}") from None
-
-    def write(self, path: Path) -> None:
-        temporary = path.with_name(path.name + ".part")
-        temporary.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
-        temporary.replace(path)
-
-    def matches(self) -> LadderMatches:
-        s = self.settings
-        return LadderMatches(s.game, s.players, s.ruleset, s.seed, s.ladder_levels, s.ladder_games)
+    def settings_from_json(cls, data: dict[str, Any]) -> EvaluationSettings:
+        return EvaluationSettings.from_json(data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
@@ -294,9 +294,32 @@ class TrainSettings:
         )
 
 
+class RunSettings(Protocol):
+    """What :class:`Progress` needs of a run's settings (:class:`TrainSettings`, the
+    evaluation run's ``EvaluationSettings``)."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def ladder_levels(self) -> tuple[str, ...]: ...
+    @property
+    def ladder_games(self) -> int: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+SettingsT = TypeVar("SettingsT", bound=RunSettings)
+
+
 @dataclass
-class RunProgress:
-    """What a run has done (``progress.json``).
+class Progress(Generic[SettingsT]):
+    """What a run has done (``progress.json``); each kind of run names its file's format
+    (``FORMAT``) and reads its settings (``settings_from_json``).
 
     Attributes:
         settings: the run's settings (the latest, for a resumed run).
@@ -304,12 +327,15 @@ class RunProgress:
         hours: training hours so far (wall clock of self-play, training and gates).
         cpu_hours: CPU hours of the same, on this machine: this process and its worker
             processes (a Ray cluster's workers are not counted).
-        best_generation: the generation of ``best.npz`` (0: the random network).
-        generations: one entry per generation: positions, losses, the gate.
+        best_generation: the generation of the best file (0: where the run started).
+        generations: one entry per generation: positions, losses or fits, the gate.
         ladder: every measurement against the ladder.
     """
 
-    settings: TrainSettings
+    FORMAT: ClassVar[str]
+    KIND: ClassVar[str]
+
+    settings: SettingsT
     generation: int = 0
     hours: float = 0.0
     cpu_hours: float = 0.0
@@ -317,9 +343,13 @@ class RunProgress:
     generations: list[dict[str, Any]] = field(default_factory=list)
     ladder: list[dict[str, Any]] = field(default_factory=list)
 
+    @classmethod
+    def settings_from_json(cls, data: dict[str, Any]) -> SettingsT:
+        raise NotImplementedError
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": PROGRESS_FORMAT,
+            "format": self.FORMAT,
             "settings": self.settings.to_json(),
             "generation": self.generation,
             "hours": self.hours,
@@ -330,19 +360,19 @@ class RunProgress:
         }
 
     @classmethod
-    def read(cls, path: Path) -> RunProgress:
+    def read(cls, path: Path) -> Self:
         """Raises:
-        TrainError: if the file is missing or not a run's progress.
+        TrainError: if the file is missing or not this kind of run's progress.
         """
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise TrainError(f"cannot read {path}: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != PROGRESS_FORMAT:
-            raise TrainError(f"{path} is not the progress of a training run ({PROGRESS_FORMAT})")
+        if not isinstance(data, dict) or data.get("format") != cls.FORMAT:
+            raise TrainError(f"{path} is not the progress of {cls.KIND} ({cls.FORMAT})")
         try:
             return cls(
-                TrainSettings.from_json(data["settings"]),
+                cls.settings_from_json(data["settings"]),
                 int(data["generation"]),
                 float(data["hours"]),
                 float(data.get("cpu_hours", 0.0)),
@@ -351,12 +381,17 @@ class RunProgress:
                 list(data["ladder"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise TrainError(f"{path} is not the progress of a training run ({exc})") from None
+            raise TrainError(f"{path} is not the progress of {cls.KIND} ({exc})") from None
 
     def write(self, path: Path) -> None:
         temporary = path.with_name(path.name + ".part")
         temporary.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
         temporary.replace(path)
+
+    def matches(self) -> LadderMatches:
+        """The run's ladder matches (its setting, seed, levels and games against each)."""
+        s = self.settings
+        return LadderMatches(s.game, s.players, s.ruleset, s.seed, s.ladder_levels, s.ladder_games)
 
     def curve_points(self) -> list[CurvePoint]:
         return [
@@ -364,6 +399,18 @@ class RunProgress:
             for m in self.ladder
             if m.get("elo") is not None
         ]
+
+
+@dataclass
+class RunProgress(Progress[TrainSettings]):
+    """A network run's progress (``best.npz``'s generation; 0: the random network)."""
+
+    FORMAT: ClassVar[str] = PROGRESS_FORMAT
+    KIND: ClassVar[str] = "a training run"
+
+    @classmethod
+    def settings_from_json(cls, data: dict[str, Any]) -> TrainSettings:
+        return TrainSettings.from_json(data)
 
 
 class Reporter(Protocol):
@@ -770,14 +817,7 @@ def _measure(
     """Short matches of the best network against each ladder level: its Elo on the ladder's scale."""
     return measure_ladder(
         network_agent_spec(out / BEST, settings),
-        LadderMatches(
-            settings.game,
-            settings.players,
-            settings.ruleset,
-            settings.seed,
-            settings.ladder_levels,
-            settings.ladder_games,
-        ),
+        progress.matches(),
         hours=progress.hours,
         generation=progress.generation,
         best_generation=progress.best_generation,
@@ -876,8 +916,4 @@ def draw_curve(ladder: list[dict[str, Any]], matches: LadderMatches, path: Path,
 
 
 def _draw(progress: RunProgress, out: Path) -> None:
-    settings = progress.settings
-    matches = LadderMatches(
-        settings.game, settings.players, settings.ruleset, settings.seed, settings.ladder_levels, settings.ladder_games
-    )
-    draw_curve(progress.ladder, matches, out / CURVE, "learned network")
+    draw_curve(progress.ladder, progress.matches(), out / CURVE, "learned network")
