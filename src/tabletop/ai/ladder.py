@@ -249,7 +249,8 @@ LADDER: Final[tuple[Level, ...]] = (
         "Nova for two the search weighs positions as its self-play taught it; elsewhere it "
         "plays as Master.",
         # SPRT over Master at Master's CPU time a move (docs/bots.md, "Grandmaster"):
-        # Medina 3p +108 (+41 .. +185), Terra Nova 2p +116 (+38 .. +207); H1 at elo1 100 both.
+        # Medina 3p +108 (+41 .. +185), Terra Nova 2p +116 (+38 .. +207); H1 at elo1 100 both,
+        # and again with other seeds: Medina +75 (+41 .. +110), Terra Nova +145 (+59 .. +252).
         # Elsewhere it is Master's search.
         {"terranova": 1519, "medina": 1431},
         {"terranova": 0.5, "medina": 0.19},
