@@ -44,7 +44,6 @@ import numpy as np
 
 import tabletop.learn.bots  # noqa: F401  - registers learned-file, the bot of an evaluation file
 from tabletop.ai.agent import make_agent
-from tabletop.arena.sprt import SprtConfig, run_sprt
 from tabletop.arena.tournament import derived_seed
 from tabletop.compute.batch import Backend
 from tabletop.core.errors import ConfigError
@@ -58,6 +57,7 @@ from tabletop.learn.run import (
     cpu_seconds,
     draw_curve,
     measure_ladder,
+    play_gate,
 )
 from tabletop.native.learned import LearnedEvaluation, fit_weights, load_evaluation, position_rows, save_evaluation
 from tabletop.native.mcts import level_config, to_native
@@ -252,7 +252,15 @@ def run_evaluation_training(
             settings.made_by(generation, progress.hours),
         )
         save_evaluation(candidate, out / LATEST)
-        gate = _gate(settings, out, generation, backend, report, on_lost)
+        gate = play_gate(
+            settings,
+            settings.learned_spec(out / LATEST),
+            settings.learned_spec(out / BEST),
+            generation,
+            backend,
+            report,
+            on_lost,
+        )
         if gate["decision"] == "H1":
             save_evaluation(candidate, out / BEST)
             progress.best_generation = generation
@@ -369,34 +377,3 @@ def _rmse(x: list[list[float]], y: list[float], weights: tuple[float, ...] | lis
         return 0.0
     predicted = np.asarray(x) @ np.asarray(weights)
     return float(np.sqrt(np.mean((predicted - np.asarray(y)) ** 2)))
-
-
-def _gate(
-    settings: EvaluationSettings,
-    out: Path,
-    generation: int,
-    backend: Backend,
-    report: Reporter,
-    on_lost: Callable[[int, str], None] | None,
-) -> dict[str, Any]:
-    config = SprtConfig(
-        game=settings.game,
-        candidate=settings.learned_spec(out / LATEST),
-        baseline=settings.learned_spec(out / BEST),
-        players=settings.players,
-        elo0=settings.gate_elo0,
-        elo1=settings.gate_elo1,
-        max_games=settings.gate_games,
-        seed=derived_seed(settings.seed, "gate", generation),
-        ruleset=settings.ruleset,
-        clock="cpu",
-    )
-    rounds = math.ceil(settings.gate_games / settings.players)
-    report.phase(f"generation {generation}: gate games (at most)", rounds * settings.players)
-    result = run_sprt(config, backend=backend, on_game=lambda _game: report.advance(), on_lost=on_lost)
-    return {
-        "decision": result.decision,
-        "llr": round(result.llr, 4),
-        "elo": round(result.elo.elo, 1),
-        "games": len(result.games),
-    }

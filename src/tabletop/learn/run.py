@@ -310,6 +310,12 @@ class RunSettings(Protocol):
     def ladder_levels(self) -> tuple[str, ...]: ...
     @property
     def ladder_games(self) -> int: ...
+    @property
+    def gate_games(self) -> int: ...
+    @property
+    def gate_elo0(self) -> float: ...
+    @property
+    def gate_elo1(self) -> float: ...
     def to_json(self) -> dict[str, Any]: ...
 
 
@@ -534,7 +540,15 @@ def _run(
         pending = _pending_dir(out, generation)
         candidate = trainer.trained(settings.made_by(generation, progress.hours))
         candidate.save(pending / LATEST)
-        gate = _gate(settings, out, pending / LATEST, generation, backend, report, on_lost)
+        gate = play_gate(
+            settings,
+            network_agent_spec(pending / LATEST, settings),
+            network_agent_spec(out / BEST, settings),
+            generation,
+            backend,
+            report,
+            on_lost,
+        )
         promoted = gate["decision"] == "H1"
         if promoted:
             candidate.save(pending / BEST)
@@ -770,19 +784,22 @@ def _fresh_line(fresh: dict[str, float]) -> str:
     )
 
 
-def _gate(
-    settings: TrainSettings,
-    out: Path,
-    candidate: Path,
+def play_gate(
+    settings: RunSettings,
+    candidate: str,
+    baseline: str,
     generation: int,
     backend: Backend,
     report: Reporter,
     on_lost: Callable[[int, str], None] | None,
 ) -> dict[str, Any]:
+    """A generation's gate: an SPRT on the CPU clock of the ``candidate`` bot spec against
+    the ``baseline`` (the best so far) within the run's gate settings; its decision, LLR,
+    Elo and games as ``progress.json`` records them."""
     config = SprtConfig(
         game=settings.game,
-        candidate=network_agent_spec(candidate, settings),
-        baseline=network_agent_spec(out / BEST, settings),
+        candidate=candidate,
+        baseline=baseline,
         players=settings.players,
         elo0=settings.gate_elo0,
         elo1=settings.gate_elo1,
