@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from tabletop.core.errors import ConfigError
 from tabletop.server.app import create_app
 from tabletop.server.config import Settings
+from tests.native import needs_native
 
 from .conftest import create_toy
 
@@ -165,3 +166,20 @@ def test_hint_serves_the_logged_in_owner_of_a_bound_seat(client: TestClient) -> 
     assert r.json()["seat"] == 0
     stranger = client.post(f"/api/matches/{m['id']}/hint", json={"token": token, "level": "greedy"})
     assert stranger.status_code == 403 and stranger.json()["error"] == "seat_bound"
+
+
+@needs_native("terranova", "medina")
+@pytest.mark.parametrize(("game", "players"), [("terranova", 2), ("medina", 3)])
+def test_grandmaster_hints_where_it_learned(client: TestClient, game: str, players: int) -> None:
+    """The learned level answers hints where it plays what it learned (Terra Nova 2p: the
+    learned evaluation; Medina 3p: the network), as any level does."""
+    seats = [{"name": f"P{i}", "agent": "human"} for i in range(players)]
+    r = client.post("/api/matches", json={"game": game, "seats": seats, "start_player": 0, "seed": 5})
+    assert r.status_code == 201, r.text
+    m = r.json()
+    answer = hint(client, m["id"], m["seats"][0]["token"], level="grandmaster", version=0)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["level"] == "grandmaster" and body["seat"] == 0
+    legal = [move for moves in client.get(f"/api/matches/{m['id']}").json()["legal"].values() for move in moves]
+    assert body["move"] in legal
