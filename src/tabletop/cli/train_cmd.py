@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.progress import Progress, TaskID
+from rich.progress import Progress as ProgressBar
+from rich.progress import TaskID
 
 from tabletop.cli.batch_opts import JobsOpt, PluginOpt, RayOpt, batch_progress, check_plugins, open_batch, replaying
 from tabletop.cli.output import console, fail, note, say_err
@@ -20,7 +21,7 @@ from tabletop.core.errors import TabletopError
 
 if TYPE_CHECKING:
     from tabletop.compute.batch import Backend
-    from tabletop.learn.run import TrainSettings
+    from tabletop.learn.run import Progress, TrainSettings
 
 ProgressT = TypeVar("ProgressT")
 
@@ -30,7 +31,7 @@ TRAIN_HINT = "tabletop train needs JAX and NumPy: pip install 'tabletop[train]'"
 class BarReporter:
     """A run's progress as one rich bar per phase (on a terminal) and its log lines on stderr."""
 
-    def __init__(self, bar: Progress) -> None:
+    def __init__(self, bar: ProgressBar) -> None:
         self._bar = bar
         self._task: TaskID | None = None
 
@@ -243,17 +244,27 @@ def train(
     if export is not None:
         _export(game_id, out, export)
         return
-    # Options whose defaults differ between a network run and an evaluation run: the
-    # settings class of the run fills in those not given.
-    given = _given(
-        generations=generations,
-        l2=l2,
-        buffer_positions=buffer,
-        gate_games=gate_games,
-        gate_elo0=gate_elo0,
-        ladder_every=ladder_every,
-        ladder_games=ladder_games,
-    )
+    # The settings both kinds of run have. Those whose defaults differ between a network
+    # run and an evaluation run are passed only when given: the run's settings class
+    # fills in the rest.
+    shared: dict[str, Any] = {
+        "players": players,
+        "ruleset": ruleset,
+        "games_per_generation": games_per_generation,
+        "seed": seed,
+        "hours": hours,
+        "gate_elo1": gate_elo1,
+        "ladder_levels": tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
+        **_given(
+            generations=generations,
+            l2=l2,
+            buffer_positions=buffer,
+            gate_games=gate_games,
+            gate_elo0=gate_elo0,
+            ladder_every=ladder_every,
+            ladder_games=ladder_games,
+        ),
+    }
     if learn == "evaluation":
         _learn_evaluation(
             game_id,
@@ -262,18 +273,7 @@ def train(
             jobs=jobs,
             ray=ray,
             plugin=plugin,
-            settings={
-                "players": players,
-                "ruleset": ruleset,
-                "games_per_generation": games_per_generation,
-                "level": level,
-                "random_opening": random_opening,
-                "seed": seed,
-                "hours": hours,
-                "gate_elo1": gate_elo1,
-                "ladder_levels": tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
-                **given,
-            },
+            settings={**shared, "level": level, "random_opening": random_opening},
         )
         return
     if learn != "network":
@@ -284,12 +284,7 @@ def train(
 
     settings = TrainSettings(
         game=game_id,
-        players=players,
-        ruleset=ruleset,
-        games_per_generation=games_per_generation,
         simulations=sims,
-        seed=seed,
-        hours=hours,
         hidden=_widths(hidden, "--hidden"),
         architecture=architecture,
         value_hidden=value_hidden,
@@ -297,8 +292,6 @@ def train(
         batch_size=batch_size,
         learning_rate=learning_rate,
         sampled_moves=sampled_moves,
-        gate_elo1=gate_elo1,
-        ladder_levels=tuple(key.strip() for key in ladder_levels.split(",") if key.strip()),
         leaf_mix=leaf_mix,
         value=value,
         policy_target=policy_target,
@@ -306,7 +299,7 @@ def train(
         sparring=sparring,
         sparring_share=sparring_share,
         init=None if init is None else str(init.resolve()),
-        **given,
+        **shared,
     )
     try:
         settings.check()
@@ -320,14 +313,7 @@ def train(
         backend,
         lambda reporter: run_training(settings, out, backend, resume=resume, reporter=reporter, on_lost=replaying),
     )
-    console.print(
-        f"{progress.generation} generations in {_hours(progress.hours)} of training "
-        f"({_hours(progress.cpu_hours)} of CPU here); best network: generation "
-        f"{progress.best_generation} ({out / 'best.npz'}); curve: {out / 'curve.svg'}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
+    _say_done(progress, "network", out / "best.npz", out)
 
 
 def _learn_evaluation(
@@ -363,10 +349,14 @@ def _learn_evaluation(
             run, out, backend, resume=resume, reporter=reporter, on_lost=replaying
         ),
     )
+    _say_done(progress, "evaluation", out / "best.evaluation.json", out)
+
+
+def _say_done(progress: Progress[Any], learned: str, best: Path, out: Path) -> None:
     console.print(
         f"{progress.generation} generations in {_hours(progress.hours)} of training "
-        f"({_hours(progress.cpu_hours)} of CPU here); best evaluation: generation "
-        f"{progress.best_generation} ({out / 'best.evaluation.json'}); curve: {out / 'curve.svg'}",
+        f"({_hours(progress.cpu_hours)} of CPU here); best {learned}: generation "
+        f"{progress.best_generation} ({best}); curve: {out / 'curve.svg'}",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -295,8 +295,8 @@ class TrainSettings:
 
 
 class RunSettings(Protocol):
-    """What :class:`Progress` needs of a run's settings (:class:`TrainSettings`, the
-    evaluation run's ``EvaluationSettings``)."""
+    """What :class:`Progress` and :func:`play_gate` need of a run's settings
+    (:class:`TrainSettings`, the evaluation run's ``EvaluationSettings``)."""
 
     @property
     def game(self) -> str: ...
