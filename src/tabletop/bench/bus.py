@@ -1,13 +1,12 @@
 """What hearing a notice of the bus costs a server process (``tabletop bench bus``).
 
-Every server process on PostgreSQL LISTENs on one channel and so hears every action of
-every process (``tabletop.server.bus``).  This runs the server's own
+Every server process on PostgreSQL LISTENs on the channel of each match it holds
+(``tabletop.server.bus``).  This runs the server's own
 :class:`~tabletop.server.bus.PostgresListener` on an idle event loop in this process,
-while a child process sends ``pg_notify`` on the match channel at a fixed rate; it reports
-this process's CPU (the listener's thread and the loop together) per notice heard.  With
-``hand_over=False`` every notice is of a match the process does not hold, so it stays in
-the listener's thread (``PostgresListener.holds``), as a notice of another process's match
-does in a server.
+while a child process sends ``pg_notify`` on two matches' channels at a fixed rate; it
+reports this process's CPU (the listener's thread and the loop together) per notice sent.
+With ``hand_over=False`` the notices are of matches the process does not hold (it follows
+another match), as another process's actions are for a server: it does not hear them.
 """
 
 from __future__ import annotations
@@ -21,21 +20,22 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import make_url
 
-from tabletop.server.bus import CHANNEL, PostgresListener, Step, notice_payload
+from tabletop.server.bus import CHANNEL, FollowedMatches, PostgresListener, Step, match_channel, notice_payload
 
 SENDER = """
 import sys, time, psycopg
-conninfo, channel, rate, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+conninfo, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+notices = [(sys.argv[4], sys.argv[5]), (sys.argv[6], sys.argv[7])]
 with psycopg.connect(conninfo, autocommit=True) as conn:
     sent, start = 0, time.monotonic()
     while (now := time.monotonic() - start) < seconds:
         while sent < int(now * rate):
-            conn.execute("SELECT pg_notify(%s, %s)", (channel, sys.argv[5 + sent % 2]))
+            conn.execute("SELECT pg_notify(%s, %s)", notices[sent % 2])
             sent += 1
         time.sleep(0.001)
 print(sent)
 """
-"""The child that sends: two payloads in turn, each an action's notice (``bus.notice_payload``)."""
+"""The child that sends: two matches' notices in turn (channel and payload, as the store's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,17 @@ async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> Bus
         nonlocal heard
         heard += 1
 
+    followed = FollowedMatches()
+    for match_id in ("m1", "m2") if hand_over else ("m3",):
+        followed.add(match_id)
     listener = PostgresListener(
-        db_url, loop, {CHANNEL: on_notice}, lambda: None, "tabletop-bench-bus", holds=lambda _match: hand_over
+        db_url,
+        loop,
+        {CHANNEL: on_notice},
+        lambda: None,
+        "tabletop-bench-bus",
+        holds=followed.__contains__,
+        followed=followed,
     )
     await asyncio.to_thread(listener.start)
     try:
@@ -96,17 +105,19 @@ async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> Bus
             raise RuntimeError("the listener did not connect to the database")
         conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         # As a server's: an action's notice with its step (a Terra Nova slide's notation).
-        payloads = (notice_payload("m1", 41, Step(40, 0, "S-d4-e5")), notice_payload("m2", 42, Step(41, 1, "S-e5-f6")))
+        notices = (
+            (match_channel("m1"), notice_payload("m1", 41, Step(40, 0, "S-d4-e5"))),
+            (match_channel("m2"), notice_payload("m2", 42, Step(41, 1, "S-e5-f6"))),
+        )
         cpu_start, wall_start = _cpu(), time.monotonic()
         sender = await asyncio.create_subprocess_exec(
             sys.executable,
             "-c",
             SENDER,
             conninfo,
-            CHANNEL,
             str(rate),
             str(seconds),
-            *payloads,
+            *(text for notice in notices for text in notice),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )

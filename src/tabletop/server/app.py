@@ -27,6 +27,7 @@ from tabletop.server.bus import (
     CHAT_CHANNEL,
     PRESENCE_CHANNEL,
     SEATS_CHANNEL,
+    FollowedMatches,
     Handler,
     PostgresListener,
     is_postgres,
@@ -71,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(leadership.start)
         bots = BotPool(settings.bot_executor, settings.bot_workers, settings.bot_time_budget_s, settings.engine)
         # The match service: the one writer of each match (``server/rooms.py``).
+        # The matches this process holds in memory: the rooms keep it, the bus LISTENs on them.
+        followed = FollowedMatches()
         rooms = RoomManager(
             store,
             bots,
@@ -83,6 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             leadership=leadership,
             idle_s=settings.room_idle_s,
             rateable=ratings.bots_rateable,
+            followed=followed,
         )
         # Its listeners, built on it and handed to it before any room is loaded: the
         # tables of the lobby matches (clocks, takeover, chat), then the ratings.
@@ -120,6 +124,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 reconnected,
                 tables.process_name,
                 holds=rooms.holds,
+                followed=followed,
+                listened=rooms.listened,
             )
             await asyncio.to_thread(listener.start)
         if leadership.alone:  # among several processes the leader's sweep finds them

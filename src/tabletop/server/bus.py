@@ -1,8 +1,11 @@
-"""The bus between server processes: every committed change of a match, heard by all.
+"""The bus between server processes: every committed change of a match, heard by the
+processes that hold it.
 
-On PostgreSQL the store sends ``NOTIFY tabletop_matches, '<match id> <version>'`` inside
-the transaction that commits an action or an undo (so it is delivered on commit, and
-only then), and each process LISTENs on one connection of its own in a thread.  An
+On PostgreSQL the store sends ``NOTIFY "tabletop_match_<match id>", '<match id> <version>'``
+(:func:`match_channel`) inside the transaction that commits an action or an undo (so it
+is delivered on commit, and only then), and each process LISTENs on one connection of its
+own in a thread, on the channel of each match it holds in memory (:class:`FollowedMatches`:
+a process hears nothing of the matches other processes play).  An
 action's notice also carries the action, ``'<match id> <version> <ply> <seat> <notation>'``
 (:class:`Step`): a process whose cached room is at the version before applies it as it
 is, without reading the database.  A process that hears of any other version newer than
@@ -15,7 +18,10 @@ process and nothing to hear: the bus is not started.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import select
+import socket
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -29,7 +35,17 @@ from tabletop.server.leader import KEEPALIVE
 log = logging.getLogger("tabletop.server")
 
 CHANNEL = "tabletop_matches"
-"""The PostgreSQL notification channel of match changes."""
+"""The key of the match channels' handler in :class:`PostgresListener`'s ``handlers``;
+each match's changes go out on its own channel, :func:`match_channel`."""
+
+MATCH_CHANNEL_PREFIX = "tabletop_match_"
+
+
+def match_channel(match_id: str) -> str:
+    """The channel of ``match_id``'s changes (at most 15 + 32 bytes: PostgreSQL's
+    identifiers hold 63)."""
+    return MATCH_CHANNEL_PREFIX + match_id
+
 
 CHAT_CHANNEL = "tabletop_chat"
 """The channel of chat lines: ``'<match id> <n>'`` once line ``n`` is stored."""
@@ -42,11 +58,18 @@ PRESENCE_CHANNEL = "tabletop_presence"
 on a websocket or a process's last socket of the seat closes (the code names the process,
 the seat and which: ``tables.presence_code``)."""
 
-MATCH_CHANNELS = frozenset({CHANNEL, SEATS_CHANNEL})
-"""The channels whose notices only a process holding the match acts on."""
+HELD_CHANNELS = frozenset({SEATS_CHANNEL})
+"""The channels heard by every process whose notices only a process holding the match
+acts on (besides the matches' own channels)."""
 
 RECONNECT_S = 1.0
 """Pause before the listener connects again after losing its connection."""
+
+WAIT_S = 1.0
+"""The longest the listener's thread sleeps between looks at its stop flag."""
+
+LISTEN_BATCH = 500
+"""Channels (UN)LISTENed in one statement."""
 
 
 def is_postgres(url: str) -> bool:
@@ -94,6 +117,95 @@ def parse_step(payload: str) -> Step | None:
     return Step(int(fields[2]), int(fields[3]), fields[4])
 
 
+class FollowedMatches:
+    """The matches whose channels this process LISTENs on: the rooms it holds in memory.
+
+    The rooms add and discard matches on the event loop; the listener's thread takes the
+    changes (:meth:`take`, woken through :meth:`fileno`) and LISTENs or UNLISTENs, then tells the loop which channels
+    it now hears (``listened`` of :class:`PostgresListener`): a change committed between
+    the room's load and its LISTEN was announced to nobody here, so the rooms read those
+    matches' versions once more.  Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._followed: set[str] = set()
+        self._to_listen: set[str] = set()
+        self._to_unlisten: set[str] = set()
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+        """Made by :meth:`fileno` (the listener's): readable while changes wait."""
+        self._woken = False
+
+    @property
+    def has_changes(self) -> bool:
+        """Whether :meth:`take` has anything (read without the lock: a hint)."""
+        return bool(self._to_listen or self._to_unlisten)
+
+    def fileno(self) -> int:
+        """A file descriptor that is readable while changes wait for :meth:`take` (the
+        listener's thread selects on it with the database connection's socket)."""
+        with self._lock:
+            if self._wake is None:
+                self._wake = socket.socketpair()
+                self._wake[0].setblocking(False)
+                if self._to_listen or self._to_unlisten:
+                    self._changed()
+            return self._wake[0].fileno()
+
+    def _changed(self) -> None:
+        """Under the lock: wakes the listener on the first change since :meth:`take`."""
+        if self._wake is not None and not self._woken:
+            self._woken = True
+            with contextlib.suppress(OSError):
+                self._wake[1].send(b"!")
+
+    def add(self, match_id: str) -> None:
+        with self._lock:
+            if match_id in self._followed:
+                return
+            self._followed.add(match_id)
+            # Even where its channel is still LISTENed (discarded a moment ago), a notice
+            # heard while no room held the match was dropped: LISTEN again (a no-op for
+            # PostgreSQL), and the rooms read the version once more.
+            self._to_unlisten.discard(match_id)
+            self._to_listen.add(match_id)
+            self._changed()
+
+    def discard(self, match_id: str) -> None:
+        with self._lock:
+            if match_id not in self._followed:
+                return
+            self._followed.discard(match_id)
+            if match_id in self._to_listen:
+                self._to_listen.discard(match_id)
+            else:
+                self._to_unlisten.add(match_id)
+                self._changed()
+
+    def __contains__(self, match_id: object) -> bool:
+        return match_id in self._followed
+
+    def __len__(self) -> int:
+        return len(self._followed)
+
+    def take(self) -> tuple[list[str], list[str]]:
+        """The matches to LISTEN on and to UNLISTEN from since the last call."""
+        with self._lock:
+            listen, self._to_listen = sorted(self._to_listen), set()
+            unlisten, self._to_unlisten = sorted(self._to_unlisten), set()
+            if self._woken and self._wake is not None:
+                self._woken = False
+                with contextlib.suppress(BlockingIOError):
+                    self._wake[0].recv(16)
+        return listen, unlisten
+
+    def reset(self) -> None:
+        """A new connection listens on nothing: every followed match is to LISTEN on."""
+        with self._lock:
+            self._to_listen = set(self._followed)
+            self._to_unlisten = set()
+
+
 Handler = Callable[..., None]
 """Runs on the event loop for each ``'<match id> <number>'`` notification of its channel:
 ``handler(match_id, number)``, and on :data:`CHANNEL` ``heard(match_id, version, step)``
@@ -103,19 +215,23 @@ Handler = Callable[..., None]
 class PostgresListener:
     """LISTENs in a thread and hands each notification to the event loop.
 
-    ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version, step)``,
-    and :data:`CHAT_CHANNEL`, :data:`SEATS_CHANNEL`, :data:`PRESENCE_CHANNEL`) to what runs
-    on the loop for each of its notifications.  ``holds(match_id)``, where given, is asked
-    in the listener's thread for each notice of :data:`CHANNEL` and :data:`SEATS_CHANNEL`,
-    and a notice of a match it does not hold is dropped there: with several processes
-    every one hears every action, and handing a notice to the loop (a wake-up, a queue, a
-    call) cost about 0.03 ms of CPU where the thread's own part is 0.02 ms (``tabletop
-    bench bus``; ``docs/benchmarks.md``, "What a notice costs"); the handlers of those
-    channels drop a match they do not cache in the same way.  ``reconnected()`` runs on
-    the loop after each (re)connection, since notifications sent while the listener was
-    away are lost and the caller must catch up.  The session is named
-    ``application_name`` (with TCP keepalives, as the lease's): while it exists the
-    process is alive (``Tables.forget_dead_processes``).
+    ``handlers`` maps each channel (:data:`CHANNEL`: ``heard(match_id, version, step)``
+    for the channel of every match in ``followed``, :func:`match_channel`; and
+    :data:`CHAT_CHANNEL`, :data:`SEATS_CHANNEL`, :data:`PRESENCE_CHANNEL`, LISTENed as
+    they are) to what runs on the loop for each of its notifications.  The matches'
+    channels follow ``followed`` (woken by it); ``listened(match_ids)``
+    runs on the loop once the channels of matches newly followed are LISTENed.
+
+    ``holds(match_id)``, where given, is asked in the listener's thread for each notice of
+    a match and of :data:`SEATS_CHANNEL`, and a notice of a match it does not hold is
+    dropped there (a match just discarded, before its UNLISTEN; a seat's notice of any
+    match): handing a notice to the loop (a wake-up, a queue, a call) costs about 0.03 ms
+    of CPU where the thread's own part is 0.02 ms (``tabletop bench bus``;
+    ``docs/benchmarks.md``, "What a notice costs").  ``reconnected()`` runs on the loop
+    after each (re)connection, since notifications sent while the listener was away are
+    lost and the caller must catch up.  The session is named ``application_name`` (with
+    TCP keepalives, as the lease's): while it exists the process is alive
+    (``Tables.forget_dead_processes``).
     """
 
     def __init__(
@@ -126,6 +242,8 @@ class PostgresListener:
         reconnected: Callable[[], None],
         application_name: str = "tabletop",
         holds: Callable[[str], bool] | None = None,
+        followed: FollowedMatches | None = None,
+        listened: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         self.application_name = application_name
@@ -134,6 +252,8 @@ class PostgresListener:
         self.handlers = dict(handlers)
         self.reconnected = reconnected
         self.holds = holds
+        self.followed = followed if followed is not None else FollowedMatches()
+        self.listened = listened
         self.listening = threading.Event()
         self._calls: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """What the thread has heard and the loop has not yet run, in order."""
@@ -158,8 +278,7 @@ class PostgresListener:
 
         The loop is woken once for all that the thread hears before it runs them (one
         wake-up of the loop from this thread costs a pipe write and a switch of the GIL:
-        with several processes each hears every action, so under load the notices of
-        many actions share one).
+        under load the notices of many actions share one).
         """
         with self._calls_lock:
             self._calls.append((handler, args))
@@ -189,15 +308,39 @@ class PostgresListener:
         unless it is malformed, of no channel handled here, or of a match this process
         does not hold (``holds``)."""
         parsed = parse_notice(payload)
-        handler = self.handlers.get(channel)
+        of_match = channel.startswith(MATCH_CHANNEL_PREFIX)
+        if of_match:
+            handler = self.handlers.get(CHANNEL)
+            if parsed is not None and channel != match_channel(parsed[0]):
+                return
+        else:
+            handler = self.handlers.get(channel) if channel != CHANNEL else None
         if parsed is None or handler is None:
             return
-        if self.holds is not None and channel in MATCH_CHANNELS and not self.holds(parsed[0]):
+        if self.holds is not None and (of_match or channel in HELD_CHANNELS) and not self.holds(parsed[0]):
             return
-        if channel == CHANNEL:
+        if of_match:
             self._hand_over(handler, (*parsed, parse_step(payload)))
         else:
             self._hand_over(handler, parsed)
+
+    def _follow(self, conn: Any, *, everything: bool = False) -> bool:
+        """In the listener's thread: LISTENs on the channels of the matches followed since
+        the last call and UNLISTENs from those no longer followed; then ``listened`` on the
+        loop (not after a (re)connection, ``everything``: ``reconnected`` catches up all).
+        Returns whether it sent anything."""
+        from psycopg import sql
+
+        listen, unlisten = self.followed.take()
+        for command, match_ids in (("UNLISTEN", unlisten), ("LISTEN", listen)):
+            for start in range(0, len(match_ids), LISTEN_BATCH):
+                chunk = match_ids[start : start + LISTEN_BATCH]
+                conn.execute(
+                    sql.SQL("; ").join(sql.SQL(command + " {}").format(sql.Identifier(match_channel(m))) for m in chunk)
+                )
+        if listen and not everything and self.listened is not None:
+            self._hand_over(self.listened, (listen,))
+        return bool(listen or unlisten)
 
     def _run(self) -> None:
         import psycopg  # the ``postgres`` extra
@@ -207,12 +350,28 @@ class PostgresListener:
                 options: dict[str, Any] = {"application_name": self.application_name, **KEEPALIVE}
                 with psycopg.connect(self.conninfo, autocommit=True, **options) as conn:
                     for channel in self.handlers:
-                        conn.execute(f"LISTEN {channel}")
+                        if channel != CHANNEL:
+                            conn.execute(f"LISTEN {channel}")
+                    self.followed.reset()
+                    self._follow(conn, everything=True)
+                    for notice in conn.notifies(timeout=0):
+                        self._dispatch(notice.channel, notice.payload)
                     self.listening.set()
                     self._hand_over(self.reconnected, ())
+                    pgconn = conn.pgconn
+                    sockets = [conn.fileno(), self.followed.fileno()]
                     while not self._stop.is_set():
-                        for notice in conn.notifies(timeout=1.0):
-                            self._dispatch(notice.channel, notice.payload)
+                        if self.followed.has_changes and self._follow(conn):
+                            # What arrived while it LISTENed (psycopg kept it).
+                            for notice in conn.notifies(timeout=0):
+                                self._dispatch(notice.channel, notice.payload)
+                        readable, _, _ = select.select(sockets, [], [], WAIT_S)
+                        if sockets[0] in readable:
+                            # libpq's own calls, as psycopg's ``notifies`` makes them, without
+                            # its generator and timers: this runs for every notice heard.
+                            pgconn.consume_input()
+                            while (raw := pgconn.notifies()) is not None:
+                                self._dispatch(raw.relname.decode(), raw.extra.decode())
             except Exception:
                 if self._stop.is_set():
                     return

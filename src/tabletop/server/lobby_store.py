@@ -252,8 +252,8 @@ class TableStore:
     ) -> None:
         """A change of the table that changes the match (a seat taken over or back, a
         resignation, the end), as the match's next version: the same compare-and-set as an
-        action's, so a process whose cache is behind is refused, and every process hears the
-        new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
+        action's, so a process whose cache is behind is refused, and every process holding the
+        match hears the new version and reloads the seats and the table.  ``seat_agent``: ``(seat, agent)``,
         who plays that seat from now on.
 
         Raises:

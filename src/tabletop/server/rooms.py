@@ -38,7 +38,7 @@ from tabletop.core.protocol import TERMINAL, Game, GameConfig, Move, State
 from tabletop.core.record import GameRecord, PlayerInfo
 from tabletop.core.registry import make
 from tabletop.server.bots import BotPool, fallback_action
-from tabletop.server.bus import Step
+from tabletop.server.bus import FollowedMatches, Step
 from tabletop.server.guard import MAX_DETAIL, SlidingWindow, clip
 from tabletop.server.leader import Leadership, SoleProcess
 from tabletop.server.replay import BOARD_HISTORY
@@ -479,9 +479,13 @@ class RoomManager:
         leadership: Leadership | None = None,
         idle_s: float = 1800.0,
         rateable: Rateable | None = None,
+        followed: FollowedMatches | None = None,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
+        self.followed = followed if followed is not None else FollowedMatches()
+        """The matches held here, whose changes the bus brings (``server/bus.py``): every
+        room in memory, added and discarded with it."""
         self.leadership = leadership or SoleProcess()
         """Whether this process does the work that must happen once (``server/leader.py``)."""
         self.idle_s = idle_s
@@ -700,7 +704,7 @@ class RoomManager:
             rated,
         )
         room = Room(match_id, game, config_json, hotseat, tuple(seats), 0, initial, rated=rated, used=self.now())
-        self._rooms[match_id] = room
+        self._hold(room)
         self._schedule_bot(room)
         return room, tokens
 
@@ -744,7 +748,7 @@ class RoomManager:
                     ) from None
                 await self.listeners.loaded(room, row)
                 room.used = self.now()
-                self._rooms[match_id] = room
+                self._hold(room)
         finally:
             self._loading.pop(match_id, None)
         if self.leadership.alone:
@@ -774,7 +778,7 @@ class RoomManager:
             and not self.listeners.holds(room)
         ]
         for match_id in idle:
-            del self._rooms[match_id]
+            self._let_go(match_id)
         if idle:
             log.info("dropped %d idle matches from memory", len(idle))
         return len(idle)
@@ -962,6 +966,37 @@ class RoomManager:
         if await self.refresh_from_store(room):
             asyncio.get_running_loop().call_soon(self.broadcast, room)
 
+    def _hold(self, room: Room) -> None:
+        """Keeps ``room`` in memory, and its match's changes coming (the bus)."""
+        self._rooms[room.id] = room
+        self.followed.add(room.id)
+
+    def _let_go(self, match_id: str) -> None:
+        """Drops a room from memory; the bus stops bringing its changes."""
+        del self._rooms[match_id]
+        self.followed.discard(match_id)
+
+    def listened(self, match_ids: list[str]) -> None:
+        """The bus: it now hears the changes of ``match_ids``; a change committed between a
+        room's load and then was announced to nobody here, so their versions are read once
+        more (one query for all) and a room behind catches up."""
+
+        async def check() -> None:
+            held = [match_id for match_id in match_ids if match_id in self._rooms]
+            if not held or self._closing:
+                return
+            try:
+                versions = await self._run_db(self.store.versions, held)
+            except Exception:
+                log.exception("the versions of %d matches could not be read", len(held))
+                return
+            for match_id, version in versions.items():
+                self.heard(match_id, version)
+
+        task = asyncio.get_running_loop().create_task(check())
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
     def holds(self, match_id: str) -> bool:
         """Whether ``match_id`` is cached here.  Asked from the bus's thread (a dict
         lookup, atomic under the GIL): a notice of a match not cached is dropped there,
@@ -979,7 +1014,7 @@ class RoomManager:
             # Nothing here needs it current: forget it rather than apply every action
             # another process commits (the process that made a match caches it, while its
             # players' sockets may all sit on another); the next request reloads it.
-            del self._rooms[match_id]
+            self._let_go(match_id)
             return
         task = asyncio.get_running_loop().create_task(self._catch_up(room, version, step))
         self._catching_up.add(task)
@@ -1285,7 +1320,7 @@ class RoomManager:
             else:
                 del self._sockets[client]
         if not room.subscribers and room.state.is_terminal() and self._rooms.get(room.id) is room:
-            del self._rooms[room.id]
+            self._let_go(room.id)
 
     def is_loaded(self, match_id: str) -> bool:
         """Whether the match is in memory (for tests)."""

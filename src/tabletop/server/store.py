@@ -70,7 +70,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, Update
 
 from tabletop.server import migrate
-from tabletop.server.bus import CHANNEL, SEATS_CHANNEL, Step, notice_payload
+from tabletop.server.bus import SEATS_CHANNEL, Step, match_channel, notice_payload
 
 log = logging.getLogger("tabletop.server")
 
@@ -376,6 +376,41 @@ class _WriteSql:
             dialect,
         )
         self.notify = _Statement(select(func.pg_notify(bindparam("channel"), bindparam("payload"))), dialect)
+        self.append_and_notify = _append_and_notify(cas, dialect) if dialect.name == "postgresql" else None
+        """On PostgreSQL an action is one statement: the compare-and-set, the action's row
+        and the notice, in one round trip (a row back when the version was still ``old``)."""
+
+
+def _append_and_notify(cas: Callable[[Update], Update], dialect: Dialect) -> _Statement:
+    """``WITH bumped AS (UPDATE matches ... RETURNING id), added AS (INSERT INTO actions
+    SELECT ... FROM bumped RETURNING ply) SELECT pg_notify(...) FROM added``: nothing is
+    inserted or announced unless the compare-and-set matched.
+
+    Three statements an action cost the database thread and PostgreSQL three round trips
+    of parsing and binding each (``docs/benchmarks.md``, "One statement an action").
+    """
+    bumped = (
+        cas(update(matches))
+        .values(version=bindparam("new"), finished=bindparam("finished"), result=bindparam("result"))
+        .returning(matches.c.id)
+        .cte("bumped")
+    )
+    added = (
+        insert(actions)
+        .from_select(
+            ["match_id", "ply", "seat", "action", "at"],
+            select(
+                bumped.c.id,
+                bindparam("ply", type_=Integer),
+                bindparam("seat", type_=Integer),
+                bindparam("action", type_=Text),
+                bindparam("at", type_=String),
+            ),
+        )
+        .returning(actions.c.ply)
+        .cte("added")
+    )
+    return _Statement(select(func.pg_notify(bindparam("channel"), bindparam("payload"))).select_from(added), dialect)
 
 
 def open_database(url: str) -> Engine:
@@ -451,6 +486,12 @@ class MatchStore:
                     for s in seat_rows
                 ],
             )
+
+    def versions(self, match_ids: Sequence[str]) -> dict[str, int]:
+        """The stored version of each of ``match_ids`` that exists."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(matches.c.id, matches.c.version).where(matches.c.id.in_(match_ids))).all()
+        return {str(match_id): int(version) for match_id, version in rows}
 
     def get_match(self, match_id: str, from_ply: int = 0) -> MatchRow | None:
         """The stored match, or ``None``; its ``actions`` from ply ``from_ply`` on (a cache
@@ -557,6 +598,26 @@ class MatchStore:
             cursor = raw.cursor()
             try:
                 for write in writes:
+                    if isinstance(write, AppendAction) and sql.append_and_notify is not None:
+                        appended = Step(write.ply, write.seat, write.action)
+                        cursor.execute(
+                            sql.append_and_notify.text,
+                            sql.append_and_notify.args(
+                                new=write.version + 1,
+                                finished=write.result is not None,
+                                result=json.dumps(write.result),
+                                id=write.match_id,
+                                old=write.version,
+                                ply=write.ply,
+                                seat=write.seat,
+                                action=write.action,
+                                at=at,
+                                channel=match_channel(write.match_id),
+                                payload=notice_payload(write.match_id, write.version + 1, appended),
+                            ),
+                        )
+                        done.append(cursor.rowcount == 1)
+                        continue
                     if isinstance(write, AppendAction):
                         # As SQLAlchemy's JSON type writes it: ``null`` while the game goes on.
                         result = json.dumps(write.result)
@@ -593,7 +654,9 @@ class MatchStore:
                         # Inside the transaction: PostgreSQL delivers it on commit only.
                         step = Step(write.ply, write.seat, write.action) if isinstance(write, AppendAction) else None
                         payload = notice_payload(write.match_id, write.version + 1, step)
-                        cursor.execute(sql.notify.text, sql.notify.args(channel=CHANNEL, payload=payload))
+                        cursor.execute(
+                            sql.notify.text, sql.notify.args(channel=match_channel(write.match_id), payload=payload)
+                        )
                     done.append(True)
             finally:
                 cursor.close()
@@ -660,9 +723,9 @@ class MatchStore:
 
 
 def announce(conn: Connection, match_id: str, version: int) -> None:
-    """Tells every process (the bus) that ``match_id`` is at ``version``, on PostgreSQL.
+    """Tells the processes that hold ``match_id`` (the bus) that it is at ``version``, on PostgreSQL.
 
     Inside the writing transaction: PostgreSQL delivers the notification on commit only.
     """
     if conn.dialect.name == "postgresql":
-        conn.execute(select(func.pg_notify(CHANNEL, f"{match_id} {version}")))
+        conn.execute(select(func.pg_notify(match_channel(match_id), f"{match_id} {version}")))
