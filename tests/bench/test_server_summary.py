@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-from tabletop.bench.server import BenchResult, _tree_cpu_seconds
+from tabletop.bench.cpu import tree_cpu_seconds
+from tabletop.bench.server import BenchResult
 
 
 def _result(**fields: float | None) -> BenchResult:
@@ -33,8 +34,8 @@ def test_the_watched_processes_per_action() -> None:
 
 def test_a_process_tree_counts_its_children() -> None:
     # A child that burns CPU and is reaped: its time is the parent's (this test process's).
-    before = _tree_cpu_seconds(os.getpid())
+    before = tree_cpu_seconds(os.getpid())
     subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
-    after = _tree_cpu_seconds(os.getpid())
+    after = tree_cpu_seconds(os.getpid())
     assert before is not None and after is not None and after - before >= 0.02
-    assert _tree_cpu_seconds(2**22 + 12345) is None
+    assert tree_cpu_seconds(2**22 + 12345) is None

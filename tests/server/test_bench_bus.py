@@ -25,6 +25,8 @@ def test_notices_are_heard_or_dropped_in_the_thread_and_counted() -> None:
     assert TEST_DB is not None
     handed = run_bus_bench(TEST_DB, 200, 1.5, hand_over=True)
     assert handed.sent >= 200 and handed.heard == handed.sent and handed.cpu_seconds > 0
-    held = run_bus_bench(TEST_DB, 200, 1.5, hand_over=False)
+    held = run_bus_bench(TEST_DB, 200, 1.5, hand_over=False, others=2, watch=[os.getpid()])
     assert held.sent >= 200 and held.heard == 0
     assert "ms a notice" in held.summary()
+    # This process's tree holds the sender, which used CPU; the others heard nothing.
+    assert held.watched_cpu_s[os.getpid()] > 0 and f"process {os.getpid()} and its children" in held.summary()

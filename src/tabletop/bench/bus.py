@@ -7,6 +7,9 @@ while a child process sends ``pg_notify`` on two matches' channels at a fixed ra
 reports this process's CPU (the listener's thread and the loop together) per notice sent.
 With ``hand_over=False`` the notices are of matches the process does not hold (it follows
 another match), as another process's actions are for a server: it does not hear them.
+``others`` more listening sessions, each following 50 other matches, stand for the other
+server processes; the CPU of the processes in ``watch`` (PostgreSQL's postmaster and its
+children) shows what each costs the database.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import resource
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy.engine import make_url
 
+from tabletop.bench.cpu import tree_cpu_seconds
 from tabletop.server.bus import CHANNEL, FollowedMatches, PostgresListener, Step, match_channel, notice_payload
 
 SENDER = """
@@ -53,6 +58,8 @@ class BusBenchResult:
     heard: int
     cpu_seconds: float
     wall_seconds: float
+    watched_cpu_s: dict[int, float] = field(default_factory=dict)
+    """The CPU of each watched process (with its children) over the run."""
 
     @property
     def ms_per_notice(self) -> float:
@@ -62,6 +69,10 @@ class BusBenchResult:
         return (
             f"{self.sent} notices sent in {self.wall_seconds:.1f} s, {self.heard} handed to the loop; "
             f"listening process CPU {self.cpu_seconds:.3f} s: {self.ms_per_notice:.4f} ms a notice"
+        ) + "".join(
+            f"; process {pid} and its children {1000 * cpu / self.sent:.4f} ms a notice"
+            for pid, cpu in self.watched_cpu_s.items()
+            if self.sent
         )
 
 
@@ -70,16 +81,47 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_bus_bench(db_url: str, rate: float, seconds: float, *, hand_over: bool = True) -> BusBenchResult:
+def run_bus_bench(
+    db_url: str,
+    rate: float,
+    seconds: float,
+    *,
+    hand_over: bool = True,
+    others: int = 0,
+    watch: Sequence[int] = (),
+) -> BusBenchResult:
     """Listens for ``seconds`` while a child sends ``rate`` notices a second.
 
     Raises:
-        RuntimeError: if the listener does not connect or the sender fails.
+        RuntimeError: if a listener does not connect or the sender fails.
     """
-    return asyncio.run(_run(db_url, rate, seconds, hand_over))
+    return asyncio.run(_run(db_url, rate, seconds, hand_over, others, watch))
 
 
-async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> BusBenchResult:
+async def _start_others(db_url: str, loop: asyncio.AbstractEventLoop, others: int) -> list[PostgresListener]:
+    """Listening sessions standing for other server processes, 50 matches of their own each."""
+    listeners = []
+    for i in range(others):
+        followed = FollowedMatches()
+        for k in range(50):
+            followed.add(f"elsewhere{i}-{k}")
+        listener = PostgresListener(
+            db_url, loop, {CHANNEL: _ignore}, lambda: None, f"tabletop-bench-bus-{i}", followed=followed
+        )
+        listeners.append(listener)
+        await asyncio.to_thread(listener.start)
+        if not listener.listening.is_set():
+            raise RuntimeError("a listener did not connect to the database")
+    return listeners
+
+
+def _ignore(*_args: object) -> None:
+    pass
+
+
+async def _run(
+    db_url: str, rate: float, seconds: float, hand_over: bool, others: int, watch: Sequence[int]
+) -> BusBenchResult:
     loop = asyncio.get_running_loop()
     heard = 0
 
@@ -100,15 +142,18 @@ async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> Bus
         followed=followed,
     )
     await asyncio.to_thread(listener.start)
+    elsewhere: list[PostgresListener] = []
     try:
         if not listener.listening.is_set():
             raise RuntimeError("the listener did not connect to the database")
+        elsewhere = await _start_others(db_url, loop, others)
         conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
         # As a server's: an action's notice with its step (a Terra Nova slide's notation).
         notices = (
             (match_channel("m1"), notice_payload("m1", 41, Step(40, 0, "S-d4-e5"))),
             (match_channel("m2"), notice_payload("m2", 42, Step(41, 1, "S-e5-f6"))),
         )
+        watched_start = {pid: tree_cpu_seconds(pid) for pid in watch}
         cpu_start, wall_start = _cpu(), time.monotonic()
         sender = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -129,6 +174,14 @@ async def _run(db_url: str, rate: float, seconds: float, hand_over: bool) -> Bus
         while hand_over and heard < sent and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)  # the last notices' thread work
-        return BusBenchResult(sent, heard, _cpu() - cpu_start, time.monotonic() - wall_start)
+        cpu, wall = _cpu() - cpu_start, time.monotonic() - wall_start
+        watched = {
+            pid: end - start
+            for pid, start in watched_start.items()
+            if start is not None and (end := tree_cpu_seconds(pid)) is not None
+        }
+        return BusBenchResult(sent, heard, cpu, wall, watched)
     finally:
         listener.close()
+        for other in elsewhere:
+            other.close()

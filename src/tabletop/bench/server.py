@@ -41,6 +41,7 @@ from typing import Any
 import httpx2
 from websockets.asyncio.client import connect
 
+from tabletop.bench.cpu import process_cpu_seconds, tree_cpu_seconds
 from tabletop.server.local import free_port, sigterm_as_keyboard_interrupt, start_server, stop_server
 
 SPREAD_SOCKETS = "socket"
@@ -151,20 +152,11 @@ def _cpu_of(procs: Sequence[subprocess.Popen[bytes]]) -> float | None:
     """The processes' CPU time together, or ``None`` where ``/proc`` cannot say."""
     total = 0.0
     for proc in procs:
-        seconds = _cpu_seconds(proc.pid)
+        seconds = process_cpu_seconds(proc.pid)
         if seconds is None:
             return None
         total += seconds
     return total
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process, from /proc (None elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 MAKING_AT_ONCE = 8
@@ -212,32 +204,6 @@ def _wait_for_proxy(base: str, processes: int) -> None:
             else:
                 time.sleep(0.2)
     raise RuntimeError(f"the proxy at {base} did not reach the {processes} server processes within {PROXY_WAIT_S:g} s")
-
-
-def _tree_cpu_seconds(root: int) -> float | None:
-    """CPU time of ``root``, its live descendants and the children each has reaped (Linux
-    ``/proc``; None elsewhere or once ``root`` is gone)."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(f) for f in fields[11:15]) / tick
-    if root not in times:
-        return None
-    tree, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent]
-        tree.update(children)
-        frontier.extend(children)
-    return sum(times[pid] for pid in tree)
 
 
 def _pick(legal: dict[str, list[str]], rng: random.Random) -> str:
@@ -535,7 +501,7 @@ async def _run_clients(
     # set-up, hundreds of handshakes and matches made, is not play).
     start = time.monotonic()
     cpu_start = server_cpu()
-    watched_start = {pid: _tree_cpu_seconds(pid) for pid in watch}
+    watched_start = {pid: tree_cpu_seconds(pid) for pid in watch}
     client_start = time.process_time()
     clock[0] = start + seconds
     try:
@@ -546,7 +512,7 @@ async def _run_clients(
     result.seconds = time.monotonic() - start
     result.client_cpu_s = time.process_time() - client_start
     for pid, before in watched_start.items():
-        after = _tree_cpu_seconds(pid)
+        after = tree_cpu_seconds(pid)
         if before is not None and after is not None:
             result.watched_cpu_s[pid] = after - before
     cpu_end = server_cpu()

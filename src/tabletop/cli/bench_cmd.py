@@ -542,10 +542,28 @@ def bus(
         bool,
         typer.Option(
             "--hand-over/--held-elsewhere",
-            help="Notices of a match this process holds (handed to its loop) or of another process's (dropped in"
-            " the listener's thread).",
+            help="Notices of a match this process holds (handed to its loop) or of another process's (not"
+            " LISTENed on: never delivered).",
         ),
     ] = True,
+    others: Annotated[
+        int,
+        typer.Option(
+            "--others",
+            min=0,
+            max=64,
+            help="More listening sessions, as other server processes holding other matches (what each costs"
+            " PostgreSQL: see --cpu-of).",
+        ),
+    ] = 0,
+    cpu_of: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--cpu-of",
+            help="A process (with its children) whose CPU over the run is reported per notice, e.g."
+            " PostgreSQL's postmaster; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """What hearing one notice of the bus costs a server process: CPU per notice of the
     server's listener on an idle loop, while a child sends notices at --rate."""
@@ -559,8 +577,11 @@ def bus(
         postgres = False
     if not postgres:
         fail(f"--db {db!r} is not a PostgreSQL URL, e.g. postgresql+psycopg://user:password@127.0.0.1/bench")
+    for pid in cpu_of or ():
+        if not Path(f"/proc/{pid}/stat").exists():
+            fail(f"--cpu-of {pid}: no such process (its CPU is read from /proc)")
     try:
-        result = run_bus_bench(db, rate, seconds, hand_over=hand_over)
+        result = run_bus_bench(db, rate, seconds, hand_over=hand_over, others=others, watch=cpu_of or ())
     except RuntimeError as exc:
         say_err(f"bench bus: {exc}")
         raise typer.Exit(1) from None
