@@ -100,3 +100,37 @@ def test_a_match_with_a_socket_stays(idle_client: tuple[TestClient, FakeClock]) 
     clock.now += IDLE_S  # the socket is gone, and the room was last used when it connected
     assert _rooms(client).evict_idle() >= 1
     assert not _rooms(client).is_loaded(m["id"])
+
+
+def test_the_bus_follows_the_rooms_in_memory_and_a_newly_followed_one_reads_its_version(
+    idle_client: tuple[TestClient, FakeClock],
+) -> None:
+    import asyncio
+
+    from tabletop.server.store import AppendAction
+
+    client, clock = idle_client
+    rooms = _rooms(client)
+    m = create_toy(client)
+    for version, cell in enumerate("abc"):
+        assert _act(client, m, version, cell).status_code == 200
+    assert m["id"] in rooms.followed
+
+    # Another process's action, committed while this one was not yet LISTENing on the match.
+    assert rooms.store.commit_writes([AppendAction(m["id"], 3, 3, 1, "d", None)]) == [True]
+    assert client.get(f"/api/matches/{m['id']}").json()["version"] == 3  # nobody told this process
+
+    async def listened() -> None:
+        rooms.listened([m["id"]])
+        await asyncio.sleep(0)
+        while rooms._catching_up:
+            await asyncio.sleep(0.01)
+
+    client.portal.call(listened)  # type: ignore[union-attr]
+    view = client.get(f"/api/matches/{m['id']}").json()
+    assert view["version"] == 4 and [e["action"] for e in view["log"]] == list("abcd")
+
+    other = create_toy(client)
+    clock.now += IDLE_S + SWEEP_S  # the first match goes idle and leaves memory: no longer followed
+    assert client.get(f"/api/matches/{other['id']}").status_code == 200
+    assert not rooms.is_loaded(m["id"]) and m["id"] not in rooms.followed and other["id"] in rooms.followed
