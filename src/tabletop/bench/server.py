@@ -25,6 +25,7 @@ import asyncio
 import gc
 import itertools
 import json
+import math
 import os
 import random
 import statistics
@@ -159,6 +160,9 @@ def _cpu_of(procs: Sequence[subprocess.Popen[bytes]]) -> float | None:
     return total
 
 
+ACK_WAIT_S = 30.0
+"""How long a player waits for an ack still due once play is over."""
+
 MAKING_AT_ONCE = 8
 """Matches the bench makes at once before play (over one kept connection per process or
 proxy: a new connection per match made 1,000 matches through a proxy take minutes)."""
@@ -278,34 +282,12 @@ class _Player:
         # clients' loop a few hundred milliseconds, during which acks were timed late.
         backlog = [json.loads(first)] if _wanted(first, mine) else []
         await ready.wait()
-        while True:
-            left = clock[0] - time.monotonic()
-            if left <= 0:
-                # Play is over: an action still being thought of is not sent (it would be
-                # timed while the others hang up); wait only for outstanding acks (bounded).
-                for thought, task in list(thinking.items()):
-                    if pending.get(thought) == float("inf"):
-                        task.cancel()
-                        del pending[thought]
-                if not pending:
-                    return False
-            try:
-                if backlog:
-                    msg = backlog.pop()
-                else:
-                    # A deadline on this task (not wait_for's task a frame): the clients
-                    # share the CPU with the servers they measure.  An action sent waits
-                    # for its ack; a player thinking wakes at the end of play.
-                    sent = any(at != float("inf") for at in pending.values())
-                    async with asyncio.timeout(max(left, 0) + (30 if sent else 0.05)):
-                        raw = await ws.recv()
-                    if not _wanted(raw, mine):
-                        continue
-                    msg = json.loads(raw)
-            except TimeoutError:
-                if time.monotonic() >= clock[0] + 30:
-                    return False
-                continue
+        while clock[0] == math.inf:  # the start line sets the end of play
+            await asyncio.sleep(0.001)
+
+        def handle(msg: dict[str, Any]) -> bool:
+            """Takes one message; ``True`` once the game is over and no ack is awaited."""
+            nonlocal req, acted_on
             kind = msg["type"]
             now = time.perf_counter()
             if kind == "ack":
@@ -316,14 +298,10 @@ class _Player:
                 self.result.errors += 1
                 pending.pop(int(msg.get("req") or 0), None)
             elif kind == "state":
-                if msg["terminal"]:
-                    if not pending:
-                        return True
-                    continue
-                if msg["current_player"] != seat or msg["version"] <= acted_on:
-                    continue
+                if msg["terminal"] or msg["current_player"] != seat or msg["version"] <= acted_on:
+                    return bool(msg["terminal"]) and not pending
                 if time.monotonic() >= clock[0]:
-                    continue
+                    return False
                 acted_on = msg["version"]
                 req += 1
                 # Think in a task: the loop keeps reading, so acks are timed when they arrive.
@@ -333,8 +311,40 @@ class _Player:
                 task = asyncio.create_task(self._act(ws, pending, req, token, msg["version"], action, think))
                 thinking[req] = task
                 task.add_done_callback(partial(_forget, thinking, req))
-            if not pending and msg.get("terminal"):
+            return bool(msg.get("terminal")) and not pending
+
+        # Play: one deadline for the whole play on this task (a deadline a frame cost the
+        # clients, who share the CPU with the servers they measure, a tenth of their time).
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout_at(loop.time() + clock[0] - time.monotonic()):
+                while True:
+                    if backlog:
+                        msg = backlog.pop()
+                    else:
+                        raw = await ws.recv()
+                        if not _wanted(raw, mine):
+                            continue
+                        msg = json.loads(raw)
+                    if handle(msg):
+                        return True
+        except TimeoutError:
+            pass
+        # Play is over: an action still being thought of is not sent (it would be timed
+        # while the others hang up); wait only for outstanding acks, each for a bounded time.
+        for thought, task in list(thinking.items()):
+            if pending.get(thought) == float("inf"):
+                task.cancel()
+                del pending[thought]
+        while pending:
+            try:
+                async with asyncio.timeout(ACK_WAIT_S):
+                    raw = await ws.recv()
+            except TimeoutError:
+                return False
+            if _wanted(raw, mine) and handle(json.loads(raw)):
                 return True
+        return False
 
 
 def _forget(thinking: dict[int, asyncio.Task[None]], req: int, _task: asyncio.Task[None]) -> None:
@@ -487,7 +497,7 @@ async def _run_clients(
                     player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting, everyone)
                 )
             )
-    clock[0] = time.monotonic() + 3600  # until everyone is connected
+    clock[0] = math.inf  # until everyone is connected
     await asyncio.wait_for(ready.wait(), timeout=120)
     # The clients time each round trip themselves, so a pause of their own loop counts as
     # server latency: a full collection over 2,000 sockets' objects took 0.1-0.3 s, and
