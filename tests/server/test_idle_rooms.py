@@ -116,9 +116,11 @@ def test_the_bus_follows_the_rooms_in_memory_and_a_newly_followed_one_reads_its_
         assert _act(client, m, version, cell).status_code == 200
     assert m["id"] in rooms.followed
 
-    # Another process's action, committed while this one was not yet LISTENing on the match.
+    # Another process's action, committed while this one was not yet LISTENing on the match
+    # (on PostgreSQL this process does LISTEN, and its bus may bring the action first).
     assert rooms.store.commit_writes([AppendAction(m["id"], 3, 3, 1, "d", None)]) == [True]
-    assert client.get(f"/api/matches/{m['id']}").json()["version"] == 3  # nobody told this process
+    if not rooms.store.notifies:
+        assert client.get(f"/api/matches/{m['id']}").json()["version"] == 3  # nobody told this process
 
     async def listened() -> None:
         rooms.listened([m["id"]])
