@@ -308,27 +308,23 @@ class PostgresListener:
         unless it is malformed, of no channel handled here, or of a match this process
         does not hold (``holds``)."""
         parsed = parse_notice(payload)
-        of_match = channel.startswith(MATCH_CHANNEL_PREFIX)
-        if of_match:
+        if parsed is None:
+            return
+        match_id = parsed[0]
+        held = self.holds is None or self.holds(match_id)
+        if channel.startswith(MATCH_CHANNEL_PREFIX):
             handler = self.handlers.get(CHANNEL)
-            if parsed is not None and channel != match_channel(parsed[0]):
-                return
-        else:
-            handler = self.handlers.get(channel) if channel != CHANNEL else None
-        if parsed is None or handler is None:
+            if handler is not None and channel == match_channel(match_id) and held:
+                self._hand_over(handler, (*parsed, parse_step(payload)))
             return
-        if self.holds is not None and (of_match or channel in HELD_CHANNELS) and not self.holds(parsed[0]):
-            return
-        if of_match:
-            self._hand_over(handler, (*parsed, parse_step(payload)))
-        else:
+        handler = self.handlers.get(channel) if channel != CHANNEL else None
+        if handler is not None and (held or channel not in HELD_CHANNELS):
             self._hand_over(handler, parsed)
 
-    def _follow(self, conn: Any, *, everything: bool = False) -> bool:
+    def _follow(self, conn: Any, *, everything: bool = False) -> None:
         """In the listener's thread: LISTENs on the channels of the matches followed since
         the last call and UNLISTENs from those no longer followed; then ``listened`` on the
-        loop (not after a (re)connection, ``everything``: ``reconnected`` catches up all).
-        Returns whether it sent anything."""
+        loop (not after a (re)connection, ``everything``: ``reconnected`` catches up all)."""
         from psycopg import sql
 
         listen, unlisten = self.followed.take()
@@ -340,7 +336,9 @@ class PostgresListener:
                 )
         if listen and not everything and self.listened is not None:
             self._hand_over(self.listened, (listen,))
-        return bool(listen or unlisten)
+        # What arrived while it (UN)LISTENed: psycopg kept it.
+        for notice in conn.notifies(timeout=0):
+            self._dispatch(notice.channel, notice.payload)
 
     def _run(self) -> None:
         import psycopg  # the ``postgres`` extra
@@ -354,17 +352,13 @@ class PostgresListener:
                             conn.execute(f"LISTEN {channel}")
                     self.followed.reset()
                     self._follow(conn, everything=True)
-                    for notice in conn.notifies(timeout=0):
-                        self._dispatch(notice.channel, notice.payload)
                     self.listening.set()
                     self._hand_over(self.reconnected, ())
                     pgconn = conn.pgconn
                     sockets = [conn.fileno(), self.followed.fileno()]
                     while not self._stop.is_set():
-                        if self.followed.has_changes and self._follow(conn):
-                            # What arrived while it LISTENed (psycopg kept it).
-                            for notice in conn.notifies(timeout=0):
-                                self._dispatch(notice.channel, notice.payload)
+                        if self.followed.has_changes:
+                            self._follow(conn)
                         readable, _, _ = select.select(sockets, [], [], WAIT_S)
                         if sockets[0] in readable:
                             # libpq's own calls, as psycopg's ``notifies`` makes them, without
