@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
-from tabletop.bench.server import _Everyone, _wanted
+from tabletop.bench.server import _Everyone, _wanted, run_bench
 
 MINE = '"current_player":1,'
 
@@ -38,3 +39,13 @@ def test_no_player_is_done_before_every_player_is() -> None:
     order = asyncio.run(run())
     assert order[:2] == ["a done", "b done"]
     assert sorted(order[2:]) == ["a hangs up", "b hangs up"]
+
+
+def test_a_short_run_against_a_real_server_plays_and_loses_nothing(tmp_path: Path) -> None:
+    # The players' lean websocket client (bench/wsclient.py) against uvicorn's own
+    # websockets, through the whole run: matches made, sockets opened, actions acked,
+    # and the restarted server holding every acknowledged action.
+    result = run_bench(games=4, seconds=2.0, think_s=0.02, db_dir=tmp_path)
+    assert result.errors == 0 and result.lost == 0
+    assert result.actions > 20
+    assert len(result.rtts_ms) == result.actions

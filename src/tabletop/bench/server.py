@@ -7,8 +7,11 @@ round-robin proxy would, or every socket of a match to one process), or all thro
 ``proxy``.  Each simulated player
 waits a think time (exponentially distributed around ``think_s``), then sends a
 kind-first random legal move and times the round trip until the server's ack, which
-comes only after the action is committed.  After the run it restarts the server on the
-same database and checks that every acknowledged action is stored: nothing lost.
+comes only after the action is committed.  The players run in one process, on uvloop
+where it is installed, over a lean websocket client (:mod:`tabletop.bench.wsclient`):
+they share the cores with the servers they measure, so what they spend is taken from
+them.  After the run it restarts the server on the same database and checks that every
+acknowledged action is stored: nothing lost.
 
 With ``clock`` (``"realtime:600+5"``: 600 s a seat plus 5 s a turn; ``"turn:86400"``: a day
 a turn) the games are opened in the lobby and joined seat by seat instead, every player
@@ -40,9 +43,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from websockets.asyncio.client import connect
 
 from tabletop.bench.cpu import process_cpu_seconds, tree_cpu_seconds
+from tabletop.bench.wsclient import connect
 from tabletop.server.local import free_port, sigterm_as_keyboard_interrupt, start_server, stop_server
 
 SPREAD_SOCKETS = "socket"
@@ -176,6 +179,20 @@ PROXY_WAIT_S = 30.0
 """How long the bench waits for a proxy to send clients to every process it started."""
 
 
+def client_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The simulated players' event loop: uvloop's where it is installed (``uvicorn[standard]``
+    brings it, and the servers run on it), else asyncio's own.
+
+    The clients share the machine's cores with the servers they measure, so what they
+    spend is taken from the servers; on uvloop they spend less for the same play.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def _wait_for_proxy(base: str, processes: int) -> None:
     """Waits until the proxy at ``base`` has answered from ``processes`` different
     processes (it marks a process up only after its own health checks: haproxy,
@@ -256,7 +273,9 @@ class _Player:
         """
         try:
             async with connecting:
-                connection = await connect(url, max_size=None, open_timeout=60, compression=None)
+                # The lean client (bench/wsclient.py) sends no pings, as browsers send
+                # none: the servers ping the players, and they answer.
+                connection = await connect(url, open_timeout=60)
         except BaseException:
             everyone.leave()
             raise
@@ -609,22 +628,23 @@ def _measure(
             procs.append(_start_server(port, db_url))
         if proxy:
             _wait_for_proxy(proxy.rstrip("/"), len(ports))
-        acked = asyncio.run(
-            _run_clients(
-                bases,
-                game,
-                players,
-                games,
-                seconds,
-                think_s,
-                seed,
-                result,
-                clock,
-                spread,
-                lambda: _cpu_of(procs),
-                watch,
+        with asyncio.Runner(loop_factory=client_loop_factory()) as runner:
+            acked = runner.run(
+                _run_clients(
+                    bases,
+                    game,
+                    players,
+                    games,
+                    seconds,
+                    think_s,
+                    seed,
+                    result,
+                    clock,
+                    spread,
+                    lambda: _cpu_of(procs),
+                    watch,
+                )
             )
-        )
         for proc in procs:
             if proc.poll() is not None:
                 raise RuntimeError(f"a server exited during the run (status {proc.returncode})")
@@ -638,7 +658,12 @@ def _measure(
     try:
         with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
             for match_id, count in acked.items():
-                stored = http.get(f"/api/matches/{match_id}", params={"board": "false"}).json()["ply"]
+                answer = http.get(f"/api/matches/{match_id}", params={"board": "false"})
+                if answer.status_code != 200:
+                    raise RuntimeError(
+                        f"checking match {match_id} after the run: HTTP {answer.status_code} {answer.text[:200]}"
+                    )
+                stored = answer.json()["ply"]
                 result.lost += max(0, count - stored)
                 if stored != count:
                     result.errors += 1
