@@ -55,6 +55,22 @@ def test_a_stale_write_is_refused_alone(store: MatchStore) -> None:
     assert _stored(store, third) == (1, ["a"])
 
 
+def test_one_match_moves_twice_in_a_batch(store: MatchStore) -> None:
+    # Each compare-and-set sees the writes before it in the same transaction.
+    match_id, other = _match(store), _match(store)
+    answers = store.commit_writes(
+        [
+            AppendAction(match_id, 0, 0, 0, "a", None),
+            AppendAction(other, 0, 0, 0, "x", None),
+            AppendAction(match_id, 1, 1, 1, "b", None),
+            AppendAction(match_id, 1, 1, 1, "c", None),  # stale: the action before moved it to 2
+        ]
+    )
+    assert answers == [True, True, True, False]
+    assert _stored(store, match_id) == (2, ["a", "b"])
+    assert _stored(store, other) == (1, ["x"])
+
+
 def test_a_failing_write_fails_alone_and_the_others_commit(store: MatchStore) -> None:
     first, second = _match(store), _match(store)
     assert store.commit_writes([AppendAction(first, 0, 0, 0, "a", None)]) == [True]
