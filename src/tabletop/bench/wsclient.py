@@ -70,8 +70,8 @@ class _Protocol(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed: BaseException | None = None
         # The masks only keep a page's script from steering what a proxy caches (RFC 6455
-        # section 10.3); the players are no such script, and a system call a frame for
-        # os.urandom was a cost the servers' cores paid.
+        # section 10.3); the players are no such script, and os.urandom would be a system
+        # call a frame on the cores the servers use.
         self._masks = random.Random(int.from_bytes(os.urandom(8), "big"))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -95,7 +95,7 @@ class _Protocol(asyncio.Protocol):
             self._accept(head)
             if not self._open:
                 return
-        self._frames()
+        self._read_frames()
 
     def _accept(self, head: str) -> None:
         status, *lines = head.split("\r\n")
@@ -107,7 +107,7 @@ class _Protocol(asyncio.Protocol):
         self._open = True
         self.opened.set_result(None)
 
-    def _frames(self) -> None:
+    def _read_frames(self) -> None:
         buffer = self._buffer
         while len(buffer) >= 2:
             first, second = buffer[0], buffer[1]
@@ -129,11 +129,11 @@ class _Protocol(asyncio.Protocol):
                 return
             payload = bytes(buffer[start : start + size])
             del buffer[: start + size]
-            self._frame(first & 0x80 != 0, first & 0x0F, payload)
+            self._take(first & 0x80 != 0, first & 0x0F, payload)
             if self.closed is not None:
                 return
 
-    def _frame(self, final: bool, opcode: int, payload: bytes) -> None:
+    def _take(self, final: bool, opcode: int, payload: bytes) -> None:
         if opcode in (_TEXT, _CONTINUATION):
             self._fragments.append(payload)
             if final:
