@@ -145,11 +145,15 @@ class _Protocol(asyncio.Protocol):
         elif opcode == _PING:
             self.send(_PONG, payload)
         elif opcode == _CLOSE:
-            if self.transport is not None:
-                self.transport.write(_frame(_CLOSE, payload[:2], self._masks.randbytes(4)))
-                self.transport.close()
+            self.send(_CLOSE, payload[:2])  # the closing handshake's answer: the server's code
             self._fail(Closed("the server closed the websocket"))
         # A pong or a binary frame: nothing the players need.
+
+    def close(self) -> None:
+        """Sends the closing handshake (status 1000) and drops the connection."""
+        if self.closed is None and self.transport is not None:
+            self.send(_CLOSE, struct.pack("!H", 1000))
+            self._fail(Closed("closed by this client"))
 
     def _fail(self, error: BaseException) -> None:
         if self.closed is None:
@@ -196,11 +200,7 @@ class LeanWebSocket:
 
     async def close(self) -> None:
         """Sends the closing handshake (status 1000) and drops the connection."""
-        protocol = self._protocol
-        if protocol.closed is None and protocol.transport is not None:
-            protocol.send(_CLOSE, struct.pack("!H", 1000))
-            protocol.transport.close()
-            protocol.closed = Closed("closed by this client")
+        self._protocol.close()
 
     async def __aenter__(self) -> Self:
         return self
