@@ -23,6 +23,7 @@ from tabletop.arena.sprt import (
     sprt_bounds,
 )
 from tabletop.cli.main import app
+from tabletop.compute.batch import LocalBackend
 from tabletop.core.errors import ConfigError
 
 # Reference LLRs of fastchess's SPRT tests (logistic model; trinomial W/D/L and
@@ -114,7 +115,9 @@ def test_sprt_accepts_h0_for_random_against_greedy_in_three_player_coins() -> No
 
 def test_sprt_with_workers_decides_like_one_process() -> None:
     config = SprtConfig("coins", "greedy", "random", elo0=0, elo1=100, max_games=400, seed=3)
-    assert run_sprt(config, jobs=2).decision == run_sprt(config).decision == "H1"
+    # Worker processes are spawned: they learn "coins" by importing its module.
+    with LocalBackend(2, plugins=("toy_game",)) as workers:
+        assert run_sprt(config, backend=workers).decision == run_sprt(config).decision == "H1"
 
 
 def test_sprt_stops_undecided_at_the_game_cap() -> None:

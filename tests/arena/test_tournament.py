@@ -21,6 +21,7 @@ from tabletop.arena.tournament import (
     results_table,
     run_tournament,
 )
+from tabletop.compute.batch import LocalBackend
 from tabletop.core.errors import ConfigError
 from tabletop.core.protocol import GameConfig
 from tabletop.core.record import replay
@@ -67,7 +68,8 @@ def test_seeded_tournament_is_reproducible_and_independent_of_jobs() -> None:
     config = TournamentConfig(game="coins", bots=("mcts:1", "greedy", "random"), games=6, players=2, seed=11)
     once = run_tournament(config, jobs=1)
     again = run_tournament(config, jobs=1)
-    parallel = run_tournament(config, jobs=2)
+    with LocalBackend(2, plugins=("toy_game",)) as workers:  # spawned: they import "coins"
+        parallel = run_tournament(config, backend=workers)
     key = [(g.index, g.lineup, g.seed, g.record.actions, g.scores) for g in once]
     assert key == [(g.index, g.lineup, g.seed, g.record.actions, g.scores) for g in again]
     assert key == [(g.index, g.lineup, g.seed, g.record.actions, g.scores) for g in parallel]

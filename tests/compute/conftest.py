@@ -1,7 +1,7 @@
 """Makes the Coins toy game of tests/ai and this directory's plugins importable (neither is a package).
 
-Worker processes import them by name (``--plugin toy_game``): forked local workers see
-this ``sys.path``; Ray's workers get the same directories through ``PYTHONPATH``.
+Worker processes import them by name (``--plugin toy_game``): spawned local workers are
+given this ``sys.path``; Ray's workers get the same directories through ``PYTHONPATH``.
 """
 
 from __future__ import annotations

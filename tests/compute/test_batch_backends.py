@@ -127,6 +127,8 @@ def test_an_arena_whose_worker_dies_replays_its_games_and_saves_each_once(tmp_pa
         "--bootstrap",
         "0",
         "--plugin",
+        "toy_game",
+        "--plugin",
         "dying_bot",
     ]
     marker.touch()  # the reference run: nobody dies
@@ -143,7 +145,7 @@ def test_an_arena_whose_worker_dies_replays_its_games_and_saves_each_once(tmp_pa
 
 
 def test_selfplay_in_worker_processes_resumes_to_the_records_of_one_run(tmp_path: Path) -> None:
-    args = ["selfplay", "coins", "--bots", "greedy,random", "--seed", "8"]
+    args = ["selfplay", "coins", "--plugin", "toy_game", "--bots", "greedy,random", "--seed", "8"]
     whole = CliRunner().invoke(app, [*args, "--games", "6", "--out", str(tmp_path / "whole")])
     assert whole.exit_code == 0, whole.output
     begun = CliRunner().invoke(app, [*args, "--games", "2", "--jobs", "2", "--out", str(tmp_path / "part")])
@@ -168,7 +170,9 @@ def test_analysing_many_records_in_worker_processes_equals_one_at_a_time(tmp_pat
     )
     assert made.exit_code == 0, made.output
     paths = sorted(str(p) for p in tmp_path.glob("coins-*.json"))
-    batch = CliRunner().invoke(app, ["analyse", *paths, "--json", "--jobs", "2", "--out", str(tmp_path / "judged")])
+    batch = CliRunner().invoke(
+        app, ["analyse", *paths, "--json", "--jobs", "2", "--plugin", "toy_game", "--out", str(tmp_path / "judged")]
+    )
     assert batch.exit_code == 0, batch.output
     listed = json.loads(batch.stdout)
     assert [entry.pop("record") for entry in listed] == paths
@@ -177,7 +181,7 @@ def test_analysing_many_records_in_worker_processes_equals_one_at_a_time(tmp_pat
         assert alone.exit_code == 0, alone.output
         assert json.loads(alone.stdout) == entry
         assert json.loads((tmp_path / "judged" / f"{Path(path).stem}.analysis.json").read_text()) == entry
-    table = CliRunner().invoke(app, ["analyse", *paths, "--jobs", "2"])
+    table = CliRunner().invoke(app, ["analyse", *paths, "--jobs", "2", "--plugin", "toy_game"])
     assert table.exit_code == 0, table.output
     assert "Judged by greedy" in table.stdout and "coins-000002.json" in table.stdout
 

@@ -164,7 +164,7 @@ def test_analysing_records_on_ray_equals_local_processes(tmp_path: Path) -> None
     )
     assert made.exit_code == 0, made.output
     paths = sorted(str(p) for p in tmp_path.glob("coins-*.json"))
-    local = CliRunner().invoke(app, ["analyse", *paths, "--json", "--jobs", "2"])
+    local = CliRunner().invoke(app, ["analyse", *paths, "--json", "--jobs", "2", "--plugin", "toy_game"])
     assert local.exit_code == 0, local.output
     on_ray = CliRunner().invoke(app, ["analyse", *paths, "--json", "--ray", "--plugin", "toy_game"])
     assert on_ray.exit_code == 0, on_ray.output

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import multiprocessing
 import os
 import signal
 import socket
@@ -241,7 +242,15 @@ class LocalBackend(Backend):
         """Nothing to release: each :meth:`run` ends its own pool."""
 
     def _new_pool(self, workers: int, task: Callable[[int], Any]) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(workers, initializer=_init_local_worker, initargs=(self.plugins, task))
+        # Spawned, not forked: this process may hold threads (Ray's gRPC client once --ray
+        # ran here, a learner's numerical libraries), and a fork copies their held locks
+        # and shares their sockets; neither Ray nor gRPC supports a fork after start.
+        return ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_local_worker,
+            initargs=(self.plugins, task),
+        )
 
     def _run_pool(
         self, task: Callable[[int], T], todo: Iterator[int], workers: int, on_lost: LostCallback | None
