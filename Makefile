@@ -65,6 +65,9 @@ install-dev: $(VENV)/.installed-dev
 run: install native
 	$(BIN)/tabletop serve
 
+## pytest's worker processes (pytest-xdist's -n): auto is one per core; 0 runs every test in one process.
+TEST_WORKERS ?= auto
+
 ## Installs what the tests need and runs every check: ruff, mypy, pytest.
 ## The browser tests use Debian's chromium (Playwright's own download does not work here),
 ## the proxy tests Debian's haproxy (deploy/haproxy.cfg).
@@ -74,7 +77,7 @@ test: install-dev native-check
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
-	TABLETOP_REQUIRE_NATIVE=$(if $(CARGO),1,0) $(BIN)/pytest --durations=15
+	TABLETOP_REQUIRE_NATIVE=$(if $(CARGO),1,0) $(BIN)/pytest --durations=15 -n $(TEST_WORKERS) --dist loadfile
 
 format: install-dev
 	$(BIN)/ruff format src tests

@@ -176,9 +176,10 @@ def test_tabletop_games_lists_the_native_levels() -> None:
 
     from tabletop.cli.main import app
 
-    result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "200"})
+    result = CliRunner().invoke(app, ["games"])
     assert result.exit_code == 0, result.output
-    assert "native:1 .. native:5" in result.output
+    # Rich wraps at the width it read when the console was made, which this test cannot set.
+    assert "native:1 .. native:5" in " ".join(result.output.split())
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -19,6 +19,25 @@ from tabletop.server.local import free_port
 from . import toygame  # noqa: F401 - registers the "toy" game
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Gives each of schemathesis's per-operation tests (test_schema_fuzz.py) its own id.
+
+    Under pytest 9 schemathesis 4 names them ``test_x[GET /api/games]`` but leaves every
+    one the id ``test_x`` (pytest 9 builds a test's id from its ``originalname`` and its
+    parametrization, and schemathesis parametrizes by hand).  pytest-xdist (``make test``)
+    files tests by id, and so ran one operation of the 42.  This sets the id pytest gives
+    a parametrized test, and refuses to go on if two tests still share one.
+    """
+    fuzzed = [item for item in items if type(item).__name__ == "SchemathesisFunction"]
+    for item in fuzzed:
+        label = getattr(item, "operation_label", None)
+        if item.parent is not None and label and not item.nodeid.endswith("]"):
+            item._id = item.parent.id.child(item.originalname).with_params(label)  # type: ignore[attr-defined]
+    ids = [item.nodeid for item in fuzzed]
+    if len(set(ids)) != len(ids):
+        raise pytest.UsageError(f"schemathesis's tests share ids ({len(ids) - len(set(ids))} repeated): see this hook")
+
+
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     """A fresh SQLite file, or ``$TABLETOP_TEST_DB`` (e.g. a PostgreSQL URL) when set.

@@ -67,8 +67,11 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    # Package-scoped: Playwright's synchronous API keeps an event loop running in this
+    # thread while it is open, and any later test's asyncio.run() would then fail (the
+    # browser tests need not be the last a worker process of `make test` runs).
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield b
