@@ -183,3 +183,30 @@ def test_a_write_waits_behind_a_busy_database_thread(db_url: str, monkeypatch: p
         assert _stored(store, match_id) == (1, ["a"])
 
     asyncio.run(_rooms_scenario(db_url, body))
+
+
+def test_closing_ends_every_bot_turn_before_the_database_thread(db_url: str) -> None:
+    """A bot still thinking when the server stops is cancelled and has ended when
+    ``close()`` returns: a move it wrote after the database thread stopped would fail."""
+
+    async def scenario() -> bool:
+        store = MatchStore(open_database(db_url))
+        bots = BotPool("thread", 1, 5.0)
+        rooms = RoomManager(store, bots, bot_delay_s=30.0)  # the bot waits out its delay
+        try:
+            room, _ = await rooms.create(
+                "toy", GameConfig(num_players=2, start_player=0), [("B", "random"), ("A", "human")]
+            )
+            task = room.bot_task
+            assert task is not None
+            await asyncio.sleep(0)
+            assert not task.done()
+        finally:
+            await rooms.close()
+            ended = task.done() and task.cancelled()
+            bots.shutdown()
+            store.close()
+            store.engine.dispose()
+        return ended
+
+    assert asyncio.run(scenario())

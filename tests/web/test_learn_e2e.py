@@ -145,10 +145,11 @@ def test_each_tutorial_plays_to_the_end(browser: Any, server: str, shots: Path, 
         page.wait_for_url(f"**/learn/{game}")
         play_tutorial(page, server, game, lang, shots)
         # Coming back starts from the first lesson again (every one is done); the end offers Beginner.
-        page.click(f'.lesson-button[data-lesson="{load_tutorial(game).lessons[-1].id}"]')
-        view = page.evaluate(
-            f"() => fetch('/api/learn/{game}/{load_tutorial(game).lessons[-1].id}').then((r) => r.json())"
-        )
+        last = load_tutorial(game).lessons[-1].id
+        page.click(f'.lesson-button[data-lesson="{last}"]')
+        # The lesson loads over the network: a click before it is drawn lands on the first lesson's board.
+        page.wait_for_selector(f'#learn[data-lesson="{last}"][data-done="0"]')
+        view = page.evaluate(f"() => fetch('/api/learn/{game}/{last}').then((r) => r.json())")
         click_move(page, accepted_move(view, load_tutorial(game).lessons[-1].tasks[0]))
         page.wait_for_selector('#learn[data-done="1"]')
         page.click("#finish")

@@ -510,6 +510,8 @@ class RoomManager:
         self._flush_queued = False
         self._closing = False
         self._catching_up: set[asyncio.Task[None]] = set()
+        self._bot_tasks: set[asyncio.Task[None]] = set()
+        """Every bot loop running, whether or not its room is still in memory."""
         self._creations = SlidingWindow(matches_per_minute)
         self._token_failures = SlidingWindow(token_failures_per_minute)
         self.max_sockets_per_match = max_sockets_per_match
@@ -621,11 +623,12 @@ class RoomManager:
     async def close(self) -> None:
         """Stops bot tasks and the database thread."""
         self._closing = True
-        for task in list(self._catching_up):
+        tasks = [*self._catching_up, *self._bot_tasks]
+        for task in tasks:
             task.cancel()
-        for room in self._rooms.values():
-            if room.bot_task is not None:
-                room.bot_task.cancel()
+        # They end before the database thread does: a bot's move written after it stopped
+        # would fail (and be logged as a task exception nobody retrieved).
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._db.shutdown(wait=True)
 
     # ----- creation and loading -------------------------------------------------
@@ -1243,7 +1246,9 @@ class RoomManager:
         state = room.state
         if state.is_terminal() or not room.seats[state.current_player].is_bot:
             return
-        room.bot_task = asyncio.get_running_loop().create_task(self._bot_loop(room))
+        room.bot_task = task = asyncio.get_running_loop().create_task(self._bot_loop(room))
+        self._bot_tasks.add(task)
+        task.add_done_callback(self._bot_tasks.discard)
 
     async def _bot_loop(self, room: Room) -> None:
         """Plays bot turns until a person (or nobody) is to move."""
