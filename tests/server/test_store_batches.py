@@ -193,6 +193,7 @@ def test_closing_ends_every_bot_turn_before_the_database_thread(db_url: str) -> 
         store = MatchStore(open_database(db_url))
         bots = BotPool("thread", 1, 5.0)
         rooms = RoomManager(store, bots, bot_delay_s=30.0)  # the bot waits out its delay
+        task: asyncio.Task[None] | None = None
         try:
             room, _ = await rooms.create(
                 "toy", GameConfig(num_players=2, start_player=0), [("B", "random"), ("A", "human")]
@@ -203,7 +204,7 @@ def test_closing_ends_every_bot_turn_before_the_database_thread(db_url: str) -> 
             assert not task.done()
         finally:
             await rooms.close()
-            ended = task.done() and task.cancelled()
+            ended = task is not None and task.done() and task.cancelled()
             bots.shutdown()
             store.close()
             store.engine.dispose()

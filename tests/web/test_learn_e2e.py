@@ -145,12 +145,12 @@ def test_each_tutorial_plays_to_the_end(browser: Any, server: str, shots: Path, 
         page.wait_for_url(f"**/learn/{game}")
         play_tutorial(page, server, game, lang, shots)
         # Coming back starts from the first lesson again (every one is done); the end offers Beginner.
-        last = load_tutorial(game).lessons[-1].id
-        page.click(f'.lesson-button[data-lesson="{last}"]')
+        last = load_tutorial(game).lessons[-1]
+        page.click(f'.lesson-button[data-lesson="{last.id}"]')
         # The lesson loads over the network: a click before it is drawn lands on the first lesson's board.
-        page.wait_for_selector(f'#learn[data-lesson="{last}"][data-done="0"]')
-        view = page.evaluate(f"() => fetch('/api/learn/{game}/{last}').then((r) => r.json())")
-        click_move(page, accepted_move(view, load_tutorial(game).lessons[-1].tasks[0]))
+        page.wait_for_selector(f'#learn[data-lesson="{last.id}"][data-done="0"]')
+        view = page.evaluate(f"() => fetch('/api/learn/{game}/{last.id}').then((r) => r.json())")
+        click_move(page, accepted_move(view, last.tasks[0]))
         page.wait_for_selector('#learn[data-done="1"]')
         page.click("#finish")
         page.click("#play-beginner")
