@@ -91,6 +91,12 @@ def test_a_missing_plugin_is_one_clear_error() -> None:
         LocalBackend(2, plugins=["no_such_plugin"])
 
 
+@pytest.mark.parametrize("name", ["../../etc/passwd", "/tmp/x.py", "a..b", ".relative", "a." * 5000, ""])
+def test_a_plugin_that_is_no_module_name_is_refused_before_importing(name: str) -> None:
+    with pytest.raises(ConfigError, match="--plugin takes a module name"):
+        LocalBackend(2, plugins=[name])
+
+
 def test_without_ray_the_ray_option_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
     with pytest.raises(BatchError, match=r"pip install 'tabletop\[cluster\]'"):

@@ -118,13 +118,21 @@ LostCallback = Callable[[int, str], None]
 """Told ``(index, reason)`` when a game is lost with its worker and is about to be played again."""
 
 
+MAX_PLUGIN_NAME = 200
+"""The longest module name ``--plugin`` takes (a longer one is refused before importing)."""
+
+
 def load_plugins(modules: Iterable[str]) -> None:
     """Imports each module (it registers bots or games, e.g. with ``register_agent``).
 
     Raises:
-        ConfigError: if a module cannot be imported.
+        ConfigError: if a name is not a module's (``pkg.module``, at most
+            :data:`MAX_PLUGIN_NAME` characters), or the module cannot be imported.
     """
     for name in modules:
+        if len(name) > MAX_PLUGIN_NAME or not all(part.isidentifier() for part in name.split(".")):
+            shown = name if len(name) <= MAX_PLUGIN_NAME else name[:MAX_PLUGIN_NAME] + "..."
+            raise ConfigError(f"--plugin takes a module name such as my_bots or pkg.my_bots, not {shown!r}")
         try:
             importlib.import_module(name)
         except ImportError as exc:
