@@ -9,6 +9,7 @@
 #[cfg(feature = "python")]
 #[macro_use]
 pub mod binding;
+pub mod bench_players;
 pub mod common;
 pub mod game;
 #[cfg(test)]
@@ -37,5 +38,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     protocol::register(m)?;
     vector::register(m)?;
     network_py::register(m)?;
+    bench_players::py::register(m)?;
     Ok(())
 }

@@ -256,3 +256,19 @@ def puct_search(
     """PUCT from a native position with ``network`` (``native/src/common/puct.rs``): a dict
     with ``action``, ``visits``, ``value``, ``simulations``, ``evaluations``, ``nodes``,
     ``tree_bytes``."""
+
+class BenchPlayers:
+    """The server bench's simulated players, a thread each (``native/src/bench_players.rs``;
+    ``tabletop.bench.server``)."""
+
+    @staticmethod
+    def connect(
+        seats: Sequence[tuple[str, int, int, str, bool]],
+        think_s: float,
+        seed: int = 0,
+        connecting_at_once: int = 64,
+        connect_timeout_s: float = 60.0,
+        ready_timeout_s: float = 120.0,
+        ack_wait_s: float = 30.0,
+    ) -> BenchPlayers: ...
+    def play(self, seconds: float) -> dict[str, Any]: ...

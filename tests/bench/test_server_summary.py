@@ -17,7 +17,17 @@ def _result(**fields: float | None) -> BenchResult:
 def test_cpu_per_action_of_the_servers_and_of_the_clients() -> None:
     text = _result(server_cpu_s=3.0, client_cpu_s=4.5).summary()
     assert "5000 actions in 30.0 s = 167 actions/s" in text
-    assert text.endswith("server CPU 0.60 ms per action (clients 0.90)")
+    assert text.endswith("server CPU 0.60 ms per action (clients 0.90, python)")
+
+
+def test_failed_players_are_reported_with_the_first_reason() -> None:
+    result = _result()
+    result.client = "native"
+    result.failures = ["seat 3: the server refused the websocket: HTTP/1.1 403 Forbidden", "seat 9: x" * 100]
+    text = result.summary()
+    assert text.endswith(
+        "; 2 player(s) failed, the first: seat 3: the server refused the websocket: HTTP/1.1 403 Forbidden"
+    )
 
 
 def test_without_proc_no_cpu_is_claimed() -> None:

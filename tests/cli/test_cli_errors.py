@@ -130,6 +130,7 @@ BAD_COMMAND_LINES = [
     "bench server --processes 2 --db sqlite:///{tmp}/bench.db",
     "bench server --processes 0",
     "bench server --spread diagonal",
+    "bench server --client rust",
     "bench server --proxy http://127.0.0.1:8080",
     "bench server --db foo",
     "bench server --cpu-of 2147483647",

@@ -7,10 +7,13 @@ round-robin proxy would, or every socket of a match to one process), or all thro
 ``proxy``.  Each simulated player
 waits a think time (exponentially distributed around ``think_s``), then sends a
 kind-first random legal move and times the round trip until the server's ack, which
-comes only after the action is committed.  The players run in one process, on uvloop
-where it is installed, over a lean websocket client (:mod:`tabletop.bench.wsclient`):
-they share the cores with the servers they measure, so what they spend is taken from
-them.  After the run it restarts the server on the same database and checks that every
+comes only after the action is committed.  The players run in the bench's process and
+share the cores with the servers they measure, so what they spend is taken from them:
+by default they are the native extension's (``tabletop._native.BenchPlayers``, a thread
+a player, ``native/src/bench_players.rs``), which play the same way for a fraction of
+the CPU; ``client="python"`` (and a build without the extension) plays them here, on
+uvloop where it is installed, over a lean websocket client (:mod:`tabletop.bench.wsclient`).
+After the run it restarts the server on the same database and checks that every
 acknowledged action is stored: nothing lost.
 
 With ``clock`` (``"realtime:600+5"``: 600 s a seat plus 5 s a turn; ``"turn:86400"``: a day
@@ -54,6 +57,20 @@ players of one match sit on different processes, which hear each other's actions
 SPREAD_MATCHES = "match"
 """Every socket of a match to the process the match was made on."""
 
+CLIENT_NATIVE = "native"
+"""The simulated players in Rust, a thread each (``tabletop._native.BenchPlayers``)."""
+CLIENT_PYTHON = "python"
+"""The simulated players in Python, on one event loop (:class:`_Player`)."""
+
+
+def default_client() -> str:
+    """The native players where the extension is built, else the Python ones."""
+    try:
+        from tabletop._native import BenchPlayers  # noqa: F401
+    except ImportError:
+        return CLIENT_PYTHON
+    return CLIENT_NATIVE
+
 
 @dataclass
 class BenchResult:
@@ -85,8 +102,11 @@ class BenchResult:
     the time the server's clock says passed since the game started."""
     wall_drift_ms: float | None = None
     """Clocked run: the same gap against the time the client measured (start to snapshot)."""
+    client: str = CLIENT_PYTHON
+    """Which simulated players played: :data:`CLIENT_NATIVE` or :data:`CLIENT_PYTHON`."""
+    failures: list[str] = field(default_factory=list)
+    """Why each player that failed (to connect, or while playing) failed."""
     rtts_ms: list[float] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
 
     @property
     def actions_per_second(self) -> float:
@@ -122,7 +142,7 @@ class BenchResult:
                 else ""
             )
             + (
-                f" (clients {self.client_cpu_s * 1000 / self.actions:.2f})"
+                f" (clients {self.client_cpu_s * 1000 / self.actions:.2f}, {self.client})"
                 if self.client_cpu_s is not None and self.actions
                 else ""
             )
@@ -131,6 +151,7 @@ class BenchResult:
                 for pid, cpu in self.watched_cpu_s.items()
                 if self.actions
             )
+            + (f"; {len(self.failures)} player(s) failed, the first: {self.failures[0][:300]}" if self.failures else "")
         )
 
 
@@ -164,7 +185,8 @@ def _cpu_of(procs: Sequence[subprocess.Popen[bytes]]) -> float | None:
 
 
 ACK_WAIT_S = 30.0
-"""How long a player waits for an ack still due once play is over."""
+"""How long a player waits, once play is over, for the acks still due (all of them together;
+an action not answered by then is an error)."""
 
 MAKING_AT_ONCE = 8
 """Matches the bench makes at once before play (over one kept connection per process or
@@ -174,6 +196,9 @@ CONNECTING_AT_ONCE = 64
 """Websocket handshakes the bench has under way at once before play (a run that opened
 2,000 at once through haproxy to one process once had a handshake answered 502; players
 do not all connect in the same millisecond)."""
+
+READY_WAIT_S = 120.0
+"""How long the bench waits for every player to connect and read its first view."""
 
 PROXY_WAIT_S = 30.0
 """How long the bench waits for a proxy to send clients to every process it started."""
@@ -311,7 +336,6 @@ class _Player:
             now = time.perf_counter()
             if kind == "ack":
                 self.result.rtts_ms.append((now - pending.pop(msg["req"])) * 1000)
-                self.result.times.append(now)
                 self.acked[match_id] += 1
             elif kind == "error":
                 self.result.errors += 1
@@ -355,14 +379,15 @@ class _Player:
             if pending.get(thought) == float("inf"):
                 task.cancel()
                 del pending[thought]
-        while pending:
-            try:
-                async with asyncio.timeout(ACK_WAIT_S):
+        try:
+            async with asyncio.timeout(ACK_WAIT_S):
+                while pending:
                     raw = await ws.recv()
-            except TimeoutError:
-                return False
-            if _wanted(raw, mine) and handle(json.loads(raw)):
-                return True
+                    if _wanted(raw, mine) and handle(json.loads(raw)):
+                        return True
+        except TimeoutError:
+            # An action never answered is an error of the server's (as in the native players).
+            raise TimeoutError(f"no answer within {ACK_WAIT_S:g} s to action(s) {sorted(pending)}") from None
         return False
 
 
@@ -468,9 +493,11 @@ async def _run_clients(
     spread: str = SPREAD_SOCKETS,
     server_cpu: Callable[[], float | None] = lambda: None,
     watch: Sequence[int] = (),
+    client: str = CLIENT_PYTHON,
 ) -> dict[str, int]:
     """Plays the run; each match is made on the next of ``bases`` in turn, and its sockets
-    go to the next ones (``spread``: each socket, or all of a match's to its process)."""
+    go to the next ones (``spread``: each socket, or all of a match's to its process), and
+    ``client`` names the players who play them."""
     rng = random.Random(seed)
     acked: dict[str, int] = {}
     started: dict[str, float] = {}
@@ -495,29 +522,121 @@ async def _run_clients(
     try:
         matches = await asyncio.gather(*(make(i) for i in range(games)))
     finally:
-        for client in clients.values():
-            await client.aclose()
+        for http_client in clients.values():
+            await http_client.aclose()
     for _, match in matches:
         acked[match["id"]] = 0
-    clock = [0.0]
-    ready = asyncio.Barrier(games * players + 1)
-    tasks = []
+    seats: list[tuple[str, str, int, str]] = []
+    """Each socket to open: its URL, its match, its seat and the seat's token."""
     sockets = itertools.count()
-    connecting = asyncio.Semaphore(CONNECTING_AT_ONCE)
-    everyone = _Everyone(games * players)
     for base, m in matches:
         for s in m["seats"]:
             if spread == SPREAD_SOCKETS:
                 base = bases[next(sockets) % len(bases)]
-            player = _Player(result, acked, random.Random(rng.random()), think_s, hello=clock_spec is not None)
-            url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
-            tasks.append(
-                asyncio.create_task(
-                    player.play(url, m["id"], s["seat"], s["token"], ready, clock, connecting, everyone)
-                )
+            seats.append(
+                (f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws", m["id"], s["seat"], s["token"])
             )
-    clock[0] = math.inf  # until everyone is connected
-    await asyncio.wait_for(ready.wait(), timeout=120)
+    measure = _PlayMeasure(result, server_cpu, watch)
+    hello = clock_spec is not None
+    if client == CLIENT_NATIVE:
+        finished = _play_native(seats, think_s, rng.getrandbits(64), hello, seconds, result, measure, acked)
+    else:
+        finished = await _play_python(seats, think_s, rng, hello, seconds, result, measure, acked)
+    result.finished_games = sum(1 for i in range(0, len(finished), players) if finished[i])
+    if clock_spec is not None:
+        async with httpx2.AsyncClient(base_url=bases[0], timeout=60) as http:
+            await _clock_drift(http, started, result)
+    return acked
+
+
+class _PlayMeasure:
+    """Times the play and counts the CPU each side spent over it (not over the set-up:
+    hundreds of handshakes and matches made are not play)."""
+
+    def __init__(self, result: BenchResult, server_cpu: Callable[[], float | None], watch: Sequence[int]) -> None:
+        self.result = result
+        self.server_cpu = server_cpu
+        self.watch = watch
+
+    def begin(self) -> float:
+        """Play starts now; returns the start time (``time.monotonic()``)."""
+        self.cpu_start = self.server_cpu()
+        self.watched_start = {pid: tree_cpu_seconds(pid) for pid in self.watch}
+        self.client_start = time.process_time()
+        self.start = time.monotonic()
+        return self.start
+
+    def end(self) -> None:
+        """Play (with the acks still due and the hang-ups) is over."""
+        result = self.result
+        result.seconds = time.monotonic() - self.start
+        result.client_cpu_s = time.process_time() - self.client_start
+        for pid, before in self.watched_start.items():
+            after = tree_cpu_seconds(pid)
+            if before is not None and after is not None:
+                result.watched_cpu_s[pid] = after - before
+        cpu_end = self.server_cpu()
+        if self.cpu_start is not None and cpu_end is not None:
+            result.server_cpu_s = cpu_end - self.cpu_start
+
+
+def _play_native(
+    seats: Sequence[tuple[str, str, int, str]],
+    think_s: float,
+    seed: int,
+    hello: bool,
+    seconds: float,
+    result: BenchResult,
+    measure: _PlayMeasure,
+    acked: dict[str, int],
+) -> list[bool]:
+    """Plays ``seats`` with the native players; returns whether each seat's game ended."""
+    from tabletop._native import BenchPlayers
+
+    index = {match_id: i for i, match_id in enumerate(dict.fromkeys(match_id for _, match_id, _, _ in seats))}
+    players = BenchPlayers.connect(
+        [(url, index[match_id], seat, token, hello) for url, match_id, seat, token in seats],
+        think_s,
+        seed=seed,
+        connecting_at_once=CONNECTING_AT_ONCE,
+        ready_timeout_s=READY_WAIT_S,
+        ack_wait_s=ACK_WAIT_S,
+    )
+    measure.begin()
+    outcome = players.play(seconds)
+    measure.end()
+    result.rtts_ms.extend(outcome["rtts_ms"])
+    result.errors += outcome["errors"]
+    result.failures.extend(outcome["failures"])
+    for match_id, i in index.items():
+        acked[match_id] = outcome["acked"][i]
+    return list(outcome["finished"])
+
+
+async def _play_python(
+    seats: Sequence[tuple[str, str, int, str]],
+    think_s: float,
+    rng: random.Random,
+    hello: bool,
+    seconds: float,
+    result: BenchResult,
+    measure: _PlayMeasure,
+    acked: dict[str, int],
+) -> list[bool]:
+    """Plays ``seats`` with Python players on this loop; returns whether each seat's game ended."""
+    clock = [math.inf]  # until everyone is connected
+    ready = asyncio.Barrier(len(seats) + 1)
+    connecting = asyncio.Semaphore(CONNECTING_AT_ONCE)
+    everyone = _Everyone(len(seats))
+    tasks = [
+        asyncio.create_task(
+            _Player(result, acked, random.Random(rng.random()), think_s, hello=hello).play(
+                url, match_id, seat, token, ready, clock, connecting, everyone
+            )
+        )
+        for url, match_id, seat, token in seats
+    ]
+    await asyncio.wait_for(ready.wait(), timeout=READY_WAIT_S)
     # The clients time each round trip themselves, so a pause of their own loop counts as
     # server latency: a full collection over 2,000 sockets' objects took 0.1-0.3 s, and
     # any ack that arrived meanwhile was timed late by as much.  The set-up's objects are
@@ -526,35 +645,19 @@ async def _run_clients(
     gc.collect()
     gc.freeze()
     gc.disable()
-    # Everyone is connected: start the clock, and count the servers' CPU from here (the
-    # set-up, hundreds of handshakes and matches made, is not play).
-    start = time.monotonic()
-    cpu_start = server_cpu()
-    watched_start = {pid: tree_cpu_seconds(pid) for pid in watch}
-    client_start = time.process_time()
-    clock[0] = start + seconds
+    # Everyone is connected: start the clock.
+    clock[0] = measure.begin() + seconds
     try:
         ended = await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         gc.enable()
         gc.unfreeze()
-    result.seconds = time.monotonic() - start
-    result.client_cpu_s = time.process_time() - client_start
-    for pid, before in watched_start.items():
-        after = tree_cpu_seconds(pid)
-        if before is not None and after is not None:
-            result.watched_cpu_s[pid] = after - before
-    cpu_end = server_cpu()
-    if cpu_start is not None and cpu_end is not None:
-        result.server_cpu_s = cpu_end - cpu_start
+    measure.end()
     for outcome in ended:
         if isinstance(outcome, BaseException):
             result.errors += 1
-    result.finished_games = sum(1 for i in range(0, len(ended), players) if ended[i] is True)
-    if clock_spec is not None:
-        async with httpx2.AsyncClient(base_url=bases[0], timeout=60) as http:
-            await _clock_drift(http, started, result)
-    return acked
+            result.failures.append(f"{type(outcome).__name__}: {outcome}")
+    return [outcome is True for outcome in ended]
 
 
 def run_bench(
@@ -573,8 +676,12 @@ def run_bench(
     first_port: int | None = None,
     spread: str = SPREAD_SOCKETS,
     watch: Sequence[int] = (),
+    client: str | None = None,
 ) -> BenchResult:
     """Runs the benchmark; see the module docstring.
+
+    ``client`` names the simulated players (:data:`CLIENT_NATIVE` or :data:`CLIENT_PYTHON`;
+    default :func:`default_client`).
 
     ``db_url`` names the database (default: a fresh SQLite file in ``db_dir`` or a
     temporary folder); several ``processes`` need PostgreSQL, whose bus tells each process
@@ -593,7 +700,20 @@ def run_bench(
     try:
         with sigterm_as_keyboard_interrupt():
             return _measure(
-                url, game, players, games, seconds, think_s, seed, clock, processes, proxy, first_port, spread, watch
+                url,
+                game,
+                players,
+                games,
+                seconds,
+                think_s,
+                seed,
+                clock,
+                processes,
+                proxy,
+                first_port,
+                spread,
+                watch,
+                client or default_client(),
             )
     finally:
         if tmp is not None:
@@ -613,15 +733,18 @@ def _measure(
     proxy: str | None,
     first_port: int | None,
     spread: str,
-    watch: Sequence[int] = (),
+    watch: Sequence[int],
+    client: str,
 ) -> BenchResult:
+    if client not in (CLIENT_NATIVE, CLIENT_PYTHON):
+        raise ValueError(f"the client is {CLIENT_NATIVE!r} or {CLIENT_PYTHON!r}, not {client!r}")
     ports = [first_port + i for i in range(processes)] if first_port is not None else []
     while len(ports) < processes:
         port = free_port()
         if port not in ports:
             ports.append(port)
     bases = [proxy.rstrip("/")] if proxy else [f"http://127.0.0.1:{port}" for port in ports]
-    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0, clock=clock, processes=processes)
+    result = BenchResult(game, games, 0.0, think_s, 0, 0, 0, 0, clock=clock, processes=processes, client=client)
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for port in ports:
@@ -643,6 +766,7 @@ def _measure(
                     spread,
                     lambda: _cpu_of(procs),
                     watch,
+                    client,
                 )
             )
         for proc in procs:

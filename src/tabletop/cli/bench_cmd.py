@@ -466,13 +466,29 @@ def server(
             " postmaster or the proxy; repeatable.",
         ),
     ] = None,
+    client: Annotated[
+        str | None,
+        typer.Option(
+            "--client",
+            help="The simulated players: 'native' (Rust, a thread each; the default where the extension is built)"
+            " or 'python' (one event loop).",
+        ),
+    ] = None,
 ) -> None:
     """Simulated players against server processes on loopback: round trips, errors, lost actions, CPU.
 
     The bar: p99 round trip under 100 ms, no error, no lost action (with --clock: and no
     clock drift beyond 1 s).
     """
-    from tabletop.bench.server import SPREAD_MATCHES, SPREAD_SOCKETS, parse_clock, run_bench
+    from tabletop.bench.server import (
+        CLIENT_NATIVE,
+        CLIENT_PYTHON,
+        SPREAD_MATCHES,
+        SPREAD_SOCKETS,
+        default_client,
+        parse_clock,
+        run_bench,
+    )
     from tabletop.server.bus import is_postgres
 
     check_seconds(seconds, "--seconds")
@@ -493,6 +509,12 @@ def server(
         fail(f"--db {db!r} is not a database URL, e.g. postgresql+psycopg://user:password@127.0.0.1/bench")
     if processes > 1 and not postgres:
         fail("--processes above 1 needs a PostgreSQL --db: on SQLite one process cannot hear another's actions")
+    if client is None:
+        client = default_client()
+    elif client not in (CLIENT_NATIVE, CLIENT_PYTHON):
+        fail(f"--client is {CLIENT_NATIVE!r} or {CLIENT_PYTHON!r}, not {client!r}")
+    elif client == CLIENT_NATIVE and default_client() != CLIENT_NATIVE:
+        fail("--client native needs the native extension, which this install lacks ('make native'; docs/native.md)")
     if proxy is not None and port is None:
         fail("--proxy needs --port: the first port the processes listen on, where the proxy sends clients")
     for pid in cpu_of or ():
@@ -500,7 +522,7 @@ def server(
             fail(f"--cpu-of {pid}: no such process (its CPU is read from /proc)")
     console.print(
         f"bench server: {games} {game_id} games of {players}, think time {think:g} s, {seconds:g} s, "
-        f"{processes} server process{'es' if processes > 1 else ''} ..."
+        f"{processes} server process{'es' if processes > 1 else ''}, {client} players ..."
     )
     try:
         result = run_bench(
@@ -517,6 +539,7 @@ def server(
             first_port=port,
             spread=spread,
             watch=cpu_of or (),
+            client=client,
         )
     except KeyboardInterrupt:
         say_err("bench server: interrupted; the server process is stopped, nothing was measured")
