@@ -28,7 +28,8 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"core", "render", "ai", "arena", "compute"},
     "server": {"core", "ai", "server"},
     "envs": {"core", "ai", "native", "envs", "compute"},  # the vector env steps the native engines (envs/vector.py)
-    "bench": {"core", "ai", "server", "envs", "arena", "compute", "bench"},  # bench/batch.py: arenas per backend
+    # bench/batch.py: arenas per backend; bench/server.py: the simulated players in Rust
+    "bench": {"core", "ai", "server", "envs", "arena", "compute", "native", "bench"},
     "cli": {"core", "render", "ai", "arena", "server", "testing", "bench", "cli", "compute", "learn"},
     # self-play on the native engine, training, gates and ladder matches (tabletop train)
     "learn": {"core", "render", "ai", "arena", "compute", "native", "learn"},
