@@ -1134,31 +1134,38 @@ mod tests {
         seen
     }
 
-    #[test]
-    fn a_player_plays_a_game_to_its_end_over_a_real_socket() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = std::thread::spawn(move || serve_one_game(listener));
+    /// Plays seat 0 of `url` alone for `seconds`: connected, started, and its outcome
+    /// (which must come within 20 s).
+    fn play_one_seat(url: String, think_s: f64, ack_wait: Duration, seconds: f64) -> Outcome {
         let seat = Seat {
-            url: format!("ws://127.0.0.1:{port}/api/matches/m/ws"),
+            url,
             match_index: 0,
             seat: 0,
             token: "t".into(),
             hello: false,
         };
         let settings = Settings {
-            think_s: 0.001,
+            think_s,
             seed: 1,
-            connecting_at_once: 4,
+            connecting_at_once: 1,
             connect_timeout: Duration::from_secs(10),
-            ack_wait: Duration::from_secs(10),
+            ack_wait,
         };
         let players = Players::connect(vec![seat], settings).unwrap();
         assert!(players.wait_ready(Duration::from_secs(10)));
-        players.start(10.0);
-        let outcome = players
+        players.start(seconds);
+        players
             .wait_outcome(Duration::from_secs(20))
-            .expect("the player reported");
+            .expect("the player reported")
+    }
+
+    #[test]
+    fn a_player_plays_a_game_to_its_end_over_a_real_socket() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || serve_one_game(listener));
+        let url = format!("ws://127.0.0.1:{port}/api/matches/m/ws");
+        let outcome = play_one_seat(url, 0.001, Duration::from_secs(10), 10.0);
         assert_eq!(server.join().unwrap(), vec!["m0", "m1"]);
         assert_eq!(outcome.failures, Vec::<String>::new());
         assert_eq!(
@@ -1215,33 +1222,14 @@ mod tests {
             }
             pongs
         });
-        let seat = Seat {
-            url: format!("ws://127.0.0.1:{port}/m"),
-            match_index: 0,
-            seat: 0,
-            token: "t".into(),
-            hello: false,
-        };
-        let settings = Settings {
-            think_s: 0.0,
-            seed: 1,
-            connecting_at_once: 1,
-            connect_timeout: Duration::from_secs(10),
-            ack_wait: Duration::from_millis(400),
-        };
-        let players = Players::connect(vec![seat], settings).unwrap();
-        assert!(players.wait_ready(Duration::from_secs(10)));
-        players.start(0.2);
-        let outcome = players
-            .wait_outcome(Duration::from_secs(10))
-            .expect("the player gave up in time");
+        let outcome = play_one_seat(format!("ws://127.0.0.1:{port}/m"), 0.0, Duration::from_millis(400), 0.2);
         assert_eq!((outcome.errors, outcome.acked.clone()), (1, vec![0]));
         assert!(
             outcome.failures[0].contains("no answer within 400ms to action(s) [1]"),
             "{:?}",
             outcome.failures
         );
-        drop(server);
+        assert!(server.join().unwrap() >= 4, "the server pinged all along");
     }
 
     #[test]
@@ -1256,24 +1244,7 @@ mod tests {
                 .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
                 .unwrap();
         });
-        let seat = Seat {
-            url: format!("ws://127.0.0.1:{port}/x"),
-            match_index: 0,
-            seat: 0,
-            token: "t".into(),
-            hello: false,
-        };
-        let settings = Settings {
-            think_s: 0.0,
-            seed: 1,
-            connecting_at_once: 1,
-            connect_timeout: Duration::from_secs(10),
-            ack_wait: Duration::from_secs(1),
-        };
-        let players = Players::connect(vec![seat], settings).unwrap();
-        assert!(players.wait_ready(Duration::from_secs(10)));
-        players.start(0.1);
-        let outcome = players.wait_outcome(Duration::from_secs(10)).unwrap();
+        let outcome = play_one_seat(format!("ws://127.0.0.1:{port}/x"), 0.0, Duration::from_secs(1), 0.1);
         server.join().unwrap();
         assert_eq!(outcome.errors, 1);
         assert!(outcome.failures[0].contains("403"), "{:?}", outcome.failures);
