@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx2
 
@@ -526,16 +526,14 @@ async def _run_clients(
             await http_client.aclose()
     for _, match in matches:
         acked[match["id"]] = 0
-    seats: list[tuple[str, str, int, str]] = []
-    """Each socket to open: its URL, its match, its seat and the seat's token."""
+    seats: list[_SeatSocket] = []
     sockets = itertools.count()
     for base, m in matches:
         for s in m["seats"]:
             if spread == SPREAD_SOCKETS:
                 base = bases[next(sockets) % len(bases)]
-            seats.append(
-                (f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws", m["id"], s["seat"], s["token"])
-            )
+            url = f"{base.replace('http://', 'ws://')}/api/matches/{m['id']}/ws"
+            seats.append(_SeatSocket(url, m["id"], s["seat"], s["token"]))
     measure = _PlayMeasure(result, server_cpu, watch)
     hello = clock_spec is not None
     if client == CLIENT_NATIVE:
@@ -547,6 +545,15 @@ async def _run_clients(
         async with httpx2.AsyncClient(base_url=bases[0], timeout=60) as http:
             await _clock_drift(http, started, result)
     return acked
+
+
+class _SeatSocket(NamedTuple):
+    """One socket a player opens: the match's websocket URL, the match, the seat, its token."""
+
+    url: str
+    match_id: str
+    seat: int
+    token: str
 
 
 class _PlayMeasure:
@@ -581,7 +588,7 @@ class _PlayMeasure:
 
 
 def _play_native(
-    seats: Sequence[tuple[str, str, int, str]],
+    seats: Sequence[_SeatSocket],
     think_s: float,
     seed: int,
     hello: bool,
@@ -593,7 +600,7 @@ def _play_native(
     """Plays ``seats`` with the native players; returns whether each seat's game ended."""
     from tabletop._native import BenchPlayers
 
-    index = {match_id: i for i, match_id in enumerate(dict.fromkeys(match_id for _, match_id, _, _ in seats))}
+    index = {match_id: i for i, match_id in enumerate(dict.fromkeys(s.match_id for s in seats))}
     players = BenchPlayers.connect(
         [(url, index[match_id], seat, token, hello) for url, match_id, seat, token in seats],
         think_s,
@@ -614,7 +621,7 @@ def _play_native(
 
 
 async def _play_python(
-    seats: Sequence[tuple[str, str, int, str]],
+    seats: Sequence[_SeatSocket],
     think_s: float,
     rng: random.Random,
     hello: bool,
